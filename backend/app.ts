@@ -1,0 +1,28 @@
+import { Hono } from 'hono';
+import { authRoutes } from './auth/routes';
+import type { AppContext } from './context';
+import { dataRoutes } from './data/routes';
+import { deskRoutes } from './desk/routes';
+import { gatewayRoutes } from './gateway/routes';
+import type { AppEnv } from './http/env';
+import { handleError, notFound } from './http/errors';
+import { middlewareChain } from './middleware/chain';
+import { securityRoutes } from './security/routes';
+
+/**
+ * Builds the platform's Hono app: the priority-ordered middleware chain (declared once in
+ * `middleware/chain.ts`), then the route groups. The same app answers `app.fetch(request)` in tests and
+ * MSW handlers, and behind @hono/node-server in `m serve`.
+ */
+export function createApp(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.onError(handleError(ctx.log));
+  app.notFound(notFound);
+  for (const middleware of middlewareChain(ctx)) app.use('*', middleware);
+  app.route('/', securityRoutes(ctx));
+  app.route('/', authRoutes(ctx));
+  app.route('/', gatewayRoutes(ctx));
+  app.route('/', dataRoutes(ctx));
+  app.route('/', deskRoutes(ctx));
+  return app;
+}

@@ -1,0 +1,118 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import type { z } from 'zod';
+import { PlatformError } from '../http/errors';
+import { type PlatformConfig, platformTomlSchema } from './schema';
+
+/** Where a setting may be overridden from the environment: env name -> dotted TOML path and its parser. */
+const ENV_OVERRIDES: ReadonlyArray<readonly [string, string, (raw: string) => unknown]> = [
+  ['PLATFORM_MODE', 'mode', (v) => v.toLowerCase()],
+  [
+    'PLATFORM_APPS',
+    'apps',
+    (v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+  ],
+  ['HOST', 'server.host', String],
+  ['PORT', 'server.port', (v) => (/^\d+$/.test(v) ? Number(v) : v)],
+  ['PLATFORM_PUBLIC_URL', 'server.public_url', String],
+  ['PLATFORM_DATA_DIR', 'server.data_dir', String],
+  ['PLATFORM_DATABASE_URL', 'server.database_url', String],
+  ['PLATFORM_MFE_PROXY_ENABLED', 'desk.mfe_proxy_enabled', parseBool],
+  [
+    'PLATFORM_CORE_SERVICES',
+    'desk.core_services',
+    (v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+  ],
+  ['PLATFORM_ENCRYPTION_MODE', 'security.payload_encryption.mode', (v) => v.toLowerCase()],
+  ['PLATFORM_RATE_LIMIT_MAX', 'security.rate_limit.max_requests', (v) => (/^\d+$/.test(v) ? Number(v) : v)],
+  ['PLATFORM_NATS_URL', 'nats.url', String],
+  ['PLATFORM_BUS_SOURCE_OF_TRUTH', 'nats.bus_source_of_truth', parseBool],
+];
+
+/** The environment variables that override platform.toml, for documentation and `m serve --help`. */
+export const CONFIG_ENV_VARS = ENV_OVERRIDES.map(([env, path]) => ({ env, key: `tool.platform.${path}` }));
+
+function parseBool(raw: string): unknown {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+  return raw; // left as a string so validation names the key and what is allowed
+}
+
+function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {
+  const parts = dotted.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts.at(-1)!] = value;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const key = ['tool', 'platform', ...issue.path.map(String)].join('.');
+  switch (issue.code) {
+    case 'invalid_value':
+      return `${key}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'unrecognized_keys':
+      return `${key}: unknown key(s) ${issue.keys.join(', ')}`;
+    default:
+      return `${key}: ${issue.message}`;
+  }
+}
+
+/** Options of {@link loadConfig}: everything environmental is injectable for tests. */
+export interface LoadConfigOptions {
+  /** Path of platform.toml; default `./platform.toml` (a missing default file means all defaults). */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Overrides applied last (CLI flags), as dotted TOML paths, e.g. `{ 'server.port': 9000 }`. */
+  overrides?: Record<string, unknown>;
+}
+
+/**
+ * Reads platform.toml's `[tool.platform]` table, applies environment overrides and CLI overrides,
+ * and validates the result. Any problem throws a `PlatformError` with code `config_invalid` whose
+ * message lists every bad key with what is allowed.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): PlatformConfig {
+  const env = options.env ?? process.env;
+  const explicit = options.file !== undefined;
+  const file = resolve(options.file ?? 'platform.toml');
+  let table: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    let doc: Record<string, unknown>;
+    try {
+      doc = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (cause) {
+      throw new PlatformError('config_invalid', `${file}: ${(cause as Error).message}`, { cause });
+    }
+    const tool = doc.tool as Record<string, unknown> | undefined;
+    table = structuredClone((tool?.platform as Record<string, unknown> | undefined) ?? {});
+  } else if (explicit) {
+    throw new PlatformError('config_invalid', `${file}: file not found`);
+  }
+  for (const [name, path, parse] of ENV_OVERRIDES) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') setPath(table, path, parse(raw));
+  }
+  for (const [path, value] of Object.entries(options.overrides ?? {})) {
+    if (value !== undefined) setPath(table, path, value);
+  }
+  const result = platformTomlSchema.safeParse(table);
+  if (!result.success) {
+    const lines = result.error.issues.map(describeIssue);
+    throw new PlatformError('config_invalid', `invalid configuration in ${file}:\n  ${lines.join('\n  ')}`);
+  }
+  return result.data;
+}

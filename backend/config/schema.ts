@@ -1,0 +1,117 @@
+import { z } from 'zod';
+
+/** Payload-encryption modes of SPEC.md (PayloadEncryptionConfig.mode). */
+export const ENCRYPTION_MODES = ['disabled', 'selective', 'metadata', 'strict'] as const;
+export type EncryptionMode = (typeof ENCRYPTION_MODES)[number];
+
+/** Deployment modes: MONOLITH (one process) is the embedded default. */
+export const DEPLOYMENT_MODES = ['monolith', 'macroservice'] as const;
+export type DeploymentMode = (typeof DEPLOYMENT_MODES)[number];
+
+const port = z.number().int().min(0).max(65535);
+const positiveInt = z.number().int().positive();
+const routePattern = z.string().startsWith('/', 'a route pattern starts with "/"');
+
+/**
+ * The `[tool.platform]` table of platform.toml, in its TOML spelling (snake_case keys).
+ * Every key has a default so an empty file is a valid configuration; unknown keys are errors
+ * so a typo never silently falls back to a default.
+ */
+export const platformTomlSchema = z
+  .object({
+    mode: z.enum(DEPLOYMENT_MODES).default('monolith'),
+    /** Installed apps (MONOLITH) under backend/apps, or the apps this process serves (`m serve --app`). */
+    apps: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).default(['crm', 'stock']),
+    server: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: port.default(8000),
+        /** Public base URL used in manifests; defaults to http://<host>:<port>. */
+        public_url: z.url().optional(),
+        data_dir: z.string().min(1).default('.platform'),
+        /** A PostgreSQL URL; when absent, PGlite under data_dir. */
+        database_url: z.string().optional(),
+        max_body_bytes: positiveInt.default(1_048_576),
+        shutdown_timeout_ms: positiveInt.default(10_000),
+      })
+      .strict()
+      .prefault({}),
+    desk: z
+      .object({
+        core_services: z.array(z.string()).default(['crm', 'stock']),
+        mfe_proxy_enabled: z.boolean().default(false),
+        upstream_timeout_ms: positiveInt.default(5_000),
+      })
+      .strict()
+      .prefault({}),
+    gateway: z
+      .object({
+        max_resources: positiveInt.default(500),
+        max_body_bytes: positiveInt.default(65_536),
+      })
+      .strict()
+      .prefault({}),
+    security: z
+      .object({
+        /** Proxies whose X-Forwarded-For is trusted; empty means the socket address is the client. */
+        trusted_proxies: z.array(z.string()).default([]),
+        payload_encryption: z
+          .object({
+            mode: z.enum(ENCRYPTION_MODES).default('metadata'),
+            jwks_uri: routePattern.default('/api/v1/security/jwks'),
+            routes: z.array(routePattern).default([]),
+            /** How long a retired key keeps decrypting; must exceed the JWKS cache max-age. */
+            key_grace_seconds: positiveInt.default(86_400),
+            jwks_max_age_seconds: positiveInt.default(300),
+            max_jwe_bytes: positiveInt.default(1_400_000),
+          })
+          .strict()
+          .prefault({}),
+        rate_limit: z
+          .object({
+            enabled: z.boolean().default(true),
+            window_seconds: positiveInt.default(60),
+            max_requests: positiveInt.default(6_000),
+          })
+          .strict()
+          .prefault({}),
+        csrf: z
+          .object({
+            trusted_origins: z.array(z.url()).default([]),
+          })
+          .strict()
+          .prefault({}),
+        idempotency: z
+          .object({
+            ttl_seconds: positiveInt.default(86_400),
+          })
+          .strict()
+          .prefault({}),
+        session: z
+          .object({
+            ttl_seconds: positiveInt.default(86_400),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    nats: z
+      .object({
+        url: z.string().optional(),
+        bucket: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]+$/)
+          .default('platform_manifests'),
+        ttl_seconds: positiveInt.default(15),
+        heartbeat_seconds: positiveInt.default(5),
+        /** Legacy mode: the `infra.schema.discovery` broadcast is a source of truth too. */
+        bus_source_of_truth: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+/** The validated `[tool.platform]` table. */
+export type PlatformConfig = z.output<typeof platformTomlSchema>;

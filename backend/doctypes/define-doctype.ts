@@ -1,0 +1,137 @@
+import { z } from 'zod';
+
+/** Field kinds the Desk knows how to render and validate. */
+export const FIELD_TYPES = [
+  'string',
+  'text',
+  'email',
+  'phone',
+  'int',
+  'float',
+  'currency',
+  'select',
+  'boolean',
+  'date',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/**
+ * Metadata a DocType model field carries through zod `.meta()`.
+ * `encrypted` / `pii` are the SPEC.md field flags: valid on DocType models only (see `openapi`).
+ */
+export interface FieldMeta {
+  label?: string;
+  type?: FieldType;
+  encrypted?: boolean;
+  pii?: boolean;
+  /** Shown in list views. */
+  inList?: boolean;
+}
+
+/** One field of a DocType as the metadata endpoint, the SDK and the Desk see it. */
+export interface DocTypeField {
+  name: string;
+  type: FieldType;
+  label: string;
+  required: boolean;
+  options?: string[];
+  encrypted?: boolean;
+  pii?: boolean;
+  inList?: boolean;
+}
+
+/** A DocType: a zod model plus the field list derived from it. */
+export interface DocTypeDefinition<M extends z.ZodObject = z.ZodObject> {
+  /** Full name, `<app>.<DocType>`, e.g. `crm.Customer`. */
+  name: string;
+  app: string;
+  label: string;
+  /** The field shown as a record's title. */
+  titleField: string;
+  model: M;
+  fields: DocTypeField[];
+}
+
+/** Marks zod schemas that are DocType models (the only place `encrypted` / `pii` flags are allowed). */
+export const DOCTYPE_MODEL = Symbol.for('framework-m.doctype-model');
+
+function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean; meta: FieldMeta } {
+  let current: z.ZodType = schema;
+  let optional = false;
+  let meta: FieldMeta = { ...(current.meta() as FieldMeta | undefined) };
+  while (
+    current instanceof z.ZodOptional ||
+    current instanceof z.ZodNullable ||
+    current instanceof z.ZodDefault
+  ) {
+    optional = true;
+    current = current.unwrap() as z.ZodType;
+    meta = { ...(current.meta() as FieldMeta | undefined), ...meta };
+  }
+  return { inner: current, optional, meta };
+}
+
+function inferType(inner: z.ZodType, meta: FieldMeta): FieldType {
+  if (meta.type) return meta.type;
+  if (inner instanceof z.ZodEnum) return 'select';
+  if (inner instanceof z.ZodBoolean) return 'boolean';
+  if (inner instanceof z.ZodNumber) return inner.format === 'safeint' ? 'int' : 'float';
+  if (inner instanceof z.ZodEmail) return 'email';
+  return 'string';
+}
+
+function humanize(name: string): string {
+  return name.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
+}
+
+/** Derives the field list of a DocType model from its zod shape and `.meta()`. */
+export function fieldsOf(model: z.ZodObject): DocTypeField[] {
+  return Object.entries(model.shape).map(([name, schema]) => {
+    const { inner, optional, meta } = unwrap(schema as z.ZodType);
+    const field: DocTypeField = {
+      name,
+      type: inferType(inner, meta),
+      label: meta.label ?? humanize(name),
+      required: !optional,
+    };
+    if (inner instanceof z.ZodEnum) field.options = inner.options.map(String);
+    if (meta.encrypted) field.encrypted = true;
+    if (meta.pii) field.pii = true;
+    if (meta.inList) field.inList = true;
+    return field;
+  });
+}
+
+/**
+ * Declares a DocType from a zod object model.
+ *
+ * @example
+ * export const Customer = defineDocType({
+ *   name: 'crm.Customer', label: 'Customer', titleField: 'customer_name',
+ *   model: z.object({
+ *     customer_name: z.string().min(1).meta({ label: 'Customer Name', inList: true }),
+ *     email: z.email().meta({ pii: true }).optional(),
+ *   }),
+ * });
+ */
+export function defineDocType<M extends z.ZodObject>(def: {
+  name: string;
+  label: string;
+  titleField: string;
+  model: M;
+}): DocTypeDefinition<M> {
+  const [app, local] = def.name.split('.');
+  if (!app || !local || !/^[a-z][a-z0-9_]*\.[A-Z][A-Za-z0-9]*$/.test(def.name)) {
+    throw new Error(`DocType name "${def.name}" is not of the form <app>.<DocType>`);
+  }
+  Object.defineProperty(def.model, DOCTYPE_MODEL, { value: true });
+  return { ...def, app, fields: fieldsOf(def.model) };
+}
+
+/** True when any field is flagged `encrypted` or `pii` (metadata mode encrypts such DocTypes). */
+export function hasFlaggedFields(doctype: Pick<DocTypeDefinition, 'fields'>): boolean {
+  return doctype.fields.some((f) => f.encrypted || f.pii);
+}
+
+/** Pattern of a full DocType name, `<app>.<DocType>`. */
+export const DOCTYPE_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}\.[A-Z][A-Za-z0-9]{0,63}$/;

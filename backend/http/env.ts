@@ -1,0 +1,25 @@
+/** Who made a request, once AuthMiddleware has run. */
+export interface Principal {
+  /** User name, e.g. `Administrator`. */
+  user: string;
+  /** How the request authenticated. */
+  via: 'session' | 'api_key' | 'bearer';
+}
+
+/**
+ * Variables a request carries through the middleware chain (Hono `c.get` / `c.set`).
+ * - `jsonBody`: the parsed JSON body once PayloadDecryptionMiddleware decrypted an `application/jose` body
+ *   (or parsed a plain JSON one); handlers read it through `readJsonBody`, never `c.req.json()`.
+ * - `principal`: set by AuthMiddleware.
+ * - `credentialHash`: a hash of the presented credential (cookie, API key, bearer), for idempotency keys.
+ */
+export interface AppVariables {
+  jsonBody?: unknown;
+  principal?: Principal;
+  credentialHash?: string;
+}
+
+/** The Hono environment of the platform's app. */
+export interface AppEnv {
+  Variables: AppVariables;
+}

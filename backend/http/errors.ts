@@ -1,0 +1,133 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** One field-level problem of a validation error. Never carries the submitted value. */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * The one JSON error shape every endpoint answers with:
+ * `{ "error": { "code": "not_found", "message": "...", "fields"?: [...] } }`.
+ * `code` is stable and meant for programs; `message` is for people and never contains a stack trace,
+ * a secret or the plaintext of an encrypted field.
+ */
+export interface ErrorBody {
+  error: { code: string; message: string; fields?: FieldError[] };
+}
+
+/** Options of {@link PlatformError}. */
+export interface PlatformErrorOptions {
+  /** HTTP status when the error reaches a response; default 500. */
+  status?: number;
+  fields?: FieldError[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * The base error of the backend and CLI. Callers switch on `code`, not on `instanceof`.
+ * Thrown inside a request, it becomes the JSON error body with its `status`.
+ */
+export class PlatformError extends Error {
+  override readonly name = 'PlatformError';
+  readonly code: string;
+  readonly status: number;
+  readonly fields?: FieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(code: string, message: string, options: PlatformErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.status = options.status ?? 500;
+    this.fields = options.fields;
+    this.headers = options.headers;
+  }
+}
+
+/** Shorthand for a PlatformError with an HTTP status. */
+export function httpError(
+  status: number,
+  code: string,
+  message: string,
+  options: Omit<PlatformErrorOptions, 'status'> = {},
+) {
+  return new PlatformError(code, message, { ...options, status });
+}
+
+/** Builds the JSON error body. */
+export function errorBody(code: string, message: string, fields?: FieldError[]): ErrorBody {
+  return { error: fields?.length ? { code, message, fields } : { code, message } };
+}
+
+/** Sends the JSON error body with the given status (and `Cache-Control: no-store`). */
+export function errorResponse(
+  c: Context,
+  status: number,
+  code: string,
+  message: string,
+  fields?: FieldError[],
+) {
+  c.header('Cache-Control', 'no-store');
+  return c.json(errorBody(code, message, fields), status as ContentfulStatusCode);
+}
+
+/** Logs without personal data: the code and message of a PlatformError, the name of anything else. */
+export type ErrorLogger = (line: string) => void;
+
+/**
+ * Hono `onError` handler: PlatformErrors keep their status and code; anything else is a 500
+ * `internal_error` whose details go to the log (name and message only, never the request body).
+ */
+export function handleError(log: ErrorLogger = (l) => console.error(l)) {
+  return function onError(err: Error, c: Context) {
+    const maybe = err as Partial<PlatformError> & { status?: number };
+    if (typeof maybe.code === 'string' && typeof maybe.status === 'number' && err.name === 'PlatformError') {
+      for (const [k, v] of Object.entries(maybe.headers ?? {})) c.header(k, v);
+      if (maybe.status >= 500)
+        log(`${c.req.method} ${c.req.path} -> ${maybe.status} ${maybe.code}: ${err.message}`);
+      return errorResponse(c, maybe.status, maybe.code, err.message, maybe.fields);
+    }
+    // Hono's own HTTPException (e.g. from a body limit) carries a status: keep it, with a generic code.
+    if (
+      typeof maybe.status === 'number' &&
+      maybe.status >= 400 &&
+      maybe.status < 600 &&
+      maybe.status !== 500
+    ) {
+      return errorResponse(c, maybe.status, statusCode(maybe.status), statusMessage(maybe.status));
+    }
+    log(`${c.req.method} ${c.req.path} -> 500 internal_error: ${err.name}: ${err.message}`);
+    return errorResponse(c, 500, 'internal_error', 'The server could not complete the request.');
+  };
+}
+
+/** Hono `notFound` handler: unknown routes get the same JSON shape. */
+export function notFound(c: Context) {
+  return errorResponse(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path}.`);
+}
+
+function statusCode(status: number): string {
+  const codes: Record<number, string> = {
+    400: 'bad_request',
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'not_found',
+    405: 'method_not_allowed',
+    409: 'conflict',
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    422: 'unprocessable',
+    429: 'rate_limited',
+    502: 'bad_gateway',
+    503: 'unavailable',
+    504: 'gateway_timeout',
+  };
+  return codes[status] ?? 'http_error';
+}
+
+function statusMessage(status: number): string {
+  return `The request failed with status ${status}.`;
+}

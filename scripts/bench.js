@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// `npm run bench [name...]`: runs bench/<name>.ts (all of them when no name is given), one after another,
+// each in its own process so one benchmark's heap and JIT state cannot skew the next. Each prints its ratios.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const available = readdirSync(join(root, 'bench'))
+  .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
+  .map((f) => f.slice(0, -3))
+  .sort();
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((n) => !available.includes(n));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Available: ${available.join(', ')}`);
+  process.exit(2);
+}
+let failed = 0;
+for (const name of wanted.length > 0 ? wanted : available) {
+  console.log(`\n=== bench/${name}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', `${name}.ts`)], {
+    stdio: 'inherit',
+    cwd: root,
+  });
+  if (r.status !== 0) failed++;
+}
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,46 @@
+/**
+ * The `m` command line: a table of subcommands, each in its own module under `commands/`, loaded on use so
+ * `m benchmark` does not pay for the backend and `m serve` does not pay for the harness.
+ *
+ * Exit codes shared by every subcommand: 0 success, 1 failure, 2 usage error. Subcommands document more.
+ */
+export interface Command {
+  summary: string;
+  run(argv: string[]): Promise<number>;
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  serve: {
+    summary: 'Start the backend and the Desk (MONOLITH by default).',
+    load: async () => (await import('./commands/serve')).serveCommand,
+  },
+  benchmark: {
+    summary: 'Run a load test described by a YAML file (m benchmark --config load.yaml).',
+    load: async () => (await import('./commands/benchmark')).benchmarkCommand,
+  },
+  keys: {
+    summary: 'Manage the payload-encryption keys (m keys list | m keys rotate).',
+    load: async () => (await import('./commands/keys')).keysCommand,
+  },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  m ${name.padEnd(10)} ${c.summary}`);
+  return `Usage: m <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "m <command> --help" for a command's options.`;
+}
+
+/** Runs the CLI with the given arguments and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name ? 0 : 2;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    console.error(`m: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  const command = await entry.load();
+  return command.run(rest);
+}

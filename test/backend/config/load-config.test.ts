@@ -1,0 +1,58 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../backend/config/load-config';
+
+function tomlFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'platform.toml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('loadConfig', () => {
+  it('reads the shipped platform.toml with metadata-mode encryption', () => {
+    const config = loadConfig({ file: 'platform.toml', env: {} });
+    expect(config.mode).toBe('monolith');
+    expect(config.security.payload_encryption.mode).toBe('metadata');
+    expect(config.server.port).toBe(8000);
+  });
+
+  it('lets environment variables override the file', () => {
+    const config = loadConfig({
+      file: 'platform.toml',
+      env: { PORT: '9100', PLATFORM_ENCRYPTION_MODE: 'STRICT', PLATFORM_MFE_PROXY_ENABLED: 'true' },
+    });
+    expect(config.server.port).toBe(9100);
+    expect(config.security.payload_encryption.mode).toBe('strict');
+    expect(config.desk.mfe_proxy_enabled).toBe(true);
+  });
+
+  it('names every bad key and what is allowed', () => {
+    const file = tomlFile(
+      '[tool.platform.security.payload_encryption]\nmode = "loud"\n[tool.platform.server]\nprot = 1\n',
+    );
+    let error: { code?: string; message?: string } = {};
+    try {
+      loadConfig({ file, env: {} });
+    } catch (e) {
+      error = e as typeof error;
+    }
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toContain(
+      'tool.platform.security.payload_encryption.mode: must be one of "disabled", "selective", "metadata", "strict"',
+    );
+    expect(error.message).toContain('tool.platform.server: unknown key(s) prot');
+  });
+
+  it('rejects a bad environment value naming the key it overrides', () => {
+    expect(() => loadConfig({ file: 'platform.toml', env: { PLATFORM_MFE_PROXY_ENABLED: 'maybe' } })).toThrow(
+      /tool\.platform\.desk\.mfe_proxy_enabled/,
+    );
+  });
+
+  it('reports a TOML syntax error with the file name', () => {
+    const file = tomlFile('[tool.platform\nmode = ');
+    expect(() => loadConfig({ file, env: {} })).toThrow(expect.objectContaining({ code: 'config_invalid' }));
+  });
+});

@@ -1,0 +1,41 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects: node-side unit/integration tests, DOM tests of the shell (jsdom), and the end-to-end
+// tests that drive Chromium against a real `m serve` (run one file at a time: they start servers).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          environment: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'test/shell/**', 'node_modules/**'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'dom',
+          environment: 'jsdom',
+          include: ['test/shell/**/*.test.{ts,tsx}'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
