@@ -1,19 +1,8 @@
 import { z } from 'zod';
 
-/** Field kinds the Desk knows how to render and validate. */
-export const FIELD_TYPES = [
-  'string',
-  'text',
-  'email',
-  'phone',
-  'int',
-  'float',
-  'currency',
-  'select',
-  'boolean',
-  'date',
-] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+import type { FieldType } from '../../src/sdk/data/protocol';
+
+export type { FieldType };
 
 /**
  * Metadata a DocType model field carries through zod `.meta()`.

@@ -1,0 +1,16 @@
+/**
+ * The database handle the backend uses: a small subset both PGlite and node-postgres provide, so the same
+ * SQL runs on the embedded PGlite (default) and on a PostgreSQL server (`PLATFORM_DATABASE_URL`).
+ */
+export interface Database {
+  /** Runs one parameterised statement (`$1`, `$2`, ...). */
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+  ): Promise<{ rows: T[]; affectedRows?: number }>;
+  /** Runs several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  /** Runs `fn` in a transaction; statements inside must use the given handle. */
+  transaction<T>(fn: (tx: Pick<Database, 'query'>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
