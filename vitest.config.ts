@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 // tests that drive Chromium against a real `m serve` (run one file at a time: they start servers).
 export default defineConfig({
   test: {
+    reporters: ['default', './test/reporters/summary-line.ts'],
     projects: [
       {
         extends: true,
