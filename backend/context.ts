@@ -1,4 +1,9 @@
+import type { RpcRegistry } from './apps/rpc-registry';
+import type { InstalledApp } from './apps/types';
 import type { PlatformConfig } from './config/schema';
+import type { Database } from './db/database';
+import type { DocTypeRegistry } from './doctypes/registry';
+import type { ServiceDirectory } from './gateway/service-directory';
 
 /** A line logger; never given request bodies, secrets or personal data. */
 export type Logger = (line: string) => void;
@@ -10,4 +15,27 @@ export type Logger = (line: string) => void;
 export interface AppContext {
   config: PlatformConfig;
   log: Logger;
+  /** The platform database (PGlite or PostgreSQL), migrated. */
+  db: Database;
+  /** The apps this process installs, in `tool.platform.apps` order. */
+  apps: InstalledApp[];
+  /** The DocTypes of the installed apps. */
+  doctypes: DocTypeRegistry;
+  /** The RPC methods of the installed apps. */
+  rpc: RpcRegistry;
+  /** Which service owns which DocType and where its remote and APIs live. */
+  directory: ServiceDirectory;
+  /**
+   * Base URL of this process as browsers reach it (`server.public_url`, else `http://<host>:<port>`); the
+   * base of every manifest URL. `m serve` fills in the real port after binding port 0.
+   */
+  publicUrl: string;
+  /** Folder of the installed apps (`<app>/static/mfe/` holds each UI remote). */
+  appsDir: string;
+  /** Build output folder (`<distDir>/shell/index.html` is the Desk shell). */
+  distDir: string;
+  /** Folder of the shell's `index.html` template, used when no build exists. */
+  publicDir: string;
+  /** Releases what `createContext` opened (database, directory watchers), in reverse order; idempotent. */
+  close(): Promise<void>;
 }

@@ -37,6 +37,8 @@ export interface DocTypeDefinition<M extends z.ZodObject = z.ZodObject> {
   label: string;
   /** The field shown as a record's title. */
   titleField: string;
+  /** Prefix of generated record names, e.g. `CUST` -> `CUST-00001`. */
+  namePrefix: string;
   model: M;
   fields: DocTypeField[];
 }
@@ -107,6 +109,8 @@ export function defineDocType<M extends z.ZodObject>(def: {
   name: string;
   label: string;
   titleField: string;
+  /** Default: the first four letters of the DocType, upper-cased (`crm.Customer` -> `CUST`). */
+  namePrefix?: string;
   model: M;
 }): DocTypeDefinition<M> {
   const [app, local] = def.name.split('.');
@@ -114,7 +118,8 @@ export function defineDocType<M extends z.ZodObject>(def: {
     throw new Error(`DocType name "${def.name}" is not of the form <app>.<DocType>`);
   }
   Object.defineProperty(def.model, DOCTYPE_MODEL, { value: true });
-  return { ...def, app, fields: fieldsOf(def.model) };
+  const namePrefix = def.namePrefix ?? local.slice(0, 4).toUpperCase();
+  return { ...def, app, namePrefix, fields: fieldsOf(def.model) };
 }
 
 /** True when any field is flagged `encrypted` or `pii` (metadata mode encrypts such DocTypes). */

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { countRecords } from '../../data/record-store';
+import { defineRpcMethod } from '../types';
+import { CUSTOMER_STATUSES, Customer, Lead } from './doctypes';
+
+/** `crm.api.ping`: answers `"pong"`; a cheap authenticated round trip for health checks and load tests. */
+export const ping = defineRpcMethod({
+  description: 'Answers "pong".',
+  kwargs: z.object({}),
+  handler: () => 'pong',
+});
+
+/** `crm.api.customer_count`: the number of customers, optionally of one status. */
+export const customerCount = defineRpcMethod({
+  description: 'Number of customers, optionally filtered by status.',
+  kwargs: z.object({ status: z.enum(CUSTOMER_STATUSES).optional() }),
+  handler: ({ ctx, kwargs }) =>
+    countRecords(ctx.db, Customer.name, kwargs.status ? { status: kwargs.status } : {}),
+});
+
+/** `crm.api.lead_count`: the number of leads, optionally from one source. */
+export const leadCount = defineRpcMethod({
+  description: 'Number of leads, optionally filtered by source.',
+  kwargs: z.object({ source: z.string().max(140).optional() }),
+  handler: ({ ctx, kwargs }) =>
+    countRecords(ctx.db, Lead.name, kwargs.source !== undefined ? { source: kwargs.source } : {}),
+});

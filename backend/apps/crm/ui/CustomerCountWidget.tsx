@@ -1,0 +1,33 @@
+/** Dashboard card: the number of customers, from the `crm.api.customer_count` RPC method. */
+import { useCustom } from '@refinedev/core';
+import type { WidgetProps } from '../../../../src/shell/remote-contract';
+
+/** Shows `{ message: <count> }` of `POST <apiUrl>/method/crm.api.customer_count`. */
+export function CustomerCountWidget({ apiUrl }: WidgetProps): React.JSX.Element {
+  const { query, result } = useCustom<{ message?: number }>({
+    url: `${apiUrl}/method/crm.api.customer_count`,
+    method: 'post',
+    config: { payload: {} },
+  });
+  if (query.isLoading) return <p role="status">Counting customers…</p>;
+  if (query.isError) {
+    return (
+      <p role="alert">
+        Could not count customers.{' '}
+        <button type="button" className="desk-button desk-button--link" onClick={() => query.refetch()}>
+          Retry
+        </button>
+      </p>
+    );
+  }
+  const data = result.data as { message?: number } | number | undefined;
+  const count = typeof data === 'number' ? data : (data?.message ?? 0);
+  return (
+    <p className="desk-widget__figure">
+      <span className="desk-widget__number">{count}</span> customers ·{' '}
+      <a href="#/app/crm.Customer/new">Add a customer</a>
+    </p>
+  );
+}
+
+export default CustomerCountWidget;

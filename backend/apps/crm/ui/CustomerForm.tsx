@@ -1,0 +1,194 @@
+/**
+ * crm's own Customer form, replacing the Desk's generic form for `crm.Customer`. It groups the identity and
+ * the contact details, and saves through the Desk's Refine data provider with `meta: { schema }`, so the
+ * `pii` fields (email, phone) are encrypted in the browser before they leave it.
+ */
+import { useCreate, useOne, useUpdate } from '@refinedev/core';
+import { type FormEvent, useId, useState } from 'react';
+import type { DeskRecord, FormViewProps } from '../../../../src/shell/remote-contract';
+
+type Values = { customer_name: string; email: string; phone: string; status: string };
+type Errors = Partial<Record<keyof Values, string>>;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?[0-9 ()./-]{5,25}$/;
+
+function validate(v: Values): Errors {
+  const errors: Errors = {};
+  if (!v.customer_name.trim()) errors.customer_name = 'Customer name is required.';
+  if (v.email.trim() && !EMAIL.test(v.email.trim()))
+    errors.email = 'Enter an email address like name@example.com.';
+  if (v.phone.trim() && !PHONE.test(v.phone.trim()))
+    errors.phone = 'Enter a phone number (digits, spaces, +).';
+  return errors;
+}
+
+function fromRecord(record: DeskRecord | undefined, statuses: string[]): Values {
+  return {
+    customer_name: String(record?.customer_name ?? ''),
+    email: String(record?.email ?? ''),
+    phone: String(record?.phone ?? ''),
+    status: String(record?.status ?? statuses[0] ?? ''),
+  };
+}
+
+/** The crm Customer form (create when `id` is undefined). */
+export function CustomerForm({ docType, schema, id, onSaved, onCancel }: FormViewProps): React.JSX.Element {
+  const { query, result } = useOne<DeskRecord>({
+    resource: docType,
+    id: id ?? '',
+    queryOptions: { enabled: !!id },
+  });
+  if (id && query.isLoading) return <p role="status">Loading customer…</p>;
+  if (id && query.isError) {
+    return (
+      <div className="desk-state desk-state--error" role="alert">
+        <p className="desk-state__title">Could not load this customer.</p>
+        <button type="button" className="desk-button" onClick={() => query.refetch()}>
+          Retry
+        </button>
+      </div>
+    );
+  }
+  const statuses = schema.fields.find((f) => f.name === 'status')?.options ?? [];
+  return (
+    <CustomerFormBody
+      key={id ?? 'new'}
+      {...{ docType, schema, id, onSaved, onCancel }}
+      initial={fromRecord(result, statuses)}
+      statuses={statuses}
+    />
+  );
+}
+
+function CustomerFormBody({
+  docType,
+  schema,
+  id,
+  onSaved,
+  onCancel,
+  initial,
+  statuses,
+}: FormViewProps & { initial: Values; statuses: string[] }): React.JSX.Element {
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<Errors>({});
+  const [failure, setFailure] = useState<string | undefined>();
+  const { mutateAsync: create, mutation: creating } = useCreate<DeskRecord>();
+  const { mutateAsync: update, mutation: updating } = useUpdate<DeskRecord>();
+  const saving = creating.isPending || updating.isPending;
+  const uid = useId();
+
+  const set = (key: keyof Values) => (value: string) => setValues((v) => ({ ...v, [key]: value }));
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const found = validate(values);
+    setErrors(found);
+    setFailure(undefined);
+    const first = Object.keys(found)[0];
+    if (first) {
+      event.currentTarget.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
+      return;
+    }
+    const payload: Record<string, unknown> = { customer_name: values.customer_name.trim() };
+    for (const key of ['email', 'phone', 'status'] as const)
+      if (values[key].trim()) payload[key] = values[key].trim();
+    try {
+      const saved = id
+        ? await update({ resource: docType, id, values: payload, meta: { schema } })
+        : await create({ resource: docType, values: payload, meta: { schema } });
+      onSaved(saved.data);
+    } catch (error) {
+      const e = error as { message?: string; fields?: Array<{ field: string; message: string }> };
+      setFailure(e.message ?? 'The customer could not be saved.');
+      setErrors(Object.fromEntries((e.fields ?? []).map((f) => [f.field, f.message])) as Errors);
+    }
+  };
+
+  const field = (key: keyof Values, label: string, type: string, hint?: string) => (
+    <div className={`desk-field${errors[key] ? ' desk-field--invalid' : ''}`}>
+      <label htmlFor={`${uid}-${key}`}>{label}</label>
+      <input
+        id={`${uid}-${key}`}
+        name={key}
+        type={type}
+        value={values[key]}
+        disabled={saving}
+        autoComplete={type === 'email' ? 'email' : type === 'tel' ? 'tel' : 'organization'}
+        aria-invalid={errors[key] ? true : undefined}
+        aria-describedby={
+          [errors[key] ? `${uid}-${key}-error` : '', hint ? `${uid}-${key}-hint` : ''].join(' ').trim() ||
+          undefined
+        }
+        onChange={(e) => set(key)(e.target.value)}
+      />
+      {hint ? (
+        <p id={`${uid}-${key}-hint`} className="desk-field__hint">
+          {hint}
+        </p>
+      ) : null}
+      {errors[key] ? (
+        <p id={`${uid}-${key}-error`} className="desk-field__error">
+          {errors[key]}
+        </p>
+      ) : null}
+    </div>
+  );
+
+  return (
+    <form
+      className="desk-form crm-customer-form"
+      noValidate
+      onSubmit={submit}
+      aria-labelledby={`${uid}-title`}
+    >
+      <h2 id={`${uid}-title`} className="desk-form__title">
+        {id ? `Customer: ${initial.customer_name || id}` : 'New customer'}
+      </h2>
+      <p className="desk-form__subtitle">crm customer form</p>
+      {failure ? (
+        <div className="desk-banner desk-banner--error" role="alert">
+          {failure}
+        </div>
+      ) : null}
+      <fieldset className="desk-form__section">
+        <legend>Customer</legend>
+        {field('customer_name', 'Customer name *', 'text')}
+        {statuses.length > 0 ? (
+          <div className="desk-field">
+            <label htmlFor={`${uid}-status`}>Status</label>
+            <select
+              id={`${uid}-status`}
+              name="status"
+              value={values.status}
+              disabled={saving}
+              onChange={(e) => set('status')(e.target.value)}
+            >
+              {statuses.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
+      </fieldset>
+      <fieldset className="desk-form__section">
+        <legend>Contact details</legend>
+        <p className="desk-form__note">Personal data: encrypted in your browser before it is sent.</p>
+        {field('email', 'Email', 'email')}
+        {field('phone', 'Phone', 'tel', 'Include the country code, e.g. +49 30 1234567.')}
+      </fieldset>
+      <div className="desk-actions">
+        <button type="submit" className="desk-button desk-button--primary" disabled={saving}>
+          {saving ? 'Saving…' : 'Save customer'}
+        </button>
+        <button type="button" className="desk-button" onClick={onCancel} disabled={saving}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export default CustomerForm;

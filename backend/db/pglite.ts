@@ -1,0 +1,36 @@
+import { PGlite } from '@electric-sql/pglite';
+import type { Database } from './database';
+
+/**
+ * The embedded database: PGlite in memory (`dir` undefined) or persisted under `dir`. PGlite runs one
+ * statement at a time, so concurrent callers queue inside it; a transaction holds the queue until it ends.
+ */
+export async function openPglite(dir?: string): Promise<Database> {
+  const pg = dir ? new PGlite(dir) : new PGlite();
+  await pg.waitReady;
+  let closed = false;
+  return {
+    async query<T>(sql: string, params: unknown[] = []) {
+      const result = await pg.query<T>(sql, params);
+      return { rows: result.rows, affectedRows: result.affectedRows };
+    },
+    async exec(sql: string) {
+      await pg.exec(sql);
+    },
+    transaction<T>(fn: (tx: Pick<Database, 'query'>) => Promise<T>) {
+      return pg.transaction(async (tx) =>
+        fn({
+          async query<R>(sql: string, params: unknown[] = []) {
+            const result = await tx.query<R>(sql, params);
+            return { rows: result.rows, affectedRows: result.affectedRows };
+          },
+        }),
+      );
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pg.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { DocTypeDefinition } from './define-doctype';
+
+/** The DocTypes of the installed apps, by full name (`crm.Customer`) and by app. */
+export interface DocTypeRegistry {
+  /** The DocType with this full name, or undefined. */
+  get(name: string): DocTypeDefinition | undefined;
+  /** Every DocType, in app order then declaration order. */
+  list(): DocTypeDefinition[];
+  /** The DocTypes of one app (empty when the app is not installed). */
+  byApp(app: string): DocTypeDefinition[];
+}
+
+/**
+ * Builds a registry from DocType definitions. A duplicate full name, or a DocType whose `<app>.` prefix is
+ * not the app declaring it, is a startup error: ownership of a DocType must be unambiguous for discovery.
+ */
+export function createDocTypeRegistry(
+  apps: ReadonlyArray<{ name: string; doctypes: DocTypeDefinition[] }>,
+): DocTypeRegistry {
+  const byName = new Map<string, DocTypeDefinition>();
+  const byAppName = new Map<string, DocTypeDefinition[]>();
+  for (const app of apps) {
+    for (const doctype of app.doctypes) {
+      if (doctype.app !== app.name) {
+        throw new Error(
+          `DocType ${doctype.name} is declared by app "${app.name}" but named for "${doctype.app}"`,
+        );
+      }
+      if (byName.has(doctype.name)) throw new Error(`DocType ${doctype.name} is declared twice`);
+      byName.set(doctype.name, doctype);
+    }
+    byAppName.set(app.name, [...app.doctypes]);
+  }
+  const all = [...byName.values()];
+  return {
+    get: (name) => byName.get(name),
+    list: () => [...all],
+    byApp: (app) => [...(byAppName.get(app) ?? [])],
+  };
+}

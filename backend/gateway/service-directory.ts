@@ -1,0 +1,38 @@
+import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+
+export type { ServiceManifest };
+
+/** Called with the full manifest list whenever a manifest appears, changes or goes away. */
+export type DirectoryListener = (manifests: ServiceManifest[]) => void;
+
+/**
+ * Where the gateway learns which services exist, where their remotes and APIs live and which DocTypes each
+ * owns. MONOLITH scans the installed apps (`createMonolithDirectory`); MACROSERVICE watches manifests on the
+ * bus. The gateway routes and the discovery oracle only see this interface.
+ */
+export interface ServiceDirectory {
+  /** Every known service's manifest, sorted by service name. */
+  list(): ServiceManifest[];
+  get(service: string): ServiceManifest | undefined;
+  /** The service owning a full DocType name, or undefined when no service declares it. */
+  ownerOf(doctype: string): string | undefined;
+  /** Registers a change listener; returns the function that removes it. */
+  subscribe(listener: DirectoryListener): () => void;
+}
+
+/**
+ * A fixed directory over the given manifests: browser-safe, for MSW mocks and tests that need a directory
+ * without the filesystem or a bus. The first manifest listing a DocType owns it.
+ */
+export function createStaticDirectory(manifests: readonly ServiceManifest[]): ServiceDirectory {
+  const sorted = [...manifests].sort((a, b) => a.service.localeCompare(b.service));
+  const byService = new Map(sorted.map((m) => [m.service, m]));
+  const owners = new Map<string, string>();
+  for (const m of manifests) for (const d of m.doctypes) if (!owners.has(d)) owners.set(d, m.service);
+  return {
+    list: () => [...sorted],
+    get: (service) => byService.get(service),
+    ownerOf: (doctype) => owners.get(doctype),
+    subscribe: () => () => {},
+  };
+}
