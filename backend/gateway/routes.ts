@@ -1,8 +1,55 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
+import { PlatformError } from '../http/errors';
+import {
+  answerDiscoveryQuery,
+  bodyTooLarge,
+  discoveryLimits,
+  lookupOwner,
+  parseDiscoveryQuery,
+  remotesMap,
+} from './oracle';
+import { readTextLimited } from './read-limited';
 
-/** Gateway discovery endpoints (/api/gateway). */
-export function gatewayRoutes(_ctx: AppContext): Hono<AppEnv> {
-  return new Hono<AppEnv>();
+/**
+ * Gateway discovery endpoints (SPEC.md "Gateway discovery"), public by design (DESIGN.md):
+ * - `GET /api/gateway/remotes`: the remotes map of services that ship a UI remote;
+ * - `POST /api/gateway/discovery/query`: batch owner resolution with the manifest `rev` handshake;
+ * - `GET /api/gateway/discovery/:resource`: one owner, 404 `unknown_resource`.
+ * Answers are computed per request from `ctx.directory`, so a manifest change is visible at once; they are
+ * `Cache-Control: no-cache` for the same reason.
+ */
+export function gatewayRoutes(ctx: AppContext): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const limits = discoveryLimits(ctx.config);
+
+  routes.get('/api/gateway/remotes', (c) => {
+    c.header('Cache-Control', 'no-cache');
+    return c.json(remotesMap(ctx.directory));
+  });
+
+  routes.post('/api/gateway/discovery/query', async (c) => {
+    // A body the decryption middleware already produced (an encrypted query in strict mode) is used as is.
+    let raw: unknown = c.get('jsonBody');
+    if (raw === undefined) {
+      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json') {
+        throw new PlatformError('unsupported_media_type', 'Send the discovery query as application/json.', {
+          status: 415,
+        });
+      }
+      raw = await readTextLimited(c, limits.maxBodyBytes, () => bodyTooLarge(limits));
+    }
+    const query = parseDiscoveryQuery(raw, limits);
+    c.header('Cache-Control', 'no-store');
+    return c.json(answerDiscoveryQuery(ctx.directory, query));
+  });
+
+  routes.get('/api/gateway/discovery/:resource', (c) => {
+    c.header('Cache-Control', 'no-cache');
+    return c.json(lookupOwner(ctx.directory, c.req.param('resource')));
+  });
+
+  return routes;
 }
