@@ -26,8 +26,8 @@ export interface ManifestPublisherOptions {
  * expires, and deletes it on clean shutdown. Publishes the legacy broadcast at start.
  *
  * Revisions: a manifest identical to the one already in the bucket keeps its `rev` (a restart does not make
- * every client refetch); a changed one gets `max(previous + 1, now in seconds)`, so a rev never goes back
- * even when the previous entry expired while the service was down.
+ * every client refetch); a changed one gets `max(previous + 1, now in ms)`, so a rev never goes back
+ * even when the previous entry expired while the service was down (milliseconds, as the MONOLITH directory).
  */
 export class ManifestPublisher {
   readonly #options: ManifestPublisherOptions;
@@ -80,7 +80,7 @@ export class ManifestPublisher {
     const rev =
       previous && sameManifest(previous, candidate)
         ? previous.rev
-        : Math.max((previous?.rev ?? 0) + 1, Math.floor(now() / 1000));
+        : Math.max((previous?.rev ?? 0) + 1, Math.floor(now()));
     const manifest: ServiceManifest = { ...draft, rev };
     this.#manifest = manifest;
     await store.put(manifest.service, manifest);
