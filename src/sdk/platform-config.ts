@@ -1,0 +1,84 @@
+/**
+ * The `__PLATFORM_CONFIG__` payload the backend injects into the Desk HTML (SPEC.md "Desk configuration
+ * payload"; fields fixed by DESIGN.md). It tells the shell its environment before the bundle runs. It is data
+ * from the page, so it is validated before use and reported as one coded error listing every problem.
+ */
+import { SdkError, type SdkFieldError } from './errors';
+
+/** Deployment mode of the platform. */
+export type PlatformMode = 'monolith' | 'macroservice';
+
+/** The validated `window.__PLATFORM_CONFIG__`. */
+export interface PlatformConfig {
+  mode: PlatformMode;
+  /** Base URL of the gateway (`''` or an origin); discovery lives under `<gatewayUrl>/api/gateway/`. */
+  gatewayUrl: string;
+  /** Path the Desk is served under, e.g. `/desk/`. */
+  deskBase: string;
+  /** Services warmed at boot (`prewarmCore`). */
+  coreServices: string[];
+  /** URL of `GET /api/v1/security/config`. */
+  securityConfigUrl: string;
+  /** Platform version. */
+  version: string;
+}
+
+/** Where the config is read from: a window-like object. */
+export interface PlatformConfigSource {
+  __PLATFORM_CONFIG__?: unknown;
+}
+
+/**
+ * Reads and validates `win.__PLATFORM_CONFIG__` (default: the global object). Throws `SdkError`
+ * `platform_config_invalid` when it is missing or any field is invalid; the error's `fields` name them all.
+ *
+ * @example
+ * const { gatewayUrl, coreServices } = readPlatformConfig();
+ */
+export function readPlatformConfig(
+  win: PlatformConfigSource = globalThis as PlatformConfigSource,
+): PlatformConfig {
+  const raw = win.__PLATFORM_CONFIG__;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new SdkError('platform_config_invalid', '__PLATFORM_CONFIG__ is missing or not an object.');
+  }
+  const value = raw as Record<string, unknown>;
+  const problems: SdkFieldError[] = [];
+  const problem = (field: string, message: string) => problems.push({ field, code: 'invalid', message });
+
+  if (value.mode !== 'monolith' && value.mode !== 'macroservice') {
+    problem('mode', 'must be "monolith" or "macroservice"');
+  }
+  for (const key of ['gatewayUrl', 'deskBase', 'securityConfigUrl', 'version'] as const) {
+    if (typeof value[key] !== 'string') problem(key, 'must be a string');
+  }
+  if (!Array.isArray(value.coreServices) || !value.coreServices.every((s) => typeof s === 'string')) {
+    problem('coreServices', 'must be a list of service names');
+  }
+  if (problems.length > 0) {
+    throw new SdkError(
+      'platform_config_invalid',
+      `__PLATFORM_CONFIG__ is invalid: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}.`,
+      { fields: problems },
+    );
+  }
+  return {
+    mode: value.mode as PlatformMode,
+    gatewayUrl: value.gatewayUrl as string,
+    deskBase: value.deskBase as string,
+    coreServices: [...(value.coreServices as string[])],
+    securityConfigUrl: value.securityConfigUrl as string,
+    version: value.version as string,
+  };
+}
+
+/** The platform config when the page has a valid one, else `undefined` (for defaults that may fall back). */
+export function tryReadPlatformConfig(
+  win: PlatformConfigSource = globalThis as PlatformConfigSource,
+): PlatformConfig | undefined {
+  try {
+    return readPlatformConfig(win);
+  } catch {
+    return undefined;
+  }
+}

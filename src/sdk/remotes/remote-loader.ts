@@ -1,0 +1,167 @@
+/**
+ * Loading each service's UI remote with the Module Federation runtime (`registerRemotes`, `loadRemote`,
+ * `preloadRemote`). A remote is registered from its manifest (name = service, entry = manifest.url), loaded
+ * with a timeout and one retry, and a dead remote becomes a coded error for that remote only
+ * (`remote_load_failed`, `remote_timeout`), so the Desk can show the rest.
+ * In the shell's webpack host the MF plugin has created the runtime instance: the loader uses it
+ * (`getInstance()`); elsewhere it creates one. Tests inject a runtime.
+ */
+import { createInstance, getInstance } from '@module-federation/enhanced/runtime';
+import type { ServiceManifest } from '../discovery/protocol';
+import { isSdkError, SdkError } from '../errors';
+import { Hooks } from '../hooks';
+
+/** The part of the Module Federation runtime instance the loader uses. */
+export interface FederationRuntime {
+  registerRemotes(remotes: Array<{ name: string; entry: string }>, options?: { force?: boolean }): void;
+  loadRemote<T>(id: string): Promise<T | null>;
+  preloadRemote(options: Array<{ nameOrAlias: string; exposes?: string[] }>): Promise<void>;
+}
+
+/** Payloads of the loader's lifecycle hooks. */
+export interface RemoteLoaderHookEvents {
+  [event: string]: unknown;
+  /** An attempt to load `service/exposed` starts (attempt 1, then 2 on the retry). */
+  beforeLoadRemote: { service: string; exposed: string; attempt: number };
+  /** The module arrived. */
+  afterLoadRemote: { service: string; exposed: string; attempt: number; module: unknown };
+  /** Every attempt failed; `error` is what `load` rejects with. */
+  loadRemoteError: { service: string; exposed: string; error: SdkError };
+}
+
+/** Options of {@link RemoteLoader}. */
+export interface RemoteLoaderOptions {
+  /** Runtime instance; default the host's (`getInstance()`), else a new one, created on first use. */
+  runtime?: FederationRuntime;
+  /** Timeout of one load or preload attempt; default 10 s. */
+  timeoutMs?: number;
+  /** Retries after a failed load; default 1. */
+  retries?: number;
+  /** Name of the runtime instance created when the page has none; default `desk_sdk_host`. */
+  hostName?: string;
+}
+
+const TIMEOUT = Symbol('timeout');
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<typeof TIMEOUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMEOUT), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Registers and loads MFE remotes.
+ *
+ * @example
+ * const loader = new RemoteLoader();
+ * loader.register('crm', discovery.getManifest('crm')!);
+ * const { default: CustomerList } = await loader.load<{ default: ComponentType }>('crm', './CustomerList');
+ */
+export class RemoteLoader {
+  /** Lifecycle hooks: `beforeLoadRemote`, `afterLoadRemote`, `loadRemoteError`. */
+  readonly hooks = new Hooks<RemoteLoaderHookEvents>();
+  readonly #options: RemoteLoaderOptions;
+  #runtime: FederationRuntime | undefined;
+  readonly #entries = new Map<string, string>();
+
+  constructor(options: RemoteLoaderOptions = {}) {
+    this.#options = options;
+    this.#runtime = options.runtime;
+  }
+
+  /** The runtime instance in use. */
+  get runtime(): FederationRuntime {
+    this.#runtime ??= (getInstance() ??
+      createInstance({ name: this.#options.hostName ?? 'desk_sdk_host', remotes: [] })) as FederationRuntime;
+    return this.#runtime;
+  }
+
+  /**
+   * Registers `service`'s remote from its manifest. Returns false for a data-only service (`url: null`).
+   * Registering the same entry again is a no-op; a changed entry replaces the old one.
+   */
+  register(service: string, manifest: Pick<ServiceManifest, 'url'>): boolean {
+    if (!manifest.url) return false;
+    const previous = this.#entries.get(service);
+    if (previous === manifest.url) return true;
+    this.runtime.registerRemotes([{ name: service, entry: manifest.url }], { force: previous !== undefined });
+    this.#entries.set(service, manifest.url);
+    return true;
+  }
+
+  /** True when `service` has a registered remote. */
+  isRegistered(service: string): boolean {
+    return this.#entries.has(service);
+  }
+
+  /**
+   * Loads the module `exposed` (e.g. `./CustomerList`) of `service`'s remote: each attempt is bounded by
+   * `timeoutMs`; after a failure the remote is registered afresh and tried once more. Rejects with
+   * `remote_not_registered`, `remote_timeout` or `remote_load_failed`.
+   */
+  async load<T>(service: string, exposed: string): Promise<T> {
+    const entry = this.#entries.get(service);
+    if (entry === undefined) {
+      throw new SdkError('remote_not_registered', `No UI remote is registered for service "${service}".`);
+    }
+    const id = `${service}/${exposed.replace(/^\.\//, '')}`;
+    const attempts = 1 + Math.max(0, this.#options.retries ?? 1);
+    const timeoutMs = this.#options.timeoutMs ?? 10_000;
+    let error: SdkError | undefined;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      this.hooks.emit('beforeLoadRemote', { service, exposed, attempt });
+      try {
+        // A failed entry may be cached by the runtime: register it afresh before retrying.
+        if (attempt > 1) this.runtime.registerRemotes([{ name: service, entry }], { force: true });
+        const module = await withTimeout(this.runtime.loadRemote<T>(id), timeoutMs);
+        if (module === TIMEOUT) {
+          error = new SdkError('remote_timeout', `Loading ${id} timed out after ${timeoutMs} ms.`);
+          continue;
+        }
+        if (module === null || module === undefined) throw new Error(`${id} resolved to no module`);
+        this.hooks.emit('afterLoadRemote', { service, exposed, attempt, module });
+        return module;
+      } catch (cause) {
+        error = new SdkError(
+          'remote_load_failed',
+          `The UI remote of "${service}" could not load ${exposed}.`,
+          {
+            cause,
+          },
+        );
+      }
+    }
+    this.hooks.emit('loadRemoteError', { service, exposed, error: error! });
+    throw error!;
+  }
+
+  /** Preloads `service`'s remote entry (and `exposes`, when given) ahead of use; bounded by `timeoutMs`. */
+  async preload(service: string, exposes?: string[]): Promise<void> {
+    if (!this.#entries.has(service)) {
+      throw new SdkError('remote_not_registered', `No UI remote is registered for service "${service}".`);
+    }
+    const timeoutMs = this.#options.timeoutMs ?? 10_000;
+    try {
+      const args = exposes ? { nameOrAlias: service, exposes } : { nameOrAlias: service };
+      const outcome = await withTimeout(this.runtime.preloadRemote([args]), timeoutMs);
+      if (outcome === TIMEOUT) {
+        throw new SdkError('remote_timeout', `Preloading ${service} timed out after ${timeoutMs} ms.`);
+      }
+    } catch (cause) {
+      if (isSdkError(cause)) throw cause;
+      throw new SdkError('remote_load_failed', `The UI remote of "${service}" could not be preloaded.`, {
+        cause,
+      });
+    }
+  }
+
+  /**
+   * A prewarm warmer (`discovery.prewarm(services, { warmers: [loader.warm] })`): registers and preloads the
+   * service's remote, and does nothing for a data-only service.
+   */
+  warm = async (service: string, manifest: Pick<ServiceManifest, 'url'>): Promise<void> => {
+    if (this.register(service, manifest)) await this.preload(service);
+  };
+}

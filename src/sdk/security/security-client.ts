@@ -1,0 +1,229 @@
+/**
+ * The browser side of payload encryption: the security config (fetched once at boot, one shared in-flight
+ * request), the JWKS public keys (imported with WebCrypto through jose and cached by `kid`, with a max-age),
+ * and `encryptPayload`. On an `unknown_key` answer the caller runs {@link SecurityClient.refreshKeys} once:
+ * after a key rotation both the active `kid` (config) and the JWKS have changed.
+ */
+import { importJWK } from 'jose';
+import { isSdkError, SdkError } from '../errors';
+import { tryReadPlatformConfig } from '../platform-config';
+import {
+  type EncryptedPayload,
+  encryptJwe,
+  type FlaggedSchema,
+  JSON_CONTENT_TYPE,
+  requestBinding,
+  requiresEncryption,
+  serializeBody,
+} from './encrypt-payload';
+import { parseJwks, parseSecurityConfig } from './parse';
+import { JOSE_CONTENT_TYPE, JWE_ALG, type SecurityConfig } from './protocol';
+
+/** Default path of the security config endpoint (SPEC.md "Security endpoints"). */
+export const SECURITY_CONFIG_PATH = '/api/v1/security/config';
+
+/** Options of {@link SecurityClient}; everything environmental is injectable. */
+export interface SecurityClientOptions {
+  /**
+   * URL of the security config. Default: `__PLATFORM_CONFIG__.securityConfigUrl` when the page has one,
+   * else {@link SECURITY_CONFIG_PATH} under `baseUrl`.
+   */
+  configUrl?: string;
+  /** Base URL for relative paths (`configUrl`, the config's `jwks_uri`); default `''` (same origin). */
+  baseUrl?: string;
+  /** Fetch implementation; default the global `fetch`, looked up at call time. */
+  fetch?: typeof globalThis.fetch;
+  /** How long imported keys are trusted before the JWKS is fetched again; default 5 minutes. */
+  keysMaxAgeMs?: number;
+  /** Clock; default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Security config, JWKS key cache and payload encryption.
+ *
+ * @example
+ * const security = new SecurityClient({ configUrl: '/api/v1/security/config' });
+ * await security.load(); // at boot
+ * const { body, contentType } = await security.encryptPayload(data, '/api/resource/crm.Customer', 'POST', schema);
+ */
+export class SecurityClient {
+  #options: SecurityClientOptions;
+  #config: SecurityConfig | undefined;
+  #configInflight: Promise<SecurityConfig> | undefined;
+  #keys = new Map<string, CryptoKey>();
+  #keysFetchedAt = Number.NEGATIVE_INFINITY;
+  #keysInflight: Promise<void> | undefined;
+  #refreshInflight: Promise<void> | undefined;
+
+  constructor(options: SecurityClientOptions = {}) {
+    this.#options = options;
+  }
+
+  /** Changes options; unspecified ones keep their value. Cached config and keys are kept. */
+  configure(options: SecurityClientOptions): void {
+    this.#options = { ...this.#options, ...options };
+  }
+
+  /** The loaded policy, or `undefined` before {@link load} succeeded. */
+  get config(): SecurityConfig | undefined {
+    return this.#config;
+  }
+
+  /** True once the policy is loaded. */
+  get isLoaded(): boolean {
+    return this.#config !== undefined;
+  }
+
+  /** True while the policy is being fetched. */
+  get isLoading(): boolean {
+    return this.#configInflight !== undefined;
+  }
+
+  /**
+   * Fetches the security config once; concurrent callers share the request and later calls get the cached
+   * value. A failure is `security_config_unavailable` and is not cached, so the next call tries again.
+   */
+  load(): Promise<SecurityConfig> {
+    if (this.#config) return Promise.resolve(this.#config);
+    this.#configInflight ??= this.#fetchConfig()
+      .then((config) => {
+        this.#config = config;
+        return config;
+      })
+      .finally(() => {
+        this.#configInflight = undefined;
+      });
+    return this.#configInflight;
+  }
+
+  /**
+   * Refetches the config and the JWKS, once for all concurrent callers: what a client does after the server
+   * answered `unknown_key` (the key it used was retired, SECURITY.md rule 7).
+   */
+  refreshKeys(): Promise<void> {
+    this.#refreshInflight ??= (async () => {
+      const config = await this.#fetchConfig();
+      this.#config = config;
+      this.#keysFetchedAt = Number.NEGATIVE_INFINITY;
+      await this.#loadKeys(true);
+    })().finally(() => {
+      this.#refreshInflight = undefined;
+    });
+    return this.#refreshInflight;
+  }
+
+  /**
+   * The imported public key for `kid` (default: the config's active `kid`), fetching the JWKS when the key is
+   * not cached or the cache is older than `keysMaxAgeMs`.
+   */
+  async getKey(kid?: string): Promise<{ kid: string; key: CryptoKey }> {
+    const requested = kid ?? (await this.load()).kid;
+    const fresh = this.#keysFetchedAt + (this.#options.keysMaxAgeMs ?? 300_000) > this.#now();
+    if (!fresh || (requested !== '' && !this.#keys.has(requested))) await this.#loadKeys(!fresh);
+    // A config without an active kid: the JWKS's first encryption key is the active one.
+    const wanted = requested === '' ? (this.#keys.keys().next().value ?? '') : requested;
+    const key = this.#keys.get(wanted);
+    if (!key) {
+      throw new SdkError('encryption_failed', 'The active encryption key is not published in the JWKS.');
+    }
+    return { kid: wanted, key };
+  }
+
+  /** Whether a body sent with `method` to `url` must be encrypted under the (loaded) policy. */
+  async requiresEncryption(url: string, method: string, schema?: FlaggedSchema): Promise<boolean> {
+    return requiresEncryption(await this.load(), url, method, schema);
+  }
+
+  /**
+   * SPEC.md `encryptPayload(body, url, method, schema?)`: applies the mode table to decide, then returns the
+   * JSON body or a compact JWE bound to `method` and the path of `url`. A string `body` is taken as JSON text.
+   * Throws `security_config_unavailable` when the policy cannot be loaded and `encryption_failed` when
+   * encryption is required but fails: it never falls back to plaintext.
+   */
+  async encryptPayload(
+    body: unknown,
+    url: string,
+    method: string,
+    schema?: FlaggedSchema,
+  ): Promise<EncryptedPayload> {
+    const config = await this.load();
+    const plaintext = serializeBody(body);
+    if (!requiresEncryption(config, url, method, schema)) {
+      return { body: plaintext, contentType: JSON_CONTENT_TYPE };
+    }
+    try {
+      const { kid, key } = await this.getKey();
+      const jwe = await encryptJwe(plaintext, key, kid, requestBinding(url, method));
+      return { body: jwe, contentType: JOSE_CONTENT_TYPE };
+    } catch (err) {
+      if (isSdkError(err) && err.code === 'encryption_failed') throw err;
+      throw new SdkError('encryption_failed', 'The request body could not be encrypted.', { cause: err });
+    }
+  }
+
+  /** Forgets the config and every key (tests, logout). */
+  reset(): void {
+    this.#config = undefined;
+    this.#configInflight = undefined;
+    this.#keys = new Map();
+    this.#keysFetchedAt = Number.NEGATIVE_INFINITY;
+    this.#keysInflight = undefined;
+    this.#refreshInflight = undefined;
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
+  #fetch(url: string): Promise<Response> {
+    const doFetch = this.#options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    return doFetch(url, { credentials: 'include', headers: { Accept: 'application/json' } });
+  }
+
+  #resolve(path: string): string {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return path;
+    return `${(this.#options.baseUrl ?? '').replace(/\/+$/, '')}${path}`;
+  }
+
+  async #fetchConfig(): Promise<SecurityConfig> {
+    const url = this.#resolve(
+      this.#options.configUrl ?? tryReadPlatformConfig()?.securityConfigUrl ?? SECURITY_CONFIG_PATH,
+    );
+    try {
+      const response = await this.#fetch(url);
+      if (!response.ok) throw new Error(`status ${response.status}`);
+      return parseSecurityConfig(await response.json());
+    } catch (err) {
+      throw new SdkError('security_config_unavailable', 'The security config could not be loaded.', {
+        cause: err,
+      });
+    }
+  }
+
+  /** Fetches and imports the JWKS; `force` skips sharing a request started before a refresh. */
+  #loadKeys(force: boolean): Promise<void> {
+    if (this.#keysInflight && !force) return this.#keysInflight;
+    const run = (async () => {
+      const config = await this.load();
+      let jwks: ReturnType<typeof parseJwks>;
+      try {
+        const response = await this.#fetch(this.#resolve(config.jwks_uri));
+        if (!response.ok) throw new Error(`status ${response.status}`);
+        jwks = parseJwks(await response.json());
+      } catch (err) {
+        throw new SdkError('encryption_failed', 'The encryption keys (JWKS) could not be loaded.', {
+          cause: err,
+        });
+      }
+      const keys = new Map<string, CryptoKey>();
+      for (const jwk of jwks) keys.set(jwk.kid, (await importJWK(jwk, JWE_ALG)) as CryptoKey);
+      this.#keys = keys;
+      this.#keysFetchedAt = this.#now();
+    })().finally(() => {
+      if (this.#keysInflight === run) this.#keysInflight = undefined;
+    });
+    this.#keysInflight = run;
+    return run;
+  }
+}
