@@ -1,4 +1,175 @@
 import type { Database } from '../db/database';
+import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import { type Filter, fieldKind, type ListQuery, type OrderBy } from './list-query';
+
+/** A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601). */
+export type DocRecord = Record<string, unknown> & { name: string; creation: string; modified: string };
+
+interface Row {
+  name: string;
+  data: Record<string, unknown>;
+  creation: Date | string;
+  modified: Date | string;
+}
+
+const COLUMNS = 'name, data, creation, modified';
+
+function toRecord(row: Row, fields?: string[]): DocRecord {
+  const full: DocRecord = {
+    name: row.name,
+    ...row.data,
+    creation: new Date(row.creation).toISOString(),
+    modified: new Date(row.modified).toISOString(),
+  };
+  if (!fields) return full;
+  return Object.fromEntries(fields.filter((f) => f in full).map((f) => [f, full[f]])) as DocRecord;
+}
+
+/**
+ * Builds SQL for one field: standard columns by a fixed name, DocType fields as `data->>$n` with the field
+ * name as a parameter. Field names reach this point only after `fieldKind` accepted them, and even then
+ * they are never part of the SQL text.
+ */
+function fieldSql(doctype: DocTypeDefinition, field: string, params: unknown[]): string {
+  const kind = fieldKind(doctype, field);
+  if (field === 'name') return 'name';
+  if (field === 'creation' || field === 'modified') return field;
+  params.push(field);
+  const text = `(data->>$${params.length})`;
+  if (kind === 'number') return `${text}::numeric`;
+  if (kind === 'boolean') return `${text}::boolean`;
+  return text;
+}
+
+function castParam(doctype: DocTypeDefinition, field: string, index: number): string {
+  const kind = fieldKind(doctype, field);
+  if (kind === 'number') return `$${index}::numeric`;
+  if (kind === 'boolean') return `$${index}::boolean`;
+  if (kind === 'timestamp') return `$${index}::timestamptz`;
+  return `$${index}::text`;
+}
+
+function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]): string {
+  const column = fieldSql(doctype, filter.field, params);
+  const param = (value: unknown) => {
+    params.push(value);
+    return castParam(doctype, filter.field, params.length);
+  };
+  if (filter.op === 'in') {
+    const values = filter.value as unknown[];
+    if (values.length === 0) return 'false';
+    return `${column} IN (${values.map((v) => param(v)).join(', ')})`;
+  }
+  if (filter.value === null) return filter.op === '=' ? `${column} IS NULL` : `${column} IS NOT NULL`;
+  switch (filter.op) {
+    case '=':
+      return `${column} = ${param(filter.value)}`;
+    case '!=':
+      return `${column} IS DISTINCT FROM ${param(filter.value)}`;
+    case 'like': {
+      const text = filter.field === 'name' ? column : `(data->>$${params.length})`;
+      params.push(filter.value);
+      return `${text} ILIKE $${params.length}::text`;
+    }
+    default:
+      return `${column} ${filter.op} ${param(filter.value)}`;
+  }
+}
+
+function whereSql(doctype: DocTypeDefinition, filters: Filter[], params: unknown[]): string {
+  params.push(doctype.name);
+  const clauses = ['doctype = $1', ...filters.map((f) => filterSql(doctype, f, params))];
+  return clauses.join(' AND ');
+}
+
+function orderSql(doctype: DocTypeDefinition, orderBy: OrderBy[], params: unknown[]): string {
+  const keys = orderBy.map(
+    (o) => `${fieldSql(doctype, o.field, params)} ${o.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`,
+  );
+  return [...keys, 'name ASC'].join(', ');
+}
+
+/**
+ * The records of every installed DocType, in the one generic table (`records`: doctype, name, data jsonb,
+ * creation, modified). All SQL is parameterised; field names come from the DocType definition.
+ */
+export class RecordStore {
+  constructor(private readonly db: Pick<Database, 'query'>) {}
+
+  /** One page of records matching the filters, plus the total number matching. */
+  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<{ data: DocRecord[]; total: number }> {
+    const params: unknown[] = [];
+    const where = whereSql(doctype, query.filters, params);
+    const countParams = [...params];
+    const order = orderSql(doctype, query.orderBy, params);
+    params.push(query.pageLength, query.start);
+    const [page, count] = await Promise.all([
+      this.db.query<Row>(
+        `SELECT ${COLUMNS} FROM records WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+        params,
+      ),
+      this.db.query<{ count: string | number }>(
+        `SELECT count(*) AS count FROM records WHERE ${where}`,
+        countParams,
+      ),
+    ]);
+    return {
+      data: page.rows.map((r) => toRecord(r, query.fields)),
+      total: Number(count.rows[0]?.count ?? 0),
+    };
+  }
+
+  /** The record, or undefined. */
+  async get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM records WHERE doctype = $1 AND name = $2`,
+      [doctype.name, name],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  /**
+   * Stores a new record named `<namePrefix>-<counter>` (`CUST-00001`). The counter and the insert are one
+   * statement, so concurrent creates never share a name.
+   */
+  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord> {
+    const { rows } = await this.db.query<Row>(
+      `WITH next AS (
+         INSERT INTO naming_series (prefix, current) VALUES ($2, 1)
+         ON CONFLICT (prefix) DO UPDATE SET current = naming_series.current + 1
+         RETURNING current
+       )
+       INSERT INTO records (doctype, name, data)
+       SELECT $1, $2 || '-' || lpad(next.current::text, greatest(5, length(next.current::text)), '0'), $3::jsonb
+         FROM next
+       RETURNING ${COLUMNS}`,
+      [doctype.name, doctype.namePrefix, JSON.stringify(data)],
+    );
+    return toRecord(rows[0]!);
+  }
+
+  /** Replaces a record's fields; undefined when it does not exist. */
+  async update(
+    doctype: DocTypeDefinition,
+    name: string,
+    data: Record<string, unknown>,
+  ): Promise<DocRecord | undefined> {
+    const { rows } = await this.db.query<Row>(
+      `UPDATE records SET data = $3::jsonb, modified = now() WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}`,
+      [doctype.name, name, JSON.stringify(data)],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  /** Deletes a record and returns it; undefined when it did not exist. */
+  async delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
+    const { rows } = await this.db.query<Row>(
+      `DELETE FROM records WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}`,
+      [doctype.name, name],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+}
 
 /**
  * Counts the records of a DocType whose fields equal the given values (JSON containment, `data @> $2`,
