@@ -9,12 +9,21 @@ import { handleError, notFound } from './http/errors';
 import { middlewareChain } from './middleware/chain';
 import { securityRoutes } from './security/routes';
 
+/** Options of {@link createApp}. */
+export interface CreateAppOptions {
+  /**
+   * MACROSERVICE gateway: routes forwarding data, RPC and metadata requests to the services
+   * (backend/macro/forward.ts), mounted after the middleware chain and before the local data routes.
+   */
+  forwarding?: Hono<AppEnv>;
+}
+
 /**
  * Builds the platform's Hono app: the priority-ordered middleware chain (declared once in
  * `middleware/chain.ts`), then the route groups. The same app answers `app.fetch(request)` in tests and
  * MSW handlers, and behind @hono/node-server in `m serve`.
  */
-export function createApp(ctx: AppContext): Hono<AppEnv> {
+export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(handleError(ctx.log));
   app.notFound(notFound);
@@ -22,6 +31,7 @@ export function createApp(ctx: AppContext): Hono<AppEnv> {
   app.route('/', securityRoutes(ctx));
   app.route('/', authRoutes(ctx));
   app.route('/', gatewayRoutes(ctx));
+  if (options.forwarding) app.route('/', options.forwarding);
   app.route('/', dataRoutes(ctx));
   app.route('/', deskRoutes(ctx));
   return app;
