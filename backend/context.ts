@@ -4,6 +4,7 @@ import type { PlatformConfig } from './config/schema';
 import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
+import type { SecurityContext } from './security/security-context';
 
 /** A line logger; never given request bodies, secrets or personal data. */
 export type Logger = (line: string) => void;
@@ -36,6 +37,8 @@ export interface AppContext {
   distDir: string;
   /** Folder of the shell's `index.html` template, used when no build exists. */
   publicDir: string;
+  /** Encryption keys and policy, the idempotency store and the auth store (users, sessions, API keys). */
+  security: SecurityContext;
   /** Releases what `createContext` opened (database, directory watchers), in reverse order; idempotent. */
   close(): Promise<void>;
 }

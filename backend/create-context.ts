@@ -9,6 +9,8 @@ import { openDatabase } from './db/open-database';
 import { createDocTypeRegistry } from './doctypes/registry';
 import { createMonolithDirectory } from './gateway/monolith-directory';
 import type { ServiceDirectory } from './gateway/service-directory';
+import type { KeyStore } from './security/keys/key-store';
+import { createSecurityContext } from './security/security-context';
 
 /** The repository root (this file lives in `<root>/backend/`). */
 export const ROOT_DIR = fileURLToPath(new URL('../', import.meta.url));
@@ -26,6 +28,8 @@ export interface CreateContextOptions {
   publicDir?: string;
   /** A directory built by the caller (MACROSERVICE: the bus-backed one); default the MONOLITH scan. */
   directory?: ServiceDirectory;
+  /** Payload-encryption keys (tests: a MemoryKeyStore); default the key files under `<data_dir>/keys`. */
+  keys?: KeyStore;
 }
 
 /** `server.public_url`, else `http://<host>:<port>` (a wildcard bind address becomes `localhost`). */
@@ -67,6 +71,7 @@ export async function createContext(
       closers.push(() => opened.close());
     }
     const appsDir = options.appsDir ?? join(ROOT_DIR, 'backend', 'apps');
+    const security = await createSecurityContext({ config, db, log, doctypes, keys: options.keys });
     const ctx: AppContext = {
       config,
       log,
@@ -79,14 +84,11 @@ export async function createContext(
       appsDir,
       distDir: options.distDir ?? join(ROOT_DIR, 'dist'),
       publicDir: options.publicDir ?? join(ROOT_DIR, 'public'),
+      security,
       close,
     };
     ctx.directory =
       options.directory ?? createMonolithDirectory({ apps, appsDir, publicUrl: () => ctx.publicUrl });
-
-    // Security setup goes here: encryption keys, the idempotency store, the auth store (users, sessions,
-    // API keys). Register their tables with `registerMigration` (backend/db/migrations.ts) at module load,
-    // add their fields to AppContext, and push anything that must be released onto `closers`.
 
     return ctx;
   } catch (err) {

@@ -1,8 +1,115 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import type { z } from 'zod';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
+import { PlatformError } from '../http/errors';
+import { readJsonBody } from '../http/read-body';
+import { unauthorized } from '../middleware/auth';
+import { ADMINISTRATOR } from './auth-service';
+import { presentedCredential, SESSION_COOKIE } from './credentials';
+import { ChangePasswordRequest, GenerateApiKeyRequest, IssueTokenRequest, LoginRequest } from './dto';
 
-/** Login and session routes (POST /api/method/login, logout). */
-export function authRoutes(_ctx: AppContext): Hono<AppEnv> {
-  return new Hono<AppEnv>();
+/** Longest bearer-token lifetime a caller may ask for (and the default): one day. */
+const MAX_TOKEN_TTL_SECONDS = 86_400;
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  // Field names and codes only: a password must never be echoed back.
+  const fields = result.error.issues.map((i) => ({
+    field: i.path.join('.') || '(body)',
+    code: i.code,
+    message: i.code === 'invalid_type' ? 'Required, of the right type.' : 'Invalid value.',
+  }));
+  throw new PlatformError('validation_failed', 'The request body is not valid.', { status: 400, fields });
+}
+
+function principalOf(c: Context<AppEnv>) {
+  const principal = c.get('principal');
+  if (!principal) throw unauthorized();
+  return principal;
+}
+
+/**
+ * Auth routes (Frappe-style RPC paths; AuthMiddleware makes everything but login require a principal):
+ * - `POST /api/method/login` `{ usr, pwd }` -> session cookie `sid` (HttpOnly, SameSite=Lax, Path=/, Secure on
+ *   https) and `{ message: "Logged In", csrf_token, user }`; wrong credentials are the one 401 body.
+ * - `POST /api/method/logout` -> ends the session, clears the cookie.
+ * - `GET /api/method/platform.auth.whoami` -> `{ message: { user, via } }`.
+ * - `POST /api/method/platform.auth.change_password` `{ old_password, new_password }` (ends other sessions).
+ * - `POST /api/method/platform.auth.generate_api_key` `{ user? }` -> `{ message: { api_key, api_secret } }`;
+ *   only Administrator may name another user. Use as `Authorization: token <api_key>:<api_secret>`.
+ * - `POST /api/method/platform.auth.issue_token` `{ expires_in? }` -> `{ message: { access_token,
+ *   token_type: "Bearer", expires_in } }` for the calling user. Use as `Authorization: Bearer <token>`.
+ */
+export function authRoutes(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const service = ctx.security.auth;
+  const sessionTtl = ctx.config.security.session.ttl_seconds;
+
+  app.post('/api/method/login', async (c) => {
+    const { usr, pwd } = parse(LoginRequest, await readJsonBody(c));
+    const session = await service.login(usr, pwd);
+    if (!session) throw unauthorized();
+    setCookie(c, SESSION_COOKIE, session.token, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/',
+      secure: new URL(c.req.url).protocol === 'https:',
+      maxAge: sessionTtl,
+    });
+    c.header('Cache-Control', 'no-store');
+    return c.json({ message: 'Logged In', csrf_token: session.csrfToken, user: session.user });
+  });
+
+  app.post('/api/method/logout', async (c) => {
+    principalOf(c);
+    const credential = presentedCredential(c);
+    if (credential?.kind === 'session') await service.logout(credential.token);
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.json({ message: 'Logged Out' });
+  });
+
+  app.get('/api/method/platform.auth.whoami', (c) => {
+    const { user, via } = principalOf(c);
+    return c.json({ message: { user, via } });
+  });
+
+  app.post('/api/method/platform.auth.change_password', async (c) => {
+    const { user } = principalOf(c);
+    const body = parse(ChangePasswordRequest, await readJsonBody(c));
+    const credential = presentedCredential(c);
+    const keep = credential?.kind === 'session' ? credential.token : undefined;
+    if (!(await service.changePassword(user, body.old_password, body.new_password, keep))) {
+      throw unauthorized();
+    }
+    return c.json({ message: 'Password Changed' });
+  });
+
+  app.post('/api/method/platform.auth.generate_api_key', async (c) => {
+    const principal = principalOf(c);
+    const { user = principal.user } = parse(GenerateApiKeyRequest, await readJsonBody(c));
+    if (user !== principal.user && principal.user !== ADMINISTRATOR) {
+      throw new PlatformError('forbidden', 'Only Administrator may create API keys for another user.', {
+        status: 403,
+      });
+    }
+    if (!(await service.userExists(user))) {
+      throw new PlatformError('not_found', 'No such user.', { status: 404 });
+    }
+    c.header('Cache-Control', 'no-store');
+    return c.json({ message: await service.generateApiKey(user) });
+  });
+
+  app.post('/api/method/platform.auth.issue_token', async (c) => {
+    const { user } = principalOf(c);
+    const { expires_in = MAX_TOKEN_TTL_SECONDS } = parse(IssueTokenRequest, await readJsonBody(c));
+    const seconds = Math.min(expires_in, MAX_TOKEN_TTL_SECONDS);
+    const token = await service.issueToken(user, seconds * 1000);
+    c.header('Cache-Control', 'no-store');
+    return c.json({ message: { access_token: token, token_type: 'Bearer', expires_in: seconds } });
+  });
+
+  return app;
 }

@@ -1,8 +1,54 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import type { Jwks, SecurityConfig } from '../../src/sdk/security/protocol';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
+import { errorResponse } from '../http/errors';
 
-/** Security endpoints (/api/v1/security/config, /api/v1/security/jwks). */
-export function securityRoutes(_ctx: AppContext): Hono<AppEnv> {
-  return new Hono<AppEnv>();
+/** Path of the security config endpoint. */
+export const SECURITY_CONFIG_PATH = '/api/v1/security/config';
+/** Default path of the JWKS endpoint (`payload_encryption.jwks_uri`). */
+export const JWKS_PATH = '/api/v1/security/jwks';
+
+function methodNotAllowed(c: Context) {
+  c.header('Allow', 'GET, HEAD');
+  return errorResponse(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use GET.`);
+}
+
+/**
+ * Security endpoints (SPEC.md "Security endpoints"):
+ * - `GET /api/v1/security/config` -> `{ mode, jwks_uri, routes, kid }`: the configured mode (no query
+ *   parameter or header changes it, rule 5), the selective routes (built-in merged with configured) and the
+ *   active `kid`. `Cache-Control: no-cache`, so a rotation is seen at the next boot of the shell.
+ * - `GET /api/v1/security/jwks` -> `{ keys }`: the active key first, then retired keys still in their grace
+ *   period; public members only (`kty use alg kid n e`, rule 7). `Cache-Control: public, max-age=
+ *   jwks_max_age_seconds`, which startup checks is shorter than `key_grace_seconds`.
+ * Any other method on either path is 405 `method_not_allowed` with `Allow: GET, HEAD`.
+ */
+export function securityRoutes(ctx: AppContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const pe = ctx.config.security.payload_encryption;
+  const { keys, policy } = ctx.security;
+
+  app.get(SECURITY_CONFIG_PATH, async (c) => {
+    const body: SecurityConfig = {
+      mode: policy.mode,
+      jwks_uri: pe.jwks_uri,
+      routes: policy.routes,
+      kid: (await keys.active()).kid,
+    };
+    c.header('Cache-Control', 'no-cache');
+    return c.json(body);
+  });
+  app.all(SECURITY_CONFIG_PATH, methodNotAllowed);
+
+  const jwksPaths = [...new Set([JWKS_PATH, pe.jwks_uri])];
+  for (const path of jwksPaths) {
+    app.get(path, async (c) => {
+      const body: Jwks = { keys: (await keys.usable()).map((k) => ({ ...k.publicJwk })) };
+      c.header('Cache-Control', `public, max-age=${pe.jwks_max_age_seconds}`);
+      return c.json(body);
+    });
+    app.all(path, methodNotAllowed);
+  }
+  return app;
 }

@@ -9,7 +9,9 @@ import { createContext, ROOT_DIR } from '../../backend/create-context';
 import type { Database } from '../../backend/db/database';
 import { openDatabase } from '../../backend/db/open-database';
 import type { AppEnv } from '../../backend/http/env';
-import { type RequestOptions, request, TEST_ORIGIN } from './http';
+import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
+import { apiKeyAuthorization } from './auth';
+import { type RequestOptions, request, setDefaultAuthorization, TEST_ORIGIN } from './http';
 
 /** A fake UI remote: enough for discovery to list the app and for the asset route to serve a file. */
 export const FAKE_REMOTE_ENTRY = 'window.fakeRemote = true;\n';
@@ -89,8 +91,19 @@ export async function createTestApp(overrides: TestAppOverrides = {}): Promise<T
   if (!overrides.appsDir) temp.push(appsDir);
   if (!overrides.distDir) temp.push(distDir);
   const database = overrides.database ?? (await openDatabase({ memory: true }));
-  const ctx = await createContext(config, { log: overrides.log ?? (() => {}), database, appsDir, distDir });
+  // Keys in memory: tests never write key files into the repository's data directory.
+  const keys = await MemoryKeyStore.create({
+    graceMs: config.security.payload_encryption.key_grace_seconds * 1000,
+  });
+  const ctx = await createContext(config, {
+    log: overrides.log ?? (() => {}),
+    database,
+    appsDir,
+    distDir,
+    keys,
+  });
   const app = createApp(ctx);
+  setDefaultAuthorization(app, await apiKeyAuthorization(ctx));
   return {
     app,
     ctx,

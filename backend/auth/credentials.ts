@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+
+/** Name of the session cookie (HttpOnly, SameSite=Lax, Path=/). */
+export const SESSION_COOKIE = 'sid';
+
+/**
+ * The credential a request presents, before anything checked it. An `Authorization` header, when present,
+ * is the only credential looked at (no fallback to the cookie), so a request is either header-authenticated
+ * (exempt from the cookie CSRF token) or cookie-authenticated, never both.
+ */
+export type PresentedCredential =
+  | { kind: 'session'; token: string }
+  | { kind: 'api_key'; key: string; secret: string }
+  | { kind: 'bearer'; token: string }
+  | { kind: 'malformed' };
+
+const TOKEN_AUTH = /^token ([A-Za-z0-9_-]{1,128}):([A-Za-z0-9_-]{1,256})$/i;
+const BEARER_AUTH = /^bearer ([A-Za-z0-9._~+/-]{1,1024}=*)$/i;
+
+/** Reads the presented credential from headers only (no body, no database). */
+export function presentedCredential(c: Context): PresentedCredential | undefined {
+  const authorization = c.req.header('authorization');
+  if (authorization !== undefined) {
+    const token = TOKEN_AUTH.exec(authorization);
+    if (token) return { kind: 'api_key', key: token[1]!, secret: token[2]! };
+    const bearer = BEARER_AUTH.exec(authorization);
+    if (bearer) return { kind: 'bearer', token: bearer[1]! };
+    return { kind: 'malformed' };
+  }
+  const session = getCookie(c, SESSION_COOKIE);
+  return session ? { kind: 'session', token: session } : undefined;
+}
+
+/** SHA-256, base64url. Secrets are stored and compared only in this form. */
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+/**
+ * A stable hash identifying the presented credential: the rate-limit bucket of a caller and part of its
+ * idempotency lookup key (SECURITY.md rule 8). Malformed credentials hash the raw header, so they do not
+ * all share one bucket.
+ */
+export function credentialHash(c: Context, credential: PresentedCredential): string {
+  switch (credential.kind) {
+    case 'session':
+      return sha256(`session:${credential.token}`);
+    case 'api_key':
+      return sha256(`api_key:${credential.key}:${credential.secret}`);
+    case 'bearer':
+      return sha256(`bearer:${credential.token}`);
+    case 'malformed':
+      return sha256(`malformed:${c.req.header('authorization') ?? ''}`);
+  }
+}

@@ -1,0 +1,48 @@
+import { randomBytes, type ScryptOptions, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+
+/** scrypt cost parameters (RFC 7914): N = 2^14, r = 8, p = 1, a 64-byte hash; ~16 MiB per hash. */
+const COST = { N: 16_384, r: 8, p: 1 } as const;
+const KEY_LENGTH = 64;
+
+function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCb(
+      password.normalize('NFKC'),
+      salt,
+      KEY_LENGTH,
+      { ...options, maxmem: 64 * 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(key)),
+    ),
+  );
+}
+
+/**
+ * Hashes a password with scrypt and a random salt. The result is self-describing,
+ * `scrypt$<N>$<r>$<p>$<salt>$<hash>` (base64url), so the cost can be raised without breaking old hashes.
+ */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, COST);
+  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+}
+
+/** A hash of a random password, compared against when the user does not exist so both paths cost the same. */
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Checks a password against a stored hash in constant time. With no stored hash (unknown user) it still
+ * spends one scrypt, so response time does not reveal which user names exist.
+ */
+export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+  const encoded = stored ?? (await dummyHash);
+  const [scheme, n, r, p, saltB64, hashB64] = encoded.split('$');
+  if (scheme !== 'scrypt' || !saltB64 || !hashB64) return false;
+  const expected = Buffer.from(hashB64, 'base64url');
+  const actual = await scrypt(password, Buffer.from(saltB64, 'base64url'), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
+  return stored !== undefined && actual.length === expected.length && timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,50 @@
+import type { MiddlewareHandler } from 'hono';
+import { type PresentedCredential, presentedCredential } from '../auth/credentials';
+import type { AppEnv, Principal } from '../http/env';
+import { PlatformError } from '../http/errors';
+
+/** Resolves a presented credential to a principal; the AuthService provides it. */
+export type CredentialResolver = (credential: PresentedCredential) => Promise<Principal | undefined>;
+
+/** Options of {@link auth}. */
+export interface AuthOptions {
+  resolve: CredentialResolver;
+}
+
+/** Paths under `/api/` anyone may call; every other `/api/` path needs a principal. */
+export const PUBLIC_API_PREFIXES = ['/api/gateway/', '/api/v1/security/'] as const;
+/** Exact public `/api/` paths. */
+export const PUBLIC_API_PATHS = ['/api/method/login', '/api/openapi.json'] as const;
+
+/** True when the path needs a principal: everything under `/api/` except the public endpoints. */
+export function requiresPrincipal(path: string): boolean {
+  if (!path.startsWith('/api/') && path !== '/api') return false;
+  if ((PUBLIC_API_PATHS as readonly string[]).includes(path)) return false;
+  return !PUBLIC_API_PREFIXES.some((p) => path.startsWith(p));
+}
+
+/** The one 401 body: a wrong password, an expired session and a malformed header all look the same. */
+export function unauthorized(): PlatformError {
+  return new PlatformError('unauthorized', 'Authentication is required, or the credentials are not valid.', {
+    status: 401,
+    headers: { 'WWW-Authenticate': 'Bearer realm="desk", token' },
+  });
+}
+
+/**
+ * AuthMiddleware (priority 50, SPEC.md): runs the AuthChain. The presented credential is the
+ * `Authorization` header when present (`token <key>:<secret>` for an API key, `Bearer <token>`), else the
+ * session cookie; the resolver checks it and the principal is set as `c.get('principal')`.
+ *
+ * Desk pages, `/api/gateway/*`, `/api/v1/security/*`, login and the OpenAPI document are public (a bad
+ * credential there is ignored); every other `/api/` path (`/api/resource/*`, `/api/method/*`, `/api/meta/*`)
+ * without a valid principal is 401 `unauthorized` with one fixed body.
+ */
+export const auth = (options: AuthOptions): MiddlewareHandler<AppEnv> =>
+  async function auth(c, next) {
+    const credential = presentedCredential(c);
+    const principal = credential ? await options.resolve(credential) : undefined;
+    if (principal) c.set('principal', principal);
+    else if (requiresPrincipal(c.req.path)) throw unauthorized();
+    return next();
+  };

@@ -1,0 +1,62 @@
+import type { MiddlewareHandler } from 'hono';
+import { presentedCredential } from '../auth/credentials';
+import type { AppEnv } from '../http/env';
+import { PlatformError } from '../http/errors';
+
+/** Options of {@link csrf}. */
+export interface CsrfOptions {
+  /** Extra origins allowed on cookie-authenticated unsafe requests (`security.csrf.trusted_origins`). */
+  trustedOrigins: readonly string[];
+  /** The public base URL, when the server sits behind a proxy that changes the Host. */
+  publicUrl?: string;
+  /** Checks the session-bound token (constant time); the AuthService provides it. */
+  checkToken(sessionToken: string, presented: string): boolean;
+}
+
+/** Header carrying the session-bound CSRF token. */
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The login route: no session yet, but a cross-site login (login CSRF) is still refused by origin. */
+const LOGIN_PATH = '/api/method/login';
+
+function forbidden(message: string): PlatformError {
+  return new PlatformError('csrf_failed', message, { status: 403 });
+}
+
+/**
+ * CSRFMiddleware (priority 20, SPEC.md). Reads headers only (SECURITY.md rule 6).
+ *
+ * An unsafe request that carries the session cookie (an ambient credential) must
+ * 1. not be `Sec-Fetch-Site: cross-site` or `same-site` (unless its Origin is trusted), and
+ * 2. have an `Origin`, when sent, equal to the server's own origin or a trusted origin (never `null`,
+ *    never a look-alike such as `https://<host>.evil.example`: origins are compared whole), and
+ * 3. send the token bound to its session in `X-CSRF-Token` (returned by login).
+ * Requests authenticated by an `Authorization` header (API key, bearer) carry no ambient credential and are
+ * exempt. Login requests get the origin checks (1, 2) only, with or without a (stale) session cookie.
+ */
+export const csrf = (options: CsrfOptions): MiddlewareHandler<AppEnv> => {
+  const trusted = new Set(options.trustedOrigins.map((o) => new URL(o).origin));
+  if (options.publicUrl) trusted.add(new URL(options.publicUrl).origin);
+  return async function csrf(c, next) {
+    if (SAFE.has(c.req.method)) return next();
+    const credential = presentedCredential(c);
+    const isLogin = c.req.path === LOGIN_PATH;
+    if (credential?.kind !== 'session' && !isLogin) return next();
+
+    const ownOrigin = new URL(c.req.url).origin;
+    const origin = c.req.header('origin');
+    const originOk = origin !== undefined && (origin === ownOrigin || trusted.has(origin));
+    if (origin !== undefined && !originOk) throw forbidden('The request origin is not allowed.');
+    const site = c.req.header('sec-fetch-site')?.toLowerCase();
+    if ((site === 'cross-site' || site === 'same-site') && !originOk) {
+      throw forbidden('Cross-site requests are not allowed.');
+    }
+    if (credential?.kind === 'session' && !isLogin) {
+      const token = c.req.header(CSRF_HEADER);
+      if (!token || !options.checkToken(credential.token, token)) {
+        throw forbidden('A valid X-CSRF-Token header is required.');
+      }
+    }
+    return next();
+  };
+};

@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../http/env';
+import { PlatformError } from '../http/errors';
+import { readJsonBody } from '../http/read-body';
+import type { IdempotencyStore, StoredResponse } from '../security/idempotency/idempotency-store';
+import { mediaType } from './payload-decryption';
+
+/** Options of {@link idempotency}. */
+export interface IdempotencyOptions {
+  store: IdempotencyStore;
+  /** How long a completed response is replayed (`security.idempotency.ttl_seconds`), in milliseconds. */
+  ttlMs: number;
+}
+
+/** Request header naming an idempotent operation. */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Response header marking a replayed response. */
+export const REPLAY_HEADER = 'Idempotent-Replayed';
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const REPLAYED_HEADERS = ['content-type', 'location'];
+
+/** A valid key: 1-255 printable ASCII characters (no CR/LF, no control or non-ASCII characters). */
+export function isValidIdempotencyKey(key: string): boolean {
+  return /^[\x20-\x7e]{1,255}$/.test(key);
+}
+
+/** JSON with object keys sorted at every level: equal values give equal text whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('base64url');
+
+/**
+ * The payload fingerprint (SECURITY.md rule 8): the hash of the canonical DECRYPTED body, so a retry that
+ * re-encrypts the same plaintext is a replay. Non-JSON bodies are hashed as bytes.
+ */
+async function fingerprint(c: Context<AppEnv>): Promise<string> {
+  if (c.get('jsonBody') !== undefined || mediaType(c.req.header('content-type')) === 'application/json') {
+    return sha256(canonicalJson(await readJsonBody(c)));
+  }
+  return sha256(new Uint8Array(await c.req.arrayBuffer()));
+}
+
+/**
+ * IdempotencyMiddleware (priority 30, SPEC.md): `Idempotency-Key` on POST/PUT/PATCH/DELETE (ignored on safe
+ * methods and on requests without a credential, which have no caller to scope the key to).
+ *
+ * The lookup key hashes the Idempotency-Key, method, path and the credential hash, so a key reused by another
+ * caller never sees the first caller's response (rule 8; this runs before Auth). The first run stores its
+ * response; the same key with the same payload replays it with `Idempotent-Replayed: true`; a different
+ * payload is 422 `idempotency_key_reused`; a run still in flight is 409 `idempotency_in_flight`. A handler that
+ * throws, a 401, a 429 or a 5xx releases the key instead of storing it, so the client may retry.
+ * A key that is empty, longer than 255 characters or not printable ASCII is 400 `invalid_idempotency_key`.
+ */
+export const idempotency = (options: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
+  async function idempotency(c, next) {
+    if (!UNSAFE.has(c.req.method) || !c.req.raw.headers.has(IDEMPOTENCY_HEADER)) return next();
+    const key = c.req.raw.headers.get(IDEMPOTENCY_HEADER)!;
+    if (!isValidIdempotencyKey(key)) {
+      throw new PlatformError(
+        'invalid_idempotency_key',
+        'Idempotency-Key must be 1-255 printable ASCII characters.',
+        { status: 400 },
+      );
+    }
+    const caller = c.get('credentialHash');
+    if (!caller) return next();
+    const lookup = sha256([key, c.req.method, c.req.path, caller].join('\n'));
+    const result = await options.store.begin(lookup, await fingerprint(c), options.ttlMs);
+    switch (result.state) {
+      case 'replay':
+        return replay(result.response);
+      case 'conflict':
+        throw new PlatformError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used with a different payload.',
+          { status: 422 },
+        );
+      case 'in_flight':
+        throw new PlatformError('idempotency_in_flight', 'A request with this Idempotency-Key is running.', {
+          status: 409,
+          headers: { 'Retry-After': '1' },
+        });
+    }
+    try {
+      await next();
+    } catch (err) {
+      await options.store.release(lookup);
+      throw err;
+    }
+    const status = c.res.status;
+    if (c.error || status === 401 || status === 429 || status >= 500) {
+      await options.store.release(lookup);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = c.res.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    await options.store.complete(lookup, { status, headers, body: await c.res.clone().text() });
+  };
+
+function replay(stored: StoredResponse): Response {
+  const headers = new Headers(stored.headers);
+  headers.set(REPLAY_HEADER, 'true');
+  headers.set('Cache-Control', 'no-store');
+  return new Response(stored.body, { status: stored.status, headers });
+}

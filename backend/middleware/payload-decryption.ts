@@ -1,0 +1,68 @@
+import type { MiddlewareHandler } from 'hono';
+import { JOSE_CONTENT_TYPE } from '../../src/sdk/security/protocol';
+import type { AppEnv } from '../http/env';
+import { PlatformError } from '../http/errors';
+import type { EncryptionPolicy } from '../security/encryption-policy';
+import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
+import { parseDecryptedJson } from '../security/jwe/parse-decrypted-json';
+import type { KeyStore } from '../security/keys/key-store';
+import { readLimitedBody } from './read-limited-body';
+
+/** Options of {@link payloadDecryption}. */
+export interface PayloadDecryptionOptions {
+  policy: EncryptionPolicy;
+  keys: KeyStore;
+  /** Largest `application/jose` body (`payload_encryption.max_jwe_bytes`); larger is 413 before any crypto. */
+  maxJweBytes: number;
+  /** Largest plaintext body read to decide whether a refused plaintext is empty (`server.max_body_bytes`). */
+  maxBodyBytes: number;
+}
+
+/** The media type of a `Content-Type` header, lower-cased and without parameters. */
+export function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function unsupported(code: string, message: string): PlatformError {
+  return new PlatformError(code, message, { status: 415 });
+}
+
+/**
+ * PayloadDecryptionMiddleware (priority 15, SPEC.md; SECURITY.md rules 2-6).
+ *
+ * - An `application/jose` body is size-checked, decrypted (compact JWE bound to this method and path) and
+ *   parsed safely; the handler sees the plaintext JSON through `readJsonBody` (`c.set('jsonBody')`). In
+ *   `disabled` mode such a body is 415 `encryption_disabled`.
+ * - A non-empty body of any other type where the mode requires encryption (a selective route, a mutating
+ *   request in strict mode, a DocType with flagged fields in metadata mode) is 415 `encryption_required`
+ *   before any handler runs. The content type is never sniffed, and nothing in the request can lower the mode.
+ */
+export const payloadDecryption = (options: PayloadDecryptionOptions): MiddlewareHandler<AppEnv> =>
+  async function payloadDecryption(c, next) {
+    const type = mediaType(c.req.header('content-type'));
+    if (type === JOSE_CONTENT_TYPE) {
+      if (options.policy.mode === 'disabled') {
+        throw unsupported('encryption_disabled', 'Payload encryption is disabled; send application/json.');
+      }
+      const bytes = await readLimitedBody(c, options.maxJweBytes);
+      const token = Buffer.from(bytes).toString('latin1');
+      const rawPath = new URL(c.req.url).pathname;
+      const { plaintext } = await decryptRequestJwe(
+        token,
+        { method: c.req.method, paths: [rawPath, c.req.path] },
+        options.keys,
+      );
+      c.set('jsonBody', parseDecryptedJson(plaintext));
+      return next();
+    }
+    if (c.req.raw.body !== null && options.policy.requiresEncryption(c.req.method, c.req.path)) {
+      const bytes = await readLimitedBody(c, options.maxBodyBytes);
+      if (Buffer.from(bytes).toString('utf8').trim() !== '') {
+        throw unsupported(
+          'encryption_required',
+          `This request must be encrypted: send a compact JWE as ${JOSE_CONTENT_TYPE}.`,
+        );
+      }
+    }
+    return next();
+  };

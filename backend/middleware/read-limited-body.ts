@@ -1,0 +1,41 @@
+import type { Context } from 'hono';
+import { PlatformError } from '../http/errors';
+
+/** 413 `payload_too_large`, raised before any parsing or crypto (SECURITY.md rule 6). */
+export function payloadTooLarge(maxBytes: number): PlatformError {
+  return new PlatformError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, {
+    status: 413,
+  });
+}
+
+/**
+ * Reads the request body, refusing it with 413 as soon as it passes `maxBytes` (from `Content-Length` when
+ * given, else while streaming, so a chunked body cannot exceed the limit in memory). The bytes are put in
+ * Hono's body cache, so later readers (`c.req.text()`, `readJsonBody`) see the same body.
+ */
+export async function readLimitedBody(c: Context, maxBytes: number): Promise<Uint8Array> {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
+  const cache = c.req.bodyCache as Record<string, Promise<unknown> | undefined>;
+  if (cache.arrayBuffer) return new Uint8Array((await cache.arrayBuffer) as ArrayBuffer);
+  const stream = c.req.raw.body;
+  if (!stream || c.req.raw.bodyUsed) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const body = Buffer.concat(chunks, total);
+  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const copy = bytes.slice().buffer;
+  cache.arrayBuffer = Promise.resolve(copy);
+  return bytes;
+}

@@ -1,0 +1,100 @@
+import type { Database } from '../../db/database';
+import {
+  type BeginResult,
+  type IdempotencyStore,
+  IN_FLIGHT_TIMEOUT_MS,
+  type StoredResponse,
+} from './idempotency-store';
+
+/** The table behind {@link DbIdempotencyStore}; `key` is the caller-scoped hash, so it is the primary key. */
+export const IDEMPOTENCY_SCHEMA = `
+CREATE TABLE IF NOT EXISTS platform_idempotency (
+  key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  status INTEGER,
+  headers TEXT,
+  body TEXT,
+  started_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS platform_idempotency_expires ON platform_idempotency (expires_at);
+`;
+
+interface Row {
+  fingerprint: string;
+  status: number | null;
+  headers: string | null;
+  body: string | null;
+}
+
+/**
+ * Idempotency records in the database, shared by every process on it. `begin` is one
+ * `INSERT ... ON CONFLICT DO UPDATE ... WHERE <expired or abandoned>` statement: the primary key makes it
+ * atomic, so of any number of concurrent requests with one key exactly one inserts (or takes over) the row.
+ */
+export class DbIdempotencyStore implements IdempotencyStore {
+  readonly #db: Pick<Database, 'query' | 'exec'>;
+  readonly #now: () => number;
+
+  constructor(db: Pick<Database, 'query' | 'exec'>, options: { now?: () => number } = {}) {
+    this.#db = db;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Creates the table when missing. */
+  async migrate(): Promise<void> {
+    await this.#db.exec(IDEMPOTENCY_SCHEMA);
+  }
+
+  async begin(key: string, fingerprint: string, ttlMs: number): Promise<BeginResult> {
+    // A row released between our INSERT and SELECT is simply tried again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = this.#now();
+      const inserted = await this.#db.query(
+        `INSERT INTO platform_idempotency (key, fingerprint, started_at, expires_at)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (key) DO UPDATE
+           SET fingerprint = EXCLUDED.fingerprint, status = NULL, headers = NULL, body = NULL,
+               started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at
+           WHERE platform_idempotency.expires_at <= $3
+              OR (platform_idempotency.status IS NULL AND platform_idempotency.started_at <= $5)
+         RETURNING key`,
+        [key, fingerprint, now, now + ttlMs, now - IN_FLIGHT_TIMEOUT_MS],
+      );
+      if (inserted.rows.length > 0) return { state: 'new' };
+      const { rows } = await this.#db.query<Row>(
+        'SELECT fingerprint, status, headers, body FROM platform_idempotency WHERE key = $1',
+        [key],
+      );
+      const row = rows[0];
+      if (!row) continue;
+      if (row.fingerprint !== fingerprint) return { state: 'conflict' };
+      if (row.status === null) return { state: 'in_flight' };
+      return {
+        state: 'replay',
+        response: {
+          status: Number(row.status),
+          headers: JSON.parse(row.headers ?? '{}') as Record<string, string>,
+          body: row.body ?? '',
+        },
+      };
+    }
+    return { state: 'in_flight' };
+  }
+
+  async complete(key: string, response: StoredResponse): Promise<void> {
+    await this.#db.query(
+      'UPDATE platform_idempotency SET status = $2, headers = $3, body = $4 WHERE key = $1',
+      [key, response.status, JSON.stringify(response.headers), response.body],
+    );
+  }
+
+  async release(key: string): Promise<void> {
+    await this.#db.query('DELETE FROM platform_idempotency WHERE key = $1', [key]);
+  }
+
+  /** Deletes expired records; called periodically by the server. */
+  async sweep(): Promise<void> {
+    await this.#db.query('DELETE FROM platform_idempotency WHERE expires_at <= $1', [this.#now()]);
+  }
+}

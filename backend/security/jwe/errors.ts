@@ -1,0 +1,24 @@
+import { PlatformError } from '../../http/errors';
+
+/**
+ * RFC 7516 section 11.5: every decryption failure (bad tag, wrong key, malformed token, a flipped bit, a
+ * forbidden header) gets this one error, which never echoes any part of the input.
+ */
+export function decryptionFailed(cause?: unknown): PlatformError {
+  return new PlatformError('decryption_failed', 'The encrypted payload could not be decrypted.', {
+    status: 400,
+    cause,
+  });
+}
+
+/**
+ * A `kid` that is missing or not (or no longer) held by the server: its own code so clients know to refetch
+ * the JWKS (SECURITY.md rule 3). The kid itself is never echoed.
+ */
+export function unknownKey(): PlatformError {
+  return new PlatformError(
+    'unknown_key',
+    'The payload is encrypted to a key this server does not hold; fetch the JWKS again.',
+    { status: 400 },
+  );
+}

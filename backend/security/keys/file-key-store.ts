@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import { ensureKeyDir, keyRingStamp, pemPath, readKeyRing } from './key-dir';
+import { loadKeyMaterial } from './key-material';
+import { type EncryptionKey, isUsable, type KeyStore, type KeyStoreOptions, newestFirst } from './key-store';
+
+/** Options of {@link FileKeyStore}. */
+export interface FileKeyStoreOptions extends KeyStoreOptions {
+  /** The key directory, `<data_dir>/keys`. */
+  dir: string;
+  /** How often `active()` / `usable()` look for a rotation by another process (`m keys rotate`). */
+  refreshMs?: number;
+  /** Minimum time between re-reads triggered by an unknown kid (so unknown kids cannot hammer the disk). */
+  unknownKidCooldownMs?: number;
+}
+
+/**
+ * The key store of a running server: `<data_dir>/keys/keyring.json` plus one `<kid>.pem` per key (0600).
+ *
+ * A running server picks up `m keys rotate` in two ways: `active()`/`usable()` (the security config and JWKS
+ * endpoints) re-read the ring when its file stamp changed, checked at most every `refreshMs` (5 s); and a
+ * JWE naming a kid the server does not know re-reads it at once, at most every `unknownKidCooldownMs` (1 s).
+ */
+export class FileKeyStore implements KeyStore {
+  readonly #dir: string;
+  readonly #graceMs: number;
+  readonly #now: () => number;
+  readonly #refreshMs: number;
+  readonly #cooldownMs: number;
+  #keys: EncryptionKey[] = [];
+  #stamp: string | null = null;
+  #checkedAt = 0;
+  #forcedAt = 0;
+  #reloading?: Promise<void>;
+
+  private constructor(options: FileKeyStoreOptions) {
+    this.#dir = options.dir;
+    this.#graceMs = options.graceMs;
+    this.#now = options.now ?? Date.now;
+    this.#refreshMs = options.refreshMs ?? 5_000;
+    this.#cooldownMs = options.unknownKidCooldownMs ?? 1_000;
+  }
+
+  /** Opens the key directory, generating the first key pair when it holds none (first start). */
+  static async open(options: FileKeyStoreOptions): Promise<FileKeyStore> {
+    await ensureKeyDir(options.dir, { graceMs: options.graceMs, now: options.now });
+    const store = new FileKeyStore(options);
+    await store.#reload();
+    return store;
+  }
+
+  async active(): Promise<EncryptionKey> {
+    await this.#refresh(false);
+    const active = this.#keys.find((k) => k.retiredAt === undefined) ?? this.#keys[0];
+    if (!active) throw new Error(`no encryption key in ${this.#dir}`);
+    return active;
+  }
+
+  async usable(): Promise<EncryptionKey[]> {
+    await this.#refresh(false);
+    const now = this.#now();
+    return this.#keys.filter((k) => isUsable(k, this.#graceMs, now));
+  }
+
+  async find(kid: string): Promise<EncryptionKey | undefined> {
+    let key = this.#keys.find((k) => k.kid === kid);
+    if (!key) {
+      await this.#refresh(true);
+      key = this.#keys.find((k) => k.kid === kid);
+    }
+    return key && isUsable(key, this.#graceMs, this.#now()) ? key : undefined;
+  }
+
+  async #refresh(unknownKid: boolean): Promise<void> {
+    const t = Date.now();
+    if (unknownKid) {
+      if (t - this.#forcedAt < this.#cooldownMs) return;
+      this.#forcedAt = t;
+    } else if (t - this.#checkedAt < this.#refreshMs) return;
+    this.#checkedAt = t;
+    // One shared in-flight reload: concurrent requests wait for the same read.
+    this.#reloading ??= this.#reload().finally(() => {
+      this.#reloading = undefined;
+    });
+    await this.#reloading;
+  }
+
+  async #reload(): Promise<void> {
+    const stamp = await keyRingStamp(this.#dir);
+    if (stamp === this.#stamp) return;
+    const ring = await readKeyRing(this.#dir);
+    const known = new Map(this.#keys.map((k) => [k.kid, k]));
+    const keys: EncryptionKey[] = [];
+    for (const entry of ring.keys) {
+      const retiredAt = entry.retired_at === null ? undefined : Date.parse(entry.retired_at);
+      const cached = known.get(entry.kid);
+      if (cached) {
+        keys.push({ ...cached, retiredAt });
+        continue;
+      }
+      const material = await loadKeyMaterial(await readFile(pemPath(this.#dir, entry.kid), 'utf8'));
+      if (material.kid !== entry.kid) throw new Error(`${entry.kid}.pem does not hold the key it names`);
+      keys.push({
+        kid: material.kid,
+        privateKey: material.privateKey,
+        publicJwk: material.publicJwk,
+        createdAt: Date.parse(entry.created_at),
+        retiredAt,
+      });
+    }
+    this.#keys = keys.sort(newestFirst);
+    this.#stamp = stamp;
+  }
+}

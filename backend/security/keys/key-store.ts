@@ -1,0 +1,48 @@
+import type { EncryptionJwk } from '../../../src/sdk/security/protocol';
+
+/**
+ * One payload-encryption key as the server holds it. The private half is a non-extractable WebCrypto key so
+ * decryption runs on Node's thread pool (both cores) and the key material cannot be exported by accident.
+ */
+export interface EncryptionKey {
+  kid: string;
+  /** RSA-OAEP (SHA-256) private key, usage `decrypt` only. */
+  privateKey: CryptoKey;
+  /** Public members only (`kty`, `use`, `alg`, `kid`, `n`, `e`): what the JWKS publishes. */
+  publicJwk: EncryptionJwk;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Epoch milliseconds when a newer key replaced it; absent for the active key. */
+  retiredAt?: number;
+}
+
+/**
+ * The server-owned map of encryption keys (SECURITY.md rules 2 and 7). Keys are only ever looked up by `kid`
+ * in this map: headers such as `jku`, `x5u` or `jwk` are never followed.
+ */
+export interface KeyStore {
+  /** The key new payloads should be encrypted to (named by `/api/v1/security/config`). */
+  active(): Promise<EncryptionKey>;
+  /** The active key and every retired key still inside its grace period, newest first. */
+  usable(): Promise<EncryptionKey[]>;
+  /** A usable key by `kid`, or undefined for an unknown or expired one. */
+  find(kid: string): Promise<EncryptionKey | undefined>;
+}
+
+/** Key-store timing options shared by the implementations. */
+export interface KeyStoreOptions {
+  /** How long a retired key keeps decrypting (`key_grace_seconds`), in milliseconds. */
+  graceMs: number;
+  /** Injectable clock for tests. */
+  now?: () => number;
+}
+
+/** True while a key decrypts: the active key, or a retired one inside the grace period. */
+export function isUsable(key: Pick<EncryptionKey, 'retiredAt'>, graceMs: number, now: number): boolean {
+  return key.retiredAt === undefined || now < key.retiredAt + graceMs;
+}
+
+/** Newest first, so the JWKS lists the active key first. */
+export function newestFirst(a: EncryptionKey, b: EncryptionKey): number {
+  return b.createdAt - a.createdAt;
+}
