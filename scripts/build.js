@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// `npm run build`: builds the Desk shell (dist/shell/) and every sample app's UI remote
+// (backend/apps/<app>/static/mfe/) with webpack in production mode, then checks the outputs and the
+// JavaScript size budget. Prints what it builds; any failure exits non-zero with the reason.
+//
+//   node scripts/build.js                 build everything
+//   node scripts/build.js --missing       build only the targets whose output is missing (npm start)
+//   node scripts/build.js --only shell,crm
+//
+// Exit codes: 0 built (or nothing to build), 1 build failed or an output is missing, 2 usage error,
+// 3 the size budget is exceeded.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+
+/** Gzip budget of the shell's JavaScript plus every remoteEntry.js (what any first screen needs at most). */
+export const SHELL_JS_BUDGET_GZIP = 300 * 1024;
+
+/** Every build target and the file that proves it was built. */
+export function targets() {
+  const appsDir = join(root, 'backend', 'apps');
+  const apps = existsSync(appsDir)
+    ? readdirSync(appsDir)
+        .filter((app) => existsSync(join(appsDir, app, 'ui', 'exposes.json')))
+        .sort()
+    : [];
+  return [
+    { name: 'shell', output: join(root, 'dist', 'shell'), marker: join(root, 'dist', 'shell', 'index.html') },
+    ...apps.map((app) => {
+      const output = join(appsDir, app, 'static', 'mfe');
+      return { name: app, output, marker: join(output, 'remoteEntry.js') };
+    }),
+  ];
+}
+
+/** Gzip bytes of the JavaScript files directly in `dir` (optionally only those named in `only`). */
+export function gzipBytesOfJs(dir, only) {
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.js') && (!only || only.includes(f)))
+    .reduce((sum, f) => sum + gzipSync(readFileSync(join(dir, f)), { level: 9 }).length, 0);
+}
+
+function parseArgs(argv) {
+  const opts = { missing: false, only: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--missing') opts.missing = true;
+    else if (arg === '--only') opts.only = argv[++i];
+    else if (arg.startsWith('--only=')) opts.only = arg.slice(7);
+    else if (arg === '--help' || arg === '-h') opts.help = true;
+    else throw new Error(`unknown argument "${arg}"`);
+  }
+  return opts;
+}
+
+function main() {
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`build: ${err.message}\nUsage: node scripts/build.js [--missing] [--only shell,crm,...]`);
+    return 2;
+  }
+  if (opts.help) {
+    console.log('Usage: node scripts/build.js [--missing] [--only shell,crm,...]');
+    return 0;
+  }
+  const all = targets();
+  let selected = all;
+  if (opts.only) {
+    const names = opts.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const unknown = names.filter((n) => !all.some((t) => t.name === n));
+    if (unknown.length > 0) {
+      console.error(
+        `build: unknown target(s) ${unknown.join(', ')}; known: ${all.map((t) => t.name).join(', ')}`,
+      );
+      return 2;
+    }
+    selected = all.filter((t) => names.includes(t.name));
+  }
+  if (opts.missing) selected = selected.filter((t) => !existsSync(t.marker));
+  if (selected.length === 0) {
+    console.log('build: everything is built (dist/shell and every static/mfe).');
+    return 0;
+  }
+  for (const t of selected) console.log(`build: ${t.name.padEnd(6)} -> ${t.output.slice(root.length + 1)}/`);
+  const started = Date.now();
+  const cli = require.resolve('webpack-cli/bin/cli.js');
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      cli,
+      '--config',
+      'webpack.config.ts',
+      '--mode',
+      'production',
+      '--env',
+      `only=${selected.map((t) => t.name).join(',')}`,
+    ],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } },
+  );
+  if (result.error) {
+    console.error(`build: FAILED: could not run webpack: ${result.error.message}`);
+    return 1;
+  }
+  if (result.status !== 0) {
+    console.error(`build: FAILED: webpack exited with ${result.status ?? result.signal}`);
+    return 1;
+  }
+  const missing = selected.filter((t) => !existsSync(t.marker));
+  if (missing.length > 0) {
+    console.error(`build: FAILED: no output for ${missing.map((t) => `${t.name} (${t.marker})`).join(', ')}`);
+    return 1;
+  }
+  const shell = all[0];
+  if (existsSync(shell.marker)) {
+    const entries = all.slice(1).reduce((sum, t) => sum + gzipBytesOfJs(t.output, ['remoteEntry.js']), 0);
+    const total = gzipBytesOfJs(shell.output) + entries;
+    const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+    console.log(`build: shell JS + remote entries = ${kb(total)} gzip (budget ${kb(SHELL_JS_BUDGET_GZIP)})`);
+    if (total > SHELL_JS_BUDGET_GZIP) {
+      console.error('build: FAILED: the JavaScript size budget is exceeded.');
+      return 3;
+    }
+  }
+  console.log(`build: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exit(main());

@@ -1,0 +1,58 @@
+/**
+ * Boots the Desk: read `__PLATFORM_CONFIG__` (a clear on-page error when it is missing or invalid), create the
+ * platform objects, start `prewarmCore` WITHOUT awaiting it, and render the first screen at once. Each part
+ * of the UI shows its own loading state until its service is warm, and only that part degrades if it fails.
+ */
+import { createRoot } from 'react-dom/client';
+import { readPlatformConfig } from '../sdk/platform-config';
+import { PlatformProvider } from './hooks/use-platform';
+import { createPlatform } from './platform/create-platform';
+import { prewarmCore } from './platform/prewarm-core';
+import css from './styles/desk.css';
+import { App, createQueryClient } from './views/App';
+import { ConfigError } from './views/ConfigError';
+
+function injectStyles(): void {
+  const style = document.createElement('style');
+  style.dataset.desk = 'shell';
+  style.textContent = css;
+  document.head.appendChild(style);
+}
+
+function boot(): void {
+  injectStyles();
+  let container = document.getElementById('root');
+  if (!container) {
+    container = document.createElement('div');
+    container.id = 'root';
+    document.body.appendChild(container);
+  }
+  const root = createRoot(container);
+  let config: ReturnType<typeof readPlatformConfig>;
+  try {
+    config = readPlatformConfig();
+  } catch (error) {
+    root.render(<ConfigError error={error} />);
+    return;
+  }
+  const platform = createPlatform(config);
+  const started = performance.now();
+  const warm = prewarmCore(platform).then((report) => {
+    const failed = report.services.filter((s) => s.status === 'rejected').map((s) => s.service);
+    // Exposed for the benchmarks and for operators poking at a running Desk.
+    (window as { __DESK_BOOT__?: unknown }).__DESK_BOOT__ = {
+      prewarmMs: performance.now() - started,
+      failed,
+    };
+    if (failed.length > 0) console.warn(`Desk: services unavailable at boot: ${failed.join(', ')}`);
+    return report;
+  });
+  void warm;
+  root.render(
+    <PlatformProvider platform={platform}>
+      <App queryClient={createQueryClient()} />
+    </PlatformProvider>,
+  );
+}
+
+boot();

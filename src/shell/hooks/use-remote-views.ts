@@ -1,0 +1,21 @@
+import { useEffect, useSyncExternalStore } from 'react';
+import type { LoadState } from '../platform/keyed-store';
+import type { RemoteViews } from '../remote-contract';
+import { usePlatform } from './use-platform';
+
+/**
+ * The `./views` module of `service`'s UI remote, loaded on first use (prewarm usually preloaded it).
+ * `undefined` when `service` is undefined or has no remote.
+ */
+export function useRemoteViews(
+  service: string | undefined,
+  hasRemote: boolean,
+): LoadState<RemoteViews> | undefined {
+  const { remoteViews } = usePlatform();
+  const states = useSyncExternalStore(remoteViews.subscribe, remoteViews.getSnapshot);
+  useEffect(() => {
+    if (service && hasRemote) remoteViews.load(service).catch(() => {});
+  }, [remoteViews, service, hasRemote]);
+  if (!service || !hasRemote) return undefined;
+  return states[service] ?? { status: 'loading' };
+}

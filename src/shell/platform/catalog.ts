@@ -1,0 +1,148 @@
+/**
+ * The Desk's catalog of services and their DocTypes, behind the sidebar and every DocType screen. Services
+ * come from two sources, merged: `GET <gateway>/api/gateway/remotes` (services that ship a UI remote) and the
+ * manifests prewarmed for `coreServices` (which include data-only services). Each service's metadata
+ * (`metaUrl`) loads independently, so one failing service degrades only its own entries.
+ */
+import type { DocTypeSchema, ServiceMetadata } from '../../sdk/data/protocol';
+import type { RemotesMap, ServiceManifest } from '../../sdk/discovery/protocol';
+import { KeyedStore, type LoadState } from './keyed-store';
+
+/** Where a service lives, whichever source told us. */
+export interface ServiceEntry {
+  service: string;
+  /** URL of its `remoteEntry.js`, or null for a data-only service. */
+  url: string | null;
+  apiUrl: string;
+  metaUrl: string;
+}
+
+/** Immutable snapshot of the catalog. */
+export interface CatalogSnapshot {
+  /** State of the gateway's remotes map. */
+  remotes: LoadState<RemotesMap> | { status: 'idle' };
+  /** Known services by name, in the order they became known. */
+  services: Readonly<Record<string, ServiceEntry>>;
+  /** Metadata state per service. */
+  metadata: Readonly<Record<string, LoadState<ServiceMetadata>>>;
+}
+
+/** Options of {@link DeskCatalog}. */
+export interface DeskCatalogOptions {
+  /** Base URL of the gateway (`__PLATFORM_CONFIG__.gatewayUrl`). */
+  gatewayUrl: string;
+  /** Fetches `GET /api/gateway/remotes`. */
+  fetchRemotes(url: string): Promise<RemotesMap>;
+  /** Fetches a service's metadata from its `metaUrl` (the SDK's `fetchServiceMetadata`). */
+  fetchMetadata(metaUrl: string): Promise<ServiceMetadata>;
+}
+
+/** Path of the gateway's remotes map (SPEC.md "Gateway discovery"). */
+export const REMOTES_PATH = '/api/gateway/remotes';
+
+/** Services, their metadata, and a DocType lookup over them. */
+export class DeskCatalog {
+  readonly #metadata: KeyedStore<ServiceMetadata>;
+  readonly #remotes: KeyedStore<RemotesMap>;
+  #services: Record<string, ServiceEntry> = {};
+  #snapshot: CatalogSnapshot | undefined;
+  readonly #listeners = new Set<() => void>();
+
+  constructor(options: DeskCatalogOptions) {
+    this.#metadata = new KeyedStore((service) => {
+      const entry = this.#services[service];
+      if (!entry) return Promise.reject(new Error(`Unknown service ${service}`));
+      return options.fetchMetadata(entry.metaUrl);
+    });
+    this.#remotes = new KeyedStore(() => options.fetchRemotes(`${options.gatewayUrl}${REMOTES_PATH}`));
+    this.#metadata.subscribe(() => this.#changed());
+    this.#remotes.subscribe(() => this.#changed());
+  }
+
+  /** Loads the remotes map and the metadata of every service in it. Failures stay in the snapshot. */
+  async loadRemotes(): Promise<void> {
+    try {
+      const map = await this.#remotes.load('remotes');
+      for (const [service, unit] of Object.entries(map)) {
+        this.addService({ service, url: unit.url, apiUrl: unit.apiUrl, metaUrl: unit.metaUrl });
+      }
+    } catch {
+      // Recorded in the snapshot; the sidebar shows it with a retry.
+    }
+  }
+
+  /** Retries the remotes map. */
+  retryRemotes(): Promise<void> {
+    return this.#remotes.retry('remotes').then(
+      () => this.loadRemotes(),
+      () => {},
+    );
+  }
+
+  /** Adds (or updates) a service from a manifest and loads its metadata; resolves when the metadata is in. */
+  addManifest(manifest: ServiceManifest): Promise<ServiceMetadata> {
+    return this.addService({
+      service: manifest.service,
+      url: manifest.url,
+      apiUrl: manifest.apiUrl,
+      metaUrl: manifest.metaUrl,
+    });
+  }
+
+  /** Adds a service and loads its metadata (once); resolves with the metadata. */
+  addService(entry: ServiceEntry): Promise<ServiceMetadata> {
+    const known = this.#services[entry.service];
+    if (
+      !known ||
+      known.url !== entry.url ||
+      known.metaUrl !== entry.metaUrl ||
+      known.apiUrl !== entry.apiUrl
+    ) {
+      this.#services = {
+        ...this.#services,
+        [entry.service]: { ...known, ...entry, url: entry.url ?? known?.url ?? null },
+      };
+      this.#changed();
+    }
+    return this.#metadata.load(entry.service);
+  }
+
+  /** Retries one service's metadata. */
+  retryMetadata(service: string): Promise<ServiceMetadata> {
+    return this.#metadata.retry(service);
+  }
+
+  /** The schema of `docType` when its service's metadata is loaded. */
+  findDocType(docType: string): { service: string; schema: DocTypeSchema } | undefined {
+    const states = this.#metadata.getSnapshot();
+    for (const [service, state] of Object.entries(states)) {
+      if (state.status !== 'ready') continue;
+      const schema = state.value.doctypes.find((d) => d.name === docType);
+      if (schema) return { service, schema };
+    }
+    return undefined;
+  }
+
+  /** Subscribes to changes (for `useSyncExternalStore`). */
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  };
+
+  /** The current snapshot (same object until something changes). */
+  getSnapshot = (): CatalogSnapshot => {
+    this.#snapshot ??= {
+      remotes: this.#remotes.get('remotes') ?? { status: 'idle' },
+      services: this.#services,
+      metadata: this.#metadata.getSnapshot(),
+    };
+    return this.#snapshot;
+  };
+
+  #changed(): void {
+    this.#snapshot = undefined;
+    for (const listener of [...this.#listeners]) listener();
+  }
+}

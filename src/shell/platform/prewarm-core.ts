@@ -1,0 +1,38 @@
+/**
+ * `prewarmCore` (SPEC.md "Discovery client flow"): at boot, while the first screen renders, warm the core
+ * services in parallel with all-settled semantics: one discovery query brings their manifests, then per
+ * service the metadata loads and the UI remote is registered and preloaded. A failing service is reported
+ * and degrades only its own parts of the Desk; the security policy loads alongside.
+ */
+import type { PrewarmReport } from '../../sdk/discovery';
+import type { DeskPlatform } from './create-platform';
+
+/** What boot learned: each core service's outcome and whether the security policy loaded. */
+export interface PrewarmCoreReport {
+  services: PrewarmReport;
+  security: PromiseSettledResult<unknown>;
+}
+
+/** Warms `config.coreServices`, the gateway's remotes map and the security policy, all in parallel. */
+export async function prewarmCore(platform: DeskPlatform): Promise<PrewarmCoreReport> {
+  const { discovery, catalog, remotes, remoteViews, security, config } = platform;
+  const [services, security_] = await Promise.all([
+    discovery.prewarm(config.coreServices, {
+      warmers: [
+        (_service, manifest) => catalog.addManifest(manifest),
+        (service, manifest) => {
+          if (!manifest.url) return undefined;
+          remotes.register(service, { url: manifest.url });
+          // The views module is what the Desk needs first; its failure is shown where the views are used.
+          return remoteViews.load(service);
+        },
+      ],
+    }),
+    security.load().then(
+      (value) => ({ status: 'fulfilled', value }) as const,
+      (reason: unknown) => ({ status: 'rejected', reason }) as const,
+    ),
+    catalog.loadRemotes(),
+  ]);
+  return { services, security: security_ };
+}

@@ -1,0 +1,74 @@
+/**
+ * What a service's UI remote exposes to the Desk (README "Writing a UI remote"). Types only: a remote
+ * imports them with `import type`, so nothing of the shell ends up in its bundle.
+ *
+ * A remote exposes ONE module, `./views`, whose default export is a {@link RemoteViews}: per DocType the
+ * views that replace the Desk's generic ones, and dashboard widgets. It may expose more modules (e.g.
+ * `./CustomerForm`) for other hosts; the Desk only reads `./views`.
+ *
+ * @example
+ * // backend/apps/crm/ui/views.ts
+ * import type { RemoteViews } from '../../../../src/shell/remote-contract';
+ * export default { views: { 'crm.Customer': { form: CustomerForm } } } satisfies RemoteViews;
+ */
+import type { ComponentType } from 'react';
+import type { DocTypeSchema } from '../sdk/data/protocol';
+
+/** The exposed module the Desk loads from every remote. */
+export const VIEWS_MODULE = './views';
+
+/** A record as the data API returns it; `name` is its id. */
+export type DeskRecord = Record<string, unknown> & { name?: string };
+
+/** Props of a form view (create when `id` is undefined, else edit). */
+export interface FormViewProps {
+  /** Full DocType name, e.g. `crm.Customer`. */
+  docType: string;
+  /** The DocType's metadata: pass it as `meta: { schema }` to create/update so flagged fields get encrypted. */
+  schema: DocTypeSchema;
+  /** Record id when editing. */
+  id?: string;
+  /** Call after a successful save with the stored record. */
+  onSaved(record: DeskRecord): void;
+  /** Call when the user leaves without saving. */
+  onCancel(): void;
+}
+
+/** Props of a list view. */
+export interface ListViewProps {
+  docType: string;
+  schema: DocTypeSchema;
+  /** Open a record's form. */
+  onOpen(id: string): void;
+  /** Open an empty form. */
+  onCreate(): void;
+}
+
+/** Views replacing the generic ones for one DocType; a missing entry keeps the generic view. */
+export interface DocTypeViews {
+  form?: ComponentType<FormViewProps>;
+  list?: ComponentType<ListViewProps>;
+}
+
+/** Props of a dashboard widget. */
+export interface WidgetProps {
+  /** The service that owns the widget. */
+  service: string;
+  /** The service's data API base (`<apiUrl>/method/<name>` for RPC). */
+  apiUrl: string;
+}
+
+/** A card on the Desk's home page. */
+export interface DeskWidget {
+  /** Stable id, unique within the remote. */
+  id: string;
+  title: string;
+  component: ComponentType<WidgetProps>;
+}
+
+/** Default export of a remote's `./views` module. */
+export interface RemoteViews {
+  /** DocType full name -> replacement views. */
+  views?: Record<string, DocTypeViews>;
+  widgets?: DeskWidget[];
+}

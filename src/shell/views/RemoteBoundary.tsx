@@ -1,0 +1,60 @@
+/**
+ * The error boundary around everything a UI remote renders: a remote that throws shows a contained error
+ * (naming the service, with Retry) and the rest of the Desk keeps working.
+ */
+import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { describeError, ErrorState } from './states';
+
+/** Props of {@link RemoteBoundary}. */
+export interface RemoteBoundaryProps {
+  /** The service whose remote renders inside. */
+  service: string;
+  /** What failed, for the message ("the Customer form"). */
+  what: string;
+  children: ReactNode;
+  /** Extra actions next to Retry (e.g. "Use the standard form"). */
+  actions?: ReactNode;
+  /** Called once per caught error (e.g. to report it). */
+  onError?(error: unknown): void;
+}
+
+interface State {
+  error: unknown;
+  attempt: number;
+}
+
+/** Catches render errors of a remote's components. */
+export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
+  override state: State = { error: undefined, attempt: 0 };
+
+  static getDerivedStateFromError(error: unknown): Partial<State> {
+    return { error: error ?? new Error('Unknown error') };
+  }
+
+  override componentDidCatch(error: unknown, _info: ErrorInfo): void {
+    this.props.onError?.(error);
+  }
+
+  override render(): ReactNode {
+    if (this.state.error === undefined) {
+      return <RemoteScope key={this.state.attempt}>{this.props.children}</RemoteScope>;
+    }
+    const { message } = describeError(this.state.error);
+    return (
+      <div className="desk-remote-error" data-remote={this.props.service}>
+        <ErrorState
+          title={`${this.props.what} (from ${this.props.service}) stopped working.`}
+          message={message}
+          code="remote_render_failed"
+          onRetry={() => this.setState((s) => ({ error: undefined, attempt: s.attempt + 1 }))}
+        >
+          {this.props.actions}
+        </ErrorState>
+      </div>
+    );
+  }
+}
+
+function RemoteScope({ children }: { children: ReactNode }): ReactNode {
+  return children;
+}

@@ -1,0 +1,123 @@
+/** One labelled input of the generic form, chosen by the field's metadata type. */
+import type { FieldSchema } from '../../sdk/data/protocol';
+
+const INPUT_TYPES: Partial<Record<FieldSchema['type'], string>> = {
+  email: 'email',
+  phone: 'tel',
+  int: 'number',
+  float: 'number',
+  currency: 'number',
+  date: 'date',
+};
+
+/** Props of {@link FieldInput}. */
+export interface FieldInputProps {
+  field: FieldSchema;
+  value: unknown;
+  error?: string;
+  /** DOM id prefix, unique per form. */
+  idPrefix: string;
+  disabled?: boolean;
+  onChange(value: unknown): void;
+  onBlur?(): void;
+}
+
+/** A label, the input, and its error message wired with `aria-invalid` / `aria-describedby`. */
+export function FieldInput({
+  field,
+  value,
+  error,
+  idPrefix,
+  disabled,
+  onChange,
+  onBlur,
+}: FieldInputProps): React.JSX.Element {
+  const id = `${idPrefix}-${field.name}`;
+  const errorId = `${id}-error`;
+  const hintId = `${id}-hint`;
+  const sensitive = field.pii || field.encrypted;
+  const describedBy = [error ? errorId : '', sensitive ? hintId : ''].filter(Boolean).join(' ') || undefined;
+  const common = {
+    id,
+    name: field.name,
+    disabled,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': describedBy,
+    'aria-required': field.required || undefined,
+    onBlur,
+  };
+  let control: React.JSX.Element;
+  if (field.type === 'boolean') {
+    control = (
+      <input
+        {...common}
+        type="checkbox"
+        checked={Boolean(value)}
+        onChange={(e) => onChange(e.target.checked)}
+      />
+    );
+  } else if (field.type === 'select') {
+    control = (
+      <select
+        {...common}
+        value={value == null ? '' : String(value)}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        <option value="">{field.required ? 'Choose…' : '—'}</option>
+        {(field.options ?? []).map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (field.type === 'text') {
+    control = (
+      <textarea
+        {...common}
+        rows={4}
+        value={value == null ? '' : String(value)}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
+  } else {
+    control = (
+      <input
+        {...common}
+        type={INPUT_TYPES[field.type] ?? 'text'}
+        step={
+          field.type === 'int' ? 1 : field.type === 'float' || field.type === 'currency' ? 'any' : undefined
+        }
+        autoComplete={field.type === 'email' ? 'email' : field.type === 'phone' ? 'tel' : 'off'}
+        value={value == null ? '' : String(value)}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
+  }
+  return (
+    <div
+      className={`desk-field${field.type === 'boolean' ? ' desk-field--check' : ''}${error ? ' desk-field--invalid' : ''}`}
+    >
+      <label htmlFor={id}>
+        {field.label}
+        {field.required ? (
+          <span className="desk-field__required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        ) : null}
+      </label>
+      {control}
+      {sensitive ? (
+        <p id={hintId} className="desk-field__hint">
+          Personal data.
+        </p>
+      ) : null}
+      {error ? (
+        <p id={errorId} className="desk-field__error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
