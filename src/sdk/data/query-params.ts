@@ -55,17 +55,20 @@ export function toOrderBy(sorters: readonly CrudSort[] = []): string | undefined
     .join(', ');
 }
 
+/** Largest page the data API serves (`limit_page_length` is 1..500 there): "every row" for Refine's client mode. */
+export const MAX_PAGE_LENGTH = 500;
+
 /**
  * Refine pagination -> `limit_start` / `limit_page_length`. Server mode (Refine's default: page 1 of 10) pages
- * on the server; `client` and `off` fetch every row (`limit_page_length=0`, the Frappe convention for "all").
+ * on the server; `client` and `off` ask for the largest page the API serves ({@link MAX_PAGE_LENGTH}).
  */
 export function toLimits(pagination: Pagination | undefined): {
   limit_start: number;
   limit_page_length: number;
 } {
   const mode = pagination?.mode ?? 'server';
-  if (mode !== 'server') return { limit_start: 0, limit_page_length: 0 };
-  const pageSize = Math.max(1, Math.floor(pagination?.pageSize ?? 10));
+  if (mode !== 'server') return { limit_start: 0, limit_page_length: MAX_PAGE_LENGTH };
+  const pageSize = Math.min(MAX_PAGE_LENGTH, Math.max(1, Math.floor(pagination?.pageSize ?? 10)));
   const currentPage = Math.max(1, Math.floor(pagination?.currentPage ?? 1));
   return { limit_start: (currentPage - 1) * pageSize, limit_page_length: pageSize };
 }
