@@ -1,10 +1,192 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CONFIG_ENV_VARS, loadConfig } from '../../../backend/config/load-config';
+import type { DeploymentMode, PlatformConfig } from '../../../backend/config/schema';
 import type { Command } from '../main';
 
-/** `m serve`: Start the backend. */
+/**
+ * Exit codes of `m serve` (a public API, like k6's): 0 clean shutdown after SIGINT/SIGTERM (or `--help`),
+ * 1 the start failed (port in use, database unreachable, unknown app), 2 usage error (bad flag),
+ * 78 invalid configuration (EX_CONFIG of sysexits.h; the message names each bad key).
+ */
+export const SERVE_EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+
+/** Parsed `m serve` flags. Undefined means "not given": platform.toml and the environment decide. */
+export interface ServeFlags {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  config?: string;
+  mode?: string;
+  apps: string[];
+  buildMissing: boolean;
+  help: boolean;
+}
+
+/** What a mode runner returns once it is serving: how to stop it. */
+export interface StartedService {
+  /** Stops accepting, finishes in-flight requests, releases the store; resolves when done. */
+  stop(): Promise<void>;
+}
+
+/** Starts one deployment mode from a validated configuration. */
+export type ModeRunner = (config: PlatformConfig, flags: ServeFlags) => Promise<StartedService>;
+
+/**
+ * The deployment modes `m serve` can run, by `tool.platform.mode`. A mode registers one runner; the flag
+ * parsing, configuration, build step and signal handling around it are shared.
+ */
+export const MODE_RUNNERS: Partial<Record<DeploymentMode, () => Promise<ModeRunner>>> = {
+  monolith: async () => (await import('../serve/monolith')).runMonolith,
+};
+
+const HELP = `Usage: m serve [options]
+
+Starts the backend and the Desk (MONOLITH by default) and prints the Desk URL.
+
+Options:
+  --port <n>         Port to listen on (PORT, default 8000; 0 picks a free one)
+  --host <addr>      Address to bind (HOST, default 127.0.0.1)
+  --data-dir <dir>   State directory: database, keys (PLATFORM_DATA_DIR, default .platform)
+  --config <file>    platform.toml to read (default ./platform.toml when present)
+  --mode <mode>      monolith | macroservice (PLATFORM_MODE)
+  --app <name>       An app to install; repeat for several (PLATFORM_APPS, default crm and stock)
+  --build-missing    Build the shell and app remotes first when they are missing (npm start)
+  -h, --help         This help
+
+Environment overrides:
+${CONFIG_ENV_VARS.map(({ env, key }) => `  ${env.padEnd(30)} ${key}`).join('\n')}
+
+Exit codes: 0 stopped cleanly by SIGINT/SIGTERM, 1 start failed, 2 usage error, 78 invalid configuration.`;
+
+/** Parses `m serve` arguments; throws `Error` with a usage message on a bad flag. */
+export function parseServeFlags(argv: string[]): ServeFlags {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      config: { type: 'string' },
+      mode: { type: 'string' },
+      app: { type: 'string', multiple: true },
+      'build-missing': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.port !== undefined && !/^\d{1,5}$/.test(values.port)) {
+    throw new Error('--port must be a number from 0 to 65535');
+  }
+  return {
+    port: values.port === undefined ? undefined : Number(values.port),
+    host: values.host,
+    dataDir: values['data-dir'],
+    config: values.config,
+    mode: values.mode?.toLowerCase(),
+    apps: (values.app ?? [])
+      .flatMap((a) => a.split(','))
+      .map((a) => a.trim())
+      .filter(Boolean),
+    buildMissing: values['build-missing'] ?? false,
+    help: values.help ?? false,
+  };
+}
+
+/** The flags as `[tool.platform]` overrides (dotted TOML paths); they win over file and environment. */
+export function flagOverrides(flags: ServeFlags): Record<string, unknown> {
+  return {
+    'server.port': flags.port,
+    'server.host': flags.host,
+    'server.data_dir': flags.dataDir,
+    mode: flags.mode,
+    apps: flags.apps.length > 0 ? flags.apps : undefined,
+  };
+}
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/**
+ * `--build-missing`: runs `node scripts/build.js` when the shell build (`dist/shell/index.html`) or the
+ * remote of an installed app that has UI sources (`backend/apps/<app>/ui`) is missing. A failed build is a
+ * warning: the backend still serves the data API and the Desk template.
+ */
+function buildIfMissing(config: PlatformConfig): void {
+  const script = join(ROOT, 'scripts', 'build.js');
+  if (!existsSync(script)) return;
+  const missing: string[] = [];
+  if (!existsSync(join(ROOT, 'dist', 'shell', 'index.html'))) missing.push('the shell');
+  for (const app of config.apps) {
+    const dir = join(ROOT, 'backend', 'apps', app);
+    if (existsSync(join(dir, 'ui')) && !existsSync(join(dir, 'static', 'mfe', 'remoteEntry.js'))) {
+      missing.push(`the ${app} remote`);
+    }
+  }
+  if (missing.length === 0) return;
+  console.log(`Building ${missing.join(', ')} (node scripts/build.js) ...`);
+  const result = spawnSync(process.execPath, [script], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) console.error('m serve: the build failed; serving without it.');
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+/** `m serve`: the backend and the Desk. */
 export const serveCommand: Command = {
-  summary: 'Start the backend.',
-  async run() {
-    console.error('m serve: not available yet');
-    return 1;
+  summary: 'Start the backend and the Desk (MONOLITH by default).',
+  async run(argv) {
+    let flags: ServeFlags;
+    try {
+      flags = parseServeFlags(argv);
+    } catch (err) {
+      console.error(`m serve: ${(err as Error).message}\n\n${HELP}`);
+      return SERVE_EXIT.usage;
+    }
+    if (flags.help) {
+      console.log(HELP);
+      return SERVE_EXIT.ok;
+    }
+    let config: PlatformConfig;
+    try {
+      config = loadConfig({ file: flags.config, overrides: flagOverrides(flags) });
+    } catch (err) {
+      console.error(`m serve: ${(err as Error).message}`);
+      return (err as { code?: string }).code === 'config_invalid' ? SERVE_EXIT.config : SERVE_EXIT.failed;
+    }
+    const load = MODE_RUNNERS[config.mode];
+    if (!load) {
+      console.error(`m serve: mode "${config.mode}" is not available in this build.`);
+      return SERVE_EXIT.failed;
+    }
+    if (flags.buildMissing) buildIfMissing(config);
+    // Listen for signals before starting, so a signal during the start still shuts down cleanly.
+    const signal = untilSignal();
+    let service: StartedService;
+    try {
+      service = await (await load())(config, flags);
+    } catch (err) {
+      console.error(`m serve: could not start: ${(err as Error).message}`);
+      return SERVE_EXIT.failed;
+    }
+    const received = await signal;
+    console.log(`m serve: ${received} received, shutting down ...`);
+    await service.stop();
+    console.log('m serve: stopped.');
+    // Everything this command opened is closed; a stray timer elsewhere must not keep the process alive.
+    setTimeout(() => process.exit(process.exitCode ?? SERVE_EXIT.ok), 1000).unref();
+    return SERVE_EXIT.ok;
   },
 };
