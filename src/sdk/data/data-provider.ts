@@ -75,6 +75,13 @@ export function frameworkMDataProvider(options: DataProviderOptions = {}): DataP
     return record;
   };
 
+  // The `id` this provider adds to records is not a DocType field: the API would refuse it as unknown.
+  const withoutId = (body: unknown) => {
+    if (idField === 'id' || typeof body !== 'object' || body === null || !('id' in body)) return body;
+    const { id: _id, ...rest } = body as Record<string, unknown>;
+    return rest;
+  };
+
   async function serviceTarget(service: string): Promise<Target> {
     const client = discovery();
     try {
@@ -117,7 +124,7 @@ export function frameworkMDataProvider(options: DataProviderOptions = {}): DataP
     const target = await resourceTarget(resource);
     const answer = await http().fetch<RecordResponse<T>>(
       resourceUrl(target, resource, id),
-      { method, body, service: target.service, signal: signalOf(meta) },
+      { method, body: withoutId(body), service: target.service, signal: signalOf(meta) },
       body === undefined ? undefined : schemaOf(meta),
     );
     return { data: withId(answer?.data as T) };

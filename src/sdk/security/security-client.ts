@@ -120,7 +120,7 @@ export class SecurityClient {
   async getKey(kid?: string): Promise<{ kid: string; key: CryptoKey }> {
     const requested = kid ?? (await this.load()).kid;
     const fresh = this.#keysFetchedAt + (this.#options.keysMaxAgeMs ?? 300_000) > this.#now();
-    if (!fresh || (requested !== '' && !this.#keys.has(requested))) await this.#loadKeys(!fresh);
+    if (!fresh || (requested !== '' && !this.#keys.has(requested))) await this.#loadKeys(false);
     // A config without an active kid: the JWKS's first encryption key is the active one.
     const wanted = requested === '' ? (this.#keys.keys().next().value ?? '') : requested;
     const key = this.#keys.get(wanted);
