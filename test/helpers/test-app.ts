@@ -9,6 +9,7 @@ import { createContext, ROOT_DIR } from '../../backend/create-context';
 import type { Database } from '../../backend/db/database';
 import { openDatabase } from '../../backend/db/open-database';
 import type { AppEnv } from '../../backend/http/env';
+import type { KeyStore } from '../../backend/security/keys/key-store';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
 import { apiKeyAuthorization } from './auth';
 import { type RequestOptions, request, setDefaultAuthorization, TEST_ORIGIN } from './http';
@@ -59,6 +60,8 @@ export interface TestAppOverrides {
   distDir?: string;
   /** A database to reuse (not closed by `close()`); default a fresh in-memory PGlite. */
   database?: Database;
+  /** Payload-encryption keys; default a fresh MemoryKeyStore. */
+  keys?: KeyStore;
   /** Log lines go here; default dropped. */
   log?: (line: string) => void;
 }
@@ -92,9 +95,9 @@ export async function createTestApp(overrides: TestAppOverrides = {}): Promise<T
   if (!overrides.distDir) temp.push(distDir);
   const database = overrides.database ?? (await openDatabase({ memory: true }));
   // Keys in memory: tests never write key files into the repository's data directory.
-  const keys = await MemoryKeyStore.create({
-    graceMs: config.security.payload_encryption.key_grace_seconds * 1000,
-  });
+  const keys =
+    overrides.keys ??
+    (await MemoryKeyStore.create({ graceMs: config.security.payload_encryption.key_grace_seconds * 1000 }));
   const ctx = await createContext(config, {
     log: overrides.log ?? (() => {}),
     database,
