@@ -41,7 +41,8 @@ export async function postDiscoveryQuery(
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify(query),
-      credentials: 'include',
+      // Discovery is public (DESIGN.md): without the session cookie the request needs no CSRF token.
+      credentials: 'omit',
       signal: controller.signal,
     });
     if (!response.ok) {

@@ -115,19 +115,28 @@ export class SecurityClient {
 
   /**
    * The imported public key for `kid` (default: the config's active `kid`), fetching the JWKS when the key is
-   * not cached or the cache is older than `keysMaxAgeMs`.
+   * not cached or the cache is older than `keysMaxAgeMs`. When the config's active kid is missing from a fresh
+   * JWKS the config itself is stale (a rotation since boot): it is refetched once.
    */
   async getKey(kid?: string): Promise<{ kid: string; key: CryptoKey }> {
-    const requested = kid ?? (await this.load()).kid;
+    let found = await this.#lookup(kid ?? (await this.load()).kid);
+    if (!found && kid === undefined) {
+      await this.refreshKeys();
+      found = await this.#lookup(this.#config?.kid ?? '');
+    }
+    if (!found) {
+      throw new SdkError('encryption_failed', 'The active encryption key is not published in the JWKS.');
+    }
+    return found;
+  }
+
+  async #lookup(requested: string): Promise<{ kid: string; key: CryptoKey } | undefined> {
     const fresh = this.#keysFetchedAt + (this.#options.keysMaxAgeMs ?? 300_000) > this.#now();
     if (!fresh || (requested !== '' && !this.#keys.has(requested))) await this.#loadKeys(false);
     // A config without an active kid: the JWKS's first encryption key is the active one.
-    const wanted = requested === '' ? (this.#keys.keys().next().value ?? '') : requested;
-    const key = this.#keys.get(wanted);
-    if (!key) {
-      throw new SdkError('encryption_failed', 'The active encryption key is not published in the JWKS.');
-    }
-    return { kid: wanted, key };
+    const kid = requested === '' ? (this.#keys.keys().next().value ?? '') : requested;
+    const key = this.#keys.get(kid);
+    return key ? { kid, key } : undefined;
   }
 
   /** Whether a body sent with `method` to `url` must be encrypted under the (loaded) policy. */
