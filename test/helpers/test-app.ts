@@ -8,6 +8,7 @@ import type { AppContext } from '../../backend/context';
 import { createContext, ROOT_DIR } from '../../backend/create-context';
 import type { Database } from '../../backend/db/database';
 import { openDatabase } from '../../backend/db/open-database';
+import type { ServiceDirectory } from '../../backend/gateway/service-directory';
 import type { AppEnv } from '../../backend/http/env';
 import type { KeyStore } from '../../backend/security/keys/key-store';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
@@ -21,7 +22,7 @@ export const FAKE_REMOTE_ENTRY = 'window.fakeRemote = true;\n';
 export const FAKE_SHELL_HTML =
   '<!doctype html><html><head><meta charset="utf-8"><title>Desk</title>' +
   '<link rel="stylesheet" href="main.css"></head><body><div id="root"></div>' +
-  '<script defer src="main.3f2a1b.js"></script></body></html>\n';
+  '<script defer src="main.3f2a1b9c.js"></script></body></html>\n';
 
 /**
  * Makes a temporary apps folder: each app listed with `true` gets `static/mfe/remoteEntry.js` (and a hashed
@@ -45,7 +46,7 @@ export function makeDistFixture(html = FAKE_SHELL_HTML): string {
   const dir = mkdtempSync(join(tmpdir(), 'desk-dist-'));
   mkdirSync(join(dir, 'shell'), { recursive: true });
   writeFileSync(join(dir, 'shell', 'index.html'), html);
-  writeFileSync(join(dir, 'shell', 'main.3f2a1b.js'), 'console.log("shell");\n');
+  writeFileSync(join(dir, 'shell', 'main.3f2a1b9c.js'), 'console.log("shell");\n');
   writeFileSync(join(dir, 'shell', 'main.css'), 'body{margin:0}\n');
   return dir;
 }
@@ -62,6 +63,8 @@ export interface TestAppOverrides {
   database?: Database;
   /** Payload-encryption keys; default a fresh MemoryKeyStore. */
   keys?: KeyStore;
+  /** A service directory (e.g. a static one naming remote services); default the MONOLITH scan. */
+  directory?: ServiceDirectory;
   /** Log lines go here; default dropped. */
   log?: (line: string) => void;
 }
@@ -104,6 +107,7 @@ export async function createTestApp(overrides: TestAppOverrides = {}): Promise<T
     appsDir,
     distDir,
     keys,
+    directory: overrides.directory,
   });
   const app = createApp(ctx);
   setDefaultAuthorization(app, await apiKeyAuthorization(ctx));

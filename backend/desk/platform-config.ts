@@ -1,0 +1,70 @@
+import type { DeploymentMode, PlatformConfig } from '../config/schema';
+
+/**
+ * `__PLATFORM_CONFIG__` (DESIGN.md): what the shell must know before its bundle runs. Nothing secret goes
+ * in here (SECURITY.md rule 9): it is readable by every script on the page.
+ */
+export interface PlatformConfigPayload {
+  mode: DeploymentMode;
+  /** Origin of the gateway (discovery, data, security endpoints). */
+  gatewayUrl: string;
+  /** Path the shell's router is mounted at. */
+  deskBase: string;
+  /** Services the shell prewarms at boot (`desk.core_services`). */
+  coreServices: string[];
+  /** Full URL of `GET /api/v1/security/config`. */
+  securityConfigUrl: string;
+  /** The platform version (package.json). */
+  version: string;
+}
+
+/** Mount path of the Desk. */
+export const DESK_BASE = '/desk/';
+
+/**
+ * The payload for one request: the gateway is `server.public_url` when configured (behind a proxy the
+ * request's own URL is the internal one), else the origin the browser used.
+ */
+export function platformConfigPayload(
+  config: PlatformConfig,
+  requestUrl: string,
+  version: string,
+): PlatformConfigPayload {
+  const gatewayUrl = (config.server.public_url ?? new URL(requestUrl).origin).replace(/\/+$/, '');
+  return {
+    mode: config.mode,
+    gatewayUrl,
+    deskBase: DESK_BASE,
+    coreServices: [...config.desk.core_services],
+    securityConfigUrl: `${gatewayUrl}/api/v1/security/config`,
+    version,
+  };
+}
+
+const ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+/**
+ * JSON safe to embed in an HTML `<script>` element (SECURITY.md rule 9): `<`, `>` and `&` become `\u003c`,
+ * `\u003e`, `\u0026`, so no value can close the element or open a comment; U+2028 and U+2029 are escaped
+ * too, as older JavaScript parsers treat them as line ends. `JSON.parse` of the result gives the value back.
+ */
+export function serializeForHtml(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (ch) => ESCAPES[ch]!);
+}
+
+/**
+ * The markup injected into the shell page: the payload as a JSON data block, then a tiny script exposing it
+ * as `window.__PLATFORM_CONFIG__` before any other script runs.
+ */
+export function platformConfigMarkup(payload: PlatformConfigPayload): string {
+  return (
+    `<script type="application/json" id="__PLATFORM_CONFIG__">${serializeForHtml(payload)}</script>` +
+    `<script>window.__PLATFORM_CONFIG__=JSON.parse(document.getElementById('__PLATFORM_CONFIG__').textContent);</script>`
+  );
+}
