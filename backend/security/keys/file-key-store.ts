@@ -16,9 +16,10 @@ export interface FileKeyStoreOptions extends KeyStoreOptions {
 /**
  * The key store of a running server: `<data_dir>/keys/keyring.json` plus one `<kid>.pem` per key (0600).
  *
- * A running server picks up `m keys rotate` in two ways: `active()`/`usable()` (the security config and JWKS
- * endpoints) re-read the ring when its file stamp changed, checked at most every `refreshMs` (5 s); and a
- * JWE naming a kid the server does not know re-reads it at once, at most every `unknownKidCooldownMs` (1 s).
+ * A running server picks up `m keys rotate` in two ways: every lookup re-reads the ring when its file stamp
+ * changed, checked at most every `refreshMs` (5 s); and a JWE naming a kid the server does not know re-reads
+ * it at once, at most every `unknownKidCooldownMs` (1 s), so a client that fetched the new key first is
+ * never refused.
  */
 export class FileKeyStore implements KeyStore {
   readonly #dir: string;
@@ -62,6 +63,7 @@ export class FileKeyStore implements KeyStore {
   }
 
   async find(kid: string): Promise<EncryptionKey | undefined> {
+    await this.#refresh(false);
     let key = this.#keys.find((k) => k.kid === kid);
     if (!key) {
       await this.#refresh(true);

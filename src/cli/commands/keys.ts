@@ -1,10 +1,101 @@
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../../backend/config/load-config';
+import { readKeyRing, rotateKeyDir } from '../../../backend/security/keys/key-dir';
 import type { Command } from '../main';
 
-/** `m keys`: Manage payload-encryption keys. */
+/** Exit codes of `m keys`: 0 done, 1 the operation failed, 2 usage error, 78 invalid configuration. */
+export const KEYS_EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+
+const HELP = `Usage: m keys <list | rotate> [options]
+
+Manages the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits).
+
+  list     Lists the keys: kid, created, retired, and whether each still decrypts.
+  rotate   Adds a new active key. The previous key keeps decrypting for
+           security.payload_encryption.key_grace_seconds; keys past their grace period are deleted.
+           A running server picks the new key up within 5 seconds (or at once, for a JWE naming it).
+
+Options:
+  --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
+  --config <file>    platform.toml to read (default ./platform.toml when present)
+  --json             list: print JSON
+  -h, --help         This help
+
+Exit codes: 0 done, 1 failed, 2 usage error, 78 invalid configuration.`;
+
+/** `m keys list | rotate`: the payload-encryption key ring. */
 export const keysCommand: Command = {
-  summary: 'Manage payload-encryption keys.',
-  async run() {
-    console.error('m keys: not available yet');
-    return 1;
+  summary: 'Manage payload-encryption keys (list, rotate).',
+  async run(argv) {
+    let parsed: ReturnType<typeof parse>;
+    try {
+      parsed = parse(argv);
+    } catch (err) {
+      console.error(`m keys: ${(err as Error).message}\n\n${HELP}`);
+      return KEYS_EXIT.usage;
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      console.log(HELP);
+      return KEYS_EXIT.ok;
+    }
+    const action = positionals[0];
+    if ((action !== 'list' && action !== 'rotate') || positionals.length > 1) {
+      console.error(`m keys: expected "list" or "rotate"\n\n${HELP}`);
+      return KEYS_EXIT.usage;
+    }
+    let dir: string;
+    let graceMs: number;
+    try {
+      const config = loadConfig({
+        file: values.config,
+        overrides: { 'server.data_dir': values['data-dir'] },
+      });
+      dir = join(resolve(config.server.data_dir), 'keys');
+      graceMs = config.security.payload_encryption.key_grace_seconds * 1000;
+    } catch (err) {
+      console.error(`m keys: ${(err as Error).message}`);
+      return KEYS_EXIT.config;
+    }
+    try {
+      if (action === 'rotate') {
+        const kid = await rotateKeyDir(dir, { graceMs });
+        console.log(`new active key ${kid} in ${dir}`);
+        return KEYS_EXIT.ok;
+      }
+      const ring = await readKeyRing(dir);
+      const now = Date.now();
+      const rows = ring.keys.map((k) => {
+        const until = k.retired_at ? Date.parse(k.retired_at) + graceMs : undefined;
+        const status =
+          until === undefined
+            ? 'active'
+            : until > now
+              ? `retired, decrypts until ${new Date(until).toISOString()}`
+              : 'expired';
+        return { ...k, status };
+      });
+      if (values.json) console.log(JSON.stringify({ dir, keys: rows }, null, 2));
+      else if (rows.length === 0) console.log(`no keys in ${dir} (the server creates one on first start)`);
+      else for (const r of rows) console.log(`${r.kid}  created ${r.created_at}  ${r.status}`);
+      return KEYS_EXIT.ok;
+    } catch (err) {
+      console.error(`m keys ${action}: ${(err as Error).message}`);
+      return KEYS_EXIT.failed;
+    }
   },
 };
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'data-dir': { type: 'string' },
+      config: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readKeyRing } from '../../../backend/security/keys/key-dir';
+import { KEYS_EXIT, keysCommand } from '../../../src/cli/commands/keys';
+
+const dirs: string[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('m keys', () => {
+  it('rotate adds an active key and retires the previous one; list shows both', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'desk-cli-keys-'));
+    dirs.push(dataDir);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    expect(await keysCommand.run(['rotate', '--data-dir', dataDir])).toBe(KEYS_EXIT.ok);
+    expect(await keysCommand.run(['rotate', '--data-dir', dataDir])).toBe(KEYS_EXIT.ok);
+    const ring = await readKeyRing(join(dataDir, 'keys'));
+    expect(ring.keys).toHaveLength(2);
+    expect(ring.keys[0]!.retired_at).toBeNull();
+    expect(ring.keys[1]!.retired_at).not.toBeNull();
+
+    log.mockClear();
+    expect(await keysCommand.run(['list', '--data-dir', dataDir, '--json'])).toBe(KEYS_EXIT.ok);
+    const listed = JSON.parse(String(log.mock.calls[0]![0])) as {
+      keys: Array<{ kid: string; status: string }>;
+    };
+    expect(listed.keys.map((k) => k.kid)).toEqual(ring.keys.map((k) => k.kid));
+    expect(listed.keys[0]!.status).toBe('active');
+    expect(listed.keys[1]!.status).toMatch(/^retired, decrypts until /);
+  });
+
+  it('exits 2 on a usage error', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(await keysCommand.run(['shred'])).toBe(KEYS_EXIT.usage);
+    expect(await keysCommand.run(['list', '--bogus'])).toBe(KEYS_EXIT.usage);
+  });
+});
