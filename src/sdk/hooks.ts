@@ -48,9 +48,4 @@ export class Hooks<E extends HookEvents> {
       }
     }
   }
-
-  /** Removes every listener. */
-  clear(): void {
-    this.#listeners.clear();
-  }
 }

@@ -18,7 +18,7 @@ export interface DiscoveryTransport {
 }
 
 /** Joins a base URL and an absolute path without doubling the slash. */
-export function joinUrl(base: string, path: string): string {
+function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}${path}`;
 }
 

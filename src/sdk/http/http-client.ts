@@ -158,11 +158,12 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     let refreshedKeys = false;
     for (;;) {
       const prepared = await prepareBody(target, method, body, schema, forcePolicy);
-      const sendHeaders: Record<string, string> = { Accept: 'application/json', ...headers };
-      if (prepared.contentType) sendHeaders['Content-Type'] = prepared.contentType;
+      const sendHeaders = new Headers(headers);
+      if (!sendHeaders.has('Accept')) sendHeaders.set('Accept', 'application/json');
+      if (prepared.contentType) sendHeaders.set('Content-Type', prepared.contentType);
       const token = csrf.get();
-      if (token && !SAFE_METHODS.has(method)) sendHeaders[CSRF_HEADER] = token;
-      if (service) sendHeaders[SERVICE_HEADER] = service;
+      if (token && !SAFE_METHODS.has(method)) sendHeaders.set(CSRF_HEADER, token);
+      if (service) sendHeaders.set(SERVICE_HEADER, service);
       let response: Response;
       try {
         response = await doFetch(target, {
@@ -174,9 +175,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         });
       } catch (err) {
         if (isAbortError(err) || rest.signal?.aborted) throw err;
-        throw new SdkError('network_error', `The request to ${method} ${url} could not be sent.`, {
-          cause: err,
-        });
+        throw new SdkError(
+          'network_error',
+          `The request to ${method} ${url.split('?')[0]} could not be sent.`,
+          {
+            cause: err,
+          },
+        );
       }
       if (response.ok) return (await parseBody(response)) as T;
       const error = await httpErrorFrom(response);

@@ -33,7 +33,7 @@ function setup() {
 }
 
 const sentHeaders = (spy: ReturnType<typeof setup>['fetchSpy'], call = 0) =>
-  new Headers(spy.mock.calls[call]![1]!.headers as Record<string, string>);
+  new Headers(spy.mock.calls[call]![1]!.headers);
 
 describe('fetchWithCredentials', () => {
   it('sends credentials, JSON and X-Platform-Service, and resolves to the parsed answer', async () => {
