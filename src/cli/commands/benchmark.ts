@@ -1,10 +1,10 @@
 import type { Command } from '../main';
 
-/** `m benchmark`: Run a load test. */
+/** `m benchmark`: run a load test described by a YAML file (the harness under src/benchmarks). */
 export const benchmarkCommand: Command = {
-  summary: 'Run a load test.',
-  async run() {
-    console.error('m benchmark: not available yet');
-    return 1;
+  summary: 'Run a load test described by a YAML file.',
+  async run(argv) {
+    const { benchmarkCli } = await import('../../benchmarks/cli');
+    return benchmarkCli(argv);
   },
 };

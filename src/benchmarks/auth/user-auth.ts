@@ -1,0 +1,28 @@
+import type { HttpResponse } from '../engine/http-client';
+
+/**
+ * The credentials of one simulated user for one auth provider. `login` (re-)authenticates (a no-op for
+ * static credentials); `headers` gives what a request carries; `observe` sees every response (a session
+ * keeps its cookie jar current). `relogin` says whether a 401 is worth a new login and one retry.
+ */
+export interface UserAuth {
+  readonly relogin: boolean;
+  login(): Promise<void>;
+  headers(method: string): Record<string, string>;
+  observe(res: HttpResponse): void;
+}
+
+/** Methods that change state: they carry the CSRF token (RFC 9110 section 9.2.1 "safe" methods excluded). */
+export function isUnsafe(method: string): boolean {
+  return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+}
+
+/** Fixed headers: api_key, bearer and none. Nothing to log in to, so a 401 is final. */
+export function staticAuth(headers: Record<string, string>): UserAuth {
+  return {
+    relogin: false,
+    async login() {},
+    headers: () => headers,
+    observe() {},
+  };
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+
+/**
+ * The load-test YAML schema (SPEC.md "Load-test configuration"), in its YAML spelling. Defaults are the
+ * SPEC.md Limits table: `duration_seconds` 300, scenario `weight` 1, DocType `mix` `{read: 1.0}`,
+ * `expect_status` `[200]`; the thresholds default to the reference targets (p95 below 200 ms, error rate
+ * below 1 %). Keys beyond the spec (`rate`, `users.think_time_seconds`, `thresholds`, `generator`, `http`,
+ * scenario `label`) are what operators need to run it; every one is documented in README "Load testing".
+ * Unknown keys are errors so a typo never silently falls back to a default.
+ */
+
+const positiveInt = z.int().positive();
+const nonEmpty = z.string().min(1);
+
+/** HTTP statuses a scenario accepts. */
+const statusList = z.array(z.int().min(100).max(599)).min(1);
+
+const thresholdsSchema = z.strictObject({
+  /** 95th percentile latency limit in milliseconds (reference target: below 200 ms). */
+  p95_ms: z.number().positive().optional(),
+  /** 99th percentile latency limit in milliseconds (no default). */
+  p99_ms: z.number().positive().optional(),
+  /** Error-rate limit as a fraction, 429/503 excluded (reference target: below 0.01). */
+  error_rate: z.number().min(0).max(1).optional(),
+  /** Minimum requests per second over the run (no default). */
+  min_rps: z.number().positive().optional(),
+});
+
+/** Auth provider objects (SPEC.md "Auth provider objects"); secret values must be `${ENV_NAME}` references. */
+export const authSchema = z.discriminatedUnion('mode', [
+  z.strictObject({
+    mode: z.literal('session'),
+    login_url: nonEmpty.default('/api/method/login'),
+    username: nonEmpty,
+    password: nonEmpty,
+  }),
+  z.strictObject({
+    mode: z.literal('api_key'),
+    header_name: nonEmpty.default('Authorization'),
+    key: nonEmpty,
+  }),
+  z.strictObject({ mode: z.literal('bearer'), token: nonEmpty }),
+  z.strictObject({ mode: z.literal('none') }),
+  z.strictObject({ mode: z.literal('custom'), factory: nonEmpty }),
+]);
+
+const common = {
+  name: nonEmpty,
+  /** Name shown in reports; defaults to `name` (lets two scenarios share a DocType). */
+  label: nonEmpty.optional(),
+  weight: positiveInt.default(1),
+  auth: authSchema.optional(),
+  thresholds: thresholdsSchema.optional(),
+};
+
+const ratio = z.number().min(0);
+
+const doctypeScenario = z.strictObject({
+  type: z.literal('doctype'),
+  ...common,
+  name: z.string().regex(/^[a-z][a-z0-9_]*\.[A-Z][A-Za-z0-9]*$/, 'a DocType name is <app>.<DocType>'),
+  mix: z
+    .strictObject({
+      read: ratio.optional(),
+      create: ratio.optional(),
+      update: ratio.optional(),
+      delete: ratio.optional(),
+    })
+    .refine((m) => Object.values(m).some((v) => (v ?? 0) > 0), 'at least one ratio must be above 0')
+    .default({ read: 1.0 }),
+  filters: z.record(z.string(), z.unknown()).optional(),
+  payload_overrides: z.record(z.string(), z.unknown()).optional(),
+});
+
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
+const endpointScenario = z
+  .strictObject({
+    type: z.literal('endpoint'),
+    ...common,
+    method: z
+      .string()
+      .transform((m) => m.toUpperCase())
+      .pipe(z.enum(HTTP_METHODS)),
+    path: z.string().regex(/^\//, 'a path starts with "/"'),
+    headers: z.record(z.string(), z.string()).optional(),
+    body: z.record(z.string(), z.unknown()).optional(),
+    body_factory: nonEmpty.optional(),
+    expect_status: statusList.default([200]),
+  })
+  .refine((s) => !(s.body && s.body_factory), {
+    message: 'give either body or body_factory, not both',
+    path: ['body_factory'],
+  });
+
+const rpcScenario = z.strictObject({
+  type: z.literal('rpc'),
+  ...common,
+  method: z
+    .string()
+    .regex(
+      /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/,
+      'an RPC method is a dotted name, e.g. crm.api.customer_count',
+    ),
+  args: z.array(z.unknown()).optional(),
+  kwargs: z.record(z.string(), z.unknown()).optional(),
+  expect_status: statusList.default([200]),
+});
+
+/** One scenario; `type` selects the shape. */
+export const scenarioSchema = z.discriminatedUnion('type', [doctypeScenario, endpointScenario, rpcScenario]);
+
+const thinkTime = z.union([
+  z.number().min(0),
+  z
+    .tuple([z.number().min(0), z.number().min(0)])
+    .refine(([a, b]) => a <= b, 'the range is [min, max] with min <= max'),
+]);
+
+/** The whole load-test file. */
+export const loadConfigSchema = z
+  .strictObject({
+    target_url: z.url({ protocol: /^https?$/, error: 'target_url must be an http(s) URL' }),
+    auth: authSchema,
+    users: z
+      .strictObject({
+        /** Simulated users at peak (closed model), or the most concurrent users (open model). */
+        peak: positiveInt.default(10),
+        ramp_up_seconds: z.number().min(0).optional(),
+        /** Users started per second; wins over ramp_up_seconds when both are given. */
+        spawn_rate: z.number().positive().optional(),
+        /** `Host` header the users send (virtual hosting); default the authority of target_url. */
+        host: nonEmpty.optional(),
+        /** Pause between a user's requests: seconds, or a uniform [min, max] range. Closed model only. */
+        think_time_seconds: thinkTime.optional(),
+      })
+      .prefault({}),
+    /** Open model: a target request rate; present means arrival-rate executor. */
+    rate: z
+      .strictObject({
+        requests_per_second: z.number().positive().optional(),
+        requests_per_minute: z.number().positive().optional(),
+      })
+      .refine(
+        (r) => (r.requests_per_second === undefined) !== (r.requests_per_minute === undefined),
+        'give exactly one of requests_per_second or requests_per_minute',
+      )
+      .optional(),
+    duration_seconds: positiveInt.default(300),
+    seed: z.record(z.string(), z.unknown()).default({}),
+    targets: z.array(scenarioSchema).min(1, 'at least one scenario is needed'),
+    thresholds: thresholdsSchema.prefault({}),
+    generator: z
+      .strictObject({
+        /** Worker threads generating load (1 = the main thread only). */
+        workers: z.int().min(1).max(64).default(1),
+        /** Event-loop delay (p99, ms) above which the generator is saturated. */
+        max_event_loop_lag_ms: z.number().positive().default(100),
+        /** Open model: fraction of the target rate that must be achieved. */
+        min_achieved_rate: z.number().min(0).max(1).default(0.95),
+      })
+      .prefault({}),
+    http: z
+      .strictObject({
+        timeout_seconds: z.number().positive().default(30),
+        /** Connections per origin and worker; default min(users.peak, 512). */
+        connections: positiveInt.optional(),
+      })
+      .prefault({}),
+  })
+  .superRefine((c, ctx) => {
+    if (c.rate && c.users.think_time_seconds !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['users', 'think_time_seconds'],
+        message: 'think_time_seconds applies to the closed user model; remove it or remove rate',
+      });
+    }
+  });
+
+/** The validated YAML, defaults applied. */
+export type LoadConfig = z.output<typeof loadConfigSchema>;
+/** One validated auth provider object. */
+export type AuthConfig = z.output<typeof authSchema>;
+/** One validated scenario. */
+export type ScenarioConfig = z.output<typeof scenarioSchema>;
+/** Validated thresholds (any key may be absent). */
+export type ThresholdsConfig = z.output<typeof thresholdsSchema>;

@@ -1,0 +1,141 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { encodeHistogram, type LatencyHistogram, newHistogram, recordUs } from './histogram';
+import type { Outcome } from './outcome';
+
+/** Counters of one scenario over one second, with its latency histogram encoded. */
+export interface ScenarioInterval {
+  count: number;
+  ok: number;
+  failed: number;
+  throttled: number;
+  errors: number;
+  /** Response status -> count; `error:<code>` for requests without a response. */
+  statuses: Record<string, number>;
+  /** Encoded latency histogram (microseconds); empty string when no response was timed. */
+  histogram: string;
+}
+
+/** What one load generator (thread) saw during one second of the run. */
+export interface IntervalSnapshot {
+  /** Seconds since the run's start (0-based). */
+  second: number;
+  scenarios: ScenarioInterval[];
+  /** Event-loop delay of the generator thread over the second, p99 and max, in ms. */
+  lagP99Ms: number;
+  lagMaxMs: number;
+  /** Open model: arrivals due in this second, and those that found no idle user. */
+  scheduled: number;
+  dropped: number;
+  /** Users started and running. */
+  activeUsers: number;
+}
+
+interface Bucket {
+  scenarios: Array<{ c: Omit<ScenarioInterval, 'histogram'>; h: LatencyHistogram | undefined }>;
+  scheduled: number;
+  dropped: number;
+}
+
+/**
+ * Collects one thread's measurements into per-second buckets (by completion time) and emits each second,
+ * once it is over, as an {@link IntervalSnapshot}. Latency is in microseconds; the executor decides where it
+ * starts (the intended arrival time in the open model, which avoids coordinated omission).
+ */
+export class Recorder {
+  private readonly buckets = new Map<number, Bucket>();
+  private readonly lag = monitorEventLoopDelay({ resolution: 10 });
+  private next = 0;
+  activeUsers = 0;
+
+  constructor(
+    private readonly scenarioCount: number,
+    private readonly startAt: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lag.enable();
+  }
+
+  /** Records a response. */
+  record(scenario: number, latencyUs: number, outcome: Exclude<Outcome, 'error'>, status: number): void {
+    const s = this.slot(scenario);
+    s.c.count++;
+    s.c[outcome]++;
+    s.c.statuses[status] = (s.c.statuses[status] ?? 0) + 1;
+    s.h ??= newHistogram(true);
+    recordUs(s.h, latencyUs);
+  }
+
+  /** Records a request that got no response (`code`: undici or harness error code). */
+  error(scenario: number, code: string): void {
+    const s = this.slot(scenario);
+    s.c.count++;
+    s.c.errors++;
+    const key = `error:${code}`;
+    s.c.statuses[key] = (s.c.statuses[key] ?? 0) + 1;
+  }
+
+  /** Open model: one arrival was due (and `dropped` when no user was idle). */
+  arrival(dropped: boolean): void {
+    const b = this.bucket(this.second());
+    b.scheduled++;
+    if (dropped) b.dropped++;
+  }
+
+  /** Emits every second that is over (all of them when `final`), in order, without gaps. */
+  flush(final = false): IntervalSnapshot[] {
+    const upTo = final ? Math.max(this.next, ...this.buckets.keys()) + 1 : this.second();
+    const out: IntervalSnapshot[] = [];
+    const lagP99Ms = this.lag.percentile(99) / 1e6;
+    const lagMaxMs = this.lag.max / 1e6;
+    this.lag.reset();
+    for (; this.next < upTo; this.next++) {
+      const b = this.buckets.get(this.next);
+      this.buckets.delete(this.next);
+      out.push({
+        second: this.next,
+        scenarios: Array.from({ length: this.scenarioCount }, (_, i) => {
+          const s = b?.scenarios[i];
+          return s
+            ? { ...s.c, histogram: s.h ? encodeHistogram(s.h) : '' }
+            : { count: 0, ok: 0, failed: 0, throttled: 0, errors: 0, statuses: {}, histogram: '' };
+        }),
+        lagP99Ms: Number.isFinite(lagP99Ms) ? lagP99Ms : 0,
+        lagMaxMs: Number.isFinite(lagMaxMs) ? lagMaxMs : 0,
+        scheduled: b?.scheduled ?? 0,
+        dropped: b?.dropped ?? 0,
+        activeUsers: this.activeUsers,
+      });
+    }
+    return out;
+  }
+
+  /** Stops the event-loop monitor. */
+  close(): void {
+    this.lag.disable();
+  }
+
+  private second(): number {
+    return Math.max(0, Math.floor((this.now() - this.startAt) / 1000));
+  }
+
+  private bucket(second: number): Bucket {
+    // A request finishing after its second was emitted lands in the current one (never lost).
+    const key = Math.max(second, this.next);
+    let b = this.buckets.get(key);
+    if (!b) {
+      b = { scenarios: [], scheduled: 0, dropped: 0 };
+      this.buckets.set(key, b);
+    }
+    return b;
+  }
+
+  private slot(scenario: number) {
+    const b = this.bucket(this.second());
+    let s = b.scenarios[scenario];
+    if (!s) {
+      s = { c: { count: 0, ok: 0, failed: 0, throttled: 0, errors: 0, statuses: {} }, h: undefined };
+      b.scenarios[scenario] = s;
+    }
+    return s;
+  }
+}

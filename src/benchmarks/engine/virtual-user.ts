@@ -1,0 +1,95 @@
+import type { DocTypeSchema } from '../../sdk/data/protocol';
+import { SERVICE_HEADER } from '../../sdk/discovery/protocol';
+import { createAuth } from '../auth/create-auth';
+import type { UserAuth } from '../auth/user-auth';
+import type { AuthPlan, LoadPlan } from '../config/plan';
+import type { PayloadEncoder } from '../target/encryptor';
+import type { TargetInfo } from '../target/target-info';
+import type { HttpClient, HttpResponse } from './http-client';
+
+/** Shared by every user of one thread: the plan, the target, one HTTP client, one body encoder. */
+export interface Runtime {
+  plan: LoadPlan;
+  target: TargetInfo;
+  http: HttpClient;
+  encoder: PayloadEncoder;
+}
+
+/** One request a scenario wants sent. */
+export interface RequestSpec {
+  method: string;
+  /** Absolute URL. */
+  url: string;
+  headers?: Record<string, string>;
+  /** A JSON body, encoded (maybe encrypted) on send. */
+  json?: unknown;
+  /** The DocType schema: `metadata` mode encrypts bodies of DocTypes with flagged fields. */
+  schema?: DocTypeSchema;
+  /** Owner service, sent as `X-Platform-Service` (SPEC.md "Deterministic routing"). */
+  service?: string;
+}
+
+/**
+ * One simulated user: its own credentials per auth provider (a session user has its own cookie jar and
+ * CSRF token), logging in lazily, re-authenticating and retrying once after a 401.
+ */
+export class VirtualUser {
+  private readonly auths = new Map<AuthPlan, { auth: UserAuth; ready: boolean }>();
+
+  constructor(
+    readonly id: number,
+    private readonly rt: Runtime,
+  ) {}
+
+  /** Logs in to every auth provider the plan's scenarios use, so the first requests are not slowed by it. */
+  async prepare(): Promise<void> {
+    const plans = new Set(this.rt.plan.scenarios.map((s) => s.auth));
+    for (const plan of plans) await this.ready(plan);
+  }
+
+  /** Sends a request with the credentials of `plan`. */
+  async send(plan: AuthPlan, req: RequestSpec): Promise<HttpResponse> {
+    const auth = await this.ready(plan);
+    const encoded =
+      req.json === undefined
+        ? undefined
+        : await this.rt.encoder.encode(req.json, req.url, req.method, req.schema);
+    const attempt = async () => {
+      const headers: Record<string, string> = { accept: 'application/json', ...auth.headers(req.method) };
+      if (encoded) headers['content-type'] = encoded.contentType;
+      if (req.service) headers[SERVICE_HEADER.toLowerCase()] = req.service;
+      Object.assign(headers, req.headers);
+      const res = await this.rt.http.request({
+        method: req.method,
+        url: req.url,
+        headers,
+        body: encoded?.body,
+      });
+      auth.observe(res);
+      return res;
+    };
+    const res = await attempt();
+    if (res.status !== 401 || !auth.relogin) return res;
+    await auth.login();
+    return attempt();
+  }
+
+  private async ready(plan: AuthPlan): Promise<UserAuth> {
+    let entry = this.auths.get(plan);
+    if (!entry) {
+      const auth = createAuth(plan, {
+        http: this.rt.http,
+        encoder: this.rt.encoder,
+        targetUrl: this.rt.plan.targetUrl,
+        user: this.id,
+      });
+      entry = { auth, ready: false };
+      this.auths.set(plan, entry);
+    }
+    if (!entry.ready) {
+      await entry.auth.login();
+      entry.ready = true;
+    }
+    return entry.auth;
+  }
+}

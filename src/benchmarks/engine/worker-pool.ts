@@ -1,0 +1,54 @@
+import { Worker } from 'node:worker_threads';
+import { harnessError } from '../errors';
+import type { IntervalSnapshot } from './recorder';
+import type { WorkerData, WorkerMessage } from './worker-protocol';
+
+/**
+ * Starts a generator thread. From source (a `.ts` module) the thread registers tsx and imports
+ * `worker-entry.ts`; from the built bundle it runs the bundle itself, whose entry recognises the
+ * generator's `workerData`.
+ */
+function startWorker(data: WorkerData): Worker {
+  const self = import.meta.url;
+  if (self.endsWith('.js')) return new Worker(new URL(self), { workerData: data });
+  const entry = new URL('./worker-entry.ts', self).href;
+  const code = `import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(entry)}))`;
+  return new Worker(code, { eval: true, workerData: data });
+}
+
+/**
+ * Runs one generator thread per shard until all are done, forwarding their snapshots. `stop` asks every
+ * thread to end early. Rejects with the first thread failure.
+ */
+export function runWorkers(
+  shards: WorkerData[],
+  onSnapshots: (s: IntervalSnapshot[]) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const workers = shards.map(startWorker);
+  const onAbort = () => {
+    for (const w of workers) w.postMessage('stop');
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  const runs = workers.map(
+    (w) =>
+      new Promise<void>((resolve, reject) => {
+        let done = false;
+        w.on('message', (m: WorkerMessage) => {
+          if (m.type === 'snapshots') onSnapshots(m.snapshots);
+          else if (m.type === 'done') done = true;
+          else reject(harnessError(m.code, m.message));
+        });
+        w.on('error', reject);
+        w.on('exit', (code) =>
+          done ? resolve() : reject(harnessError('worker_failed', `a generator thread exited with ${code}`)),
+        );
+      }),
+  );
+  return Promise.all(runs)
+    .then(() => undefined)
+    .finally(() => {
+      signal.removeEventListener('abort', onAbort);
+      for (const w of workers) void w.terminate();
+    });
+}

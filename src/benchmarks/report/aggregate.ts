@@ -1,0 +1,135 @@
+import {
+  decodeHistogram,
+  type LatencyHistogram,
+  type LatencySummary,
+  newHistogram,
+  summarize,
+} from '../engine/histogram';
+import type { IntervalSnapshot, ScenarioInterval } from '../engine/recorder';
+
+/** Request counters of a scenario or of the whole run. */
+export interface Counters {
+  count: number;
+  ok: number;
+  failed: number;
+  throttled: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
+
+/** One second of the run: total and per scenario. */
+export interface TimelinePoint {
+  /** Seconds since start. */
+  t: number;
+  rps: number;
+  latency: LatencySummary;
+  /** Failures plus requests without a response. */
+  errors: number;
+  throttled: number;
+  scenarios: Record<string, { rps: number; latency: LatencySummary; errors: number; throttled: number }>;
+  /** Worst generator thread's event-loop delay p99, ms. */
+  lagMs: number;
+  users: number;
+  scheduled: number;
+  dropped: number;
+}
+
+const emptyCounters = (): Counters => ({ count: 0, ok: 0, failed: 0, throttled: 0, errors: 0, statuses: {} });
+
+function addCounters(into: Counters, from: Omit<ScenarioInterval, 'histogram'>): void {
+  into.count += from.count;
+  into.ok += from.ok;
+  into.failed += from.failed;
+  into.throttled += from.throttled;
+  into.errors += from.errors;
+  for (const [k, v] of Object.entries(from.statuses)) into.statuses[k] = (into.statuses[k] ?? 0) + v;
+}
+
+/**
+ * Merges the snapshots of every generator thread: a second is final once each of the `sources` has sent
+ * it; its histograms are then added into the per-second point and into the cumulative per-scenario and
+ * total histograms (HDR histograms merge exactly, so percentiles over threads are true percentiles).
+ */
+export class Aggregator {
+  readonly timeline: TimelinePoint[] = [];
+  readonly scenarioCounters: Counters[];
+  readonly scenarioHistograms: LatencyHistogram[];
+  readonly totalCounters = emptyCounters();
+  readonly totalHistogram = newHistogram();
+  private readonly pending = new Map<number, IntervalSnapshot[]>();
+
+  constructor(
+    readonly labels: string[],
+    private readonly sources: number,
+  ) {
+    this.scenarioCounters = labels.map(emptyCounters);
+    this.scenarioHistograms = labels.map(() => newHistogram());
+  }
+
+  /** Adds snapshots from one source; returns the points that became final. */
+  add(snapshots: IntervalSnapshot[]): TimelinePoint[] {
+    const out: TimelinePoint[] = [];
+    for (const s of snapshots) {
+      const list = this.pending.get(s.second) ?? [];
+      list.push(s);
+      this.pending.set(s.second, list);
+      if (list.length >= this.sources) out.push(this.finalize(s.second));
+    }
+    return out;
+  }
+
+  /** Finalizes whatever is left (a source that stopped early), in time order. */
+  finish(): void {
+    for (const second of [...this.pending.keys()].sort((a, b) => a - b)) this.finalize(second);
+    this.timeline.sort((a, b) => a.t - b.t);
+  }
+
+  private finalize(second: number): TimelinePoint {
+    const list = this.pending.get(second) ?? [];
+    this.pending.delete(second);
+    const totalH = newHistogram(true);
+    const total = emptyCounters();
+    const point: TimelinePoint = {
+      t: second,
+      rps: 0,
+      latency: summarize(totalH),
+      errors: 0,
+      throttled: 0,
+      scenarios: {},
+      lagMs: Math.max(0, ...list.map((s) => s.lagP99Ms)),
+      users: list.reduce((n, s) => n + s.activeUsers, 0),
+      scheduled: list.reduce((n, s) => n + s.scheduled, 0),
+      dropped: list.reduce((n, s) => n + s.dropped, 0),
+    };
+    this.labels.forEach((label, i) => {
+      const c = emptyCounters();
+      const h = newHistogram(true);
+      for (const snap of list) {
+        const sc = snap.scenarios[i];
+        if (!sc) continue;
+        addCounters(c, sc);
+        if (sc.histogram) h.add(decodeHistogram(sc.histogram));
+      }
+      addCounters(this.scenarioCounters[i]!, c);
+      addCounters(total, c);
+      if (h.totalCount > 0) {
+        this.scenarioHistograms[i]!.add(h);
+        totalH.add(h);
+      }
+      point.scenarios[label] = {
+        rps: c.count,
+        latency: summarize(h),
+        errors: c.failed + c.errors,
+        throttled: c.throttled,
+      };
+    });
+    addCounters(this.totalCounters, total);
+    if (totalH.totalCount > 0) this.totalHistogram.add(totalH);
+    point.rps = total.count;
+    point.latency = summarize(totalH);
+    point.errors = total.failed + total.errors;
+    point.throttled = total.throttled;
+    this.timeline.push(point);
+    return point;
+  }
+}

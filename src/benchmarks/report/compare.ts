@@ -1,0 +1,86 @@
+import { readFile } from 'node:fs/promises';
+import { harnessError } from '../errors';
+import { type LoadResult, type MetricsResult, RESULT_SCHEMA, RESULT_VERSION } from './result';
+import { table } from './summary-table';
+
+/** One metric of one scope in both runs. */
+export interface CompareRow {
+  scope: string;
+  metric: 'rps' | 'p50_ms' | 'p95_ms' | 'p99_ms' | 'error_rate';
+  before: number;
+  after: number;
+  /** Relative change, (after - before) / before; null when before is 0. */
+  change: number | null;
+  regression: boolean;
+}
+
+/** Absolute error-rate increase ignored as noise (0.1 percentage point). */
+const ERROR_RATE_NOISE = 0.001;
+
+/** Reads and checks a result file (schema and version). */
+export async function readResult(path: string): Promise<LoadResult> {
+  let data: Partial<LoadResult>;
+  try {
+    data = JSON.parse(await readFile(path, 'utf8')) as Partial<LoadResult>;
+  } catch (err) {
+    throw harnessError('invalid_result', `${path}: not a readable JSON file`, err);
+  }
+  if (data.schema !== RESULT_SCHEMA || data.schemaVersion !== RESULT_VERSION) {
+    throw harnessError('invalid_result', `${path}: not a ${RESULT_SCHEMA} v${RESULT_VERSION} file`);
+  }
+  return data as LoadResult;
+}
+
+function rows(scope: string, a: MetricsResult, b: MetricsResult, tolerance: number): CompareRow[] {
+  const row = (
+    metric: CompareRow['metric'],
+    before: number,
+    after: number,
+    higherIsWorse: boolean,
+  ): CompareRow => {
+    const change = before !== 0 ? (after - before) / before : null;
+    const worse = higherIsWorse ? after - before : before - after;
+    const regression =
+      metric === 'error_rate'
+        ? worse > ERROR_RATE_NOISE && (change === null || change > tolerance)
+        : worse > 0 && (change === null ? after > 0 : Math.abs(change) > tolerance);
+    return { scope, metric, before, after, change, regression };
+  };
+  return [
+    row('rps', a.rps, b.rps, false),
+    row('p50_ms', a.latencyMs.p50, b.latencyMs.p50, true),
+    row('p95_ms', a.latencyMs.p95, b.latencyMs.p95, true),
+    row('p99_ms', a.latencyMs.p99, b.latencyMs.p99, true),
+    row('error_rate', a.errorRate, b.errorRate, true),
+  ];
+}
+
+/**
+ * Compares run `b` against baseline `a`, total and per scenario (matched by label): a regression is a
+ * latency percentile up or RPS down by more than `tolerance` (relative), or an error rate up by more
+ * than the tolerance and 0.1 percentage point.
+ */
+export function compareResults(a: LoadResult, b: LoadResult, tolerance = 0.1): CompareRow[] {
+  const out = rows('total', a.total, b.total, tolerance);
+  for (const s of b.scenarios) {
+    const base = a.scenarios.find((x) => x.label === s.label);
+    if (base) out.push(...rows(s.label, base, s, tolerance));
+  }
+  return out;
+}
+
+/** Renders the comparison as a table, regressions marked. */
+export function formatCompare(list: CompareRow[]): string {
+  const fmt = (m: CompareRow['metric'], v: number) =>
+    m === 'error_rate' ? `${(v * 100).toFixed(2)}%` : v.toFixed(1);
+  const body = list.map((r) => [
+    r.scope,
+    r.metric,
+    fmt(r.metric, r.before),
+    fmt(r.metric, r.after),
+    r.change === null ? 'n/a' : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%`,
+    r.regression ? 'REGRESSION' : '',
+  ]);
+  const n = list.filter((r) => r.regression).length;
+  return `${table(['scope', 'metric', 'before', 'after', 'change', ''], body)}\n\n${n === 0 ? 'no regression' : `${n} regression(s)`}`;
+}

@@ -1,0 +1,84 @@
+import type { LatencySummary } from '../engine/histogram';
+import type { TargetWatch } from '../watch/proc-sampler';
+import type { Counters, TimelinePoint } from './aggregate';
+
+/** Identifies result files; bump `RESULT_VERSION` on any incompatible change. */
+export const RESULT_SCHEMA = 'desk-load-result';
+export const RESULT_VERSION = 1;
+
+/** Metrics of one scenario, or of the whole run. */
+export interface MetricsResult extends Counters {
+  /** Responses per second over the measured duration. */
+  rps: number;
+  /** (failed + errors) / (count - throttled). */
+  errorRate: number;
+  latencyMs: LatencySummary;
+  /** HdrHistogram V2 compressed base64 of the latencies in microseconds (mergeable). */
+  histogram: string;
+}
+
+/** A scenario's result: what it was, and its metrics. */
+export interface ScenarioResult extends MetricsResult {
+  label: string;
+  type: 'doctype' | 'endpoint' | 'rpc';
+  /** DocType, `METHOD /path` or RPC method. */
+  target: string;
+  weight: number;
+}
+
+/** One threshold evaluation. */
+export interface ThresholdCheck {
+  /** `total` or a scenario label. */
+  scope: string;
+  metric: 'p95_ms' | 'p99_ms' | 'error_rate' | 'min_rps';
+  limit: number;
+  actual: number;
+  passed: boolean;
+}
+
+/** Why a run's numbers cannot be trusted, if they cannot. */
+export interface Saturation {
+  saturated: boolean;
+  reasons: string[];
+  /** Worst per-second event-loop delay p99 of any generator thread, ms. */
+  lagP99MaxMs: number;
+  /** Open model: arrivals served / arrivals planned. */
+  achievedRate?: number;
+  /** Generator process CPU over the run, % of one core. */
+  cpuPercent: number;
+}
+
+/** The verdict and its exit code. */
+export interface Verdict {
+  status: 'pass' | 'thresholds_breached' | 'generator_saturated' | 'target_unreachable';
+  exitCode: number;
+  checks: ThresholdCheck[];
+  saturation: Saturation;
+}
+
+/** The JSON written to `<out>/result.json` (schema-versioned). */
+export interface LoadResult {
+  schema: typeof RESULT_SCHEMA;
+  schemaVersion: typeof RESULT_VERSION;
+  startedAt: string;
+  finishedAt: string;
+  /** Seconds actually measured. */
+  durationSeconds: number;
+  config: {
+    path: string;
+    targetUrl: string;
+    model: 'closed' | 'open';
+    users: number;
+    rampUpSeconds: number;
+    /** Open model target rate, requests per second. */
+    targetRps?: number;
+    plannedDurationSeconds: number;
+    workers: number;
+    encryptionMode: string;
+  };
+  total: MetricsResult;
+  scenarios: ScenarioResult[];
+  timeline: TimelinePoint[];
+  targetProcess?: TargetWatch;
+  verdict: Verdict;
+}

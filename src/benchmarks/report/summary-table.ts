@@ -1,0 +1,63 @@
+import type { LoadResult, MetricsResult } from './result';
+
+function row(name: string, m: MetricsResult): string[] {
+  return [
+    name,
+    String(m.count),
+    m.rps.toFixed(1),
+    m.latencyMs.p50.toFixed(1),
+    m.latencyMs.p95.toFixed(1),
+    m.latencyMs.p99.toFixed(1),
+    m.latencyMs.max.toFixed(1),
+    `${(m.errorRate * 100).toFixed(2)}%`,
+    String(m.failed + m.errors),
+    String(m.throttled),
+  ];
+}
+
+/** Lays out rows as a text table with right-aligned numbers. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/**
+ * The final summary: one row per scenario and the total (requests, RPS, p50/p95/p99/max in ms, error
+ * rate with 429/503 excluded, failures, 429/503), the threshold checks, saturation and the verdict.
+ */
+export function formatSummary(r: LoadResult): string {
+  const header = [
+    'scenario',
+    'requests',
+    'rps',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'max ms',
+    'err rate',
+    'failures',
+    '429/503',
+  ];
+  const rows = [...r.scenarios.map((s) => row(s.label, s)), row('TOTAL', r.total)];
+  const lines = [table(header, rows), ''];
+  for (const c of r.verdict.checks.filter((c) => !c.passed)) {
+    lines.push(`threshold breached: ${c.scope} ${c.metric} ${c.actual} (limit ${c.limit})`);
+  }
+  const s = r.verdict.saturation;
+  for (const reason of s.reasons) lines.push(`generator saturated: ${reason}`);
+  lines.push(
+    `generator: event-loop delay p99 max ${s.lagP99MaxMs} ms, CPU ${s.cpuPercent}%` +
+      (s.achievedRate !== undefined ? `, achieved ${(s.achievedRate * 100).toFixed(1)}% of target rate` : ''),
+  );
+  const w = r.targetProcess;
+  if (w) {
+    lines.push(
+      `target pid ${w.pid}: CPU avg ${w.cpuAvgPercent}% max ${w.cpuMaxPercent}%, RSS ${w.rssStartMb} -> ${w.rssEndMb} MB ` +
+        `(slope ${w.rssSlopeMbPerMin} MB/min, ${w.memoryTrend})${w.exited ? ', exited during the run' : ''}`,
+    );
+  }
+  lines.push(`verdict: ${r.verdict.status.toUpperCase()} (exit ${r.verdict.exitCode})`);
+  return lines.join('\n');
+}

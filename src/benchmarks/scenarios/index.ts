@@ -1,0 +1,22 @@
+import type { ScenarioPlan } from '../config/plan';
+import type { Runtime } from '../engine/virtual-user';
+import { doctypeScenario } from './doctype';
+import { endpointScenario } from './endpoint';
+import { rpcScenario } from './rpc';
+import type { ScenarioRunner } from './runner';
+
+/** Builds the runner of each scenario of the plan, by `type`. */
+export async function createRunners(rt: Runtime): Promise<ScenarioRunner[]> {
+  return Promise.all(rt.plan.scenarios.map((s: ScenarioPlan) => createRunner(s, rt)));
+}
+
+async function createRunner(s: ScenarioPlan, rt: Runtime): Promise<ScenarioRunner> {
+  switch (s.type) {
+    case 'doctype':
+      return doctypeScenario(s, rt);
+    case 'endpoint':
+      return endpointScenario(s, rt);
+    case 'rpc':
+      return rpcScenario(s, rt);
+  }
+}

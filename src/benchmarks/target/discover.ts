@@ -1,0 +1,104 @@
+import type { DocTypeSchema, ServiceMetadata } from '../../sdk/data/protocol';
+import type { DiscoveryQuery, DiscoveryResult } from '../../sdk/discovery/protocol';
+import type { SecurityConfig } from '../../sdk/security/protocol';
+import type { LoadPlan } from '../config/plan';
+import { type HttpClient, type HttpResponse, jsonOf } from '../engine/http-client';
+import { errorCode, harnessError } from '../errors';
+import { rpcService } from '../scenarios/rpc';
+import type { TargetInfo } from './target-info';
+
+/** Sends a GET with the plan's default credentials (for a `metaUrl` that needs a principal). */
+export type AuthedGet = (url: string, security: SecurityConfig | null) => Promise<HttpResponse>;
+
+/**
+ * Learns what a run needs from the target, once, before any load: the security config
+ * (`GET /api/v1/security/config`; 404 means a target without payload encryption), then one batched
+ * `POST /api/gateway/discovery/query` resolving every DocType owner and RPC service manifest, then each
+ * owner's `metaUrl` for the DocType schemas. A connection failure is `target_unreachable`; a DocType the
+ * target does not know is `target_mismatch`.
+ */
+export async function discoverTarget(
+  plan: LoadPlan,
+  http: HttpClient,
+  authedGet: AuthedGet,
+): Promise<TargetInfo> {
+  const base = plan.targetUrl;
+  const get = (url: string) => call(http, { method: 'GET', url, headers: { accept: 'application/json' } });
+  const secRes = await get(`${base}/api/v1/security/config`);
+  const security = secRes.status === 200 ? (jsonOf(secRes) as SecurityConfig) : null;
+
+  const doctypes = [...new Set(plan.scenarios.flatMap((s) => (s.type === 'doctype' ? [s.doctype] : [])))];
+  const rpcServices = [
+    ...new Set(plan.scenarios.flatMap((s) => (s.type === 'rpc' ? [rpcService(s.method)] : []))),
+  ];
+  const info: TargetInfo = { security, doctypes: {}, services: {} };
+  if (doctypes.length === 0 && rpcServices.length === 0) return info;
+
+  const query: DiscoveryQuery = {
+    resources: doctypes,
+    services: Object.fromEntries(rpcServices.map((s) => [s, 0])),
+  };
+  const dRes = await call(http, {
+    method: 'POST',
+    url: `${base}/api/gateway/discovery/query`,
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify(query),
+  });
+  const result = dRes.status === 200 ? (jsonOf(dRes) as DiscoveryResult | undefined) : undefined;
+  if (!result?.resources) {
+    if (doctypes.length > 0) {
+      throw harnessError(
+        'target_mismatch',
+        `discovery query answered ${dRes.status}; DocType scenarios need it`,
+      );
+    }
+    return info;
+  }
+  for (const svc of rpcServices) {
+    const m = result.services?.[svc];
+    if (m?.apiUrl) info.services[svc] = new URL(m.apiUrl, `${base}/`).href.replace(/\/+$/, '');
+  }
+  const metaCache = new Map<string, Promise<ServiceMetadata>>();
+  for (const dt of doctypes) {
+    const owner = result.resources[dt];
+    const manifest = owner ? result.services?.[owner] : undefined;
+    if (!owner || !manifest)
+      throw harnessError('target_mismatch', `the target does not know the DocType ${dt}`);
+    const metaUrl = new URL(manifest.metaUrl, `${base}/`).href;
+    let meta = metaCache.get(metaUrl);
+    if (!meta) {
+      meta = fetchMeta(metaUrl, get, (url) => authedGet(url, security));
+      metaCache.set(metaUrl, meta);
+    }
+    const schema = (await meta).doctypes.find((d: DocTypeSchema) => d.name === dt);
+    if (!schema) throw harnessError('target_mismatch', `${owner}'s metadata has no DocType ${dt}`);
+    info.doctypes[dt] = {
+      owner,
+      apiUrl: new URL(manifest.apiUrl, `${base}/`).href.replace(/\/+$/, ''),
+      schema,
+    };
+  }
+  return info;
+}
+
+async function fetchMeta(
+  url: string,
+  get: (url: string) => Promise<HttpResponse>,
+  authedGet: (url: string) => Promise<HttpResponse>,
+): Promise<ServiceMetadata> {
+  let res = await get(url);
+  if (res.status === 401 || res.status === 403) res = await authedGet(url);
+  const meta = jsonOf(res) as ServiceMetadata | undefined;
+  if (res.status !== 200 || !Array.isArray(meta?.doctypes)) {
+    throw harnessError('target_mismatch', `metadata at ${url} answered ${res.status}`);
+  }
+  return meta;
+}
+
+async function call(http: HttpClient, req: Parameters<HttpClient['request']>[0]): Promise<HttpResponse> {
+  try {
+    return await http.request(req);
+  } catch (err) {
+    throw harnessError('target_unreachable', `${req.method} ${req.url} failed: ${errorCode(err)}`, err);
+  }
+}

@@ -1,0 +1,107 @@
+import type { Faker } from '@faker-js/faker';
+import { resolveFakerPath } from './faker-path';
+
+/**
+ * A compiled value tree: renders to plain JSON values on every call. Faker and the seed data are bound at
+ * compile time; seeding that faker instance (`faker.seed(n)`) makes renders reproducible (dry run).
+ */
+export type Renderer = () => unknown;
+
+/** A problem found while compiling templates; `path` is relative to the compiled value. */
+export interface TemplateProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+const EXPR = /\{\{\s*(.*?)\s*\}\}/g;
+const WHOLE = /^\{\{\s*(.*?)\s*\}\}$/;
+const CALL = /^faker\.([A-Za-z0-9.]+?)(?:\((.*)\))?$/s;
+const SEED = /^seed\.([A-Za-z0-9_.-]+)$/;
+
+type Piece = () => unknown;
+
+/**
+ * Compiles one `{{ ... }}` expression: `faker.<module>.<method>` with optional JSON arguments
+ * (`{{ faker.number.int({"max": 99}) }}`), or `seed.<key>` with dotted keys and list indexes
+ * (`{{ seed.warehouses.0 }}`). Anything else is a problem: templates are looked up, never evaluated.
+ */
+function compileExpression(expr: string, faker: Faker, seed: Record<string, unknown>): Piece | string {
+  const call = CALL.exec(expr);
+  if (call) {
+    const gen = resolveFakerPath(faker, call[1]!);
+    if (!gen) return `"faker.${call[1]}" is not a faker generator (e.g. faker.person.fullName)`;
+    let args: unknown[] = [];
+    if (call[2]?.trim()) {
+      try {
+        args = JSON.parse(`[${call[2]}]`) as unknown[];
+      } catch {
+        return `arguments of faker.${call[1]} must be JSON values`;
+      }
+    }
+    return () => gen(...args);
+  }
+  const s = SEED.exec(expr);
+  if (s) {
+    const keys = s[1]!.split('.');
+    const value = lookup(seed, keys);
+    if (value === undefined) return `seed has no key "${s[1]}"`;
+    return () => lookup(seed, keys);
+  }
+  return `unknown template "{{ ${expr} }}": use faker.<module>.<method> or seed.<key>`;
+}
+
+function lookup(root: unknown, keys: string[]): unknown {
+  let cur = root;
+  for (const k of keys) {
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, k)) return undefined;
+    cur = (cur as Record<string, unknown>)[k];
+  }
+  return cur;
+}
+
+/**
+ * Compiles a value tree (strings, lists, objects) once. A string that is one whole template keeps the
+ * rendered type (`"{{ faker.number.int }}"` renders a number); mixed strings render as text.
+ */
+export function compileTemplate(
+  value: unknown,
+  faker: Faker,
+  seed: Record<string, unknown>,
+  problems: TemplateProblem[],
+  path: (string | number)[] = [],
+): Renderer {
+  if (typeof value === 'string') {
+    if (!value.includes('{{')) return () => value;
+    const whole = WHOLE.exec(value);
+    if (whole && !whole[1]!.includes('}}')) {
+      const piece = compileExpression(whole[1]!, faker, seed);
+      if (typeof piece === 'string') {
+        problems.push({ path, message: piece });
+        return () => value;
+      }
+      return piece;
+    }
+    const parts: Array<string | Piece> = [];
+    let last = 0;
+    for (const m of value.matchAll(EXPR)) {
+      parts.push(value.slice(last, m.index));
+      const piece = compileExpression(m[1]!, faker, seed);
+      if (typeof piece === 'string') problems.push({ path, message: piece });
+      else parts.push(piece);
+      last = m.index + m[0].length;
+    }
+    parts.push(value.slice(last));
+    return () => parts.map((p) => (typeof p === 'string' ? p : String(p()))).join('');
+  }
+  if (Array.isArray(value)) {
+    const items = value.map((v, i) => compileTemplate(v, faker, seed, problems, [...path, i]));
+    return () => items.map((r) => r());
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).map(
+      ([k, v]) => [k, compileTemplate(v, faker, seed, problems, [...path, k])] as const,
+    );
+    return () => Object.fromEntries(entries.map(([k, r]) => [k, r()]));
+  }
+  return () => value;
+}
