@@ -5,6 +5,8 @@
  */
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../backend/db/database';
+import { openDatabase } from '../../../backend/db/open-database';
 import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
 import { frameworkMDataProvider } from '../../../src/sdk/data';
 import { fetchServiceMetadata } from '../../../src/sdk/data/service-metadata';
@@ -16,6 +18,8 @@ import { TEST_ORIGIN } from '../../helpers/http';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
 let testApp: TestApp;
+/** One in-memory database for every app of this file (opening PGlite is the slow part). */
+let database: Database;
 let clock = Date.now();
 let keys: MemoryKeyStore;
 const GRACE_MS = 60_000;
@@ -75,14 +79,16 @@ async function storedRow(doctype: string, name: string): Promise<Record<string, 
 }
 
 beforeAll(async () => {
+  database = await openDatabase({ memory: true });
   keys = await MemoryKeyStore.create({ graceMs: GRACE_MS, now: () => clock });
-  testApp = await createTestApp({ config: { 'security.payload_encryption.mode': 'metadata' }, keys });
+  testApp = await createTestApp({ config: { 'security.payload_encryption.mode': 'metadata' }, keys, database });
 });
 afterEach(() => {
   sent.length = 0;
 });
 afterAll(async () => {
   await testApp.close();
+  await database.close();
 });
 
 describe('the SDK against the real backend', () => {
@@ -168,5 +174,45 @@ describe('the SDK against the real backend', () => {
     expect(posts).toHaveLength(1);
     expect(decodeProtectedHeader(posts[0]!.body).kid).toBe((await keys.active()).kid);
     expect(await storedRow('crm.Customer', String(data.name))).toMatchObject({ email: 'alan@example.com' });
+  });
+});
+
+describe.each(['selective', 'strict'] as const)('the SDK against the real backend in %s mode', (mode) => {
+  let modeApp: TestApp;
+  beforeAll(async () => {
+    modeApp = await createTestApp({ config: { 'security.payload_encryption.mode': mode }, database });
+  });
+  afterAll(async () => {
+    await modeApp.close();
+  });
+
+  it('logs in with an encrypted body and writes what the server accepts', async () => {
+    const fetch = browserFetch(modeApp.app);
+    const security = new SecurityClient({ baseUrl: TEST_ORIGIN, fetch });
+    const http = createHttpClient({
+      baseUrl: TEST_ORIGIN,
+      security,
+      fetch,
+      csrf: createCsrfTokenStore(undefined),
+    });
+    await security.load();
+    await http.login('Administrator', 'admin');
+    const provider = frameworkMDataProvider({
+      discovery: new DiscoveryClient({ gatewayUrl: TEST_ORIGIN, fetch }),
+      http,
+    });
+    const { data } = await provider.create({
+      resource: 'stock.Item',
+      variables: { item_code: 'K', item_name: 'Key' },
+    });
+    await provider.deleteOne({ resource: 'stock.Item', id: data.id! });
+
+    const login = sent.find((r) => r.path === '/api/method/login')!;
+    const create = sent.find((r) => r.method === 'POST' && r.path === '/api/resource/stock.Item')!;
+    expect(login.contentType).toBe('application/jose');
+    expect(create.contentType).toBe(mode === 'strict' ? 'application/jose' : 'application/json');
+    expect(await modeApp.ctx.db.query('SELECT 1 FROM records WHERE name = $1', [data.name])).toMatchObject({
+      rows: [],
+    });
   });
 });
