@@ -81,7 +81,11 @@ async function storedRow(doctype: string, name: string): Promise<Record<string, 
 beforeAll(async () => {
   database = await openDatabase({ memory: true });
   keys = await MemoryKeyStore.create({ graceMs: GRACE_MS, now: () => clock });
-  testApp = await createTestApp({ config: { 'security.payload_encryption.mode': 'metadata' }, keys, database });
+  testApp = await createTestApp({
+    config: { 'security.payload_encryption.mode': 'metadata' },
+    keys,
+    database,
+  });
 });
 afterEach(() => {
   sent.length = 0;
