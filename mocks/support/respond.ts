@@ -46,7 +46,13 @@ export async function readBody(env: MockEnvironment, request: Request): Promise<
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === JOSE_CONTENT_TYPE) {
     if (env.policy.mode === 'disabled') {
-      throw new PlatformError('unsupported_media_type', 'Payload encryption is disabled.', { status: 415 });
+      throw new PlatformError(
+        'encryption_disabled',
+        'Payload encryption is disabled; send application/json.',
+        {
+          status: 415,
+        },
+      );
     }
     return env.keyRing.decrypt(text.trim(), method, path);
   }

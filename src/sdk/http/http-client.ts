@@ -61,7 +61,8 @@ export interface HttpClient {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const UNKNOWN_KEY_CODES = new Set(['unknown_key', 'unknown_kid']);
+/** Answers to an encrypted body that mean the client's policy or keys are stale (rotation, mode change). */
+const STALE_POLICY_CODES = new Set(['unknown_key', 'unknown_kid', 'encryption_disabled']);
 
 function isRawBody(body: unknown): boolean {
   return (
@@ -185,8 +186,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
       if (response.ok) return (await parseBody(response)) as T;
       const error = await httpErrorFrom(response);
-      // SECURITY.md rule 7: a retired key gets `unknown_key`; refetch config + JWKS and retry once.
-      if (security && prepared.policyApplied && !refreshedKeys && UNKNOWN_KEY_CODES.has(error.code)) {
+      // SECURITY.md rule 7: a retired key gets `unknown_key` (a changed mode `encryption_disabled`); refetch
+      // the config and the JWKS and retry once.
+      if (security && prepared.policyApplied && !refreshedKeys && STALE_POLICY_CODES.has(error.code)) {
         refreshedKeys = true;
         await security.refreshKeys();
         continue;

@@ -169,3 +169,21 @@ describe('fetchWithCredentials', () => {
     expect(isSdkError(failed) && failed.code).toBe('network_error');
   });
 });
+
+describe('fetchWithCredentials after a mode change on the server', () => {
+  it('rereads the policy on encryption_disabled and resends as JSON once', async () => {
+    const { client, security } = setup();
+    await security.load(); // metadata mode
+    backend.env.setMode('disabled');
+    await client.fetch(
+      '/api/resource/crm.Customer',
+      { method: 'POST', body: { customer_name: 'Mode Change' } },
+      customerSchema,
+    );
+
+    await backend.settle();
+    const posts = backend.to('/api/resource/crm.Customer', 'POST');
+    expect(posts.map((p) => p.headers.get('content-type'))).toEqual(['application/jose', 'application/json']);
+    expect(security.config?.mode).toBe('disabled');
+  });
+});
