@@ -128,7 +128,7 @@ async function discover(plan: LoadPlan): Promise<TargetInfo> {
   });
   try {
     return await discoverTarget(plan, http, async (url, security) => {
-      const encoder = await createEncoder(security, plan.targetUrl, http);
+      const encoder = await createEncoder(security, plan.targetUrl);
       const empty: TargetInfo = { security, doctypes: {}, services: {} };
       const user = new VirtualUser(-1, { plan, target: empty, http, encoder });
       return user.send(plan.auth, { method: 'GET', url });

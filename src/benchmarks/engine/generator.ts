@@ -32,7 +32,7 @@ export async function runGenerator(o: GeneratorOptions): Promise<void> {
   const recorder = new Recorder(plan.scenarios.length, o.startAt);
   const timer = setInterval(() => o.onSnapshots(recorder.flush()), 1000);
   try {
-    const encoder = await createEncoder(o.target.security, plan.targetUrl, http);
+    const encoder = await createEncoder(o.target.security, plan.targetUrl);
     const rt = { plan, target: o.target, http, encoder };
     const runners = await createRunners(rt);
     await EXECUTORS[plan.model.kind]({

@@ -1,0 +1,172 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { weightedPicker } from '../../../src/benchmarks/engine/executor';
+import { VirtualUser } from '../../../src/benchmarks/engine/virtual-user';
+import { type FakePlatform, startFakePlatform } from '../helpers/fake-platform';
+import { planFrom, runtimeFor } from '../helpers/runtime';
+
+let server: FakePlatform | undefined;
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+  await server?.close();
+  server = undefined;
+});
+
+async function setup(targets: string, files: Record<string, string> = {}) {
+  server = await startFakePlatform();
+  const plan = planFrom(
+    `target_url: ${server.url}\nauth: { mode: none }\nseed: { tenant: acme, region: eu }\ntargets:\n${targets}`,
+    {},
+    files,
+  );
+  const r = await runtimeFor(plan);
+  closers.push(r.close);
+  return { ...r, user: new VirtualUser(0, r.rt) };
+}
+
+const resourceRequests = () => server!.received.filter((r) => r.path.startsWith('/api/resource/'));
+
+describe('doctype scenario', () => {
+  it('generates create payloads from the DocType metadata found through discovery, with overrides on top', async () => {
+    const { runners, user } = await setup(`  - type: doctype
+    name: crm.Customer
+    mix: { create: 1 }
+    payload_overrides: { status: Inactive, customer_name: "{{ seed.tenant }} {{ faker.person.lastName }}" }
+`);
+    expect(server!.received.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /api/v1/security/config',
+      'POST /api/gateway/discovery/query',
+      'GET /api/meta/crm',
+    ]);
+    expect(JSON.parse(server!.received[1]!.body)).toEqual({ resources: ['crm.Customer'], services: {} });
+    await runners[0]!.iterate(user);
+    const [create] = resourceRequests();
+    expect(create).toMatchObject({ method: 'POST', path: '/api/resource/crm.Customer' });
+    expect(create!.headers['x-platform-service']).toBe('crm');
+    expect(create!.headers['content-type']).toBe('application/json');
+    const body = JSON.parse(create!.body);
+    expect(Object.keys(body).sort()).toEqual(['customer_name', 'email', 'phone', 'status']);
+    expect(body.status).toBe('Inactive');
+    expect(body.customer_name).toMatch(/^acme \S+/);
+    expect(body.email).toMatch(/@/);
+    expect(body.phone).toMatch(/^\+?[0-9][0-9 ()./-]{3,24}$/);
+  });
+
+  it('reuses created ids for reads, updates and deletes, and lists with filters when it knows none', async () => {
+    const { runners, user } = await setup(`  - type: doctype
+    name: crm.Lead
+    mix: { read: 1 }
+    filters: { source: Website }
+  - type: doctype
+    name: crm.Lead
+    label: lead-writes
+    mix: { create: 1 }
+  - type: doctype
+    name: crm.Lead
+    label: lead-updates
+    mix: { update: 1 }
+  - type: doctype
+    name: crm.Lead
+    label: lead-deletes
+    mix: { delete: 1 }
+`);
+    const [read, create, update, del] = runners;
+    await read!.iterate(user);
+    const list = resourceRequests()[0]!;
+    expect(list.method).toBe('GET');
+    expect(new URL(list.url, server!.url).searchParams.get('filters')).toBe('{"source":"Website"}');
+    // Each runner keeps its own pool: an update with no known id creates first, then updates that id.
+    await update!.iterate(user);
+    await update!.iterate(user);
+    await del!.iterate(user);
+    await del!.iterate(user);
+    const calls = resourceRequests()
+      .slice(1)
+      .map((r) => `${r.method} ${r.path}`);
+    expect(calls).toEqual([
+      'POST /api/resource/crm.Lead',
+      'PUT /api/resource/crm.Lead/REC-1',
+      'POST /api/resource/crm.Lead',
+      'DELETE /api/resource/crm.Lead/REC-2',
+    ]);
+    // A Lead has only its title field, so the update regenerates that one.
+    expect(Object.keys(JSON.parse(resourceRequests()[2]!.body))).toEqual(['lead_name']);
+    await create!.iterate(user);
+    expect(server!.records.has('REC-3')).toBe(true);
+    expect(server!.records.has('REC-2')).toBe(false);
+  });
+
+  it('fails with target_mismatch for a DocType the target does not know', async () => {
+    server = await startFakePlatform();
+    const plan = planFrom(
+      `target_url: ${server.url}\nauth: { mode: none }\ntargets: [{ type: doctype, name: hr.Employee }]\n`,
+    );
+    await expect(runtimeFor(plan)).rejects.toMatchObject({ code: 'target_mismatch' });
+  });
+});
+
+describe('endpoint scenario', () => {
+  it('sends the method to the rendered path with rendered headers and body', async () => {
+    const { runners, user } = await setup(`  - type: endpoint
+    name: search
+    method: put
+    path: /api/things/{{ seed.tenant }}?q={{ seed.region }}
+    headers: { X-Tenant: "{{ seed.tenant }}", X-Request: "{{ faker.string.uuid }}" }
+    body: { who: "{{ faker.person.fullName }}", n: 3 }
+`);
+    await runners[0]!.iterate(user);
+    const r = server!.received.at(-1)!;
+    expect(r).toMatchObject({ method: 'PUT', url: '/api/things/acme?q=eu' });
+    expect(r.headers['x-tenant']).toBe('acme');
+    expect(r.headers['x-request']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(r.body)).toEqual({ who: expect.any(String), n: 3 });
+  });
+
+  it('takes its body from body_factory, a module next to the config', async () => {
+    const { runners, user } = await setup(
+      `  - type: endpoint
+    name: order
+    method: POST
+    path: /api/orders
+    body_factory: factories.make_order
+`,
+      {
+        'factories.ts':
+          'export async function make_order(ctx: { user: number; seed: { tenant: string } }) { return { by: ctx.user, tenant: ctx.seed.tenant }; }\n',
+      },
+    );
+    await runners[0]!.iterate(user);
+    expect(JSON.parse(server!.received.at(-1)!.body)).toEqual({ by: 0, tenant: 'acme' });
+  });
+});
+
+describe('rpc scenario', () => {
+  it('posts kwargs and args to <apiUrl>/method/<dotted> of the owning service', async () => {
+    const { runners, user } = await setup(`  - type: rpc
+    name: count
+    method: crm.api.customer_count
+    kwargs: { status: Active, tags: [a, "{{ seed.region }}"] }
+    args: [1, "{{ seed.tenant }}"]
+`);
+    expect(JSON.parse(server!.received[1]!.body)).toEqual({ resources: [], services: { crm: 0 } });
+    const res = await runners[0]!.iterate(user);
+    expect(JSON.parse(res.text)).toEqual({ message: 42 });
+    const r = server!.received.at(-1)!;
+    expect(r).toMatchObject({ method: 'POST', path: '/api/method/crm.api.customer_count' });
+    expect(r.headers['x-platform-service']).toBe('crm');
+    expect(JSON.parse(r.body)).toEqual({ status: 'Active', tags: ['a', 'eu'], args: [1, 'acme'] });
+  });
+});
+
+describe('weightedPicker', () => {
+  it('chooses scenarios in proportion to their weight', async () => {
+    const { runners } = await setup(`  - { type: rpc, name: a, method: crm.api.ping, weight: 1 }
+  - { type: rpc, name: b, method: crm.api.ping, weight: 3 }
+`);
+    const pick = weightedPicker(runners);
+    let b = 0;
+    for (let i = 0; i < 4000; i++) if (pick().plan.label === 'b') b++;
+    expect(b / 4000).toBeGreaterThan(0.7);
+    expect(b / 4000).toBeLessThan(0.8);
+  });
+});
