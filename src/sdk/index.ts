@@ -3,49 +3,39 @@
  * Refine data provider and remote loading. Framework-agnostic: it never imports React.
  */
 
-export type { DocTypeSchema, FieldSchema, ServiceMetadata } from './data';
-export { type DataProviderOptions, fetchServiceMetadata, frameworkMDataProvider } from './data';
-export type { DiscoveryQuery, DiscoveryResult, DiscoveryUnit, ServiceManifest } from './discovery';
-export {
-  DiscoveryClient,
-  type DiscoveryClientOptions,
-  type DiscoveryHookEvents,
-  type DiscoverySnapshot,
-  PluginRegistry,
-  type PrewarmOptions,
-  type PrewarmOutcome,
-  type PrewarmReport,
-  SERVICE_HEADER,
-  type ServiceWarmer,
+export type { DataProviderOptions, DocTypeSchema, FieldSchema, ServiceMetadata } from './data';
+export { fetchServiceMetadata, frameworkMDataProvider } from './data';
+export type {
+  DiscoveryClientOptions,
+  DiscoveryHookEvents,
+  DiscoveryQuery,
+  DiscoveryResult,
+  DiscoverySnapshot,
+  DiscoveryUnit,
+  PrewarmOptions,
+  PrewarmOutcome,
+  PrewarmReport,
+  ServiceManifest,
+  ServiceWarmer,
 } from './discovery';
-export { isSdkError, SdkError, type SdkErrorCode, type SdkErrorOptions, type SdkFieldError } from './errors';
-export { type HookEvents, type HookListener, Hooks } from './hooks';
+export { DiscoveryClient, PluginRegistry, SERVICE_HEADER } from './discovery';
+export type { SdkErrorCode, SdkErrorOptions, SdkFieldError } from './errors';
+export { isSdkError, SdkError } from './errors';
+export type { HookEvents, HookListener } from './hooks';
+export { Hooks } from './hooks';
+export type { HttpClient, HttpClientOptions, RequestOptions } from './http';
 export {
   createHttpClient,
   csrfTokenStore,
   fetchWithCredentials,
-  type HttpClient,
-  type HttpClientOptions,
   HttpError,
   httpClient,
   login,
   logout,
-  type RequestOptions,
 } from './http';
-export { type PlatformConfig, type PlatformMode, readPlatformConfig } from './platform-config';
-export {
-  type FederationRuntime,
-  RemoteLoader,
-  type RemoteLoaderHookEvents,
-  type RemoteLoaderOptions,
-} from './remotes';
-export {
-  type EncryptedPayload,
-  type EncryptionMode,
-  encryptPayload,
-  JOSE_CONTENT_TYPE,
-  SecurityClient,
-  type SecurityClientOptions,
-  type SecurityConfig,
-  securityClient,
-} from './security';
+export type { PlatformConfig, PlatformMode } from './platform-config';
+export { readPlatformConfig } from './platform-config';
+export type { FederationRuntime, RemoteLoaderHookEvents, RemoteLoaderOptions } from './remotes';
+export { RemoteLoader } from './remotes';
+export type { EncryptedPayload, EncryptionMode, SecurityClientOptions, SecurityConfig } from './security';
+export { encryptPayload, JOSE_CONTENT_TYPE, SecurityClient, securityClient } from './security';

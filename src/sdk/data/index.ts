@@ -1,5 +1,7 @@
 /** Data: the Refine data provider over the platform's data API, and service metadata. */
-export { type DataProviderOptions, frameworkMDataProvider } from './data-provider';
+
+export type { DataProviderOptions } from './data-provider';
+export { frameworkMDataProvider } from './data-provider';
 export type {
   DocTypeSchema,
   FieldSchema,
@@ -10,5 +12,6 @@ export type {
   RpcResponse,
   ServiceMetadata,
 } from './protocol';
-export { type ApiFilter, listQuery, toApiFilters, toLimits, toOrderBy } from './query-params';
+export type { ApiFilter } from './query-params';
+export { listQuery, MAX_PAGE_LENGTH, toApiFilters, toLimits, toOrderBy } from './query-params';
 export { fetchServiceMetadata } from './service-metadata';

@@ -1,15 +1,17 @@
 /** Discovery: which service owns a DocType, and where its remote and APIs live (SPEC.md "Discovery client flow"). */
-export {
-  DiscoveryClient,
-  type DiscoveryClientOptions,
-  type DiscoveryHookEvents,
-  type DiscoverySnapshot,
-  type PrewarmOptions,
-  type PrewarmOutcome,
-  type PrewarmReport,
-  type ServiceWarmer,
+
+export type {
+  DiscoveryClientOptions,
+  DiscoveryHookEvents,
+  DiscoverySnapshot,
+  PrewarmOptions,
+  PrewarmOutcome,
+  PrewarmReport,
+  ServiceWarmer,
 } from './discovery-client';
-export { PluginRegistry, type PluginRegistryOptions, type RegistryListener } from './plugin-registry';
+export { DiscoveryClient } from './discovery-client';
+export type { PluginRegistryOptions, RegistryListener } from './plugin-registry';
+export { PluginRegistry } from './plugin-registry';
 export type {
   DiscoveryOwner,
   DiscoveryQuery,

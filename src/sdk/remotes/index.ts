@@ -1,7 +1,4 @@
 /** Remote loading: the services' UI remotes through the Module Federation runtime. */
-export {
-  type FederationRuntime,
-  RemoteLoader,
-  type RemoteLoaderHookEvents,
-  type RemoteLoaderOptions,
-} from './remote-loader';
+
+export type { FederationRuntime, RemoteLoaderHookEvents, RemoteLoaderOptions } from './remote-loader';
+export { RemoteLoader } from './remote-loader';

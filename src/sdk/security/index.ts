@@ -1,9 +1,8 @@
 /** Payload encryption (SPEC.md "Frontend encryption API"): security config, JWKS keys by kid, encryptPayload. */
 export { encryptPayload, securityClient } from './default-client';
+export type { EncryptedPayload, FlaggedSchema } from './encrypt-payload';
 export {
-  type EncryptedPayload,
   encryptJwe,
-  type FlaggedSchema,
   hasFlaggedFields,
   JSON_CONTENT_TYPE,
   requestBinding,
@@ -12,4 +11,5 @@ export {
 export type { EncryptionJwk, EncryptionMode, Jwks, RequestBinding, SecurityConfig } from './protocol';
 export { JOSE_CONTENT_TYPE, JWE_ALG, JWE_ENC } from './protocol';
 export { globToRegExp, matchesRoute } from './route-match';
-export { SECURITY_CONFIG_PATH, SecurityClient, type SecurityClientOptions } from './security-client';
+export type { SecurityClientOptions } from './security-client';
+export { SECURITY_CONFIG_PATH, SecurityClient } from './security-client';

@@ -187,3 +187,19 @@ describe('fetchWithCredentials after a mode change on the server', () => {
     expect(security.config?.mode).toBe('disabled');
   });
 });
+
+describe('createCsrfTokenStore', () => {
+  it('keeps the token in the given storage so a reloaded page still sends it, and clears it there', () => {
+    const storage = new Map<string, string>();
+    const sessionLike = {
+      getItem: (k: string) => storage.get(k) ?? null,
+      setItem: (k: string, v: string) => void storage.set(k, v),
+      removeItem: (k: string) => void storage.delete(k),
+    };
+    createCsrfTokenStore(sessionLike).set('token-1');
+    const afterReload = createCsrfTokenStore(sessionLike);
+    expect(afterReload.get()).toBe('token-1');
+    afterReload.clear();
+    expect(createCsrfTokenStore(sessionLike).get()).toBeUndefined();
+  });
+});
