@@ -30,6 +30,8 @@ export function gatewayRoutes(ctx: AppContext): Hono<AppEnv> {
   });
 
   routes.post('/api/gateway/discovery/query', async (c) => {
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits);
     // A body the decryption middleware already produced (an encrypted query in strict mode) is used as is.
     let raw: unknown = c.get('jsonBody');
     if (raw === undefined) {
