@@ -7,6 +7,7 @@ import { gatewayRoutes } from './gateway/routes';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { middlewareChain } from './middleware/chain';
+import { openapiRoutes } from './openapi/routes';
 import { securityRoutes } from './security/routes';
 
 /** Options of {@link createApp}. */
@@ -34,5 +35,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   if (options.forwarding) app.route('/', options.forwarding);
   app.route('/', dataRoutes(ctx));
   app.route('/', deskRoutes(ctx));
+  // Last: the OpenAPI document lists every route registered above (and fails the start on a flagged DTO).
+  app.route('/', openapiRoutes(ctx, app.routes));
   return app;
 }
