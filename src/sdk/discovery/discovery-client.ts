@@ -306,12 +306,24 @@ export class DiscoveryClient {
     }
   }
 
-  /** `services` carries the rev held for every known service, and 0 for a service asked for the first time. */
+  /**
+   * `services` carries the rev held for every known service, and 0 for a service asked for the first time,
+   * within the gateway's entry limit (the services asked for come first).
+   */
   #buildQuery(resources: string[], services: string[]): DiscoveryQuery {
     const revs: Record<string, number> = {};
-    for (const [name, held] of this.#manifests) revs[name] = held.manifest.rev;
-    for (const name of services) revs[name] ??= 0;
-    return Object.keys(revs).length > 0 ? { resources, services: revs } : { resources };
+    let count = 0;
+    for (const name of services) {
+      revs[name] = this.#manifests.get(name)?.manifest.rev ?? 0;
+      count++;
+    }
+    for (const [name, held] of this.#manifests) {
+      if (count >= this.#options.maxBatchSize) break;
+      if (Object.hasOwn(revs, name)) continue;
+      revs[name] = held.manifest.rev;
+      count++;
+    }
+    return count > 0 ? { resources, services: revs } : { resources };
   }
 
   #hydrate(result: DiscoveryResult): void {
