@@ -101,6 +101,7 @@ function parseResult(body: unknown): DiscoveryResult {
   }
   const resources: Record<string, string | null> = {};
   for (const [docType, owner] of Object.entries(body.resources)) {
+    if (docType === '__proto__') continue; // never let an answer reach an object's prototype
     if (owner !== null && typeof owner !== 'string') {
       throw new SdkError('discovery_failed', `Discovery answer is malformed: owner of ${docType}.`);
     }
@@ -108,6 +109,7 @@ function parseResult(body: unknown): DiscoveryResult {
   }
   const services: Record<string, ServiceManifest> = {};
   for (const [name, manifest] of Object.entries(isRecord(body.services) ? body.services : {})) {
+    if (name === '__proto__') continue;
     if (!isManifest(manifest)) {
       throw new SdkError('discovery_failed', `Discovery answer is malformed: manifest of ${name}.`);
     }
