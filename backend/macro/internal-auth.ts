@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Principal } from '../http/env';
-import { errorResponse } from '../http/errors';
+import { errorResponse, PlatformError } from '../http/errors';
 
 /** Headers of a request the gateway forwards to a service. */
 export const INTERNAL_HEADERS = {
@@ -126,4 +126,19 @@ export function trustGateway(secret: string): MiddlewareHandler<AppEnv> {
     if (principal) c.set('principal', principal);
     return next();
   };
+}
+
+/**
+ * The shared secret from `PLATFORM_INTERNAL_SECRET`. MACROSERVICE gateways and services refuse to start
+ * without one of at least 32 characters (`config_invalid`), so a service never runs unprotected.
+ */
+export function readInternalSecret(env: NodeJS.ProcessEnv = process.env): string {
+  const secret = env[INTERNAL_SECRET_ENV] ?? '';
+  if (secret.length < 32) {
+    throw new PlatformError(
+      'config_invalid',
+      `${INTERNAL_SECRET_ENV} must be set to a secret of at least 32 characters shared by the gateway and its services (MACROSERVICE mode).`,
+    );
+  }
+  return secret;
 }
