@@ -73,8 +73,8 @@ export class RemoteLoader {
 
   /** The runtime instance in use. */
   get runtime(): FederationRuntime {
-    this.#runtime ??= (getInstance() ??
-      createInstance({ name: this.#options.hostName ?? 'desk_sdk_host', remotes: [] })) as FederationRuntime;
+    this.#runtime ??=
+      getInstance() ?? createInstance({ name: this.#options.hostName ?? 'desk_sdk_host', remotes: [] });
     return this.#runtime;
   }
 

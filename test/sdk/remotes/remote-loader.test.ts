@@ -1,3 +1,4 @@
+import { createInstance } from '@module-federation/enhanced/runtime';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isSdkError } from '../../../src/sdk/errors';
 import { type FederationRuntime, RemoteLoader } from '../../../src/sdk/remotes';
@@ -26,6 +27,7 @@ function fakeRuntime(answers: Record<string, Array<unknown | Error | 'hang'>>) {
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
 });
 
 describe('RemoteLoader', () => {
@@ -118,5 +120,18 @@ describe('RemoteLoader', () => {
 
     expect(calls.preload).toEqual([[{ nameOrAlias: 'crm' }]]);
     await expect(loader.preload('dead')).rejects.toMatchObject({ code: 'remote_load_failed' });
+  });
+
+  it('fails an unreachable remote with remote_load_failed through the real Module Federation runtime', async () => {
+    const runtime = createInstance({ name: 'sdk_test_host', remotes: [] });
+    const loader = new RemoteLoader({ runtime, timeoutMs: 5_000 });
+    const attempts: number[] = [];
+    loader.hooks.on('beforeLoadRemote', (e) => attempts.push(e.attempt));
+    loader.register('crm', { url: 'http://127.0.0.1:9/remoteEntry.js' }); // nothing listens on port 9
+    vi.spyOn(console, 'warn').mockImplementation(() => {}); // the runtime warns when the retry re-registers
+
+    const error = await loader.load('crm', './views').catch((e: unknown) => e);
+    expect(isSdkError(error) && error.code).toBe('remote_load_failed');
+    expect(attempts).toEqual([1, 2]);
   });
 });
