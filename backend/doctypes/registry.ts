@@ -10,9 +10,12 @@ export interface DocTypeRegistry {
   byApp(app: string): DocTypeDefinition[];
 }
 
+/** Every record has these (name, timestamps); a model field may not reuse them. */
+const RESERVED_FIELDS: ReadonlySet<string> = new Set(['name', 'creation', 'modified', 'doctype']);
+
 /**
  * Builds a registry from DocType definitions. A duplicate full name, or a DocType whose `<app>.` prefix is
- * not the app declaring it, is a startup error: ownership of a DocType must be unambiguous for discovery.
+ * not the app declaring it, or a field named like a standard column, is a startup error: ownership of a DocType must be unambiguous for discovery.
  */
 export function createDocTypeRegistry(
   apps: ReadonlyArray<{ name: string; doctypes: DocTypeDefinition[] }>,
@@ -27,6 +30,8 @@ export function createDocTypeRegistry(
         );
       }
       if (byName.has(doctype.name)) throw new Error(`DocType ${doctype.name} is declared twice`);
+      const reserved = doctype.fields.find((f) => RESERVED_FIELDS.has(f.name));
+      if (reserved) throw new Error(`DocType ${doctype.name} declares the reserved field "${reserved.name}"`);
       byName.set(doctype.name, doctype);
     }
     byAppName.set(app.name, [...app.doctypes]);

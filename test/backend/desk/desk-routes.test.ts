@@ -102,6 +102,13 @@ describe('GET /desk/assets/...', () => {
     expect(chunk.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
+  it('answers HEAD with the headers and no body', async () => {
+    const res = await t.request('HEAD', '/desk/assets/crm/remoteEntry.js');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toMatch(/^".+"$/);
+    expect(await res.text()).toBe('');
+  });
+
   it('answers a missing asset with a JSON 404 that is not cached', async () => {
     for (const path of [
       '/desk/assets/crm/missing.js',

@@ -26,4 +26,14 @@ describe('createDocTypeRegistry', () => {
       ]),
     ).toThrow(/declared twice/);
   });
+
+  it('refuses a model field named like a standard column', () => {
+    const Clash = defineDocType({
+      name: 'hr.Clash',
+      label: 'Clash',
+      titleField: 'name',
+      model: z.object({ name: z.string() }),
+    });
+    expect(() => createDocTypeRegistry([{ name: 'hr', doctypes: [Clash] }])).toThrow(/reserved field "name"/);
+  });
 });
