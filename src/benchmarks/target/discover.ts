@@ -25,7 +25,7 @@ export async function discoverTarget(
   const base = plan.targetUrl;
   const get = (url: string) => call(http, { method: 'GET', url, headers: { accept: 'application/json' } });
   const secRes = await get(`${base}/api/v1/security/config`);
-  const security = secRes.status === 200 ? (jsonOf(secRes) as SecurityConfig) : null;
+  const security = secRes.status === 200 ? asSecurityConfig(jsonOf(secRes)) : null;
 
   const doctypes = [...new Set(plan.scenarios.flatMap((s) => (s.type === 'doctype' ? [s.doctype] : [])))];
   const rpcServices = [
@@ -79,6 +79,14 @@ export async function discoverTarget(
     };
   }
   return info;
+}
+
+const MODES = new Set(['disabled', 'selective', 'metadata', 'strict']);
+
+/** The body as a security config, or null when it is not one (a target that answers 200 to anything). */
+function asSecurityConfig(body: unknown): SecurityConfig | null {
+  const mode = (body as { mode?: unknown } | undefined)?.mode;
+  return typeof mode === 'string' && MODES.has(mode) ? (body as SecurityConfig) : null;
 }
 
 async function fetchMeta(

@@ -3,6 +3,9 @@ import { VirtualUser } from '../../../src/benchmarks/engine/virtual-user';
 import { type FakePlatform, startFakePlatform } from '../helpers/fake-platform';
 import { planFrom, runtimeFor } from '../helpers/runtime';
 
+/** `${NAME}` as the YAML writes an environment reference. */
+const ref = (name: string) => `\${${name}}`;
+
 let server: FakePlatform | undefined;
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -41,7 +44,7 @@ const dataRequests = () =>
 describe('auth modes', () => {
   it('session: logs in once with usr/pwd, sends the cookie, and the CSRF token only on unsafe requests', async () => {
     const { rt, runners } = await setup(
-      '{ mode: session, username: Administrator, password: "${LOAD_PASSWORD}" }',
+      `{ mode: session, username: Administrator, password: "${ref('LOAD_PASSWORD')}" }`,
     );
     const user = new VirtualUser(0, rt);
     await user.prepare();
@@ -59,7 +62,7 @@ describe('auth modes', () => {
 
   it('session: logs in again after a 401 and retries the request once', async () => {
     const { rt, runners } = await setup(
-      '{ mode: session, username: Administrator, password: "${LOAD_PASSWORD}" }',
+      `{ mode: session, username: Administrator, password: "${ref('LOAD_PASSWORD')}" }`,
     );
     const user = new VirtualUser(0, rt);
     await user.prepare();
@@ -74,14 +77,16 @@ describe('auth modes', () => {
 
   it('session: a refused login fails the request with login_failed', async () => {
     const { rt, runners } = await setup(
-      '{ mode: session, username: Administrator, password: "${LOAD_KEY}" }',
+      `{ mode: session, username: Administrator, password: "${ref('LOAD_KEY')}" }`,
     );
     await expect(runners[0]!.iterate(new VirtualUser(0, rt))).rejects.toMatchObject({ code: 'login_failed' });
     expect(dataRequests()).toHaveLength(0);
   });
 
   it('api_key: sends the key in the configured header, no login, no CSRF token', async () => {
-    const { rt, runners } = await setup('{ mode: api_key, header_name: X-Api-Key, key: "${LOAD_KEY}" }');
+    const { rt, runners } = await setup(
+      `{ mode: api_key, header_name: X-Api-Key, key: "${ref('LOAD_KEY')}" }`,
+    );
     await runners[0]!.iterate(new VirtualUser(0, rt));
     expect(dataRequests()[0]!.headers['x-api-key']).toBe('k-123');
     expect(dataRequests()[0]!.headers['x-csrf-token']).toBeUndefined();
@@ -89,7 +94,7 @@ describe('auth modes', () => {
   });
 
   it('bearer: sends Authorization: Bearer <token>', async () => {
-    const { rt, runners } = await setup('{ mode: bearer, token: "${LOAD_TOKEN}" }');
+    const { rt, runners } = await setup(`{ mode: bearer, token: "${ref('LOAD_TOKEN')}" }`);
     await runners[0]!.iterate(new VirtualUser(0, rt));
     expect(dataRequests()[0]!.headers.authorization).toBe('Bearer t-456');
   });
@@ -106,7 +111,7 @@ describe('auth modes', () => {
   it('custom: calls the factory once per user and sends its headers', async () => {
     const { rt, runners } = await setup('{ mode: custom, factory: ./auth.ts#sign }', '', {
       'auth.ts':
-        'export function sign(ctx: { user: number }) { return { Authorization: `token user-${ctx.user}` }; }\n',
+        "export function sign(ctx: { user: number }) { return { Authorization: 'token user-' + ctx.user }; }\n",
     });
     const u3 = new VirtualUser(3, rt);
     await runners[0]!.iterate(u3);
@@ -121,7 +126,7 @@ describe('auth modes', () => {
 
   it('a scenario auth override replaces the default for that scenario only', async () => {
     const { rt, runners } = await setup(
-      '{ mode: bearer, token: "${LOAD_TOKEN}" }',
+      `{ mode: bearer, token: "${ref('LOAD_TOKEN')}" }`,
       `  - type: rpc
     name: keyed
     method: crm.api.ping

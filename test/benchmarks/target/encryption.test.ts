@@ -4,6 +4,9 @@ import { VirtualUser } from '../../../src/benchmarks/engine/virtual-user';
 import { type FakePlatform, startFakePlatform } from '../helpers/fake-platform';
 import { planFrom, runtimeFor } from '../helpers/runtime';
 
+/** `${NAME}` as the YAML writes an environment reference. */
+const ref = (name: string) => `\${${name}}`;
+
 let server: FakePlatform | undefined;
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -74,7 +77,7 @@ describe('payload encryption through the SDK', () => {
   it('selective mode: encrypts the session login (a configured route) and nothing else', async () => {
     const { runners, user } = await setup(
       'selective',
-      '{ mode: session, username: Administrator, password: "${LOAD_PASSWORD}" }',
+      `{ mode: session, username: Administrator, password: "${ref('LOAD_PASSWORD')}" }`,
     );
     await user.prepare();
     await runners[0]!.iterate(user);

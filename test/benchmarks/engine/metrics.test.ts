@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { shardUsers } from '../../../src/benchmarks/engine/executor';
+import { arrivalTime } from '../../../src/benchmarks/engine/executors/open-model';
+import { classify, errorRate } from '../../../src/benchmarks/engine/outcome';
+import { Recorder } from '../../../src/benchmarks/engine/recorder';
+import { Aggregator } from '../../../src/benchmarks/report/aggregate';
+
+describe('classify', () => {
+  it('separates expected statuses, 429/503 and failures', () => {
+    expect(classify(200, [200])).toBe('ok');
+    expect(classify(201, [200, 201])).toBe('ok');
+    expect(classify(429, [200])).toBe('throttled');
+    expect(classify(503, [200])).toBe('throttled');
+    expect(classify(503, [200, 503])).toBe('ok');
+    expect(classify(500, [200])).toBe('failed');
+    expect(classify(404, [200])).toBe('failed');
+  });
+
+  it('computes the error rate without the throttled requests, transport errors included', () => {
+    expect(errorRate({ count: 100, failed: 5, errors: 5, throttled: 50 })).toBe(0.2);
+    expect(errorRate({ count: 10, failed: 0, errors: 0, throttled: 10 })).toBe(0);
+  });
+});
+
+describe('Recorder and Aggregator', () => {
+  it('merges per-second snapshots of several threads into exact totals and percentiles', () => {
+    let now = 0;
+    const a = new Recorder(2, 0, () => now);
+    const b = new Recorder(2, 0, () => now);
+    for (let i = 1; i <= 100; i++) a.record(0, i * 1000, 'ok', 200); // 1..100 ms
+    b.record(1, 500_000, 'throttled', 429);
+    b.error(1, 'ECONNRESET');
+    now = 1500;
+    for (let i = 101; i <= 200; i++) b.record(0, i * 1000, i % 2 ? 'failed' : 'ok', i % 2 ? 500 : 200);
+    now = 2000;
+    const agg = new Aggregator(['s0', 's1'], 2);
+    const finalA = agg.add(a.flush());
+    expect(finalA).toEqual([]); // b has not sent second 0 yet
+    const finalB = agg.add(b.flush());
+    expect(finalB.map((p) => p.t)).toEqual([0, 1]);
+    agg.finish();
+    a.close();
+    b.close();
+    expect(agg.totalCounters).toMatchObject({ count: 202, ok: 150, failed: 50, throttled: 1, errors: 1 });
+    expect(agg.scenarioCounters[1]!.statuses).toEqual({ '429': 1, 'error:ECONNRESET': 1 });
+    expect(agg.scenarioHistograms[0]!.totalCount).toBe(200);
+    expect(agg.scenarioHistograms[0]!.getValueAtPercentile(50) / 1000).toBeCloseTo(100, 0);
+    expect(agg.totalHistogram.maxValue / 1000).toBeCloseTo(500, 0);
+    expect(agg.timeline.map((p) => [p.t, p.rps, p.errors, p.throttled])).toEqual([
+      [0, 102, 1, 1],
+      [1, 100, 50, 0],
+    ]);
+    expect(agg.timeline[0]!.scenarios.s0!.latency.p99).toBeCloseTo(99, 0);
+  });
+
+  it('puts a result that completes after its second was emitted into the next second, never losing it', () => {
+    let now = 0;
+    const r = new Recorder(1, 0, () => now);
+    now = 1200;
+    expect(r.flush().map((s) => s.second)).toEqual([0]);
+    now = 900; // a completion stamped earlier than the last flush
+    r.record(0, 10, 'ok', 200);
+    now = 2100;
+    const snaps = r.flush();
+    r.close();
+    expect(snaps.map((s) => [s.second, s.scenarios[0]!.count])).toEqual([[1, 1]]);
+  });
+});
+
+describe('open-model arrivals', () => {
+  it('spaces arrivals at the target rate after a linear ramp', () => {
+    expect(arrivalTime(0, 10, 0)).toBe(0);
+    expect(arrivalTime(10, 10, 0)).toBe(1);
+    // 10/s ramping over 4 s: 20 arrivals during the ramp, then one every 0.1 s.
+    expect(arrivalTime(20, 10, 4)).toBeCloseTo(4, 6);
+    expect(arrivalTime(30, 10, 4)).toBeCloseTo(5, 6);
+    expect(arrivalTime(5, 10, 4)).toBeCloseTo(2, 6);
+  });
+
+  it('splits users across generator threads without overlap', () => {
+    const all = [0, 1, 2].flatMap((index) => shardUsers(10, { index, count: 3 }));
+    expect(all.sort((x, y) => x - y)).toEqual([...Array(10).keys()]);
+  });
+});
