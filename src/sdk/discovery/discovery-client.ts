@@ -239,10 +239,11 @@ export class DiscoveryClient {
     this.#changed();
   }
 
+  /** Subscribers hear of a batch once when it starts queueing and once when it is sent, not per lookup. */
   #scheduleFlush(): void {
-    this.#changed();
     if (this.#scheduled) return;
     this.#scheduled = true;
+    this.#changed();
     (this.#options.schedule ?? queueMicrotask)(() => this.#flush());
   }
 
@@ -257,6 +258,7 @@ export class DiscoveryClient {
     for (let i = 0; i < chunks; i++) {
       void this.#send(resources.slice(i * size, (i + 1) * size), i === 0 ? services : []);
     }
+    this.#changed(); // `#send` registered the batch as in flight synchronously
   }
 
   async #send(
