@@ -21,8 +21,14 @@ describe('ProcSampler', () => {
     let ticks = 0;
     let kb = 100 * 1024;
     const files: Record<string, () => string> = {
-      '/proc/4242/stat': () => stat((ticks += 5)),
-      '/proc/4242/status': () => status((kb += 10 * 1024)),
+      '/proc/4242/stat': () => {
+        ticks += 5;
+        return stat(ticks);
+      },
+      '/proc/4242/status': () => {
+        kb += 10 * 1024;
+        return status(kb);
+      },
     };
     const sampler = new ProcSampler(4242, 20, (p) => files[p]!());
     sampler.start();
