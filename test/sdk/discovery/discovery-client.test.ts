@@ -185,6 +185,15 @@ describe('DiscoveryClient', () => {
     expect(events).toEqual(['before:crm.Lead', 'after:crm']);
   });
 
+  it('notifies subscribers per batch, not per lookup', async () => {
+    const discovery = client();
+    const listener = vi.fn();
+    discovery.subscribe(listener);
+    await Promise.all(Array.from({ length: 200 }, (_, i) => discovery.resolve(`stock.Missing${i}`)));
+    expect(listener.mock.calls.length).toBeGreaterThan(0);
+    expect(listener.mock.calls.length).toBeLessThan(10);
+  });
+
   it('emits queryError for a failed batch', async () => {
     backend.server.use(http.post(`*${QUERY}`, () => HttpResponse.error(), { once: true }));
     const errors: string[] = [];
