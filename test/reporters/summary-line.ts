@@ -17,7 +17,10 @@ export default class SummaryLineReporter implements Reporter {
         else skipped++;
       }
       // A file that failed to load has no tests to count: count it as one failure so it cannot pass silently.
-      if (module.state() === 'failed' && ![...module.children.allTests()].some((t) => t.result().state === 'failed')) {
+      if (
+        module.state() === 'failed' &&
+        ![...module.children.allTests()].some((t) => t.result().state === 'failed')
+      ) {
         failed++;
       }
     }
