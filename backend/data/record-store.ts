@@ -49,6 +49,13 @@ function castParam(doctype: DocTypeDefinition, field: string, index: number): st
   return `$${index}::text`;
 }
 
+const STANDARD_TIMESTAMPS = new Set(['creation', 'modified']);
+
+/** `(data->>$n)` of a typed field expression such as `(data->>$n)::numeric`. */
+function textOf(column: string): string {
+  return column.replace(/::(numeric|boolean)$/, '');
+}
+
 function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]): string {
   const column = fieldSql(doctype, filter.field, params);
   const param = (value: unknown) => {
@@ -67,7 +74,9 @@ function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]
     case '!=':
       return `${column} IS DISTINCT FROM ${param(filter.value)}`;
     case 'like': {
-      const text = filter.field === 'name' ? column : `(data->>$${params.length})`;
+      // Pattern matching is on the text form of any field: the stored JSON text, or the column cast.
+      const text =
+        column === 'name' ? 'name' : STANDARD_TIMESTAMPS.has(column) ? `${column}::text` : textOf(column);
       params.push(filter.value);
       return `${text} ILIKE $${params.length}::text`;
     }

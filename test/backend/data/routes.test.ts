@@ -153,6 +153,10 @@ describe('GET /api/resource/:doctype (list)', () => {
     expect((await f([['item_name', 'like', 'anvil%']])).codes).toEqual(['A-1', 'E-5']);
     expect((await f([['item_code', 'in', ['C-3', 'D-4', 'Z-9']]])).codes).toEqual(['C-3', 'D-4']);
     expect((await f({ item_name: 'Drill' })).codes).toEqual(['D-4']);
+    expect((await f([['name', 'like', 'ITEM-%']])).codes).toEqual(['A-1', 'B-2', 'C-3', 'D-4', 'E-5']);
+    expect((await f([['creation', 'like', '20%']])).codes).toHaveLength(5);
+    expect((await f([['quantity', 'like', '5%']])).codes).toEqual(['A-1', 'B-2']);
+    expect((await f([['creation', '>', '2000-01-01T00:00:00Z']])).codes).toHaveLength(5);
     expect((await f([['quantity', '=', '500']])).codes).toEqual(['B-2']);
     const both = await f([
       ['quantity', '>', 1],
