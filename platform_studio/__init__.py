@@ -1,0 +1,1 @@
+"""Python entry points of the Desk platform (thin wrappers over the Node tools)."""

@@ -1,0 +1,1 @@
+"""Load testing: ``python -m platform_studio.benchmarks.load_test --config load.yaml``."""
