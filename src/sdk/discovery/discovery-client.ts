@@ -10,13 +10,17 @@
  */
 import { SdkError } from '../errors';
 import { Hooks } from '../hooks';
+import { tryReadPlatformConfig } from '../platform-config';
 import { PluginRegistry } from './plugin-registry';
 import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from './protocol';
 import { postDiscoveryQuery } from './transport';
 
 /** Options of {@link DiscoveryClient}; everything environmental is injectable. */
 export interface DiscoveryClientOptions {
-  /** Base URL of the gateway, e.g. `window.__PLATFORM_CONFIG__.gatewayUrl`; default `''` (same origin). */
+  /**
+   * Base URL of the gateway. Default: `__PLATFORM_CONFIG__.gatewayUrl` when the page has one, else `''`
+   * (same origin).
+   */
   gatewayUrl?: string;
   /** Fetch implementation; default the global `fetch`, looked up at call time. */
   fetch?: typeof globalThis.fetch;
@@ -87,7 +91,7 @@ function deferred<T>(): Deferred<T> {
 /** Shape of a full DocType name, `<app>.<DocType>` (the gateway answers 400 to anything else). */
 const DOCTYPE_NAME = /^[a-z][a-z0-9_]{0,63}\.[A-Z][A-Za-z0-9]{0,63}$/;
 
-const DEFAULTS = { gatewayUrl: '', timeoutMs: 10_000, maxAgeMs: 300_000, maxBatchSize: 500 };
+const DEFAULTS = { timeoutMs: 10_000, maxAgeMs: 300_000, maxBatchSize: 500 };
 
 /**
  * Resolves DocType owners and service manifests through the gateway, batched and cached.
@@ -123,8 +127,8 @@ export class DiscoveryClient {
   /** Lifecycle hooks: `beforeQuery`, `afterQuery`, `queryError`. */
   readonly hooks = new Hooks<DiscoveryHookEvents>();
 
-  #options: Required<Omit<DiscoveryClientOptions, 'fetch' | 'schedule'>> &
-    Pick<DiscoveryClientOptions, 'fetch' | 'schedule'>;
+  #options: Required<Omit<DiscoveryClientOptions, 'fetch' | 'schedule' | 'gatewayUrl'>> &
+    Pick<DiscoveryClientOptions, 'fetch' | 'schedule' | 'gatewayUrl'>;
   readonly #manifests = new Map<string, { manifest: ServiceManifest; fetchedAt: number }>();
   #queuedResources = new Map<string, Deferred<string | null>>();
   #queuedServices = new Map<string, Deferred<ServiceManifest>>();
@@ -276,7 +280,7 @@ export class DiscoveryClient {
       this.hooks.emit('beforeQuery', { query });
       const result = await postDiscoveryQuery(
         {
-          gatewayUrl: this.#options.gatewayUrl,
+          gatewayUrl: this.#options.gatewayUrl ?? tryReadPlatformConfig()?.gatewayUrl ?? '',
           fetch: this.#options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
           timeoutMs: this.#options.timeoutMs,
         },

@@ -211,6 +211,24 @@ describe('DiscoveryClient', () => {
     expect(await queriesSent()).toHaveLength(0);
   });
 
+  it('takes the gateway URL from __PLATFORM_CONFIG__ when none is configured', async () => {
+    const page = globalThis as { __PLATFORM_CONFIG__?: unknown };
+    page.__PLATFORM_CONFIG__ = {
+      mode: 'monolith',
+      gatewayUrl: ORIGIN,
+      deskBase: '/desk/',
+      coreServices: [],
+      securityConfigUrl: '/api/v1/security/config',
+      version: '0',
+    };
+    try {
+      expect(await DiscoveryClient.get_instance().resolve('crm.Lead')).toBe('crm');
+      expect(await queriesSent()).toHaveLength(1);
+    } finally {
+      delete page.__PLATFORM_CONFIG__;
+    }
+  });
+
   it('is one shared instance under both spellings until reset', () => {
     const a = DiscoveryClient.get_instance();
     expect(DiscoveryClient.getInstance()).toBe(a);
