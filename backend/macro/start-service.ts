@@ -114,7 +114,6 @@ export async function startService(
       clearInterval(rescan);
       offChange();
     });
-    log(`service ${name} listening on ${server.url} (manifest rev ${publisher.manifest?.rev})`);
     let closing: Promise<void> | undefined;
     return { url: server.url, manifest: () => publisher.manifest, close: () => (closing ??= close()) };
   } catch (err) {

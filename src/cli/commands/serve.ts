@@ -40,6 +40,7 @@ export type ModeRunner = (config: PlatformConfig, flags: ServeFlags) => Promise<
  */
 export const MODE_RUNNERS: Partial<Record<DeploymentMode, () => Promise<ModeRunner>>> = {
   monolith: async () => (await import('../serve/monolith')).runMonolith,
+  macroservice: async () => (await import('../../../backend/macro/serve-macroservice')).runMacroservice,
 };
 
 const HELP = `Usage: m serve [options]
@@ -52,7 +53,8 @@ Options:
   --data-dir <dir>   State directory: database, keys (PLATFORM_DATA_DIR, default .platform)
   --config <file>    platform.toml to read (default ./platform.toml when present)
   --mode <mode>      monolith | macroservice (PLATFORM_MODE)
-  --app <name>       An app to install; repeat for several (PLATFORM_APPS, default crm and stock)
+  --app <name>       An app to install; repeat for several (PLATFORM_APPS, default crm and stock).
+                     With --mode macroservice: no --app runs a gateway, --app <name> one service process
   --build-missing    Build the shell and app remotes first when they are missing (npm start)
   -h, --help         This help
 
