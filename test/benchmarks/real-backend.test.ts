@@ -1,0 +1,136 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMINISTRATOR } from '../../backend/auth/auth-service';
+import { countRecords } from '../../backend/data/record-store';
+import { type RunningServer, startServer } from '../../backend/server';
+import { benchmarkCli } from '../../src/benchmarks/cli';
+import { EXIT } from '../../src/benchmarks/exit-codes';
+import type { LoadResult } from '../../src/benchmarks/report/result';
+import { apiKeyAuthorization } from '../helpers/auth';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+import { writeConfig } from './helpers/runtime';
+
+let app: TestApp;
+let server: RunningServer;
+let env: Record<string, string>;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  // The manifests' apiUrl and metaUrl are built from the public URL: it must be the served address.
+  const port = await freePort();
+  app = await createTestApp({
+    config: {
+      'server.public_url': `http://127.0.0.1:${port}`,
+      'security.payload_encryption.mode': 'metadata',
+      'security.rate_limit.max_requests': 100_000,
+    },
+  });
+  server = await startServer(app.app, { host: '127.0.0.1', port });
+  const apiKey = (await apiKeyAuthorization(app.ctx)).replace(/^token /, '');
+  const [key, secret] = apiKey.split(':');
+  env = {
+    LOAD_PASSWORD: 'admin',
+    LOAD_API_KEY: key!,
+    LOAD_API_SECRET: secret!,
+    LOAD_TOKEN: await app.ctx.security.auth.issueToken(ADMINISTRATOR, 600_000),
+  };
+  // The custom auth factory of the example reads its token from the process environment.
+  process.env.LOAD_FACTORY_TOKEN = env.LOAD_TOKEN;
+});
+
+afterAll(async () => {
+  delete process.env.LOAD_FACTORY_TOKEN;
+  await server?.close();
+  await app?.close();
+});
+
+async function run(yaml: string, files: Record<string, string> = {}) {
+  const outDir = mkdtempSync(join(tmpdir(), 'load-real-'));
+  let out = '';
+  let err = '';
+  const io = { out: { write: (s: string) => (out += s) }, err: { write: (s: string) => (err += s) } };
+  const code = await benchmarkCli(['--config', writeConfig(yaml, files), '--out', outDir], io, env);
+  const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
+  return { code, out, err, result };
+}
+
+const byLabel = (r: LoadResult, label: string) => r.scenarios.find((s) => s.label === label)!;
+
+describe('the harness against the real backend (metadata-mode encryption on)', () => {
+  it('runs doctype, rpc and endpoint scenarios with every auth mode and passes with no failure', async () => {
+    const before = await countRecords(app.ctx.db, 'crm.Customer');
+    const { code, out, result } = await run(
+      `target_url: ${server.url}
+auth: { mode: session, username: Administrator, password: "\${LOAD_PASSWORD}" }
+users: { peak: 3, think_time_seconds: 0.02 }
+duration_seconds: 2
+thresholds: { p95_ms: 5000 }
+targets:
+  - type: doctype
+    name: crm.Customer
+    mix: { read: 2, create: 2, update: 1, delete: 1 }
+    payload_overrides: { status: Prospect }
+  - type: doctype
+    name: stock.Item
+    mix: { create: 1, read: 1 }
+    auth: { mode: api_key, header_name: Authorization, key: "token \${LOAD_API_KEY}:\${LOAD_API_SECRET}" }
+  - type: rpc
+    name: customer-count
+    method: crm.api.customer_count
+    kwargs: { status: Prospect }
+    auth: { mode: bearer, token: "\${LOAD_TOKEN}" }
+  - type: endpoint
+    name: whoami
+    method: GET
+    path: /api/method/platform.auth.whoami
+    auth: { mode: custom, factory: ./auth.ts#headers }
+  - type: endpoint
+    name: security-config
+    method: GET
+    path: /api/v1/security/config
+    auth: { mode: none }
+`,
+      {
+        'auth.ts': `export function headers() { return { Authorization: 'Bearer ' + process.env.LOAD_FACTORY_TOKEN }; }\n`,
+      },
+    );
+    const statuses = JSON.stringify(result.scenarios.map((s) => [s.label, s.statuses]));
+    expect(result.total.failed, statuses).toBe(0);
+    expect(result.total.errors, out).toBe(0);
+    expect(result.config.encryptionMode).toBe('metadata');
+    for (const label of ['crm.Customer', 'stock.Item', 'customer-count', 'whoami', 'security-config']) {
+      expect(byLabel(result, label).ok, label).toBeGreaterThan(0);
+    }
+    expect(await countRecords(app.ctx.db, 'crm.Customer')).toBeGreaterThan(before);
+    expect(await countRecords(app.ctx.db, 'crm.Customer', { status: 'Prospect' })).toBeGreaterThan(0);
+    expect(code).toBe(EXIT.pass);
+  });
+
+  it('counts the target rate limiter 429s apart from errors', async () => {
+    const { result } = await run(`target_url: ${server.url}
+auth: { mode: none }
+users: { peak: 2 }
+duration_seconds: 1
+targets:
+  - type: rpc
+    name: anonymous
+    method: crm.api.ping
+    expect_status: [200]
+`);
+    // Anonymous RPC is refused (401): failures, never throttled.
+    expect(result.total.failed).toBe(result.total.count);
+    expect(result.total.throttled).toBe(0);
+    expect(result.verdict.status).toBe('thresholds_breached');
+  });
+});
