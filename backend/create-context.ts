@@ -72,6 +72,7 @@ export async function createContext(
     }
     const appsDir = options.appsDir ?? join(ROOT_DIR, 'backend', 'apps');
     const security = await createSecurityContext({ config, db, log, doctypes, keys: options.keys });
+    closers.push(() => security.close());
     const ctx: AppContext = {
       config,
       log,

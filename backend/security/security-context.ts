@@ -15,7 +15,12 @@ export interface SecurityContext {
   policy: EncryptionPolicy;
   idempotency: IdempotencyStore;
   auth: AuthService;
+  /** Stops the background sweep of expired idempotency records. Idempotent. */
+  close(): void;
 }
+
+/** How often expired idempotency records are deleted from the database. */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** Options of {@link createSecurityContext}; the stores are injectable for tests and other deployments. */
 export interface SecurityContextOptions {
@@ -67,11 +72,16 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
   }
 
   let idempotency = options.idempotency;
+  let sweeper: NodeJS.Timeout | undefined;
   if (!idempotency) {
     const store = new DbIdempotencyStore(db);
     await store.migrate();
     idempotency = store;
+    sweeper = setInterval(() => {
+      store.sweep().catch((err: Error) => log(`idempotency sweep failed: ${err.message}`));
+    }, SWEEP_INTERVAL_MS);
+    sweeper.unref();
   }
   const policy = createEncryptionPolicy({ mode: pe.mode, routes: pe.routes, doctypes: options.doctypes });
-  return { keys, policy, idempotency, auth };
+  return { keys, policy, idempotency, auth, close: () => clearInterval(sweeper) };
 }
