@@ -68,6 +68,14 @@ describe('GET /desk and /desk/', () => {
     expect(JSON.parse(block).coreServices).toEqual(['crm', HOSTILE, 'line\u2028sep\u2029']);
   });
 
+  it('answers unknown routes outside the Desk with the JSON 404', async () => {
+    for (const path of ['/nope', '/api/nope', '/desk-other']) {
+      const res = await t.request('GET', path);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { code: 'not_found' } });
+    }
+  });
+
   it('serves the shell for deep links below /desk/', async () => {
     const res = await t.request('GET', '/desk/app/crm.Customer/CUST-00001');
     expect(res.status).toBe(200);
