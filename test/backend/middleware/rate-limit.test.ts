@@ -102,6 +102,22 @@ describe('RateLimitMiddleware', () => {
     expect(statuses[LIMIT]).toBe(429);
   });
 
+  it('never stores a 429 as an idempotent response', async () => {
+    const base = await start({ 'security.payload_encryption.mode': 'disabled' });
+    const authorization = await apiKeyAuthorization(t!.ctx);
+    const post = (i: number) =>
+      fetch(`${base}/api/resource/crm.Lead`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json', 'idempotency-key': `rl-${i}` },
+        body: JSON.stringify({ lead_name: `Limited ${i}` }),
+      });
+    for (let i = 0; i < LIMIT; i++) expect((await post(i)).status).toBeLessThan(300);
+    const limited = await post(LIMIT);
+    expect(limited.status).toBe(429);
+    const { rows } = await t!.ctx.db.query('SELECT 1 FROM platform_idempotency');
+    expect(rows).toHaveLength(LIMIT);
+  });
+
   it('limits per principal: one caller’s exhausted budget does not block another', async () => {
     const base = await start();
     const alice = await apiKeyAuthorization(t!.ctx);
