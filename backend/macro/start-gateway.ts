@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { createApp } from '../app';
 import type { Bus } from '../bus/bus';
 import type { PlatformConfig } from '../config/schema';
@@ -7,6 +7,7 @@ import { type CreateContextOptions, createContext, defaultPublicUrl } from '../c
 import type { AppEnv } from '../http/env';
 import { createEncryptionPolicy } from '../security/encryption-policy';
 import { type RunningServer, startServer } from '../server';
+import { assetForwardRoutes } from './asset-forward';
 import { BusServiceDirectory } from './bus-directory';
 import { connectBus, manifestTiming } from './connect-bus';
 import { forwardRoutes } from './forward';
@@ -90,7 +91,10 @@ export async function createGateway(config: PlatformConfig, options: GatewayOpti
     const pe = config.security.payload_encryption;
     ctx.security.policy = createEncryptionPolicy({ mode: pe.mode, routes: pe.routes, doctypes });
 
-    const app = createApp(ctx, { forwarding: forwardRoutes({ directory, secret, timeoutMs, log }) });
+    const forwarding = new Hono<AppEnv>();
+    forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log }));
+    if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
+    const app = createApp(ctx, { forwarding });
     return { app, ctx, directory, close };
   } catch (err) {
     await close();

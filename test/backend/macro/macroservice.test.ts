@@ -218,6 +218,28 @@ describe('MACROSERVICE gateway', () => {
     expect(again.services.crm).toBeUndefined();
   });
 
+  it('serves a service UI remote through the gateway when the asset proxy is enabled', async () => {
+    const proxied = await createGateway(
+      {
+        ...config,
+        desk: { ...config.desk, mfe_proxy_enabled: true },
+        server: { ...config.server, public_url: GATEWAY_URL },
+      },
+      { secret: SECRET, log: () => {}, context: { database: gatewayDb, keys: await keys(config) } },
+    );
+    gateways.push(proxied);
+    await waitUntil(() => proxied.directory.get('crm')?.url != null);
+    const found = await discover(proxied, ['crm.Customer']);
+    expect(found.services.crm?.url).toBe(`${GATEWAY_URL}/desk/assets/crm/remoteEntry.js`);
+    const asset = await send(proxied, 'GET', '/desk/assets/crm/remoteEntry.js', undefined, {
+      cookie: 'sid=x',
+    });
+    expect(asset.status).toBe(200);
+    expect(await asset.text()).toBe('window.crm = 1;\n');
+    expect((await send(proxied, 'GET', '/desk/assets/crm/..%2fsecret.js')).status).toBe(400);
+    expect((await send(proxied, 'GET', '/desk/assets/billing/remoteEntry.js')).status).toBe(404);
+  });
+
   it('discovers a service that only sends the legacy broadcast', async () => {
     const gateway = gateways[0]!;
     const legacy: ServiceManifest = {
