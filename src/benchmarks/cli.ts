@@ -17,6 +17,7 @@ Runs the load test a YAML file describes and writes result.json and report.html.
 
 Options:
   --config <file>      load-test configuration (README "Load testing")
+  --target-url <url>   override target_url (the same file against another deployment)
   --duration <s>       override duration_seconds
   --users <n>          override users.peak
   --workers <n>        override generator.workers (load-generating threads)
@@ -81,6 +82,7 @@ export async function benchmarkCli(
     if (!v.config) throw new UsageError('--config <file.yaml> is required');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const overrides: PlanOverrides = {
+      targetUrl: v['target-url'],
       durationSeconds: intOption(v.duration, 'duration'),
       users: intOption(v.users, 'users'),
       workers: intOption(v.workers, 'workers'),
@@ -137,6 +139,7 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       config: { type: 'string' },
+      'target-url': { type: 'string' },
       duration: { type: 'string' },
       users: { type: 'string' },
       workers: { type: 'string' },

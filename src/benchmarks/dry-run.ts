@@ -40,7 +40,7 @@ function scenario(s: ScenarioPlan, plan: LoadPlan): Record<string, unknown> {
       ...base,
       doctype: s.doctype,
       mix: s.mix,
-      filters: s.filters,
+      filters: s.filters?.(),
       payload_overrides: s.overrides?.(),
     };
   }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMINISTRATOR } from '../../backend/auth/auth-service';
+import { ROOT_DIR } from '../../backend/create-context';
 import { countRecords } from '../../backend/data/record-store';
 import { type RunningServer, startServer } from '../../backend/server';
 import { benchmarkCli } from '../../src/benchmarks/cli';
@@ -47,23 +48,29 @@ beforeAll(async () => {
   };
   // The custom auth factory of the example reads its token from the process environment.
   process.env.LOAD_FACTORY_TOKEN = env.LOAD_TOKEN;
+  process.env.LOAD_API_KEY = key;
+  process.env.LOAD_API_SECRET = secret;
 });
 
 afterAll(async () => {
   delete process.env.LOAD_FACTORY_TOKEN;
+  delete process.env.LOAD_API_KEY;
+  delete process.env.LOAD_API_SECRET;
   await server?.close();
   await app?.close();
 });
 
-async function run(yaml: string, files: Record<string, string> = {}) {
+async function runFile(path: string, args: string[] = []) {
   const outDir = mkdtempSync(join(tmpdir(), 'load-real-'));
   let out = '';
   let err = '';
   const io = { out: { write: (s: string) => (out += s) }, err: { write: (s: string) => (err += s) } };
-  const code = await benchmarkCli(['--config', writeConfig(yaml, files), '--out', outDir], io, env);
+  const code = await benchmarkCli(['--config', path, '--out', outDir, ...args], io, env);
   const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
   return { code, out, err, result };
 }
+
+const run = (yaml: string, files: Record<string, string> = {}) => runFile(writeConfig(yaml, files));
 
 const byLabel = (r: LoadResult, label: string) => r.scenarios.find((s) => s.label === label)!;
 
@@ -117,7 +124,7 @@ targets:
     expect(code).toBe(EXIT.pass);
   });
 
-  it('counts the target rate limiter 429s apart from errors', async () => {
+  it('counts requests the target refuses (401 without credentials) as failures, not as throttled', async () => {
     const { result } = await run(`target_url: ${server.url}
 auth: { mode: none }
 users: { peak: 2 }
@@ -133,4 +140,24 @@ targets:
     expect(result.total.throttled).toBe(0);
     expect(result.verdict.status).toBe('thresholds_breached');
   });
+});
+
+describe('examples/load against the real backend', () => {
+  const examples = ['crm-session', 'stock-api-key', 'endpoints-bearer', 'public-none', 'custom-factory'];
+  for (const name of examples) {
+    it(`${name}.yaml runs without a failure`, async () => {
+      const path = join(ROOT_DIR, 'examples', 'load', `${name}.yaml`);
+      const { result, err } = await runFile(path, [
+        '--target-url',
+        server.url,
+        '--users',
+        '4',
+        '--duration',
+        '2',
+      ]);
+      const statuses = JSON.stringify(result.scenarios.map((s) => [s.label, s.statuses]));
+      expect(result.total.ok, err).toBeGreaterThan(0);
+      expect(result.total.failed + result.total.errors, statuses).toBe(0);
+    });
+  }
 });

@@ -10,6 +10,8 @@ import { type AuthConfig, type LoadConfig, loadConfigSchema, type ThresholdsConf
 
 /** Command-line overrides applied before validation (so they are validated like the file). */
 export interface PlanOverrides {
+  /** The same file against another deployment (staging, a test server). */
+  targetUrl?: string;
   durationSeconds?: number;
   users?: number;
   workers?: number;
@@ -63,6 +65,7 @@ export function loadPlan(
 }
 
 function applyOverrides(raw: Record<string, unknown>, o: PlanOverrides) {
+  if (o.targetUrl !== undefined) raw.target_url = o.targetUrl;
   if (o.durationSeconds !== undefined) raw.duration_seconds = o.durationSeconds;
   const obj = (key: string) => {
     const v = raw[key];
@@ -174,7 +177,7 @@ function buildPlan(c: LoadConfig, configPath: string, src: YamlSource, issues: C
         expectStatus: [200, 201, 204],
         doctype: t.name,
         mix: normalizeMix(t.mix),
-        filters: t.filters,
+        filters: t.filters ? compile(t.filters, [...path, 'filters']) : undefined,
         overrides: t.payload_overrides
           ? compile(t.payload_overrides, [...path, 'payload_overrides'])
           : undefined,

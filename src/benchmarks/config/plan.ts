@@ -73,7 +73,7 @@ export interface DoctypeScenarioPlan extends ScenarioCommon {
   type: 'doctype';
   doctype: string;
   mix: Mix;
-  filters?: Record<string, unknown>;
+  filters?: Renderer;
   overrides?: Renderer;
 }
 

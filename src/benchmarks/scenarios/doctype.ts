@@ -50,7 +50,7 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
           return user.send(plan.auth, { ...common, method: 'GET', url: `${base}/${encodeURIComponent(id)}` });
         }
         const q = new URLSearchParams({ limit_page_length: String(PAGE_LENGTH) });
-        if (plan.filters) q.set('filters', JSON.stringify(plan.filters));
+        if (plan.filters) q.set('filters', JSON.stringify(plan.filters()));
         return user.send(plan.auth, { ...common, method: 'GET', url: `${base}?${q}` });
       }
       const i = Math.floor(Math.random() * ids.length);

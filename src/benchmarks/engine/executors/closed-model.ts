@@ -17,6 +17,7 @@ export const closedModel: Executor = async ({ rt, runners, recorder, shard, star
   const [thinkMin, thinkMax] = users.thinkTime;
   const runUser = async (id: number) => {
     const spawnAt = Number.isFinite(users.spawnRate) ? startAt + (id / users.spawnRate) * 1000 : startAt;
+    if (spawnAt >= endAt) return;
     await sleep(spawnAt - Date.now(), signal);
     if (signal.aborted || Date.now() >= endAt) return;
     const user = new VirtualUser(id, rt);

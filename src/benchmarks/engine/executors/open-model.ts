@@ -29,6 +29,7 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
 
   const spawned = shardUsers(users.peak, shard).map(async (id) => {
     const spawnAt = Number.isFinite(users.spawnRate) ? startAt + (id / users.spawnRate) * 1000 : startAt;
+    if (spawnAt >= startAt + durationSeconds * 1000) return;
     await sleep(spawnAt - Date.now(), signal);
     if (signal.aborted) return;
     const user = new VirtualUser(id, rt);
