@@ -179,6 +179,30 @@ describe('MACROSERVICE gateway', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unknown_service');
   });
 
+  it('enforces metadata-mode encryption for the services DocTypes although it installs no apps', async () => {
+    const strict = await createGateway(
+      {
+        ...config,
+        server: { ...config.server, public_url: GATEWAY_URL },
+        security: {
+          ...config.security,
+          payload_encryption: { ...config.security.payload_encryption, mode: 'metadata' },
+        },
+      },
+      { secret: SECRET, log: () => {}, context: { database: gatewayDb, keys: await keys(config) } },
+    );
+    gateways.push(strict);
+    const headers = { 'X-Platform-Service': 'crm' };
+    // crm.Customer has pii fields: plaintext is refused once the gateway has read crm's metadata.
+    await waitUntil(
+      async () =>
+        (await send(strict, 'POST', '/api/resource/crm.Customer', { customer_name: 'Eve' }, headers))
+          .status === 415,
+    );
+    const lead = await send(strict, 'POST', '/api/resource/crm.Lead', { lead_name: 'Plain' }, headers);
+    expect(lead.status).toBe(201);
+  });
+
   it('stores one record for an idempotent create sent to two gateway instances', async () => {
     const [a, b] = [gateways[0]!, await newGateway()];
     await waitUntil(() => b.directory.get('crm') !== undefined);
