@@ -55,6 +55,7 @@ export class BusServiceDirectory implements ServiceDirectory {
   readonly #fromBroadcast = new Map<string, ServiceManifest>();
   readonly #listeners = new Set<DirectoryListener>();
   readonly #cleanups: Unsubscribe[] = [];
+  readonly #invalidKeys = new Set<string>();
   #sorted: ServiceManifest[] = [];
   #owners = new Map<string, string>();
 
@@ -129,9 +130,14 @@ export class BusServiceDirectory implements ServiceDirectory {
   #onPut(entry: KvEntry<unknown>, fromSnapshot: boolean): void {
     const manifest = parseManifest(entry.value);
     if (!manifest || manifest.service !== entry.key) {
-      this.#options.log(`directory: ignored an invalid manifest under key ${JSON.stringify(entry.key)}`);
+      // Logged once per key, not on every heartbeat of a misconfigured publisher.
+      if (!this.#invalidKeys.has(entry.key)) {
+        this.#invalidKeys.add(entry.key);
+        this.#options.log(`directory: ignored an invalid manifest under key ${JSON.stringify(entry.key)}`);
+      }
       return;
     }
+    this.#invalidKeys.delete(entry.key);
     const held = this.#fromKv.get(manifest.service);
     if (held && held.revision > entry.revision) return;
     const now = this.#now();
