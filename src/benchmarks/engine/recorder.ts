@@ -43,6 +43,8 @@ interface Bucket {
  */
 export class Recorder {
   private readonly buckets = new Map<number, Bucket>();
+  /** Histograms of emitted seconds, reset for reuse: recording stays allocation-free. */
+  private readonly spare: LatencyHistogram[] = [];
   private readonly lag = monitorEventLoopDelay({ resolution: 10 });
   private next = 0;
   activeUsers = 0;
@@ -61,7 +63,7 @@ export class Recorder {
     s.c.count++;
     s.c[outcome]++;
     s.c.statuses[status] = (s.c.statuses[status] ?? 0) + 1;
-    s.h ??= newHistogram(true);
+    s.h ??= this.spare.pop() ?? newHistogram();
     recordUs(s.h, latencyUs);
   }
 
@@ -95,9 +97,13 @@ export class Recorder {
         second: this.next,
         scenarios: Array.from({ length: this.scenarioCount }, (_, i) => {
           const s = b?.scenarios[i];
-          return s
-            ? { ...s.c, histogram: s.h ? encodeHistogram(s.h) : '' }
-            : { count: 0, ok: 0, failed: 0, throttled: 0, errors: 0, statuses: {}, histogram: '' };
+          if (!s) return { count: 0, ok: 0, failed: 0, throttled: 0, errors: 0, statuses: {}, histogram: '' };
+          const histogram = s.h ? encodeHistogram(s.h) : '';
+          if (s.h) {
+            s.h.reset();
+            this.spare.push(s.h);
+          }
+          return { ...s.c, histogram };
         }),
         lagP99Ms: Number.isFinite(lagP99Ms) ? lagP99Ms : 0,
         lagMaxMs: Number.isFinite(lagMaxMs) ? lagMaxMs : 0,
