@@ -1,5 +1,6 @@
 import type { RpcRegistry } from './apps/rpc-registry';
 import type { InstalledApp } from './apps/types';
+import type { Bus } from './bus/bus';
 import type { PlatformConfig } from './config/schema';
 import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
@@ -39,6 +40,11 @@ export interface AppContext {
   publicDir: string;
   /** Encryption keys and policy, the idempotency store and the auth store (users, sessions, API keys). */
   security: SecurityContext;
+  /**
+   * The message bus: in-process in MONOLITH (the embedded default), NATS in MACROSERVICE processes
+   * (backend/bus): subjects for broadcasts and KV buckets for state shared between processes.
+   */
+  bus: Bus;
   /** Releases what `createContext` opened (database, directory watchers), in reverse order; idempotent. */
   close(): Promise<void>;
 }

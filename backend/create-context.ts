@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadInstalledApps } from './apps';
 import { createRpcRegistry } from './apps/rpc-registry';
+import type { Bus } from './bus/bus';
+import { InProcessBus } from './bus/in-process-bus';
 import type { PlatformConfig } from './config/schema';
 import type { AppContext, Logger } from './context';
 import type { Database } from './db/database';
@@ -30,6 +32,8 @@ export interface CreateContextOptions {
   directory?: ServiceDirectory;
   /** Payload-encryption keys (tests: a MemoryKeyStore); default the key files under `<data_dir>/keys`. */
   keys?: KeyStore;
+  /** The bus (MACROSERVICE: the NATS one, not closed by `ctx.close()`); default a fresh in-process bus. */
+  bus?: Bus;
 }
 
 /** `server.public_url`, else `http://<host>:<port>` (a wildcard bind address becomes `localhost`). */
@@ -71,6 +75,8 @@ export async function createContext(
       closers.push(() => opened.close());
     }
     const appsDir = options.appsDir ?? join(ROOT_DIR, 'backend', 'apps');
+    const bus = options.bus ?? new InProcessBus();
+    if (!options.bus) closers.push(() => bus.close());
     const security = await createSecurityContext({ config, db, log, doctypes, keys: options.keys });
     closers.push(() => security.close());
     const ctx: AppContext = {
@@ -86,6 +92,7 @@ export async function createContext(
       distDir: options.distDir ?? join(ROOT_DIR, 'dist'),
       publicDir: options.publicDir ?? join(ROOT_DIR, 'public'),
       security,
+      bus,
       close,
     };
     ctx.directory =

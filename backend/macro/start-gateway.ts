@@ -76,7 +76,7 @@ export async function createGateway(config: PlatformConfig, options: GatewayOpti
       gatewayUrl: publicUrl,
       proxyAssets: config.desk.mfe_proxy_enabled,
     });
-    ctx = await createContext(gatewayConfig, { log, directory: shown, ...options.context });
+    ctx = await createContext(gatewayConfig, { log, directory: shown, bus, ...options.context });
     const context = ctx;
     closers.push(() => context.close());
 

@@ -85,7 +85,7 @@ export async function startService(
   try {
     const bus = options.bus ?? (await connectBus(config, log, `desk-service-${name}`));
     if (!options.bus) closers.push(() => bus.close());
-    const ctx = await createContext(serviceConfig, { log, ...options.context });
+    const ctx = await createContext(serviceConfig, { log, bus, ...options.context });
     closers.push(() => ctx.close());
     const server: RunningServer = await startServer(createServiceApp(ctx, secret), {
       host: config.server.host,
