@@ -7,7 +7,7 @@ import type { ServiceDirectory } from '../gateway/service-directory';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
-import { signInternalRequest } from './internal-auth';
+import { INTERNAL_SECRET_ENV, signInternalRequest, TRUST_REJECTED_HEADER } from './internal-auth';
 
 /** Options of {@link forwardRoutes}. */
 export interface ForwardOptions {
@@ -163,6 +163,15 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       throw new PlatformError('bad_gateway', `Service ${manifest.service} answered incorrectly.`, {
         status: 502,
         cause,
+      });
+    }
+    if (upstream.headers[TRUST_REJECTED_HEADER] !== undefined) {
+      // A configuration error, not the client's: the service and this gateway do not share the secret.
+      options.log(
+        `forward: ${manifest.service} refused the gateway's signature (is ${INTERNAL_SECRET_ENV} the same?)`,
+      );
+      throw new PlatformError('bad_gateway', `Service ${manifest.service} does not trust this gateway.`, {
+        status: 502,
       });
     }
     const out = new Headers();

@@ -10,6 +10,9 @@ export const INTERNAL_HEADERS = {
   signature: 'x-platform-signature',
 } as const;
 
+/** Response header a service sets when it refused a request's signature. */
+export const TRUST_REJECTED_HEADER = 'x-platform-trust-rejected';
+
 /** Environment variable holding the secret gateways and services share (at least 32 characters). */
 export const INTERNAL_SECRET_ENV = 'PLATFORM_INTERNAL_SECRET';
 
@@ -113,6 +116,8 @@ export function trustGateway(secret: string): MiddlewareHandler<AppEnv> {
       headers: c.req.raw.headers,
     });
     if (principal === undefined) {
+      // Lets a gateway tell "my signature was refused" (a secret mismatch) from an ordinary 401.
+      c.header(TRUST_REJECTED_HEADER, '1');
       return errorResponse(
         c,
         401,

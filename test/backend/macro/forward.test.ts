@@ -164,6 +164,23 @@ describe('forwardRoutes', () => {
   });
 });
 
+describe('forwardRoutes with another secret than the service', () => {
+  it('answers 502 bad_gateway, not the service 401, and logs the mismatch', async () => {
+    const logs: string[] = [];
+    const directory = createStaticDirectory([manifest('crm', serviceBase, ['crm.Customer'])]);
+    const wrong = new Hono<AppEnv>();
+    wrong.onError(handleError(() => {}));
+    wrong.route(
+      '/',
+      forwardRoutes({ directory, secret: 'x'.repeat(40), timeoutMs: 500, log: (l) => logs.push(l) }),
+    );
+    const res = await wrong.fetch(new Request('http://gateway.test/api/resource/crm.Customer'));
+    expect(res.status).toBe(502);
+    expect((await res.json()).error.code).toBe('bad_gateway');
+    expect(logs.some((l) => l.includes('PLATFORM_INTERNAL_SECRET'))).toBe(true);
+  });
+});
+
 describe('trustGateway', () => {
   it('refuses unsigned and forged data requests sent to the service directly', async () => {
     seen.length = 0;
