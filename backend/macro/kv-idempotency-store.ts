@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KeyValueStore } from '../bus/bus';
+import { PlatformError } from '../http/errors';
 import {
   type BeginResult,
   type IdempotencyStore,
@@ -40,6 +41,18 @@ export class KvIdempotencyStore implements IdempotencyStore {
   ) {}
 
   async begin(key: string, fingerprint: string, ttlMs: number): Promise<BeginResult> {
+    return unavailableOnError(() => this.#begin(key, fingerprint, ttlMs));
+  }
+
+  async complete(key: string, response: StoredResponse): Promise<void> {
+    return unavailableOnError(() => this.#complete(key, response));
+  }
+
+  async release(key: string): Promise<void> {
+    return unavailableOnError(() => this.store.delete(kvKey(key)));
+  }
+
+  async #begin(key: string, fingerprint: string, ttlMs: number): Promise<BeginResult> {
     const k = kvKey(key);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const now = this.now();
@@ -71,7 +84,7 @@ export class KvIdempotencyStore implements IdempotencyStore {
     return { state: 'in_flight' };
   }
 
-  async complete(key: string, response: StoredResponse): Promise<void> {
+  async #complete(key: string, response: StoredResponse): Promise<void> {
     const k = kvKey(key);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.store.get(k);
@@ -84,9 +97,22 @@ export class KvIdempotencyStore implements IdempotencyStore {
       }
     }
   }
+}
 
-  async release(key: string): Promise<void> {
-    await this.store.delete(kvKey(key));
+/**
+ * While the bus is unreachable an idempotent request cannot be checked, so it is refused with 503
+ * `idempotency_unavailable` (retry later) rather than run unchecked or failed as a 500.
+ */
+async function unavailableOnError<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (cause) {
+    if ((cause as Error)?.name === 'PlatformError') throw cause;
+    throw new PlatformError('idempotency_unavailable', 'Idempotency records are unavailable; retry later.', {
+      status: 503,
+      headers: { 'Retry-After': '1' },
+      cause,
+    });
   }
 }
 

@@ -61,6 +61,22 @@ describe('KvIdempotencyStore', () => {
     expect(await b.begin('k', 'fp', TTL)).toEqual({ state: 'new' });
   });
 
+  it('refuses with 503 idempotency_unavailable while the bucket cannot be reached', async () => {
+    const down = new Error('connection closed');
+    const failing = {
+      create: () => Promise.reject(down),
+      get: () => Promise.reject(down),
+      update: () => Promise.reject(down),
+      delete: () => Promise.reject(down),
+    } as unknown as ConstructorParameters<typeof KvIdempotencyStore>[0];
+    const store = new KvIdempotencyStore(failing);
+    await expect(store.begin('k', 'fp', TTL)).rejects.toMatchObject({
+      code: 'idempotency_unavailable',
+      status: 503,
+    });
+    await expect(store.release('k')).rejects.toMatchObject({ code: 'idempotency_unavailable' });
+  });
+
   it('treats a record past the TTL the caller asked for as absent', async () => {
     let clock = 1_000;
     const bus = new InProcessBus();
