@@ -57,6 +57,10 @@ export class Aggregator {
   readonly totalCounters = emptyCounters();
   readonly totalHistogram = newHistogram();
   private readonly pending = new Map<number, IntervalSnapshot[]>();
+  /** Scratch histograms of the second being finalized, reset and reused (allocating and merging packed
+   * histograms every second would stall the event loop for milliseconds and skew the measurements). */
+  private readonly secondTotal = newHistogram();
+  private readonly secondScenario = newHistogram();
 
   constructor(
     readonly labels: string[],
@@ -87,7 +91,8 @@ export class Aggregator {
   private finalize(second: number): TimelinePoint {
     const list = this.pending.get(second) ?? [];
     this.pending.delete(second);
-    const totalH = newHistogram(true);
+    const totalH = this.secondTotal;
+    totalH.reset();
     const total = emptyCounters();
     const point: TimelinePoint = {
       t: second,
@@ -103,7 +108,8 @@ export class Aggregator {
     };
     this.labels.forEach((label, i) => {
       const c = emptyCounters();
-      const h = newHistogram(true);
+      const h = this.secondScenario;
+      h.reset();
       for (const snap of list) {
         const sc = snap.scenarios[i];
         if (!sc) continue;

@@ -45,11 +45,13 @@ export class LiveView {
   }
 
   private line(p: TimelinePoint): string {
-    const pct = Math.min(100, Math.round(((p.t + 1) / this.durationSeconds) * 100));
+    // The last point may be a partial second after the end (requests still in flight): shown as the end.
+    const elapsed = Math.min(p.t + 1, this.durationSeconds);
+    const pct = Math.round((elapsed / this.durationSeconds) * 100);
     const bar = this.out.isTTY ? `[${'#'.repeat(Math.round(pct / 5)).padEnd(20, '.')}] ` : '';
     const errPct = this.totals.count > 0 ? (this.totals.errors / this.totals.count) * 100 : 0;
     return (
-      `${bar}${String(p.t + 1).padStart(4)}/${this.durationSeconds}s ${String(pct).padStart(3)}%` +
+      `${bar}${String(elapsed).padStart(4)}/${this.durationSeconds}s ${String(pct).padStart(3)}%` +
       `  users ${p.users}  rps ${p.rps}  p95 ${p.latency.p95.toFixed(1)} ms` +
       `  errors ${this.totals.errors} (${errPct.toFixed(2)}%)  429/503 ${this.totals.throttled}` +
       (p.dropped > 0 ? `  dropped ${p.dropped}` : '') +
