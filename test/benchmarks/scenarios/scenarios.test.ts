@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { weightedPicker } from '../../../src/benchmarks/engine/executor';
+import { HttpClient } from '../../../src/benchmarks/engine/http-client';
 import { VirtualUser } from '../../../src/benchmarks/engine/virtual-user';
 import { type FakePlatform, startFakePlatform } from '../helpers/fake-platform';
 import { planFrom, runtimeFor } from '../helpers/runtime';
@@ -137,6 +138,19 @@ describe('endpoint scenario', () => {
     );
     await runners[0]!.iterate(user);
     expect(JSON.parse(server!.received.at(-1)!.body)).toEqual({ by: 0, tenant: 'acme' });
+  });
+});
+
+describe('users.host', () => {
+  it('sends the configured Host header on every request', async () => {
+    server = await startFakePlatform();
+    const plan = planFrom(
+      `target_url: ${server.url}\nauth: { mode: none }\nusers: { host: desk.example }\ntargets: [{ type: endpoint, name: e, method: GET, path: /x }]\n`,
+    );
+    const http = new HttpClient({ connections: 1, timeoutMs: 5000, hostHeader: plan.hostHeader });
+    closers.push(() => http.close());
+    await http.request({ method: 'GET', url: `${server.url}/x`, headers: {} });
+    expect(server.received.at(-1)!.headers.host).toBe('desk.example');
   });
 });
 
