@@ -9,6 +9,7 @@
  * requests use every core: the ratio is above 1 when the chain adds less than that parallelism gains.
  */
 import { constants, createPrivateKey, generateKeyPairSync, privateDecrypt, publicEncrypt } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
 import { importJWK } from 'jose';
 import { Pool } from 'undici';
 import { createApp } from '../backend/app';
@@ -98,13 +99,17 @@ async function main() {
     let baseOps = 0;
     let baseMs = 0;
     let chainMs = 0;
+    let chainCpuMs = 0;
     for (let r = 0; r < ROUNDS; r++) {
       const b = baseline(BASELINE_MS_PER_ROUND);
       baseOps += b.ops;
       baseMs += b.ms;
       const start = performance.now();
+      const cpu = process.cpuUsage();
       await run(bodies.slice(WARMUP + r * perRound, WARMUP + (r + 1) * perRound));
       chainMs += performance.now() - start;
+      const used = process.cpuUsage(cpu);
+      chainCpuMs += (used.user + used.system) / 1000;
     }
     const base = baseOps / (baseMs / 1000);
     const chain = REQUESTS / (chainMs / 1000);
@@ -114,6 +119,10 @@ async function main() {
       `encrypted requests through the whole chain, concurrency ${CONCURRENCY}: ${chain.toFixed(0)} req/s`,
     );
     console.log(`ratio (chain / privateDecrypt): ${(chain / base).toFixed(2)}x`);
+    console.log(
+      `cores busy during the chain run (server, client, thread pool): ${(chainCpuMs / chainMs).toFixed(2)} ` +
+        `of ${availableParallelism()}; load average ${loadavg()[0]!.toFixed(1)}`,
+    );
   } finally {
     await pool.close();
     await server.close();

@@ -55,7 +55,8 @@ export const payloadDecryption = (options: PayloadDecryptionOptions): Middleware
       c.set('jsonBody', parseDecryptedJson(plaintext));
       return next();
     }
-    if (c.req.raw.body !== null && options.policy.requiresEncryption(c.req.method, c.req.path)) {
+    const method = c.req.method;
+    if (method !== 'GET' && method !== 'HEAD' && options.policy.requiresEncryption(method, c.req.path)) {
       const bytes = await readLimitedBody(c, options.maxBodyBytes);
       if (Buffer.from(bytes).toString('utf8').trim() !== '') {
         throw unsupported(

@@ -9,15 +9,20 @@ export function payloadTooLarge(maxBytes: number): PlatformError {
 }
 
 /**
- * Reads the request body, refusing it with 413 as soon as it passes `maxBytes` (from `Content-Length` when
- * given, else while streaming, so a chunked body cannot exceed the limit in memory). The bytes are put in
- * Hono's body cache, so later readers (`c.req.text()`, `readJsonBody`) see the same body.
+ * Reads the request body, refusing it with 413 once it passes `maxBytes`: a declared `Content-Length` is
+ * checked before reading (the HTTP parser then delivers exactly that many bytes, read through the adapter's
+ * fast path); a chunked body is streamed and cut off at the limit, so it never exceeds it in memory. The bytes
+ * land in Hono's body cache, so later readers (`c.req.text()`, `readJsonBody`) see the same body.
  */
 export async function readLimitedBody(c: Context, maxBytes: number): Promise<Uint8Array> {
   const declared = c.req.header('content-length');
-  if (declared !== undefined && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
   const cache = c.req.bodyCache as Record<string, Promise<unknown> | undefined>;
-  if (cache.arrayBuffer) return new Uint8Array((await cache.arrayBuffer) as ArrayBuffer);
+  if (declared !== undefined || cache.arrayBuffer) {
+    if (declared !== undefined && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    if (bytes.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
+    return bytes;
+  }
   const stream = c.req.raw.body;
   if (!stream || c.req.raw.bodyUsed) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
@@ -35,7 +40,6 @@ export async function readLimitedBody(c: Context, maxBytes: number): Promise<Uin
   }
   const body = Buffer.concat(chunks, total);
   const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  const copy = bytes.slice().buffer;
-  cache.arrayBuffer = Promise.resolve(copy);
+  cache.arrayBuffer = Promise.resolve(bytes.slice().buffer);
   return bytes;
 }

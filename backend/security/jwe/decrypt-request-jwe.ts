@@ -1,5 +1,5 @@
 import { createDecipheriv, randomBytes, webcrypto } from 'node:crypto';
-import type { KeyStore } from '../keys/key-store';
+import { type KeyStore, withPrivateKey } from '../keys/key-store';
 import { decryptionFailed, unknownKey } from './errors';
 import { parseProtectedHeader, type RequestJweHeader, type RequestTarget } from './protected-header';
 
@@ -20,7 +20,7 @@ export interface DecryptedRequest {
  * found by `kid` in the server's own store, the protected header bound to the request's method and path.
  *
  * All header checks run before any crypto. The CEK is unwrapped with WebCrypto (Node runs it on the libuv
- * thread pool, so concurrent requests use every core) and the content is opened with AES-256-GCM using the
+ * thread pool; each concurrent unwrap gets its own copy of the key, so requests use every core) and the content is opened with AES-256-GCM using the
  * ASCII protected header as AAD (RFC 7516 section 5.2), which authenticates `htm`/`htu` and `kid`.
  * Compressed payloads (`zip`) are refused by the header check, so nothing is ever inflated.
  *
@@ -54,7 +54,10 @@ export async function decryptRequestJwe(
 
   let cek: Buffer;
   try {
-    cek = Buffer.from(await webcrypto.subtle.decrypt({ name: 'RSA-OAEP' }, key.privateKey, encryptedKey));
+    const unwrapped = await withPrivateKey(key, (privateKey) =>
+      webcrypto.subtle.decrypt({ name: 'RSA-OAEP' }, privateKey, encryptedKey),
+    );
+    cek = Buffer.from(unwrapped);
     if (cek.length !== CEK_BYTES) cek = randomBytes(CEK_BYTES);
   } catch {
     // RFC 7516 section 11.5: on a key-unwrap failure continue with a random CEK, so a bad key and a bad tag

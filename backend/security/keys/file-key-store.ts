@@ -103,7 +103,7 @@ export class FileKeyStore implements KeyStore {
       if (material.kid !== entry.kid) throw new Error(`${entry.kid}.pem does not hold the key it names`);
       keys.push({
         kid: material.kid,
-        privateKey: material.privateKey,
+        privateKeys: material.privateKeys,
         publicJwk: material.publicJwk,
         createdAt: Date.parse(entry.created_at),
         retiredAt,

@@ -1,13 +1,18 @@
 import type { EncryptionJwk } from '../../../src/sdk/security/protocol';
 
 /**
- * One payload-encryption key as the server holds it. The private half is a non-extractable WebCrypto key so
- * decryption runs on Node's thread pool (both cores) and the key material cannot be exported by accident.
+ * One payload-encryption key as the server holds it. The private half is held as non-extractable WebCrypto
+ * keys so decryption runs on Node's thread pool and the key material cannot be exported by accident.
  */
 export interface EncryptionKey {
   kid: string;
-  /** RSA-OAEP (SHA-256) private key, usage `decrypt` only. */
-  privateKey: CryptoKey;
+  /**
+   * The same RSA-OAEP (SHA-256) private key imported several times (usage `decrypt` only), one per
+   * thread-pool thread: OpenSSL serialises concurrent operations on one key object (RSA blinding), so
+   * giving each concurrent operation its own copy is what lets decryption use every core. Use them through
+   * {@link withPrivateKey}.
+   */
+  privateKeys: readonly CryptoKey[];
   /** Public members only (`kty`, `use`, `alg`, `kid`, `n`, `e`): what the JWKS publishes. */
   publicJwk: EncryptionJwk;
   /** Epoch milliseconds. */
@@ -45,4 +50,33 @@ export function isUsable(key: Pick<EncryptionKey, 'retiredAt'>, graceMs: number,
 /** Newest first, so the JWKS lists the active key first. */
 export function newestFirst(a: EncryptionKey, b: EncryptionKey): number {
   return b.createdAt - a.createdAt;
+}
+
+interface CopyPool {
+  free: CryptoKey[];
+  waiters: Array<(key: CryptoKey) => void>;
+}
+const pools = new WeakMap<readonly CryptoKey[], CopyPool>();
+
+/**
+ * Runs `fn` with a private-key copy no other operation is using (see {@link EncryptionKey.privateKeys}); when
+ * all copies are busy the call waits for one, so the thread pool never blocks on a key's lock.
+ */
+export async function withPrivateKey<T>(
+  key: Pick<EncryptionKey, 'privateKeys'>,
+  fn: (privateKey: CryptoKey) => Promise<T>,
+): Promise<T> {
+  let pool = pools.get(key.privateKeys);
+  if (!pool) {
+    pool = { free: [...key.privateKeys], waiters: [] };
+    pools.set(key.privateKeys, pool);
+  }
+  const copy = pool.free.pop() ?? (await new Promise<CryptoKey>((resolve) => pool.waiters.push(resolve)));
+  try {
+    return await fn(copy);
+  } finally {
+    const waiter = pool.waiters.shift();
+    if (waiter) waiter(copy);
+    else pool.free.push(copy);
+  }
 }

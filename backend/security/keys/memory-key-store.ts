@@ -29,7 +29,7 @@ export class MemoryKeyStore implements KeyStore {
     for (const key of this.#keys) key.retiredAt ??= now;
     const key: EncryptionKey = {
       kid: material.kid,
-      privateKey: material.privateKey,
+      privateKeys: material.privateKeys,
       publicJwk: material.publicJwk,
       createdAt: Math.max(now, (this.#keys[0]?.createdAt ?? 0) + 1),
     };

@@ -206,6 +206,31 @@ describe('PayloadDecryptionMiddleware: malformed and tampered tokens get one gen
     expect(decrypt).not.toHaveBeenCalled();
   });
 
+  it('cuts a streamed body without Content-Length off at the limit (413)', async () => {
+    const limit = t.ctx.config.security.payload_encryption.max_jwe_bytes;
+    const chunk = new TextEncoder().encode('A'.repeat(64 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > limit * 2) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const before = await recordCount(t.ctx, 'crm.Customer');
+    const res = await t.app.fetch(
+      new Request(`http://desk.test${CUSTOMERS}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/jose' },
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(res.status).toBe(413);
+    expect(sent).toBeLessThan(limit * 2);
+    expect(await recordCount(t.ctx, 'crm.Customer')).toBe(before);
+  });
+
   it.each([
     ['not UTF-8', new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
     ['not JSON', '{"customer_name": '],
