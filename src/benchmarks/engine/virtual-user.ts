@@ -1,11 +1,21 @@
 import type { DocTypeSchema } from '../../sdk/data/protocol';
 import { SERVICE_HEADER } from '../../sdk/discovery/protocol';
+import { JOSE_CONTENT_TYPE } from '../../sdk/security/protocol';
 import { createAuth } from '../auth/create-auth';
 import type { UserAuth } from '../auth/user-auth';
 import type { AuthPlan, LoadPlan } from '../config/plan';
 import type { PayloadEncoder } from '../target/encryptor';
 import type { TargetInfo } from '../target/target-info';
-import type { HttpClient, HttpResponse } from './http-client';
+import { type HttpClient, type HttpResponse, jsonOf } from './http-client';
+
+/** Answers to a JWE meaning the keys or policy changed since they were fetched (as the SDK's HTTP client). */
+const STALE_POLICY_CODES = new Set(['unknown_key', 'unknown_kid', 'encryption_disabled']);
+
+function staleKeys(res: HttpResponse): boolean {
+  if (res.status !== 400 && res.status !== 415) return false;
+  const code = (jsonOf(res) as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === 'string' && STALE_POLICY_CODES.has(code);
+}
 
 /** Shared by every user of one thread: the plan, the target, one HTTP client, one body encoder. */
 export interface Runtime {
@@ -47,13 +57,15 @@ export class VirtualUser {
     for (const plan of plans) await this.ready(plan);
   }
 
-  /** Sends a request with the credentials of `plan`. */
+  /**
+   * Sends a request with the credentials of `plan`. A 401 with a session or custom auth logs in again and
+   * retries once; a JWE refused as made with a retired key (a rotation during the run) refreshes the keys,
+   * re-encrypts and retries once, as the Desk's HTTP client does.
+   */
   async send(plan: AuthPlan, req: RequestSpec): Promise<HttpResponse> {
     const auth = await this.ready(plan);
-    const encoded =
-      req.json === undefined
-        ? undefined
-        : await this.rt.encoder.encode(req.json, req.url, req.method, req.schema);
+    const encode = () => this.rt.encoder.encode(req.json, req.url, req.method, req.schema);
+    let encoded = req.json === undefined ? undefined : await encode();
     const attempt = async () => {
       const headers: Record<string, string> = { accept: 'application/json', ...auth.headers(req.method) };
       if (encoded) headers['content-type'] = encoded.contentType;
@@ -68,7 +80,12 @@ export class VirtualUser {
       auth.observe(res);
       return res;
     };
-    const res = await attempt();
+    let res = await attempt();
+    if (encoded?.contentType === JOSE_CONTENT_TYPE && this.rt.encoder.refresh && staleKeys(res)) {
+      await this.rt.encoder.refresh();
+      encoded = await encode();
+      res = await attempt();
+    }
     if (res.status !== 401 || !auth.relogin) return res;
     await auth.login();
     return attempt();

@@ -23,5 +23,6 @@ export async function createEncoder(
   await client.getKey();
   return {
     encode: (body, url, method, schema) => client.encryptPayload(body, url, method, schema),
+    refresh: () => client.refreshKeys(),
   };
 }

@@ -14,6 +14,8 @@ export interface EncodedBody {
  */
 export interface PayloadEncoder {
   encode(body: unknown, url: string, method: string, schema?: DocTypeSchema): Promise<EncodedBody>;
+  /** Refetches the security config and JWKS, after the target refused a JWE as made with a stale key. */
+  refresh?(): Promise<void>;
 }
 
 /** Plain JSON: what `encryptPayload` does in `disabled` mode. */

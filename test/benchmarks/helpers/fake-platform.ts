@@ -1,4 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { decodeProtectedHeader } from 'jose';
 import { type Handler, type Received, type RecordingServer, startRecordingServer } from './recording-server';
 
 /** Options of the fake platform. */
@@ -6,8 +7,6 @@ export interface FakePlatformOptions {
   mode?: 'disabled' | 'selective' | 'metadata' | 'strict';
   /** Answer 401 to data and RPC requests without the session cookie, API key or bearer token. */
   requireAuth?: boolean;
-  /** Status for every data/RPC request (e.g. 429), overriding normal answers. */
-  forceStatus?: (r: Received) => number | undefined;
 }
 
 /** A platform-shaped node:http server (DESIGN.md contracts) that records what the harness sends. */
@@ -17,6 +16,8 @@ export interface FakePlatform extends RecordingServer {
   records: Map<string, Record<string, unknown>>;
   /** Invalidates every session (the next data request answers 401). */
   expireSessions(): void;
+  /** Replaces the encryption key: JWEs made for the old kid answer 400 `unknown_key`. */
+  rotateKey(): void;
 }
 
 const CUSTOMER = {
@@ -44,8 +45,17 @@ const LEAD = {
  * `/api/resource/*` CRUD, `/api/method/*` RPC and session login (`usr`/`pwd` -> cookie + `csrf_token`).
  */
 export async function startFakePlatform(o: FakePlatformOptions = {}): Promise<FakePlatform> {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', use: 'enc', alg: 'RSA-OAEP-256' };
+  let keyNumber = 0;
+  const newKey = () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const kid = `k${++keyNumber}`;
+    return {
+      kid,
+      privateKey,
+      jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'enc', alg: 'RSA-OAEP-256' },
+    };
+  };
+  let key = newKey();
   const records = new Map<string, Record<string, unknown>>();
   let sessionEpoch = 1;
   let seq = 0;
@@ -62,12 +72,15 @@ export async function startFakePlatform(o: FakePlatformOptions = {}): Promise<Fa
               mode: o.mode,
               jwks_uri: '/api/v1/security/jwks',
               routes: ['/api/method/login'],
-              kid: 'k1',
+              kid: key.kid,
             },
           }
         : { status: 404 };
     }
-    if (r.path === '/api/v1/security/jwks') return { json: { keys: [jwk] } };
+    if (r.path === '/api/v1/security/jwks') return { json: { keys: [key.jwk] } };
+    if (r.headers['content-type'] === 'application/jose' && decodeProtectedHeader(r.body).kid !== key.kid) {
+      return { status: 400, json: { error: { code: 'unknown_key', message: 'unknown key' } } };
+    }
     if (r.path === '/api/gateway/discovery/query') {
       const q = JSON.parse(r.body) as { resources: string[] };
       const manifest = {
@@ -104,8 +117,6 @@ export async function startFakePlatform(o: FakePlatformOptions = {}): Promise<Fa
       };
     }
     if (r.path.startsWith('/api/')) {
-      const forced = o.forceStatus?.(r);
-      if (forced) return { status: forced, json: { error: { code: 'forced', message: 'forced' } } };
       if (o.requireAuth && !authed(r))
         return { status: 401, json: { error: { code: 'unauthorized', message: 'no' } } };
     }
@@ -136,7 +147,12 @@ export async function startFakePlatform(o: FakePlatformOptions = {}): Promise<Fa
   base = server.url;
   return {
     ...server,
-    privateKey,
+    get privateKey() {
+      return key.privateKey;
+    },
+    rotateKey: () => {
+      key = newKey();
+    },
     records,
     expireSessions: () => {
       sessionEpoch++;
