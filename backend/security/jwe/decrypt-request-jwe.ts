@@ -3,8 +3,11 @@ import { type KeyStore, withPrivateKey } from '../keys/key-store';
 import { decryptionFailed, unknownKey } from './errors';
 import { parseProtectedHeader, type RequestJweHeader, type RequestTarget } from './protected-header';
 
-/** Five base64url segments, none empty, nothing else (no whitespace, no padding). */
-const COMPACT_JWE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/**
+ * Five base64url segments and nothing else (no whitespace, no padding); only the ciphertext may be empty
+ * (an empty plaintext, which then fails as JSON).
+ */
+const COMPACT_JWE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+$/;
 const GCM_IV_BYTES = 12;
 const GCM_TAG_BYTES = 16;
 const CEK_BYTES = 32; // A256GCM

@@ -65,6 +65,15 @@ describe('PayloadDecryptionMiddleware: accepted payloads', () => {
     expect(rows[0]!.data.customer_name).toBe('Ada');
   });
 
+  it('never echoes a decrypted pii value in a validation error (rule 11)', async () => {
+    const secret = 'not-an-email-4711@@';
+    const jwe = await sdkJwe(t.ctx, 'POST', CUSTOMERS, { customer_name: 'Ada', email: secret });
+    const res = await sendJose(t, 'POST', CUSTOMERS, jwe);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(await res.text()).not.toContain('4711');
+  });
+
   it('refuses the same plaintext sent as JSON to a DocType with flagged fields (415)', async () => {
     const before = await recordCount(t.ctx, 'crm.Customer');
     const res = await t.request('POST', CUSTOMERS, { body: { customer_name: 'Plain' } });
