@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PlanOverrides } from './config/load-plan';
 import type { LoadPlan } from './config/plan';
-import { runGenerator } from './engine/generator';
+import { prepareGenerator } from './engine/generator';
 import { HttpClient } from './engine/http-client';
 import { VirtualUser } from './engine/virtual-user';
 import { runWorkers } from './engine/worker-pool';
@@ -39,8 +39,8 @@ export interface RunReport {
   htmlPath: string;
 }
 
-/** Delay before second 0, so generator threads can start (and load tsx) before the load begins. */
-const WORKER_BOOT_MS = 3000;
+/** Time between the prepared generator and second 0. */
+const START_DELAY_MS = 20;
 
 /** Default output directory: `load-results/2026-01-31T12-00-00Z/`. */
 export function defaultOutDir(now = new Date()): string {
@@ -68,7 +68,6 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   sampler?.start();
 
   const workers = plan.generator.workers;
-  const startAt = Date.now() + (workers > 1 ? WORKER_BOOT_MS : 50);
   const agg = new Aggregator(
     plan.scenarios.map((s) => s.label),
     workers,
@@ -77,11 +76,17 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const onSnapshots = (snaps: Parameters<Aggregator['add']>[0]) => {
     for (const p of agg.add(snaps)) live.update(p);
   };
-  const cpuBefore = process.cpuUsage();
-  const startedAt = new Date(startAt);
+  let startAt = Date.now();
+  let cpuBefore = process.cpuUsage();
+  const onStart = (at: number) => {
+    startAt = at;
+    cpuBefore = process.cpuUsage();
+  };
   try {
     if (workers === 1) {
-      await runGenerator({ plan, target, shard: { index: 0, count: 1 }, startAt, signal, onSnapshots });
+      const generator = await prepareGenerator(plan, target);
+      onStart(Date.now() + START_DELAY_MS);
+      await generator.run({ shard: { index: 0, count: 1 }, startAt, signal, onSnapshots });
     } else {
       const shards: WorkerData[] = Array.from({ length: workers }, (_, index) => ({
         kind: 'desk-load-generator',
@@ -89,13 +94,13 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
         overrides: o.overrides,
         target,
         shard: { index, count: workers },
-        startAt,
       }));
-      await runWorkers(shards, onSnapshots, signal);
+      await runWorkers(shards, onStart, onSnapshots, signal);
     }
   } finally {
     live.done();
   }
+  const startedAt = new Date(startAt);
   agg.finish();
   const finishedAt = new Date();
   const elapsedS = (finishedAt.getTime() - startAt) / 1000;

@@ -7,46 +7,63 @@ import { EXECUTORS } from './executors';
 import { HttpClient } from './http-client';
 import { type IntervalSnapshot, Recorder } from './recorder';
 
-/** One load generator: a thread's share of the plan. */
-export interface GeneratorOptions {
-  plan: LoadPlan;
-  target: TargetInfo;
+/** How a prepared generator runs. */
+export interface RunOptions {
   shard: Shard;
+  /** Epoch ms of second 0, shared by every thread. */
   startAt: number;
   signal: AbortSignal;
   /** Receives each finished second (and the rest at the end). */
   onSnapshots: (snapshots: IntervalSnapshot[]) => void;
 }
 
+/** A load generator ready to start: connections, encoder (JWKS fetched) and scenario runners built. */
+export interface Generator {
+  /** Runs this thread's share of the plan to its end, then releases the connections. */
+  run(o: RunOptions): Promise<void>;
+  /** Releases the connections without running. */
+  close(): Promise<void>;
+}
+
 /**
- * Runs one generator to the end of the plan: its own connection pools, body encoder, scenario runners
- * and recorder, with the plan's executor. Snapshots leave once per second.
+ * Prepares one generator (one per thread): its own connection pools, body encoder and scenario runners
+ * (factory modules imported). Everything slow happens here, before second 0, so no arrival of the open
+ * model is already late when the load starts.
  */
-export async function runGenerator(o: GeneratorOptions): Promise<void> {
-  const { plan } = o;
+export async function prepareGenerator(plan: LoadPlan, target: TargetInfo): Promise<Generator> {
   const http = new HttpClient({
     connections: plan.http.connections,
     timeoutMs: plan.http.timeoutMs,
     hostHeader: plan.hostHeader,
   });
-  const recorder = new Recorder(plan.scenarios.length, o.startAt);
-  const timer = setInterval(() => o.onSnapshots(recorder.flush()), 1000);
   try {
-    const encoder = await createEncoder(o.target.security, plan.targetUrl);
-    const rt = { plan, target: o.target, http, encoder };
+    const encoder = await createEncoder(target.security, plan.targetUrl);
+    const rt = { plan, target, http, encoder };
     const runners = await createRunners(rt);
-    await EXECUTORS[plan.model.kind]({
-      rt,
-      runners,
-      recorder,
-      shard: o.shard,
-      startAt: o.startAt,
-      signal: o.signal,
-    });
-  } finally {
-    clearInterval(timer);
-    o.onSnapshots(recorder.flush(true));
-    recorder.close();
+    return {
+      async run(o) {
+        const recorder = new Recorder(plan.scenarios.length, o.startAt);
+        const timer = setInterval(() => o.onSnapshots(recorder.flush()), 1000);
+        try {
+          await EXECUTORS[plan.model.kind]({
+            rt,
+            runners,
+            recorder,
+            shard: o.shard,
+            startAt: o.startAt,
+            signal: o.signal,
+          });
+        } finally {
+          clearInterval(timer);
+          o.onSnapshots(recorder.flush(true));
+          recorder.close();
+          await http.close();
+        }
+      },
+      close: () => http.close(),
+    };
+  } catch (err) {
     await http.close();
+    throw err;
   }
 }

@@ -1,24 +1,36 @@
+import { setMaxListeners } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
 import { loadPlanFile } from '../config/load-plan';
 import { errorCode } from '../errors';
-import { runGenerator } from './generator';
-import type { WorkerData, WorkerMessage } from './worker-protocol';
+import { prepareGenerator } from './generator';
+import type { ParentMessage, WorkerData, WorkerMessage } from './worker-protocol';
 
-/** Body of a generator thread: plan, run its shard, post snapshots; `stop` from the parent aborts. */
+/**
+ * Body of a generator thread: rebuild the plan, prepare, report `ready`, wait for `start` (the shared
+ * second 0), run its shard and post snapshots; `stop` aborts.
+ */
 export async function workerMain(data: WorkerData, port: MessagePort): Promise<void> {
   const post = (m: WorkerMessage) => port.postMessage(m);
   const ac = new AbortController();
-  port.on('message', (m) => {
-    if (m === 'stop') ac.abort();
+  // Every sleeping user listens for the abort: thousands of listeners are expected.
+  setMaxListeners(0, ac.signal);
+  let started: (startAt: number) => void = () => {};
+  const start = new Promise<number>((resolve) => {
+    started = resolve;
+  });
+  port.on('message', (m: ParentMessage) => {
+    if (m.type === 'stop') ac.abort();
+    else started(m.startAt);
   });
   try {
     const result = await loadPlanFile(data.configPath, process.env, data.overrides);
     if (!result.ok) throw new Error(`the configuration changed: ${result.issues[0]?.message}`);
-    await runGenerator({
-      plan: result.plan,
-      target: data.target,
+    const generator = await prepareGenerator(result.plan, data.target);
+    post({ type: 'ready' });
+    const startAt = await start;
+    await generator.run({
       shard: data.shard,
-      startAt: data.startAt,
+      startAt,
       signal: ac.signal,
       onSnapshots: (snapshots) => post({ type: 'snapshots', snapshots }),
     });

@@ -1,7 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import { harnessError } from '../errors';
 import type { IntervalSnapshot } from './recorder';
-import type { WorkerData, WorkerMessage } from './worker-protocol';
+import type { ParentMessage, WorkerData, WorkerMessage } from './worker-protocol';
+
+/** Time between the last thread reporting ready and second 0. */
+const START_DELAY_MS = 100;
 
 /**
  * Starts a generator thread. From source (a `.ts` module) the thread registers tsx and imports
@@ -17,25 +20,35 @@ function startWorker(data: WorkerData): Worker {
 }
 
 /**
- * Runs one generator thread per shard until all are done, forwarding their snapshots. `stop` asks every
- * thread to end early. Rejects with the first thread failure.
+ * Runs one generator thread per shard: waits until every thread is prepared, starts them all at one
+ * second 0 (resolving `onStart` with it), forwards their snapshots, and resolves when all are done.
+ * Aborting `signal` stops every thread early. Rejects with the first thread failure.
  */
 export function runWorkers(
   shards: WorkerData[],
+  onStart: (startAt: number) => void,
   onSnapshots: (s: IntervalSnapshot[]) => void,
   signal: AbortSignal,
 ): Promise<void> {
   const workers = shards.map(startWorker);
-  const onAbort = () => {
-    for (const w of workers) w.postMessage('stop');
+  const send = (m: ParentMessage) => {
+    for (const w of workers) w.postMessage(m);
   };
+  const onAbort = () => send({ type: 'stop' });
   signal.addEventListener('abort', onAbort, { once: true });
+  let ready = 0;
   const runs = workers.map(
     (w) =>
       new Promise<void>((resolve, reject) => {
         let done = false;
         w.on('message', (m: WorkerMessage) => {
-          if (m.type === 'snapshots') onSnapshots(m.snapshots);
+          if (m.type === 'ready') {
+            if (++ready === workers.length) {
+              const startAt = Date.now() + START_DELAY_MS;
+              onStart(startAt);
+              send({ type: 'start', startAt });
+            }
+          } else if (m.type === 'snapshots') onSnapshots(m.snapshots);
           else if (m.type === 'done') done = true;
           else reject(harnessError(m.code, m.message));
         });

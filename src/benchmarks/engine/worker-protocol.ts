@@ -13,14 +13,17 @@ export interface WorkerData {
   overrides: PlanOverrides;
   target: TargetInfo;
   shard: Shard;
-  startAt: number;
 }
 
-/** Messages from a generator thread. */
+/** Messages from a generator thread: `ready` once prepared, then snapshots, then `done` or `failed`. */
 export type WorkerMessage =
+  | { type: 'ready' }
   | { type: 'snapshots'; snapshots: IntervalSnapshot[] }
   | { type: 'done' }
   | { type: 'failed'; code: string; message: string };
+
+/** Messages to a generator thread: start at a shared second 0, or stop early. */
+export type ParentMessage = { type: 'start'; startAt: number } | { type: 'stop' };
 
 /** Tells whether `data` is a generator thread's workerData (the built entry starts itself as the worker). */
 export function isWorkerData(data: unknown): data is WorkerData {
