@@ -56,7 +56,7 @@ export function renderHtml(r: LoadResult): string {
 svg{display:block;margin:16px 0}dt{font-weight:bold}dd{margin:0 0 6px 0}</style></head><body>
 <h1>Load test <span class="verdict">${esc(r.verdict.status)}</span></h1>
 <dl><dt>Target</dt><dd>${esc(r.config.targetUrl)} (payload encryption: ${esc(r.config.encryptionMode)})</dd>
-<dt>Load</dt><dd>${r.config.model === 'open' ? `open model, ${r.config.targetRps} req/s target` : 'closed model'}, ${r.config.users} users, ramp-up ${r.config.rampUpSeconds} s, ${r.durationSeconds} s measured, ${r.config.workers} generator thread(s)</dd>
+<dt>Load</dt><dd>${r.config.model === 'open' ? `open model, ${+(r.config.targetRps ?? 0).toFixed(2)} req/s target` : 'closed model'}, ${r.config.users} users, ramp-up ${r.config.rampUpSeconds} s, ${r.durationSeconds} s measured, ${r.config.workers} generator thread(s)</dd>
 <dt>Run</dt><dd>${esc(r.startedAt)} to ${esc(r.finishedAt)}; config ${esc(r.config.path)}</dd></dl>
 <pre>${esc(formatSummary(r))}</pre>
 ${charts.join('\n')}

@@ -4,6 +4,9 @@ export interface Series {
   points: Array<[number, number]>;
 }
 
+/** Horizontal space of one legend entry; entries wrap onto more rows. */
+const LEGEND_STEP = 160;
+
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563'];
 
 /** Escapes text for HTML and SVG. */
@@ -19,12 +22,21 @@ function niceMax(v: number): number {
 
 /**
  * A self-contained inline SVG line chart (no script, no external asset): axes with four gridlines, one
- * polyline per series, a legend. x is seconds since start.
+ * polyline per series, a legend wrapping onto as many rows as it needs. x is seconds since start.
  */
-export function lineChart(title: string, yUnit: string, series: Series[], width = 860, height = 240): string {
-  const pad = { l: 56, r: 12, t: 28, b: 40 };
+export function lineChart(
+  title: string,
+  yUnit: string,
+  series: Series[],
+  width = 860,
+  plotHeight = 172,
+): string {
+  const pad = { l: 56, r: 12, t: 28 };
   const w = width - pad.l - pad.r;
-  const h = height - pad.t - pad.b;
+  const h = plotHeight;
+  const perRow = Math.max(1, Math.floor(w / LEGEND_STEP));
+  const legendRows = Math.ceil(series.length / perRow);
+  const height = pad.t + h + 24 + legendRows * 16;
   const all = series.flatMap((s) => s.points);
   const xMax = Math.max(1, ...all.map(([x]) => x));
   const yMax = niceMax(Math.max(0, ...all.map(([, y]) => y)));
@@ -45,7 +57,7 @@ export function lineChart(title: string, yUnit: string, series: Series[], width 
   const legend = series
     .map(
       (s, i) =>
-        `<g transform="translate(${pad.l + i * 150},${height - 12})"><rect width="10" height="10" y="-9" fill="${COLORS[i % COLORS.length]}"/><text x="14" font-size="11">${esc(s.name)}</text></g>`,
+        `<g transform="translate(${pad.l + (i % perRow) * LEGEND_STEP},${pad.t + h + 34 + Math.floor(i / perRow) * 16})"><rect width="10" height="10" y="-9" fill="${COLORS[i % COLORS.length]}"/><text x="14" font-size="11">${esc(s.name)}</text></g>`,
     )
     .join('');
   return (
