@@ -10,7 +10,7 @@ import { formatSummary } from './report/summary-table';
 import { runLoadTest } from './run';
 
 /** Text of `--help`. */
-export const HELP = `Usage: m benchmark --config <file.yaml> [options]
+const HELP = `Usage: m benchmark --config <file.yaml> [options]
        m benchmark --compare <baseline.json> <candidate.json> [--tolerance 0.1]
 
 Runs the load test a YAML file describes and writes result.json and report.html.

@@ -3,7 +3,7 @@ import { stringify } from 'yaml';
 import type { AuthPlan, LoadPlan, ScenarioPlan, Thresholds } from './config/plan';
 
 /** Seed of the fixed faker sequence a dry run renders templates with. */
-export const DRY_RUN_SEED = 1;
+const DRY_RUN_SEED = 1;
 
 const MASK = '***';
 const SECRET_HEADER = /authorization|cookie|token|secret|api[-_]?key|password/i;

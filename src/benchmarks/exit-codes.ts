@@ -23,8 +23,7 @@ export const EXIT = {
   regression: 7,
 } as const;
 
-/** One of the exit codes. */
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** Exit code of a harness error code (see `errors.ts`). */
 export function exitCodeOf(code: string): ExitCode {

@@ -43,7 +43,7 @@ export interface RunReport {
 const START_DELAY_MS = 20;
 
 /** Default output directory: `load-results/2026-01-31T12-00-00Z/`. */
-export function defaultOutDir(now = new Date()): string {
+function defaultOutDir(now = new Date()): string {
   return join(
     'load-results',
     now

@@ -4,18 +4,13 @@ import type { ConfigIssue, ConfigPath, YamlSource } from './issues';
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Auth keys whose values are secrets and must come from the environment. */
-export const SECRET_KEYS = new Set(['password', 'key', 'token']);
+const SECRET_KEYS = new Set(['password', 'key', 'token']);
 
 /**
  * What may surround `${...}` references in a secret value: separators and a leading scheme word, so
  * `token ${API_KEY}:${API_SECRET}` and `Bearer ${TOKEN}` are accepted but `hunter2` or `abc${X}` are not.
  */
 const SECRET_FRAME = /^(?:(?:token|Bearer|Basic) )?(?:\$\{[A-Za-z_][A-Za-z0-9_]*\}[:. _-]?)+$/;
-
-/** Names of the environment variables a string refers to. */
-export function envNames(value: string): string[] {
-  return [...value.matchAll(ENV_REF)].map((m) => m[1]!);
-}
 
 /**
  * Rejects inline secrets in every auth object (top level and per scenario): a `password`, `key` or `token`

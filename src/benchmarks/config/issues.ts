@@ -19,7 +19,7 @@ export interface ConfigIssue {
 export type ConfigPath = ReadonlyArray<string | number>;
 
 /** Formats a path as `targets[1].auth.password`. */
-export function formatPath(path: ConfigPath): string {
+function formatPath(path: ConfigPath): string {
   let out = '';
   for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out ? `.${seg}` : seg;
   return out || '(root)';

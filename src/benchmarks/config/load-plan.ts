@@ -21,7 +21,7 @@ export interface PlanOverrides {
 export type PlanResult = { ok: true; plan: LoadPlan } | { ok: false; issues: ConfigIssue[] };
 
 /** Reference targets (SPEC.md Limits): p95 below 200 ms, error rate below 1 %. */
-export const DEFAULT_THRESHOLDS: Thresholds = { p95Ms: 200, errorRate: 0.01 };
+const DEFAULT_THRESHOLDS: Thresholds = { p95Ms: 200, errorRate: 0.01 };
 
 /** Reads and validates a load-test file. */
 export async function loadPlanFile(

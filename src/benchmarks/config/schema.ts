@@ -27,7 +27,7 @@ const thresholdsSchema = z.strictObject({
 });
 
 /** Auth provider objects (SPEC.md "Auth provider objects"); secret values must be `${ENV_NAME}` references. */
-export const authSchema = z.discriminatedUnion('mode', [
+const authSchema = z.discriminatedUnion('mode', [
   z.strictObject({
     mode: z.literal('session'),
     login_url: nonEmpty.default('/api/method/login'),
@@ -108,7 +108,7 @@ const rpcScenario = z.strictObject({
 });
 
 /** One scenario; `type` selects the shape. */
-export const scenarioSchema = z.discriminatedUnion('type', [doctypeScenario, endpointScenario, rpcScenario]);
+const scenarioSchema = z.discriminatedUnion('type', [doctypeScenario, endpointScenario, rpcScenario]);
 
 const thinkTime = z.union([
   z.number().min(0),
@@ -182,7 +182,5 @@ export const loadConfigSchema = z
 export type LoadConfig = z.output<typeof loadConfigSchema>;
 /** One validated auth provider object. */
 export type AuthConfig = z.output<typeof authSchema>;
-/** One validated scenario. */
-export type ScenarioConfig = z.output<typeof scenarioSchema>;
 /** Validated thresholds (any key may be absent). */
 export type ThresholdsConfig = z.output<typeof thresholdsSchema>;

@@ -4,7 +4,7 @@ import * as hdr from 'hdr-histogram-js';
 export type LatencyHistogram = hdr.Histogram;
 
 /** Highest latency tracked: 10 minutes in microseconds; anything slower is clamped to it. */
-export const MAX_LATENCY_US = 600_000_000;
+const MAX_LATENCY_US = 600_000_000;
 
 /**
  * A new histogram from 1 us to 10 min with 3 significant digits (0.1 % value precision) and 32-bit counts.

@@ -9,7 +9,7 @@
 export type Outcome = 'ok' | 'throttled' | 'failed' | 'error';
 
 /** Statuses excluded from the error rate. */
-export const THROTTLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+const THROTTLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 /** Classifies a response status against a scenario's `expect_status`. */
 export function classify(status: number, expectStatus: readonly number[]): Exclude<Outcome, 'error'> {

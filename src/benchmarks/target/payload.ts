@@ -5,7 +5,7 @@ import type { DocTypeSchema, FieldSchema } from '../../sdk/data/protocol';
  * A value for one field, chosen from its metadata (type, options, and for text the field name, so
  * `email`, `phone`, `*_name` and `*_code` look like real data).
  */
-export function fieldValue(field: FieldSchema, faker: Faker): unknown {
+function fieldValue(field: FieldSchema, faker: Faker): unknown {
   switch (field.type) {
     case 'email':
       return faker.internet.email();
