@@ -4,6 +4,8 @@ import type { TimelinePoint } from './aggregate';
 export interface LiveStream {
   write(s: string): unknown;
   isTTY?: boolean;
+  /** Terminal width: the status line is cut to it, since a wrapped line cannot be rewritten in place. */
+  columns?: number;
 }
 
 /** Seconds between plain lines when the output is not a terminal (logs, CI). */
@@ -30,7 +32,8 @@ export class LiveView {
     this.totals.throttled += p.throttled;
     const line = this.line(p);
     if (this.out.isTTY) {
-      this.out.write(`\r\x1b[2K${line}`);
+      const width = this.out.columns ? this.out.columns - 1 : line.length;
+      this.out.write(`\r\x1b[2K${line.slice(0, width)}`);
       this.drawn = true;
     } else if (p.t - this.lastPlain >= PLAIN_EVERY_S) {
       this.lastPlain = p.t;

@@ -75,6 +75,13 @@ describe('LiveView', () => {
     expect(out.endsWith('\n')).toBe(true);
   });
 
+  it('cuts the terminal line to the terminal width', () => {
+    let out = '';
+    const view = new LiveView({ isTTY: true, columns: 40, write: (s: string) => (out += s) }, 10);
+    view.update(point(0));
+    expect(out.replace('\r\x1b[2K', '')).toHaveLength(39);
+  });
+
   it('prints plain lines every 5 s when the output is not a terminal', () => {
     const lines: string[] = [];
     const view = new LiveView({ write: (s: string) => lines.push(s) }, 12);
