@@ -6,6 +6,7 @@ import type { AuthPlan, LoadPlan, ScenarioPlan, Thresholds } from './config/plan
 const DRY_RUN_SEED = 1;
 
 const MASK = '***';
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
 const SECRET_HEADER = /authorization|cookie|token|secret|api[-_]?key|password/i;
 
 function maskAuth(a: AuthPlan): Record<string, unknown> {
@@ -74,13 +75,13 @@ export function describePlan(plan: LoadPlan): string {
     target_url: plan.targetUrl,
     model:
       plan.model.kind === 'open'
-        ? { kind: 'open (arrival rate)', requests_per_second: plan.model.ratePerSecond }
+        ? { kind: 'open (arrival rate)', requests_per_second: round3(plan.model.ratePerSecond) }
         : { kind: 'closed (users)' },
     duration_seconds: plan.durationSeconds,
     users: {
       peak: u.peak,
-      ramp_up_seconds: Math.round(u.rampUpSeconds * 1000) / 1000,
-      spawn_rate: Number.isFinite(u.spawnRate) ? u.spawnRate : 'all at once',
+      ramp_up_seconds: round3(u.rampUpSeconds),
+      spawn_rate: Number.isFinite(u.spawnRate) ? round3(u.spawnRate) : 'all at once',
       host: plan.hostHeader,
       think_time_seconds: u.thinkTime,
     },
