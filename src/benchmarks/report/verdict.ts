@@ -43,7 +43,8 @@ export function checkSaturation(plan: LoadPlan, timeline: TimelinePoint[], cpuPe
     achievedRate = scheduled > 0 ? Math.round(((scheduled - dropped) / scheduled) * 10_000) / 10_000 : 0;
     if (achievedRate < plan.generator.minAchievedRate) {
       reasons.push(
-        `only ${(achievedRate * 100).toFixed(1)} % of ${scheduled} planned arrivals were sent (${dropped} found no idle user; raise users.peak)`,
+        `only ${(achievedRate * 100).toFixed(1)} % of ${scheduled} planned arrivals were sent: ${dropped} found no idle ` +
+          'user (all busy or still logging in; raise users.peak or ramp_up_seconds)',
       );
     }
   }
