@@ -5,7 +5,7 @@ import { harnessError } from '../errors';
 import { createPayload, updatePayload } from '../target/payload';
 import { joinUrl, type ScenarioFactory } from './runner';
 
-/** Records read from a list page when the pool of known ids is empty. */
+/** Records asked for by a list read. */
 const PAGE_LENGTH = 20;
 
 type Op = 'read' | 'create' | 'update' | 'delete';
@@ -15,7 +15,8 @@ type Op = 'read' | 'create' | 'update' | 'delete';
  * (DESIGN.md "DocType data API"). Creates are generated from the DocType's metadata plus
  * `payload_overrides`; the ids they return feed the pool that reads, updates and deletes use. A read is a
  * get of a known id half of the time and a list (with `filters`) otherwise, or always a list while the pool
- * is empty; an update or delete with an empty pool creates instead, so any mix seeds itself.
+ * is empty; an update or delete with an empty pool creates instead, so any mix seeds itself. An id is out
+ * of the pool while a request on it runs, and leaves it for good when deleted or answered 404.
  */
 export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) => {
   const target = rt.target.doctypes[plan.doctype];
@@ -31,6 +32,13 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
     return 'delete';
   };
   const overrides = () => plan.overrides?.() as Record<string, unknown> | undefined;
+  const take = (): string => {
+    const i = Math.floor(Math.random() * ids.length);
+    const id = ids[i]!;
+    ids[i] = ids[ids.length - 1]!;
+    ids.pop();
+    return id;
+  };
   const common = { service: target.owner, schema: target.schema };
   return {
     plan,
@@ -44,30 +52,27 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
         if (res.status < 300 && typeof name === 'string') ids.push(name);
         return res;
       }
-      if (op === 'read') {
-        if (ids.length > 0 && Math.random() < 0.5) {
-          const id = ids[Math.floor(Math.random() * ids.length)]!;
-          return user.send(plan.auth, { ...common, method: 'GET', url: `${base}/${encodeURIComponent(id)}` });
-        }
+      if (op === 'read' && (ids.length === 0 || Math.random() < 0.5)) {
         const q = new URLSearchParams({ limit_page_length: String(PAGE_LENGTH) });
         if (plan.filters) q.set('filters', JSON.stringify(plan.filters()));
         return user.send(plan.auth, { ...common, method: 'GET', url: `${base}?${q}` });
       }
-      const i = Math.floor(Math.random() * ids.length);
-      const id = ids[i]!;
+      // The record is taken out of the pool while its request runs, so no other user updates or deletes
+      // it meanwhile (which would turn into a 404 that is the harness's doing, not the target's).
+      const id = take();
       const url = `${base}/${encodeURIComponent(id)}`;
-      if (op === 'update') {
-        return user.send(plan.auth, {
-          ...common,
-          method: 'PUT',
-          url,
-          json: updatePayload(target.schema, faker, overrides()),
-        });
-      }
-      // Taken out of the pool before the request, so no other user reads or deletes it meanwhile.
-      ids[i] = ids[ids.length - 1]!;
-      ids.pop();
-      return user.send(plan.auth, { ...common, method: 'DELETE', url });
+      if (op === 'delete') return user.send(plan.auth, { ...common, method: 'DELETE', url });
+      const res =
+        op === 'update'
+          ? await user.send(plan.auth, {
+              ...common,
+              method: 'PUT',
+              url,
+              json: updatePayload(target.schema, faker, overrides()),
+            })
+          : await user.send(plan.auth, { ...common, method: 'GET', url });
+      if (res.status !== 404) ids.push(id);
+      return res;
     },
   };
 };
