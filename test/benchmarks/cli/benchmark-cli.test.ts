@@ -241,6 +241,27 @@ targets:
     expect(result.total.count).toBeGreaterThan(0);
   });
 
+  it('--workers 2 in the open model splits the planned arrivals between the threads', async () => {
+    server = await startRecordingServer();
+    const path = writeConfig(`target_url: ${server.url}
+auth: { mode: none }
+users: { peak: 10 }
+rate: { requests_per_second: 40 }
+duration_seconds: 1
+generator: { max_event_loop_lag_ms: 60000 }
+thresholds: { p95_ms: 600000 }
+targets: [{ type: endpoint, name: hit, method: GET, path: /hit }]
+`);
+    const outDir = mkdtempSync(join(tmpdir(), 'load-out-'));
+    await cli(['--config', path, '--out', outDir, '--workers', '2']);
+    const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
+    const scheduled = result.timeline.reduce((n, p) => n + p.scheduled, 0);
+    const dropped = result.timeline.reduce((n, p) => n + p.dropped, 0);
+    expect(scheduled).toBe(40);
+    expect(result.total.count + dropped).toBe(40);
+    expect(server.received.filter((r) => r.path === '/hit')).toHaveLength(result.total.count);
+  });
+
   it('--watch-pid samples CPU and RSS of a process and reports the memory trend', async () => {
     const { result, out } = await run(() => undefined, '', '', ['--watch-pid', String(process.pid)]);
     expect(result.targetProcess?.pid).toBe(process.pid);
