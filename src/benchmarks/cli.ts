@@ -5,7 +5,7 @@ import { loadPlanFile, type PlanOverrides } from './config/load-plan';
 import { describePlan } from './dry-run';
 import { errorCode } from './errors';
 import { EXIT, exitCodeOf } from './exit-codes';
-import { compareResults, formatCompare, readResult } from './report/compare';
+import { compareResults, configDifferences, formatCompare, readResult } from './report/compare';
 import { formatSummary } from './report/summary-table';
 import { runLoadTest } from './run';
 
@@ -76,6 +76,8 @@ export async function benchmarkCli(
       if (!(tolerance >= 0)) throw new UsageError('--tolerance must be a number >= 0');
       const [a, b] = await Promise.all(positionals.map(readResult));
       const rows = compareResults(a!, b!, tolerance);
+      const differences = configDifferences(a!, b!);
+      if (differences.length > 0) say(`note: the runs had different loads (${differences.join('; ')})\n`);
       say(formatCompare(rows));
       return rows.some((r) => r.regression) ? EXIT.regression : EXIT.pass;
     }

@@ -69,6 +69,25 @@ export function compareResults(a: LoadResult, b: LoadResult, tolerance = 0.1): C
   return out;
 }
 
+/**
+ * What differs between the two runs' load (model, users, target rate, duration, target, threads, encryption):
+ * numbers of runs under different loads are not comparable, so the comparison says so first.
+ */
+export function configDifferences(a: LoadResult, b: LoadResult): string[] {
+  const keys = [
+    'targetUrl',
+    'model',
+    'users',
+    'targetRps',
+    'plannedDurationSeconds',
+    'workers',
+    'encryptionMode',
+  ] as const;
+  return keys
+    .filter((k) => a.config?.[k] !== b.config?.[k])
+    .map((k) => `${k}: ${String(a.config?.[k])} -> ${String(b.config?.[k])}`);
+}
+
 /** Renders the comparison as a table, regressions marked. */
 export function formatCompare(list: CompareRow[]): string {
   const fmt = (m: CompareRow['metric'], v: number) =>

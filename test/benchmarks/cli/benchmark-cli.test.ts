@@ -273,7 +273,7 @@ targets: [{ type: endpoint, name: hit, method: GET, path: /hit }]
 });
 
 describe('m benchmark --compare', () => {
-  function resultFile(p95: number, rps: number, errorRate = 0): string {
+  function resultFile(p95: number, rps: number, errorRate = 0, users = 10): string {
     const metrics = {
       count: 100,
       ok: 100,
@@ -286,9 +286,19 @@ describe('m benchmark --compare', () => {
       histogram: '',
       latencyMs: { p50: 1, p95, p99: p95, max: p95, mean: 1 },
     };
+    const config = {
+      targetUrl: 'http://t',
+      model: 'open',
+      users,
+      targetRps: 10,
+      plannedDurationSeconds: 60,
+      workers: 1,
+      encryptionMode: 'metadata',
+    };
     const r = {
       schema: 'desk-load-result',
       schemaVersion: 1,
+      config,
       total: metrics,
       scenarios: [{ ...metrics, label: 's', type: 'rpc', target: 'a.b', weight: 1 }],
     };
@@ -308,6 +318,12 @@ describe('m benchmark --compare', () => {
     const { code, out } = await cli(['--compare', resultFile(100, 200), resultFile(105, 195)]);
     expect(code).toBe(EXIT.pass);
     expect(out).toContain('no regression');
+    expect(out).not.toContain('different loads');
+  });
+
+  it('says first when the two runs had different loads', async () => {
+    const { out } = await cli(['--compare', resultFile(100, 200, 0, 10), resultFile(100, 200, 0, 1000)]);
+    expect(out.split('\n')[0]).toBe('note: the runs had different loads (users: 10 -> 1000)');
   });
 
   it('refuses a file that is not a result (exit 2)', async () => {
