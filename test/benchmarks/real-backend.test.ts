@@ -1,6 +1,5 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMINISTRATOR } from '../../backend/auth/auth-service';
@@ -12,7 +11,7 @@ import { EXIT } from '../../src/benchmarks/exit-codes';
 import type { LoadResult } from '../../src/benchmarks/report/result';
 import { apiKeyAuthorization } from '../helpers/auth';
 import { createTestApp, type TestApp } from '../helpers/test-app';
-import { writeConfig } from './helpers/runtime';
+import { tempDir, writeConfig } from './helpers/runtime';
 
 let app: TestApp;
 let server: RunningServer;
@@ -61,7 +60,7 @@ afterAll(async () => {
 });
 
 async function runFile(path: string, args: string[] = []) {
-  const outDir = mkdtempSync(join(tmpdir(), 'load-real-'));
+  const outDir = tempDir('load-real-');
   let out = '';
   let err = '';
   const io = { out: { write: (s: string) => (out += s) }, err: { write: (s: string) => (err += s) } };

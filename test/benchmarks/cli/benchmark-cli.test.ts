@@ -1,13 +1,12 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchmarkCli } from '../../../src/benchmarks/cli';
 import { EXIT } from '../../../src/benchmarks/exit-codes';
 import type { LoadResult } from '../../../src/benchmarks/report/result';
 import { type Handler, type RecordingServer, startRecordingServer } from '../helpers/recording-server';
-import { writeConfig } from '../helpers/runtime';
+import { tempDir, writeConfig } from '../helpers/runtime';
 
 let server: RecordingServer | undefined;
 afterEach(async () => {
@@ -48,7 +47,7 @@ ${scenario}${extra}`);
 
 async function run(handler: Handler, extra = '', scenario = '', args: string[] = []) {
   server = await startRecordingServer(handler);
-  const outDir = mkdtempSync(join(tmpdir(), 'load-out-'));
+  const outDir = tempDir('load-out-');
   const res = await cli(['--config', endpointConfig(server.url, extra, scenario), '--out', outDir, ...args]);
   const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
   const hits = server.received.filter((r) => r.path === '/hit');
@@ -136,7 +135,7 @@ rate: { requests_per_second: 40 }
 duration_seconds: 1
 targets: [{ type: endpoint, name: hit, method: GET, path: /hit }]
 `);
-    const outDir = mkdtempSync(join(tmpdir(), 'load-out-'));
+    const outDir = tempDir('load-out-');
     const { code, out } = await cli(['--config', path, '--out', outDir]);
     const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
     expect(result.verdict.saturation.saturated).toBe(true);
@@ -154,7 +153,7 @@ targets: [{ type: endpoint, name: hit, method: GET, path: /hit }]
     });
     await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(raw.address() as { port: number }).port}`;
-    const outDir = mkdtempSync(join(tmpdir(), 'load-out-'));
+    const outDir = tempDir('load-out-');
     try {
       const { code } = await cli(['--config', endpointConfig(url), '--out', outDir]);
       const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
@@ -252,7 +251,7 @@ generator: { max_event_loop_lag_ms: 60000 }
 thresholds: { p95_ms: 600000 }
 targets: [{ type: endpoint, name: hit, method: GET, path: /hit }]
 `);
-    const outDir = mkdtempSync(join(tmpdir(), 'load-out-'));
+    const outDir = tempDir('load-out-');
     await cli(['--config', path, '--out', outDir, '--workers', '2']);
     const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
     const scheduled = result.timeline.reduce((n, p) => n + p.scheduled, 0);
@@ -302,7 +301,7 @@ describe('m benchmark --compare', () => {
       total: metrics,
       scenarios: [{ ...metrics, label: 's', type: 'rpc', target: 'a.b', weight: 1 }],
     };
-    const path = join(mkdtempSync(join(tmpdir(), 'cmp-')), 'result.json');
+    const path = join(tempDir('cmp-'), 'result.json');
     writeFileSync(path, JSON.stringify(r));
     return path;
   }
@@ -327,7 +326,7 @@ describe('m benchmark --compare', () => {
   });
 
   it('refuses a file that is not a result (exit 2)', async () => {
-    const bad = join(mkdtempSync(join(tmpdir(), 'cmp-')), 'x.json');
+    const bad = join(tempDir('cmp-'), 'x.json');
     writeFileSync(bad, '{"schema":"other"}');
     const { code, err } = await cli(['--compare', bad, resultFile(1, 1)]);
     expect(code).toBe(EXIT.usage);

@@ -1,6 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { loadPlan } from '../../../src/benchmarks/config/load-plan';
 import type { LoadPlan } from '../../../src/benchmarks/config/plan';
 import { HttpClient } from '../../../src/benchmarks/engine/http-client';
@@ -10,9 +11,22 @@ import type { ScenarioRunner } from '../../../src/benchmarks/scenarios/runner';
 import { discoverTarget } from '../../../src/benchmarks/target/discover';
 import { createEncoder } from '../../../src/benchmarks/target/encoder';
 
+const tempDirs: string[] = [];
+// Registered on the root suite of every test file importing this module: its temporary files go at the end.
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed after the test file. */
+export function tempDir(prefix = 'load-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
 /** Writes `yaml` (and extra files) into a fresh directory and returns the config path. */
 export function writeConfig(yaml: string, files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'load-test-'));
+  const dir = tempDir();
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const path = join(dir, 'load.yaml');
   writeFileSync(path, yaml);
