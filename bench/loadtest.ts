@@ -133,7 +133,8 @@ async function main() {
       rows.push(
         `  ${name.padEnd(10)}  reported p50 ${r.p50Us.toFixed(0)} us, p99 ${r.p99Us.toFixed(0)} us; ` +
           `server truth p50 ${truth.p50.toFixed(0)} us, p99 ${truth.p99.toFixed(0)} us (${truth.count} requests); ` +
-          `error p50 ${(r.p50Us - truth.p50).toFixed(0)} us, p99 ${(r.p99Us - truth.p99).toFixed(0)} us`,
+          `error p50 ${(r.p50Us - truth.p50).toFixed(0)} us (${(r.p50Us / truth.p50).toFixed(3)}x), ` +
+          `p99 ${(r.p99Us - truth.p99).toFixed(0)} us (${(r.p99Us / truth.p99).toFixed(3)}x)`,
       );
     }
     console.log(
