@@ -97,6 +97,22 @@ describe('doctype scenario', () => {
     expect(server!.records.has('REC-2')).toBe(false);
   });
 
+  it('drops an id from the pool when the target answers 404 for it', async () => {
+    const { runners, user } = await setup(`  - type: doctype
+    name: crm.Lead
+    mix: { update: 1 }
+`);
+    await runners[0]!.iterate(user); // pool empty: creates REC-1
+    server!.records.delete('REC-1'); // gone behind the harness's back
+    expect((await runners[0]!.iterate(user)).status).toBe(404);
+    await runners[0]!.iterate(user); // pool empty again: creates instead of updating REC-1
+    expect(resourceRequests().map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /api/resource/crm.Lead',
+      'PUT /api/resource/crm.Lead/REC-1',
+      'POST /api/resource/crm.Lead',
+    ]);
+  });
+
   it('fails with target_mismatch for a DocType the target does not know', async () => {
     server = await startFakePlatform();
     const plan = planFrom(
