@@ -163,3 +163,41 @@ describe('examples/load against the real backend', () => {
     });
   }
 });
+
+describe('the harness against the real rate limiter', () => {
+  let limited: TestApp;
+  let limitedServer: RunningServer;
+
+  beforeAll(async () => {
+    limited = await createTestApp({ config: { 'security.rate_limit.max_requests': 20 } });
+    limitedServer = await startServer(limited.app, { host: '127.0.0.1', port: 0 });
+  });
+
+  afterAll(async () => {
+    await limitedServer?.close();
+    await limited?.close();
+  });
+
+  it('counts the 429s of RateLimitMiddleware apart, outside the error rate', async () => {
+    const token = await limited.ctx.security.auth.issueToken(ADMINISTRATOR, 600_000);
+    const outDir = tempDir('load-real-');
+    const path = writeConfig(`target_url: ${limitedServer.url}
+auth: { mode: bearer, token: "\${LOAD_TOKEN}" }
+users: { peak: 2, think_time_seconds: 0.01 }
+duration_seconds: 1
+generator: { max_event_loop_lag_ms: 60000 }
+thresholds: { p95_ms: 600000 }
+targets:
+  - { type: endpoint, name: whoami, method: GET, path: /api/method/platform.auth.whoami }
+`);
+    const io = { out: { write: () => true }, err: { write: () => true } };
+    const code = await benchmarkCli(['--config', path, '--out', outDir], io, { LOAD_TOKEN: token });
+    const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
+    // 20 requests per window per credential: the rest are 429s, excluded from the error rate.
+    expect(result.total.ok).toBe(20);
+    expect(result.total.throttled).toBe(result.total.count - 20);
+    expect(result.total.statuses['429']).toBe(result.total.throttled);
+    expect(result.total.errorRate).toBe(0);
+    expect(code).toBe(EXIT.pass);
+  });
+});
