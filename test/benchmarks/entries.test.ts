@@ -1,7 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeConfig } from './helpers/runtime';
+import { startRecordingServer } from './helpers/recording-server';
+import { tempDir, writeConfig } from './helpers/runtime';
 
 const root = join(import.meta.dirname, '..', '..');
 const env = { ...process.env, PYTHONDONTWRITEBYTECODE: '1' };
@@ -31,5 +32,46 @@ describe('entry points', () => {
     const r = run('python3', ['-m', 'platform_studio.benchmarks.load_test', '--config', path, '--dry-run']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('rpc: crm.api.ping');
+  });
+
+  it('the built bundle runs TypeScript factories, also from a directory that is no ES module package', async () => {
+    expect(run('npm', ['run', '--silent', 'build:harness']).status).toBe(0);
+    const server = await startRecordingServer();
+    try {
+      const path = writeConfig(
+        `target_url: ${server.url}
+auth: { mode: custom, factory: ./f.ts#headers }
+users: { peak: 2, think_time_seconds: 0.05 }
+duration_seconds: 1
+generator: { max_event_loop_lag_ms: 60000 }
+thresholds: { p95_ms: 600000 }
+targets: [{ type: endpoint, name: e, method: POST, path: /x, body_factory: f.body }]
+`,
+        {
+          'f.ts':
+            "export function headers(ctx: { user: number }): Record<string, string> { return { 'X-User': 'u' + ctx.user }; }\n" +
+            'export const body = (): { a: number } => ({ a: 1 });\n',
+        },
+      );
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['dist/benchmarks/load-test.js', '--config', path, '--out', tempDir()],
+          {
+            cwd: root,
+            stdio: 'ignore',
+          },
+        );
+        child.on('exit', resolve);
+      });
+      expect(code).toBe(0);
+      const hits = server.received.filter((r) => r.path === '/x');
+      expect(hits.length).toBeGreaterThan(0);
+      expect(
+        hits.every((r) => /^u[01]$/.test(String(r.headers['x-user'])) && JSON.parse(r.body).a === 1),
+      ).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });

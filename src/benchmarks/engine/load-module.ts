@@ -5,41 +5,46 @@ import { harnessError } from '../errors';
 /** A factory exported by an operator's module. */
 export type Factory = (ctx: unknown) => unknown;
 
-const cache = new Map<string, Promise<Factory>>();
+/** One import per module file, shared by every export taken from it (concurrent imports of one file race). */
+const modules = new Map<string, Promise<Record<string, unknown>>>();
 let tsxRegistered: Promise<void> | undefined;
 
 /**
- * Imports the function a {@link ModuleRef} names, once per module and export. A `.ts` module imported from
- * the built (plain Node) entry fails with ERR_UNKNOWN_FILE_EXTENSION: tsx's loader is then registered and
- * the import retried, so factories may be TypeScript whichever entry runs the harness.
+ * True when this code runs from the built bundle (plain Node, no TypeScript loader); from source, tsx is
+ * already registered.
  */
-export function importFunction(ref: ModuleRef): Promise<Factory> {
-  const key = `${ref.file}#${ref.exportName}`;
-  let p = cache.get(key);
-  if (!p) {
-    p = load(ref);
-    cache.set(key, p);
-  }
-  return p;
-}
+const BUNDLED = import.meta.url.endsWith('.js');
 
-async function load(ref: ModuleRef): Promise<Factory> {
-  const url = pathToFileURL(ref.file).href;
-  let mod: Record<string, unknown>;
-  try {
-    mod = await import(url);
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') {
-      throw harnessError('factory_failed', `cannot import ${ref.spec}: ${(err as Error).message}`, err);
-    }
-    tsxRegistered ??= import('tsx/esm/api').then((m) => {
-      m.register();
-    });
-    await tsxRegistered;
-    mod = await import(url);
+/**
+ * Imports the function a {@link ModuleRef} names. Factories may be TypeScript whichever entry runs the
+ * harness: from the built bundle, tsx's loader is registered before the first `.ts` module is imported.
+ */
+export async function importFunction(ref: ModuleRef): Promise<Factory> {
+  let mod = modules.get(ref.file);
+  if (!mod) {
+    mod = importModule(ref);
+    modules.set(ref.file, mod);
   }
-  const fn = mod[ref.exportName];
+  const ns = await mod;
+  // A CommonJS module's exports may only be visible on its default export.
+  const fn = ns[ref.exportName] ?? (ns.default as Record<string, unknown> | undefined)?.[ref.exportName];
   if (typeof fn !== 'function')
     throw harnessError('factory_failed', `${ref.spec} is not an exported function`);
   return fn as Factory;
+}
+
+async function importModule(ref: ModuleRef): Promise<Record<string, unknown>> {
+  if (BUNDLED && /\.[cm]?ts$/.test(ref.file)) {
+    // Both loaders, as `--import tsx` does: a `.ts` file outside a `"type": "module"` package is CommonJS.
+    tsxRegistered ??= Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
+      esm.register();
+      cjs.register();
+    });
+    await tsxRegistered;
+  }
+  try {
+    return await import(pathToFileURL(ref.file).href);
+  } catch (err) {
+    throw harnessError('factory_failed', `cannot import ${ref.spec}: ${(err as Error).message}`, err);
+  }
 }
