@@ -1,0 +1,46 @@
+/**
+ * Chromium for the end-to-end tests: Debian's `/usr/bin/chromium` (or `PLATFORM_CHROMIUM_PATH`) driven by
+ * playwright-core, with the launch flags that work as root in a container (STACK.md "Pitfalls").
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** The Chromium binary: `PLATFORM_CHROMIUM_PATH` when set, else Debian's. */
+export function chromiumPath(): string {
+  const path = process.env.PLATFORM_CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(path)) {
+    throw new Error(
+      `Chromium not found at ${path}: run "node scripts/ensure-system-deps.js" (installs chromium).`,
+    );
+  }
+  return path;
+}
+
+/** Launches headless Chromium with a fresh temporary profile. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Where screenshots go (git-ignored), for a person to look at. */
+export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '__screenshots__');
+
+/** Saves a full-page screenshot named `<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
