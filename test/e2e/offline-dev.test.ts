@@ -1,0 +1,85 @@
+/**
+ * `npm run dev` boots offline: webpack-dev-server serves the shell and the remotes, the MSW worker answers
+ * every API call, and the Desk signs in, loads the crm remote's form and lists a record it stored.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot } from './support/browser';
+
+const root = join(import.meta.dirname, '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+let dev: ChildProcess | undefined;
+let browser: Browser | undefined;
+let base = '';
+
+beforeAll(async () => {
+  const port = await freePort();
+  dev = spawn(process.execPath, [join(root, 'scripts', 'dev.js'), '--port', String(port)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  base = `http://127.0.0.1:${port}/desk/`;
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    dev!.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('compiled') && out.includes('on http://')) resolve();
+    });
+    dev!.once('exit', (code) => reject(new Error(`dev server exited with ${code}: ${out}`)));
+  });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (dev && dev.exitCode === null) {
+    dev.kill('SIGTERM');
+    await new Promise((resolve) => dev!.once('exit', resolve));
+  }
+});
+
+describe('npm run dev (offline)', () => {
+  it('boots with mocked APIs, loads the crm remote and lists a stored record', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(base);
+    await page.getByLabel('Password').fill('admin');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(
+      page
+        .getByRole('navigation', { name: 'Apps' })
+        .getByRole('link', { name: 'Item', exact: true })
+        .waitFor(),
+    ).resolves.toBeUndefined();
+
+    await page.goto(`${base}#/app/crm.Customer/new`);
+    await page.getByText('crm customer form').waitFor();
+
+    await page.goto(`${base}#/app/stock.Item/new`);
+    await page.getByLabel(/Item code/i).fill('OFF-1');
+    await page.getByLabel(/Item name/i).fill('Offline widget');
+    await page.getByLabel(/Quantity/i).fill('3');
+    await page.getByLabel(/Price/i).fill('9.5');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page
+      .getByRole('cell', { name: 'Offline widget' })
+      .or(page.getByRole('link', { name: /OFF-1|Offline widget/ }))
+      .first()
+      .waitFor();
+    await screenshot(page, 'offline-stock-item-list');
+  });
+});
