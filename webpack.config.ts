@@ -105,6 +105,12 @@ function base(name: string, production: boolean): Configuration {
   };
 }
 
+/** The page with `window.__PLATFORM_CONFIG__` set to the offline-development configuration (no `<` in the JSON). */
+function withDevConfig(html: string): string {
+  const json = JSON.stringify(DEV_PLATFORM_CONFIG).replace(/</g, '\\u003c');
+  return html.replace('</head>', `    <script>window.__PLATFORM_CONFIG__ = ${json};</script>\n  </head>`);
+}
+
 function shellConfig(production: boolean, dev: boolean): Configuration {
   return {
     ...base('shell', production),
@@ -125,12 +131,13 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
       }),
       new webpack.DefinePlugin({ __DESK_DEV__: JSON.stringify(dev) }),
       new HtmlWebpackPlugin({
-        template: './public/index.html',
+        // public/index.html stays plain HTML: the backend serves it as the fallback page and injects the real
+        // configuration itself. Offline development has no backend, so the dev build writes a fixed one in.
+        ...(dev
+          ? { templateContent: () => withDevConfig(readFileSync(join(root, 'public', 'index.html'), 'utf8')) }
+          : { template: './public/index.html' }),
         filename: 'index.html',
         scriptLoading: 'defer',
-        templateParameters: {
-          devConfig: dev ? JSON.stringify(DEV_PLATFORM_CONFIG) : '',
-        },
       }),
     ],
   };
