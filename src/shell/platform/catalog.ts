@@ -112,6 +112,17 @@ export class DeskCatalog {
     return this.#metadata.retry(service);
   }
 
+  /**
+   * Retries every service whose metadata failed (after a sign-in: metadata needs a session, and the boot
+   * prewarm may have asked before there was one).
+   */
+  retryFailedMetadata(): Promise<void> {
+    const failed = Object.entries(this.#metadata.getSnapshot())
+      .filter(([, state]) => state.status === 'error')
+      .map(([service]) => this.#metadata.retry(service).catch(() => undefined));
+    return Promise.all(failed).then(() => undefined);
+  }
+
   /** The schema of `docType` when its service's metadata is loaded. */
   findDocType(docType: string): { service: string; schema: DocTypeSchema } | undefined {
     const states = this.#metadata.getSnapshot();

@@ -58,10 +58,20 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   const discovery = DiscoveryClient.getInstance({ gatewayUrl: config.gatewayUrl });
   securityClient.configure({ configUrl: config.securityConfigUrl, baseUrl: config.gatewayUrl });
   const remotes = new RemoteLoader();
+  // A CSRF token kept from a login earlier in this tab means a session probably exists; a 401 corrects it.
+  const session = new SessionStore(csrfTokenStore.get() ? { status: 'signed-in' } : { status: 'signed-out' });
   const catalog = new DeskCatalog({
     gatewayUrl: config.gatewayUrl,
     fetchRemotes: (url) => fetchWithCredentials<RemotesMap>(url),
-    fetchMetadata: (metaUrl) => fetchServiceMetadata(metaUrl),
+    fetchMetadata: async (metaUrl) => {
+      try {
+        return await fetchServiceMetadata(metaUrl);
+      } catch (error) {
+        // Metadata needs a session: a 401 while the Desk believes it is signed in means the session ended.
+        if (isUnauthorized(error)) session.signedOut('expired');
+        throw error;
+      }
+    },
   });
   const remoteViews = new KeyedStore<RemoteViews>(async (service) => {
     const entry = catalog.getSnapshot().services[service];
@@ -69,8 +79,6 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     const mod = await remotes.load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE);
     return mod.default ?? mod;
   });
-  // A CSRF token kept from a login earlier in this tab means a session probably exists; a 401 corrects it.
-  const session = new SessionStore(csrfTokenStore.get() ? { status: 'signed-in' } : { status: 'signed-out' });
   const dataProvider = withSessionGuard(frameworkMDataProvider({ discovery }), session);
   return {
     config,
@@ -84,6 +92,8 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     async login(usr, pwd) {
       await sdkLogin(usr, pwd, { url: `${config.gatewayUrl}${LOGIN_PATH}` });
       session.signedIn(usr);
+      // Whatever the boot asked for before the session existed (metadata answered 401) loads now.
+      void catalog.loadRemotes().then(() => catalog.retryFailedMetadata());
     },
     async logout() {
       try {
