@@ -155,7 +155,9 @@ function remoteConfig(app: string, production: boolean): Configuration {
     entry: {},
     output: {
       path: join(root, 'backend', 'apps', app, 'static', 'mfe'),
-      publicPath: `${ASSETS_BASE}/${app}/`,
+      // Chunks load from wherever remoteEntry.js was loaded from: the Desk's own origin in MONOLITH, the
+      // service's origin in MACROSERVICE (whose manifest URL points at the service, not the gateway).
+      publicPath: 'auto',
       filename: production ? hashedFilename : '[name].js',
       chunkFilename: production ? '[name].[contenthash:10].js' : '[name].js',
       // A unique global so several remotes' webpack runtimes never collide on one page.
@@ -166,6 +168,9 @@ function remoteConfig(app: string, production: boolean): Configuration {
       new ModuleFederationPlugin({
         name: app,
         filename: 'remoteEntry.js',
+        // `window[app] = container`, not a top-level `var`: the minifier wraps each file in a function and
+        // renames its top-level names, which would hide the container from the host's runtime.
+        library: { type: 'window', name: app },
         exposes: Object.fromEntries(
           Object.entries(exposes).map(([k, v]) => [k, `${ui}/${v.replace(/^\.\//, '')}`]),
         ),

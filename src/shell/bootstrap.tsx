@@ -36,6 +36,10 @@ function boot(): void {
     return;
   }
   const platform = createPlatform(config);
+  // The page shows a contained notice; the console keeps the cause for the team that ships the remote.
+  platform.remotes.hooks.on('loadRemoteError', ({ service, exposed, error }) => {
+    console.error(`Desk: the ${service} remote could not load ${exposed}:`, error.cause ?? error);
+  });
   const started = performance.now();
   const warm = prewarmCore(platform).then((report) => {
     const failed = report.services.filter((s) => s.status === 'rejected').map((s) => s.service);

@@ -6,6 +6,7 @@
  */
 import type { PrewarmReport } from '../../sdk/discovery';
 import type { DeskPlatform } from './create-platform';
+import { isUnauthorized } from './session';
 
 /** What boot learned: each core service's outcome and whether the security policy loaded. */
 export interface PrewarmCoreReport {
@@ -19,7 +20,11 @@ export async function prewarmCore(platform: DeskPlatform): Promise<PrewarmCoreRe
   const [services, security_] = await Promise.all([
     discovery.prewarm(config.coreServices, {
       warmers: [
-        (_service, manifest) => catalog.addManifest(manifest),
+        // Metadata needs a session: a 401 before sign-in is not the service failing (it reloads after login).
+        (_service, manifest) =>
+          catalog.addManifest(manifest).catch((error: unknown) => {
+            if (!isUnauthorized(error)) throw error;
+          }),
         (service, manifest) => {
           if (!manifest.url) return undefined;
           remotes.register(service, { url: manifest.url });

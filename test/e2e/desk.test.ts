@@ -1,0 +1,183 @@
+/**
+ * The Desk in Chromium against a running platform, once per mode (`m serve` for MONOLITH, `npm run
+ * start:macro` for MACROSERVICE): sign in, create a crm.Customer through the crm remote's own form with its
+ * personal data encrypted on the wire, create a stock.Item as plain JSON, see both in their lists and in the
+ * database, and keep working when the crm remote's assets answer 500. Screenshots of the main screens go to
+ * test/e2e/__screenshots__.
+ */
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot } from './support/browser';
+import { type DeskMode, type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
+
+/** A compact JWE: five base64url segments (the second, the encrypted key, is never empty for RSA-OAEP). */
+const COMPACT_JWE = /^[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+$/;
+
+async function signIn(page: Page, deskUrl: string): Promise<void> {
+  await page.goto(deskUrl);
+  await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await appLink(page, 'Item').waitFor();
+}
+
+function appLink(page: Page, label: string) {
+  return page.getByRole('navigation', { name: 'Apps' }).getByRole('link', { name: label, exact: true });
+}
+
+function isCreate(docType: string) {
+  return (request: Request) =>
+    request.method() === 'POST' && new URL(request.url()).pathname === `/api/resource/${docType}`;
+}
+
+describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mode) => {
+  let target: DeskTarget;
+  let browser: Browser;
+  let page: Page;
+  const suffix = `${mode}-${Date.now().toString(36)}`;
+  const customer = {
+    name: `Ada Lovelace ${suffix}`,
+    email: `ada.${suffix}@example.com`,
+    phone: '+44 20 7946 0958',
+  };
+  const item = { code: `E2E-${suffix}`.toUpperCase(), name: `Brass widget ${suffix}` };
+  let customerName = '';
+  let itemName = '';
+
+  beforeAll(async () => {
+    target = await startDeskTarget(mode);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await target?.stop();
+    target?.dispose();
+  });
+
+  it('signs in and lists both sample apps in the sidebar', async () => {
+    await signIn(page, target.deskUrl);
+    await appLink(page, 'Customer').waitFor();
+    await appLink(page, 'Warehouse').waitFor();
+    await screenshot(page, `${mode}-home`);
+  });
+
+  it("creates a crm.Customer through the crm remote's form, its personal data sent as a JWE", async () => {
+    await page.goto(`${target.deskUrl}#/app/crm.Customer/new`);
+    await page.getByText('crm customer form').waitFor();
+    await page.getByLabel('Customer name').fill(customer.name);
+    await page.getByLabel('Email').fill(customer.email);
+    await page.getByLabel('Phone').fill(customer.phone);
+    await screenshot(page, `${mode}-customer-form`);
+
+    const sent = page.waitForRequest(isCreate('crm.Customer'));
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    const request = await sent;
+    const response = await request.response();
+
+    expect(request.headers()['content-type']).toBe('application/jose');
+    const body = request.postData() ?? '';
+    expect(body).toMatch(COMPACT_JWE);
+    expect(body).not.toContain(customer.email);
+    expect(body).not.toContain(customer.phone);
+    expect(response?.status()).toBe(201);
+    const created = (await response!.json()) as { data: { name: string; email: string } };
+    expect(created.data.email).toBe(customer.email);
+    customerName = created.data.name;
+
+    await page.goto(`${target.deskUrl}#/app/crm.Customer`);
+    await page.getByRole('cell', { name: customer.name }).waitFor();
+    await screenshot(page, `${mode}-customer-list`);
+  });
+
+  it('creates a stock.Item as plain JSON with the generic form', async () => {
+    await page.goto(`${target.deskUrl}#/app/stock.Item/new`);
+    await page.getByLabel(/Item code/i).fill(item.code);
+    await page.getByLabel(/Item name/i).fill(item.name);
+    await page.getByLabel(/Quantity/i).fill('7');
+    await page.getByLabel(/Price/i).fill('12.5');
+
+    const sent = page.waitForRequest(isCreate('stock.Item'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    const request = await sent;
+    const response = await request.response();
+
+    expect(request.headers()['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(request.postData() ?? '{}')).toMatchObject({
+      item_code: item.code,
+      item_name: item.name,
+    });
+    expect(response?.status()).toBe(201);
+    itemName = ((await response!.json()) as { data: { name: string } }).data.name;
+
+    await page.goto(`${target.deskUrl}#/app/stock.Item`);
+    await page.getByRole('cell', { name: item.name }).waitFor();
+    await screenshot(page, `${mode}-item-list`);
+  });
+
+  it('contains a crm remote whose assets answer 500; the rest of the Desk keeps working', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const broken = await context.newPage();
+      let refused = 0;
+      await broken.route(/\/desk\/assets\/crm\//, (route) => {
+        refused++;
+        return route.fulfill({ status: 500, contentType: 'text/plain', body: 'crm remote stopped' });
+      });
+      await signIn(broken, target.deskUrl);
+
+      await broken.goto(`${target.deskUrl}#/app/crm.Customer/new`);
+      const notice = broken.getByRole('alert').filter({ hasText: 'The crm interface could not be loaded' });
+      await notice.waitFor();
+      expect(refused).toBeGreaterThan(0);
+      // The Desk's own form stands in for the crm remote's.
+      await broken.getByRole('button', { name: 'Save' }).waitFor();
+      await screenshot(broken, `${mode}-crm-remote-down`);
+
+      await appLink(broken, 'Item').click();
+      await broken.getByRole('cell', { name: item.name }).waitFor();
+      expect(await broken.getByRole('alert').filter({ hasText: 'crm' }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('stored both records in the database, the personal data decrypted', async () => {
+    expect(customerName).not.toBe('');
+    expect(itemName).not.toBe('');
+    await browser.close();
+    await target.stop();
+
+    const crm = await target.openAppDatabase('crm');
+    try {
+      const { rows } = await crm.query<{ data: Record<string, unknown> }>(
+        'SELECT data FROM records WHERE doctype = $1 AND name = $2',
+        ['crm.Customer', customerName],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.data).toMatchObject({
+        customer_name: customer.name,
+        email: customer.email,
+        phone: customer.phone,
+      });
+    } finally {
+      await crm.close();
+    }
+    const stock = await target.openAppDatabase('stock');
+    try {
+      const { rows } = await stock.query<{ data: Record<string, unknown> }>(
+        'SELECT data FROM records WHERE doctype = $1 AND name = $2',
+        ['stock.Item', itemName],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.data).toMatchObject({
+        item_code: item.code,
+        item_name: item.name,
+        quantity: 7,
+        price: 12.5,
+      });
+    } finally {
+      await stock.close();
+    }
+  });
+});
