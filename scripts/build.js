@@ -4,13 +4,14 @@
 // JavaScript size budget. Prints what it builds; any failure exits non-zero with the reason.
 //
 //   node scripts/build.js                 build everything
-//   node scripts/build.js --missing       build only the targets whose output is missing (npm start)
+//   node scripts/build.js --missing       build only the targets whose output is missing or older than its
+//                                         sources (npm start, the end-to-end tests)
 //   node scripts/build.js --only shell,crm
 //
 // Exit codes: 0 built (or nothing to build), 1 build failed or an output is missing, 2 usage error,
 // 3 the size budget is exceeded.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,13 +31,53 @@ export function targets() {
         .filter((app) => existsSync(join(appsDir, app, 'ui', 'exposes.json')))
         .sort()
     : [];
+  // Every build reads the shared sources (the SDK and the shell's contracts, the webpack config, the locked
+  // dependencies); a remote also reads its app's ui/ folder.
+  const shared = [
+    'src/sdk',
+    'src/shell',
+    'public/index.html',
+    'webpack.config.ts',
+    'package.json',
+    'package-lock.json',
+  ];
   return [
-    { name: 'shell', output: join(root, 'dist', 'shell'), marker: join(root, 'dist', 'shell', 'index.html') },
+    {
+      name: 'shell',
+      output: join(root, 'dist', 'shell'),
+      marker: join(root, 'dist', 'shell', 'index.html'),
+      sources: shared.map((p) => join(root, p)),
+    },
     ...apps.map((app) => {
       const output = join(appsDir, app, 'static', 'mfe');
-      return { name: app, output, marker: join(output, 'remoteEntry.js') };
+      const sources = [...shared.map((p) => join(root, p)), join(appsDir, app, 'ui')];
+      return { name: app, output, marker: join(output, 'remoteEntry.js'), sources };
     }),
   ];
+}
+
+/** Newest modification time (ms) of the files under `paths` (missing paths count as 0). */
+function newestMtime(paths) {
+  let newest = 0;
+  const visit = (path) => {
+    let stat;
+    try {
+      stat = statSync(path);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const entry of readdirSync(path)) if (entry !== 'node_modules') visit(join(path, entry));
+    } else if (stat.mtimeMs > newest) newest = stat.mtimeMs;
+  };
+  for (const path of paths) visit(path);
+  return newest;
+}
+
+/** Why `target` needs a build (`'missing'`, `'out of date'`), or undefined when its output is current. */
+export function buildReason(target) {
+  if (!existsSync(target.marker)) return 'missing';
+  return newestMtime(target.sources) > statSync(target.marker).mtimeMs ? 'out of date' : undefined;
 }
 
 /** Gzip bytes of the JavaScript files directly in `dir` (optionally only those named in `only`). */
@@ -88,12 +129,16 @@ function main() {
     }
     selected = all.filter((t) => names.includes(t.name));
   }
-  if (opts.missing) selected = selected.filter((t) => !existsSync(t.marker));
+  const reasons = new Map(selected.map((t) => [t, opts.missing ? buildReason(t) : undefined]));
+  if (opts.missing) selected = selected.filter((t) => reasons.get(t) !== undefined);
   if (selected.length === 0) {
-    console.log('build: everything is built (dist/shell and every static/mfe).');
+    console.log('build: everything is built and up to date (dist/shell and every static/mfe).');
     return 0;
   }
-  for (const t of selected) console.log(`build: ${t.name.padEnd(6)} -> ${t.output.slice(root.length + 1)}/`);
+  for (const t of selected) {
+    const why = reasons.get(t) ? ` (${reasons.get(t)})` : '';
+    console.log(`build: ${t.name.padEnd(6)} -> ${t.output.slice(root.length + 1)}/${why}`);
+  }
   const started = Date.now();
   const cli = require.resolve('webpack-cli/bin/cli.js');
   const result = spawnSync(
@@ -124,6 +169,9 @@ function main() {
     console.error(`build: FAILED: no output for ${missing.map((t) => `${t.name} (${t.marker})`).join(', ')}`);
     return 1;
   }
+  // webpack leaves a file untouched when its bytes did not change; the marker's time records this build.
+  const now = new Date();
+  for (const t of selected) utimesSync(t.marker, now, now);
   const shell = all[0];
   if (existsSync(shell.marker)) {
     const entries = all.slice(1).reduce((sum, t) => sum + gzipBytesOfJs(t.output, ['remoteEntry.js']), 0);

@@ -112,24 +112,14 @@ export function flagOverrides(flags: ServeFlags): Record<string, unknown> {
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 /**
- * `--build-missing`: runs `node scripts/build.js` when the shell build (`dist/shell/index.html`) or the
- * remote of an installed app that has UI sources (`backend/apps/<app>/ui`) is missing. A failed build is a
- * warning: the backend still serves the data API and the Desk template.
+ * `--build-missing`: runs `node scripts/build.js --missing`, which builds the shell and the app remotes whose
+ * output is missing or older than their sources (and prints one line when everything is current). A failed
+ * build is a warning: the backend still serves the data API and the Desk template.
  */
-function buildIfMissing(config: PlatformConfig): void {
+function buildIfMissing(): void {
   const script = join(ROOT, 'scripts', 'build.js');
   if (!existsSync(script)) return;
-  const missing: string[] = [];
-  if (!existsSync(join(ROOT, 'dist', 'shell', 'index.html'))) missing.push('the shell');
-  for (const app of config.apps) {
-    const dir = join(ROOT, 'backend', 'apps', app);
-    if (existsSync(join(dir, 'ui')) && !existsSync(join(dir, 'static', 'mfe', 'remoteEntry.js'))) {
-      missing.push(`the ${app} remote`);
-    }
-  }
-  if (missing.length === 0) return;
-  console.log(`Building ${missing.join(', ')} (node scripts/build.js) ...`);
-  const result = spawnSync(process.execPath, [script], { cwd: ROOT, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [script, '--missing'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) console.error('m serve: the build failed; serving without it.');
 }
 
@@ -173,7 +163,7 @@ export const serveCommand: Command = {
       console.error(`m serve: mode "${config.mode}" is not available in this build.`);
       return SERVE_EXIT.failed;
     }
-    if (flags.buildMissing) buildIfMissing(config);
+    if (flags.buildMissing) buildIfMissing();
     // Listen for signals before starting, so a signal during the start still shuts down cleanly.
     const signal = untilSignal();
     let service: StartedService;
