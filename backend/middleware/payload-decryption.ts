@@ -6,7 +6,7 @@ import type { EncryptionPolicy } from '../security/encryption-policy';
 import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
 import { parseDecryptedJson } from '../security/jwe/parse-decrypted-json';
 import type { KeyStore } from '../security/keys/key-store';
-import { readLimitedBody } from './read-limited-body';
+import { readLimitedBody } from '../http/read-limited-body';
 
 /** Options of {@link payloadDecryption}. */
 export interface PayloadDecryptionOptions {

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { PlatformError } from '../http/errors';
+import { PlatformError } from './errors';
 
 /** 413 `payload_too_large`, raised before any parsing or crypto (SECURITY.md rule 6). */
 export function payloadTooLarge(maxBytes: number): PlatformError {
@@ -9,18 +9,23 @@ export function payloadTooLarge(maxBytes: number): PlatformError {
 }
 
 /**
- * Reads the request body, refusing it with 413 once it passes `maxBytes`: a declared `Content-Length` is
+ * Reads the request body, refusing it with `tooLarge()` (default 413 `payload_too_large`) once it passes
+ * `maxBytes`: a declared `Content-Length` is
  * checked before reading (the HTTP parser then delivers exactly that many bytes, read through the adapter's
  * fast path); a chunked body is streamed and cut off at the limit, so it never exceeds it in memory. The bytes
  * land in Hono's body cache, so later readers (`c.req.text()`, `readJsonBody`) see the same body.
  */
-export async function readLimitedBody(c: Context, maxBytes: number): Promise<Uint8Array> {
+export async function readLimitedBody(
+  c: Context,
+  maxBytes: number,
+  tooLarge: () => PlatformError = () => payloadTooLarge(maxBytes),
+): Promise<Uint8Array> {
   const declared = c.req.header('content-length');
   const cache = c.req.bodyCache as Record<string, Promise<unknown> | undefined>;
   if (declared !== undefined || cache.arrayBuffer) {
-    if (declared !== undefined && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
+    if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
     const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (bytes.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
+    if (bytes.byteLength > maxBytes) throw tooLarge();
     return bytes;
   }
   const stream = c.req.raw.body;
@@ -34,7 +39,7 @@ export async function readLimitedBody(c: Context, maxBytes: number): Promise<Uin
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw payloadTooLarge(maxBytes);
+      throw tooLarge();
     }
     chunks.push(value);
   }
