@@ -143,7 +143,7 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
   };
 }
 
-function remoteConfig(app: string, production: boolean): Configuration {
+function remoteConfig(app: string, production: boolean, dev: boolean): Configuration {
   const ui = `./backend/apps/${app}/ui`;
   const exposesFile = join(root, 'backend', 'apps', app, 'ui', 'exposes.json');
   // Each remote lists what it exposes in ui/exposes.json ({ "./views": "./views.ts", ... }).
@@ -156,8 +156,9 @@ function remoteConfig(app: string, production: boolean): Configuration {
     output: {
       path: join(root, 'backend', 'apps', app, 'static', 'mfe'),
       // Chunks load from wherever remoteEntry.js was loaded from: the Desk's own origin in MONOLITH, the
-      // service's origin in MACROSERVICE (whose manifest URL points at the service, not the gateway).
-      publicPath: 'auto',
+      // service's origin in MACROSERVICE (whose manifest URL points at the service, not the gateway). The dev
+      // server is one origin and serves each build under its fixed public path.
+      publicPath: dev ? `${ASSETS_BASE}/${app}/` : 'auto',
       filename: production ? hashedFilename : '[name].js',
       chunkFilename: production ? '[name].[contenthash:10].js' : '[name].js',
       // A unique global so several remotes' webpack runtimes never collide on one page.
@@ -193,6 +194,6 @@ export default function config(env: BuildEnv = {}, argv: { mode?: string } = {})
   if (unknown.length > 0)
     throw new Error(`Unknown build target(s): ${unknown.join(', ')} (known: ${all.join(', ')})`);
   return only.map((target) =>
-    target === 'shell' ? shellConfig(production, dev) : remoteConfig(target, production),
+    target === 'shell' ? shellConfig(production, dev) : remoteConfig(target, production, dev),
   );
 }
