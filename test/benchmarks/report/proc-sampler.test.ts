@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ProcSampler,
   parseRssMb,
@@ -11,13 +11,17 @@ const stat = (ticks: number) =>
   `4242 (node (m serve)) S 1 4242 4242 0 -1 4194560 100 0 0 0 ${ticks - 10} 10 0 0 20 0 11 0 100 1000 500`;
 const status = (kb: number) => `Name:\tnode\nVmPeak:\t  999999 kB\nVmRSS:\t  ${kb} kB\nThreads:\t11\n`;
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('ProcSampler', () => {
   it('parses utime+stime after a comm with spaces and parentheses, and VmRSS', () => {
     expect(parseStatTicks(stat(250))).toBe(250);
     expect(parseRssMb(status(204800))).toBe(200);
   });
 
-  it('reports CPU from tick deltas and the RSS trend', async () => {
+  it('reports CPU from tick deltas and the RSS trend', () => {
     let ticks = 0;
     let kb = 100 * 1024;
     const files: Record<string, () => string> = {
@@ -30,11 +34,14 @@ describe('ProcSampler', () => {
         return status(kb);
       },
     };
-    const sampler = new ProcSampler(4242, 20, (p) => files[p]!());
+    // Fake clocks: sample times are rounded to 0.1 s, so real milliseconds would make the slope depend on
+    // how busy the machine is.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] });
+    const sampler = new ProcSampler(4242, 1000, (p) => files[p]!());
     sampler.start();
-    await new Promise((r) => setTimeout(r, 150));
+    vi.advanceTimersByTime(6_000);
     const w = sampler.stop();
-    expect(w.samples.length).toBeGreaterThanOrEqual(3);
+    expect(w.samples.length).toBe(8);
     expect(w.cpuMaxPercent).toBeGreaterThan(0);
     expect(w.rssEndMb).toBeGreaterThan(w.rssStartMb);
     expect(w.memoryTrend).toBe('growing');
