@@ -5,14 +5,20 @@ import { type Fetcher, request } from '../../helpers/http';
 
 const network: Fetcher = { fetch: (req) => fetch(req) };
 
+/** An app whose `/slow` waits for `release`; `reached` resolves once a `/slow` request is in its handler. */
 function slowApp(release: Promise<void>) {
   const app = new Hono();
+  let reachedHandler!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    reachedHandler = resolve;
+  });
   app.get('/fast', (c) => c.json({ ok: true }));
   app.get('/slow', async (c) => {
+    reachedHandler();
     await release;
     return c.json({ finished: true });
   });
-  return app;
+  return Object.assign(app, { reached });
 }
 
 describe('startServer', () => {
@@ -21,13 +27,14 @@ describe('startServer', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const running = await startServer(slowApp(gate), { host: '127.0.0.1', port: 0 });
+    const app = slowApp(gate);
+    const running = await startServer(app, { host: '127.0.0.1', port: 0 });
     expect(running.port).toBeGreaterThan(0);
     expect(running.url).toBe(`http://127.0.0.1:${running.port}`);
     expect((await request(network, 'GET', `${running.url}/fast`)).status).toBe(200);
 
     const inFlight = request(network, 'GET', `${running.url}/slow`);
-    await new Promise((r) => setTimeout(r, 100)); // the request reaches the handler
+    await app.reached;
     let closed = false;
     const closing = running.close().then(() => {
       closed = true;
@@ -44,9 +51,10 @@ describe('startServer', () => {
 
   it('cuts connections still open after the shutdown timeout', async () => {
     const never = new Promise<void>(() => {});
-    const running = await startServer(slowApp(never), { host: '127.0.0.1', port: 0, shutdownTimeoutMs: 200 });
+    const app = slowApp(never);
+    const running = await startServer(app, { host: '127.0.0.1', port: 0, shutdownTimeoutMs: 200 });
     const stuck = request(network, 'GET', `${running.url}/slow`).catch((err: Error) => err);
-    await new Promise((r) => setTimeout(r, 100));
+    await app.reached;
     await running.close();
     expect(await stuck).toBeInstanceOf(Error);
   });
