@@ -26,7 +26,7 @@ export interface MockWorker {
 
 /**
  * Starts the mock service worker. Requests the handlers do not know (the shell's own assets, remotes) go to
- * the network unchanged.
+ * the network unchanged. The record store starts with the seeded sample records unless `records: 'empty'`.
  */
 export async function startMockWorker(
   options: Omit<MockEnvironmentOptions, 'keyRing'> & { workerUrl?: string } = {},

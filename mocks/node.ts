@@ -24,11 +24,14 @@ export interface MockServer {
   env: MockEnvironment;
 }
 
-/** Builds (without starting) a Node mock backend; call `server.listen()` to intercept. */
+/**
+ * Builds (without starting) a Node mock backend; call `server.listen()` to intercept. Its record store starts
+ * empty (tests count what they store); pass `records: 'seeded'` for the offline Desk's sample records.
+ */
 export async function createMockServer(
   options: Omit<MockEnvironmentOptions, 'keyRing'> = {},
 ): Promise<MockServer> {
-  const env = createMockEnvironment({ ...options, keyRing: await createNodeKeyRing() });
+  const env = createMockEnvironment({ records: 'empty', ...options, keyRing: await createNodeKeyRing() });
   const server = setupServer(...gatewayHandlers(env), ...securityHandlers(env), ...dataHandlers(env));
   return { server, env };
 }

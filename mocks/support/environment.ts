@@ -1,8 +1,8 @@
 /**
  * The state one mock backend shares across its handler groups: the installed apps (the real definitions from
  * backend/apps), the service directory over their manifests, the encryption policy (the backend's
- * `createEncryptionPolicy`), the key ring and an in-memory record store. Browser-safe: the browser worker and
- * the Node tests build it the same way and differ only in the key ring.
+ * `createEncryptionPolicy`), the key ring and an in-memory record store (seeded unless asked empty).
+ * Browser-safe: the browser worker and the Node tests build it the same way and differ only in the key ring.
  */
 import { crmApp } from '../../backend/apps/crm/app';
 import { stockApp } from '../../backend/apps/stock/app';
@@ -14,6 +14,7 @@ import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
 import type { EncryptionMode } from '../../src/sdk/security/protocol';
 import type { MockKeyRing } from './key-ring';
 import { createRecordStore, type MockRecordStore } from './record-store';
+import { seedRecords } from './seed-records';
 
 /** Options of {@link createMockEnvironment}. */
 export interface MockEnvironmentOptions {
@@ -28,6 +29,11 @@ export interface MockEnvironmentOptions {
   baseUrl?: string;
   /** Services whose manifest has a UI remote (`url`); default none (data-only, nothing to fetch offline). */
   remotes?: string[];
+  /**
+   * What the record store starts with: `seeded` (default) a few deterministic records per sample DocType
+   * (./seed-records.ts), so the offline Desk lists something; `empty` for tests that count what they store.
+   */
+  records?: 'seeded' | 'empty';
 }
 
 /** What the handler groups share. */
@@ -84,5 +90,6 @@ export function createMockEnvironment(options: MockEnvironmentOptions): MockEnvi
     keyRing: options.keyRing,
     store: createRecordStore(),
   };
+  if (options.records !== 'empty') seedRecords(env.store, doctypes);
   return env;
 }

@@ -12,7 +12,8 @@ export type MockRecord = Record<string, unknown> & { name: string; creation: str
 export interface MockRecordStore {
   list(doctype: string, query: ListQuery): { data: Record<string, unknown>[]; total: number };
   get(doctype: string, name: string): MockRecord | undefined;
-  insert(doctype: string, namePrefix: string, values: Record<string, unknown>): MockRecord;
+  /** Stores a new record named `<prefix>-<n>`, created and modified at `at` (default now). */
+  insert(doctype: string, namePrefix: string, values: Record<string, unknown>, at?: string): MockRecord;
   update(doctype: string, name: string, values: Record<string, unknown>): MockRecord | undefined;
   remove(doctype: string, name: string): MockRecord | undefined;
   clear(): void;
@@ -88,10 +89,10 @@ export function createRecordStore(): MockRecordStore {
       const r = table(doctype).get(name);
       return r && { ...r };
     },
-    insert(doctype, namePrefix, values) {
+    insert(doctype, namePrefix, values, at) {
       const next = (counters.get(doctype) ?? 0) + 1;
       counters.set(doctype, next);
-      const now = new Date().toISOString();
+      const now = at ?? new Date().toISOString();
       const record: MockRecord = {
         ...values,
         name: `${namePrefix}-${String(next).padStart(5, '0')}`,

@@ -1,7 +1,7 @@
 /**
  * The offline path in a real browser: headless Chromium loads a page whose bundle starts the MSW service worker
- * (mocks/browser.ts) and drives the SDK against it: discovery, the security config, login, an encrypted create
- * opened by the worker's WebCrypto key ring, and a list. Nothing runs on a backend.
+ * (mocks/browser.ts) and drives the SDK against it: discovery, the security config, login, the seeded records,
+ * an encrypted create opened by the worker's WebCrypto key ring, and a list. Nothing runs on a backend.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -35,6 +35,7 @@ window.runScenario = async () => {
   const meta = await fetchServiceMetadata(discovery.getManifest('crm').metaUrl);
   const schema = meta.doctypes.find((d) => d.name === 'crm.Customer');
   const provider = frameworkMDataProvider();
+  const seeded = (await provider.getList({ resource: 'crm.Customer' })).total;
   const created = await provider.create({
     resource: 'crm.Customer', variables: { customer_name: 'Ada', email: 'ada@example.com' }, meta: { schema },
   });
@@ -45,6 +46,7 @@ window.runScenario = async () => {
     mode: securityClient.config.mode,
     contentTypes,
     stored: env.store.get('crm.Customer', created.data.name),
+    seeded,
     total: list.total,
   };
 };
@@ -106,7 +108,8 @@ describe('the MSW browser worker', () => {
         '/api/resource/stock.Item': 'application/json',
       }),
       stored: expect.objectContaining({ customer_name: 'Ada', email: 'ada@example.com' }),
-      total: 1,
+      seeded: 3,
+      total: 4,
     });
   }, 60_000);
 });
