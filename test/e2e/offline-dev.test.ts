@@ -1,12 +1,15 @@
 /**
  * `npm run dev` boots offline: webpack-dev-server serves the shell and the remotes, the MSW worker answers
- * every API call, and the Desk signs in, loads the crm remote's form and lists a record it stored.
+ * every API call, and the Desk signs in, lists the mocks' seeded records, loads the crm remote's form and
+ * lists a record it stored next to them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMockEnvironment } from '../../mocks/support/environment';
+import type { MockKeyRing } from '../../mocks/support/key-ring';
 import { launchChromium, screenshot } from './support/browser';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -22,6 +25,11 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+/** The item names the browser worker seeds (the same deterministic seeds, built here without a key ring). */
+const seededItems = createMockEnvironment({ keyRing: {} as MockKeyRing })
+  .store.list('stock.Item', { filters: [], orderBy: [], start: 0, pageLength: 100 })
+  .data.map((r) => String(r.item_name));
 
 let dev: ChildProcess | undefined;
 let browser: Browser | undefined;
@@ -54,7 +62,8 @@ afterAll(async () => {
 });
 
 describe('npm run dev (offline)', () => {
-  it('boots with mocked APIs, loads the crm remote and lists a stored record', async () => {
+  it('boots with mocked APIs, lists seeded records, loads the crm remote and lists a stored record', async () => {
+    expect(seededItems).toHaveLength(3);
     const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(base);
     await page.getByLabel('Password').fill('admin');
@@ -65,6 +74,13 @@ describe('npm run dev (offline)', () => {
         .getByRole('link', { name: 'Item', exact: true })
         .waitFor(),
     ).resolves.toBeUndefined();
+
+    // A fresh offline Desk already has records to list: the worker's seeds, before anything is created.
+    await page.goto(`${base}#/app/stock.Item`);
+    const itemList = page.getByRole('region', { name: 'Item list' });
+    for (const name of seededItems) await itemList.getByRole('cell', { name, exact: true }).waitFor();
+    expect(await itemList.getByRole('row').count()).toBe(1 + seededItems.length);
+    await itemList.getByText('1–3 of 3').waitFor();
 
     await page.goto(`${base}#/app/crm.Customer/new`);
     await page.getByText('crm customer form').waitFor();
@@ -80,6 +96,8 @@ describe('npm run dev (offline)', () => {
       .or(page.getByRole('link', { name: /OFF-1|Offline widget/ }))
       .first()
       .waitFor();
+    await itemList.getByText('1–4 of 4').waitFor();
+    for (const name of seededItems) await itemList.getByRole('cell', { name, exact: true }).waitFor();
     await screenshot(page, 'offline-stock-item-list');
   });
 });
