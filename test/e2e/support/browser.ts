@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type LaunchOptions, type Page } from 'playwright-core';
 
 /** The Chromium binary: `PLATFORM_CHROMIUM_PATH` when set, else Debian's. */
 export function chromiumPath(): string {
@@ -17,9 +17,15 @@ export function chromiumPath(): string {
   return path;
 }
 
-/** Launches headless Chromium with a fresh temporary profile. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Launches headless Chromium with a fresh temporary profile; `options` adds launch options (e.g.
+ * `handleSIGINT: false` for a caller that closes the browser itself on a signal).
+ */
+export function launchChromium(
+  options: Omit<LaunchOptions, 'executablePath' | 'args'> = {},
+): Promise<Browser> {
   return chromium.launch({
+    ...options,
     executablePath: chromiumPath(),
     headless: true,
     args: [
