@@ -1,0 +1,103 @@
+/**
+ * A DocType screen whose service ships a broken UI remote: the failure stays inside the remote's part of the
+ * page, the rest of the screen keeps working, and the standard view lists the service's records.
+ */
+import { Refine } from '@refinedev/core';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DiscoveryClient } from '../../../src/sdk/discovery';
+import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
+import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import type { RemoteViews } from '../../../src/shell/remote-contract';
+import { createQueryClient } from '../../../src/shell/views/App';
+import { DocTypePage } from '../../../src/shell/views/DocTypePage';
+import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+
+let backend: TestBackend;
+let seededItems: string[];
+beforeAll(async () => {
+  backend = await startBackend({ remotes: ['stock'], records: 'seeded' });
+  seededItems = backend.env.store
+    .list('stock.Item', { filters: [], orderBy: [], start: 0, pageLength: 100 })
+    .data.map((r) => String(r.item_code));
+});
+beforeEach(() => {
+  // React reports the error the boundary caught on the console; the test asserts on the page instead.
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+});
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+  DiscoveryClient.reset();
+  backend.server.resetHandlers();
+});
+afterAll(() => backend.server.close());
+
+/** A remote list view that fails on render. */
+function ThrowingList(): React.JSX.Element {
+  throw new Error('stock list crashed');
+}
+
+function renderItemList(platform: DeskPlatform) {
+  render(
+    <PlatformProvider platform={platform}>
+      <Refine
+        dataProvider={platform.dataProvider}
+        options={{ reactQuery: { clientConfig: createQueryClient() }, disableTelemetry: true }}
+      >
+        <DocTypePage route={{ kind: 'list', docType: 'stock.Item' }} navigate={() => {}} />
+      </Refine>
+    </PlatformProvider>,
+  );
+}
+
+function platformWithStockViews(views: RemoteViews | Error): DeskPlatform {
+  const platform = createPlatform({
+    mode: 'monolith',
+    gatewayUrl: ORIGIN,
+    deskBase: '/desk/',
+    coreServices: [],
+    securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
+    version: 'test',
+  });
+  // Stands in for the stock remote's `./views` module (no remote script runs in jsdom): its exports, or
+  // the error loading it raised.
+  if (views instanceof Error) vi.spyOn(platform.remotes, 'load').mockRejectedValue(views);
+  else vi.spyOn(platform.remotes, 'load').mockResolvedValue(views);
+  return platform;
+}
+
+describe('DocTypePage with a UI remote', () => {
+  it('contains a remote list that throws, keeps the page around it, and falls back to the standard list', async () => {
+    const platform = platformWithStockViews({ views: { 'stock.Item': { list: ThrowingList } } });
+    renderItemList(platform);
+
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('The Item list (from stock) stopped working.');
+    expect(within(alert).getByText('remote_render_failed')).toBeTruthy();
+    expect(within(alert).getByRole('button', { name: 'Retry' })).toBeTruthy();
+    expect(platform.remotes.load).toHaveBeenCalledWith('stock', './views');
+    // The rest of the screen is the shell's and still works.
+    expect(screen.getByRole('heading', { level: 1, name: 'Item' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'New Item' })).toBeTruthy();
+
+    fireEvent.click(within(alert).getByRole('button', { name: 'Use the standard view' }));
+
+    const list = await screen.findByRole('region', { name: 'Item list' });
+    for (const code of seededItems)
+      expect(await within(list).findByRole('link', { name: code })).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('shows a contained notice when the remote cannot load, and the standard list below it', async () => {
+    const error = Object.assign(new Error('remoteEntry.js answered 500'), { code: 'remote_load_failed' });
+    const platform = platformWithStockViews(error);
+    renderItemList(platform);
+
+    const notice = await screen.findByRole('alert');
+    expect(notice.textContent).toContain('The stock interface could not be loaded.');
+    expect(within(notice).getByText('remote_load_failed')).toBeTruthy();
+    const list = await screen.findByRole('region', { name: 'Item list' });
+    expect(await within(list).findByRole('link', { name: seededItems[0]! })).toBeTruthy();
+  });
+});

@@ -1,0 +1,140 @@
+import { Refine } from '@refinedev/core';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { HttpResponse, http } from 'msw';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fetchServiceMetadata, frameworkMDataProvider } from '../../../src/sdk/data';
+import type { DocTypeSchema } from '../../../src/sdk/data/protocol';
+import { DiscoveryClient } from '../../../src/sdk/discovery';
+import type { DeskRecord } from '../../../src/shell/remote-contract';
+import { createQueryClient } from '../../../src/shell/views/App';
+import { GenericForm } from '../../../src/shell/views/GenericForm';
+import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import '../support/css-escape';
+
+let backend: TestBackend;
+let schema: DocTypeSchema;
+beforeAll(async () => {
+  backend = await startBackend();
+  const meta = await fetchServiceMetadata(`${ORIGIN}/api/meta/stock`);
+  schema = meta.doctypes.find((d) => d.name === 'stock.Item')!;
+});
+afterEach(() => {
+  cleanup();
+  backend.server.resetHandlers();
+  backend.requests.length = 0;
+  backend.env.store.clear();
+});
+afterAll(() => backend.server.close());
+
+/** The generic stock.Item form inside Refine with the SDK's data provider, as the Desk renders it. */
+function renderForm() {
+  const onSaved = vi.fn<(record: DeskRecord) => void>();
+  const dataProvider = frameworkMDataProvider({ discovery: new DiscoveryClient({ gatewayUrl: ORIGIN }) });
+  render(
+    <Refine
+      dataProvider={dataProvider}
+      options={{ reactQuery: { clientConfig: createQueryClient() }, disableTelemetry: true }}
+    >
+      <GenericForm docType="stock.Item" schema={schema} onSaved={onSaved} onCancel={() => {}} />
+    </Refine>,
+  );
+  const input = (label: RegExp) => screen.getByLabelText(label) as HTMLInputElement;
+  const type = (label: RegExp, value: string) => fireEvent.change(input(label), { target: { value } });
+  const save = () => fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+  return { onSaved, input, type, save };
+}
+
+const errorOf = (element: HTMLElement) =>
+  element.getAttribute('aria-describedby')
+    ? document.getElementById(element.getAttribute('aria-describedby')!)?.textContent
+    : undefined;
+
+const posts = () => backend.to('/api/resource/stock.Item', 'POST');
+
+describe('GenericForm', () => {
+  it('shows a required error on each empty required field and sends nothing', async () => {
+    const form = renderForm();
+
+    form.save();
+
+    await waitFor(() => expect(form.input(/^Item Code/).getAttribute('aria-invalid')).toBe('true'));
+    expect(errorOf(form.input(/^Item Code/))).toBe('Item Code is required.');
+    expect(errorOf(form.input(/^Item Name/))).toBe('Item Name is required.');
+    expect(form.input(/^Quantity/).getAttribute('aria-invalid')).toBeNull();
+    expect(document.activeElement).toBe(form.input(/^Item Code/));
+    expect(posts()).toHaveLength(0);
+    expect(form.onSaved).not.toHaveBeenCalled();
+  });
+
+  it('shows a type error on a field whose value does not fit its type, and sends nothing', async () => {
+    const form = renderForm();
+    form.type(/^Item Code/, 'A-1');
+    form.type(/^Item Name/, 'Anvil');
+    form.type(/^Quantity/, '2.5');
+
+    form.save();
+
+    await waitFor(() => expect(errorOf(form.input(/^Quantity/))).toBe('Quantity must be a whole number.'));
+    expect(form.input(/^Item Code/).getAttribute('aria-invalid')).toBeNull();
+    expect(posts()).toHaveLength(0);
+  });
+
+  it('validates a field when it loses focus and clears the error once it is edited', async () => {
+    const form = renderForm();
+
+    fireEvent.blur(form.input(/^Item Name/));
+    await waitFor(() => expect(errorOf(form.input(/^Item Name/))).toBe('Item Name is required.'));
+    form.type(/^Item Name/, 'Anvil');
+
+    await waitFor(() => expect(form.input(/^Item Name/).getAttribute('aria-invalid')).toBeNull());
+  });
+
+  it('sends a valid record once, with numbers typed as numbers, and hands the stored record to onSaved', async () => {
+    const form = renderForm();
+    form.type(/^Item Code/, 'A-1');
+    form.type(/^Item Name/, 'Anvil');
+    form.type(/^Quantity/, '3');
+    form.type(/^Price/, '9.5');
+
+    form.save();
+
+    await waitFor(() => expect(form.onSaved).toHaveBeenCalledTimes(1));
+    await backend.settle();
+    expect(posts()).toHaveLength(1);
+    expect(JSON.parse(posts()[0]!.body)).toEqual({
+      item_code: 'A-1',
+      item_name: 'Anvil',
+      quantity: 3,
+      price: 9.5,
+    });
+    expect(form.onSaved.mock.calls[0]![0]).toMatchObject({ name: 'ITEM-00001', item_name: 'Anvil' });
+    expect(backend.env.store.get('stock.Item', 'ITEM-00001')).toMatchObject({ quantity: 3, price: 9.5 });
+  });
+
+  it('shows the server field errors next to their fields and the failure in a banner', async () => {
+    backend.server.use(
+      http.post(`${ORIGIN}/api/resource/stock.Item`, () =>
+        HttpResponse.json(
+          {
+            error: {
+              code: 'validation_failed',
+              message: 'The document is invalid.',
+              fields: [{ field: 'item_code', code: 'duplicate', message: 'Item Code is already used.' }],
+            },
+          },
+          { status: 422 },
+        ),
+      ),
+    );
+    const form = renderForm();
+    form.type(/^Item Code/, 'A-1');
+    form.type(/^Item Name/, 'Anvil');
+
+    form.save();
+
+    const banner = await screen.findByRole('alert');
+    expect(within(banner).getByText('validation_failed')).toBeTruthy();
+    expect(errorOf(form.input(/^Item Code/))).toBe('Item Code is already used.');
+    expect(form.onSaved).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,83 @@
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RemoteBoundary } from '../../../src/shell/views/RemoteBoundary';
+
+/** A remote's component that throws while `broken.value` is true. */
+function CustomerForm({ broken }: { broken: { value: boolean } }): React.JSX.Element {
+  if (broken.value) throw new Error('customerForm is not a function');
+  return <p>crm customer form</p>;
+}
+
+beforeEach(() => {
+  // React reports errors caught by a boundary on the console; the test asserts on the page instead.
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+});
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+});
+
+describe('RemoteBoundary', () => {
+  it('contains a throwing remote view: an alert naming the service, Retry, and the siblings still render', () => {
+    const broken = { value: true };
+    const onError = vi.fn();
+    render(
+      <div>
+        <nav>Sidebar links</nav>
+        <RemoteBoundary
+          service="crm"
+          what="The Customer form"
+          onError={onError}
+          actions={<button type="button">Use the standard view</button>}
+        >
+          <CustomerForm broken={broken} />
+        </RemoteBoundary>
+        <RemoteBoundary service="stock" what="The stock summary">
+          <p>stock summary widget</p>
+        </RemoteBoundary>
+      </div>,
+    );
+
+    const alert = screen.getByRole('alert');
+    expect(within(alert).getByText('The Customer form (from crm) stopped working.')).toBeTruthy();
+    expect(within(alert).getByText('customerForm is not a function')).toBeTruthy();
+    expect(within(alert).getByText('remote_render_failed')).toBeTruthy();
+    expect(within(alert).getByRole('button', { name: 'Use the standard view' })).toBeTruthy();
+    expect(alert.closest('[data-remote]')?.getAttribute('data-remote')).toBe('crm');
+    expect(screen.getByText('Sidebar links')).toBeTruthy();
+    expect(screen.getByText('stock summary widget')).toBeTruthy();
+    expect(onError).toHaveBeenCalledTimes(1);
+    expect(onError.mock.calls[0]![0]).toMatchObject({ message: 'customerForm is not a function' });
+  });
+
+  it('renders the remote again on Retry once it no longer throws', () => {
+    const broken = { value: true };
+    render(
+      <RemoteBoundary service="crm" what="The Customer form">
+        <CustomerForm broken={broken} />
+      </RemoteBoundary>,
+    );
+    expect(screen.queryByText('crm customer form')).toBeNull();
+
+    broken.value = false;
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+
+    expect(screen.getByText('crm customer form')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('shows the error again when the retried remote still throws', () => {
+    const broken = { value: true };
+    const onError = vi.fn();
+    render(
+      <RemoteBoundary service="crm" what="The Customer form" onError={onError}>
+        <CustomerForm broken={broken} />
+      </RemoteBoundary>,
+    );
+
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+
+    expect(screen.getByRole('alert').textContent).toContain('stopped working');
+    expect(onError).toHaveBeenCalledTimes(2);
+  });
+});
