@@ -2,11 +2,11 @@ import type { MiddlewareHandler } from 'hono';
 import { JOSE_CONTENT_TYPE } from '../../src/sdk/security/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { readLimitedBody } from '../http/read-limited-body';
 import type { EncryptionPolicy } from '../security/encryption-policy';
 import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
 import { parseDecryptedJson } from '../security/jwe/parse-decrypted-json';
 import type { KeyStore } from '../security/keys/key-store';
-import { readLimitedBody } from '../http/read-limited-body';
 
 /** Options of {@link payloadDecryption}. */
 export interface PayloadDecryptionOptions {
