@@ -1,10 +1,9 @@
 /**
- * The production build the Desk benchmarks run against: builds the targets whose output is missing (the shell
- * in `dist/shell`, each app's remote in `backend/apps/<app>/static/mfe`) with `scripts/build.js`, and says
- * which existing ones are older than their sources, since a benchmark of a stale build measures old code.
+ * The production build the Desk benchmarks run against: the shell in `dist/shell` and each app's remote in
+ * `backend/apps/<app>/static/mfe`, rebuilt by `scripts/build.js --missing` when missing or older than their
+ * sources, since a benchmark of a stale build measures old code.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 // @ts-expect-error: a plain JavaScript build script without type declarations
 import * as buildScript from '../../scripts/build.js';
@@ -30,26 +29,20 @@ const root = join(import.meta.dirname, '..', '..');
 export const SHELL_JS_BUDGET_GZIP = build.SHELL_JS_BUDGET_GZIP;
 
 /**
- * Builds the targets whose output is missing (throws when the build fails) and returns the names of those
- * that exist but are older than their sources.
+ * Builds the targets whose output is missing or older than their sources (`scripts/build.js --missing`), so
+ * the benchmark measures the current code; throws when the build fails. Returns the names of targets that
+ * are still out of date afterwards (none, unless a source changed during the build).
  */
 export function ensureProductionBuild(): string[] {
-  const all = build.targets();
-  const missing = all.filter((t) => !existsSync(t.marker)).map((t) => t.name);
-  if (missing.length > 0) {
-    console.log(`building ${missing.join(', ')} (output missing)`);
-    const result = spawnSync(
-      process.execPath,
-      [join(root, 'scripts', 'build.js'), '--only', missing.join(',')],
-      {
-        cwd: root,
-        stdio: 'inherit',
-      },
-    );
-    if (result.status !== 0)
-      throw new Error(`scripts/build.js exited with ${result.status ?? result.signal}`);
-  }
-  return all.filter((t) => build.buildReason(t) === 'out of date').map((t) => t.name);
+  const result = spawnSync(process.execPath, [join(root, 'scripts', 'build.js'), '--missing'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) throw new Error(`scripts/build.js exited with ${result.status ?? result.signal}`);
+  return build
+    .targets()
+    .filter((t) => build.buildReason(t) !== undefined)
+    .map((t) => t.name);
 }
 
 /** What the build's budget check counts: gzip bytes of every shell JS file plus every app's remoteEntry.js. */
