@@ -16,12 +16,10 @@
  * Parts 1 and 2 run with the default core services (crm, stock); the server is then restarted on the same
  * data directory with three for part 3.
  *
- * The third core service. `desk.core_services` is set through `PLATFORM_CORE_SERVICES` to crm, stock and
- * billing. Only crm and stock are apps here (a MONOLITH installs apps from backend/apps), so the discovery
- * answers billing as unowned: its prewarm fails right after the one discovery query that all three share and
- * makes no request of its own, which the run checks (route hits per service). Faking a third manifest and
- * remote would measure the fake, so the delay applies to the two real services: sequential warming would
- * show 2x, parallel 1x. The unowned service still shows that one failing service does not hold the others up.
+ * The third core service is `support`, a real but data-only app (no UI remote) that is not installed by
+ * default: part 3 starts the server with `PLATFORM_APPS=crm,stock,support` and
+ * `PLATFORM_CORE_SERVICES=crm,stock,support`. Its prewarm makes one request of its own (its metadata), which is
+ * held like the others'; the run counts the held requests per service and says so when a service made none.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +35,7 @@ const DELAY_MS = 300;
 const SEED_ITEMS = 20;
 const LIST_ROUTE = '#/app/stock.Item';
 const ROW = 'table.desk-table tbody tr';
-const CORE_SERVICES = ['crm', 'stock', 'billing'];
+const CORE_SERVICES = ['crm', 'stock', 'support'];
 /** A core service's own prewarm requests: its metadata and its remote entry. */
 const PER_SERVICE = /\/(?:api\/meta\/([a-z][a-z0-9_]*)|desk\/assets\/([a-z][a-z0-9_]*)\/remoteEntry\.js)$/;
 
@@ -247,8 +245,11 @@ async function main(): Promise<void> {
     const list = await measureList(browser, server);
     await server.stop();
 
-    // The same data directory, now with three core services.
-    server = await startDeskServer({ dataDir, env: { PLATFORM_CORE_SERVICES: CORE_SERVICES.join(',') } });
+    // The same data directory, now with three installed apps, all of them core services.
+    server = await startDeskServer({
+      dataDir,
+      env: { PLATFORM_APPS: CORE_SERVICES.join(','), PLATFORM_CORE_SERVICES: CORE_SERVICES.join(',') },
+    });
     const prewarm = await measurePrewarm(browser, server);
 
     const bytes = median(list.gzipTotals);
@@ -271,10 +272,10 @@ async function main(): Promise<void> {
     console.log(
       `prewarm with core services ${CORE_SERVICES.join(', ')}; prewarm requests held ${DELAY_MS} ms per service:`,
     );
-    for (const s of CORE_SERVICES) console.log(`  ${s.padEnd(8)} ${prewarm.sample.hits[s]} requests held`);
+    for (const s of CORE_SERVICES) console.log(`  ${s.padEnd(8)} ${prewarm.sample.hits[s]} request(s) held`);
     if (idle.length > 0) {
       console.log(
-        `  ${idle.join(', ')}: unowned in discovery (no app here), so no request of its own to delay; ` +
+        `  ${idle.join(', ')}: no request of its own was made, so nothing to delay; ` +
           `failed at boot: ${prewarm.sample.failed.join(', ') || 'none'}. The delay applies to ${real.length} real services.`,
       );
     }

@@ -8,6 +8,7 @@ import type { InstalledApp } from './types';
 export const AVAILABLE_APPS: Record<string, () => Promise<InstalledApp>> = {
   crm: async () => (await import('./crm/app')).crmApp,
   stock: async () => (await import('./stock/app')).stockApp,
+  support: async () => (await import('./support/app')).supportApp,
 };
 
 /**

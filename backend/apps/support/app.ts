@@ -1,0 +1,15 @@
+import type { InstalledApp } from '../types';
+import { openCount } from './api';
+import { Ticket } from './doctypes';
+
+/**
+ * The sample support app: tickets. A data-only service (no UI remote: the Desk shows its generic views), and
+ * not installed by default; `PLATFORM_APPS=crm,stock,support` installs it.
+ */
+export const supportApp: InstalledApp = {
+  name: 'support',
+  label: 'Support',
+  doctypes: [Ticket],
+  methods: { 'support.api.open_count': openCount },
+  menus: [{ label: 'Tickets', doctype: Ticket.name }],
+};
