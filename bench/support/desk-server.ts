@@ -3,8 +3,9 @@
  * read from its output) with the given data directory, signed in through `POST /api/method/login`.
  * `stop()` sends SIGTERM and waits, so the database is closed before the directory is reused or removed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { stopProcess } from '../../test/e2e/support/desk-target';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -48,7 +49,7 @@ export async function startDeskServer(options: DeskServerOptions): Promise<DeskS
     { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
-  const stop = () => stopChild(child);
+  const stop = () => stopProcess(child);
   try {
     const deskUrl = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(
@@ -78,16 +79,4 @@ export async function startDeskServer(options: DeskServerOptions): Promise<DeskS
     await stop();
     throw error;
   }
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }

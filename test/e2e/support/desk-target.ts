@@ -63,8 +63,11 @@ export async function startDeskTarget(mode: DeskMode): Promise<DeskTarget> {
     PLATFORM_DATA_DIR: dataDir,
     PLATFORM_ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
   };
+  // Settings of another deployment in the caller's environment must not leak in.
   delete env.PLATFORM_MODE;
   delete env.PLATFORM_NATS_URL;
+  delete env.PLATFORM_PUBLIC_URL;
+  delete env.PLATFORM_DATABASE_URL;
   const args =
     mode === 'monolith'
       ? [join(root, 'bin', 'm.js'), 'serve', '--build-missing']
@@ -85,7 +88,7 @@ export async function startDeskTarget(mode: DeskMode): Promise<DeskTarget> {
     output: () => out,
     openAppDatabase: (app) =>
       openDatabase({ dataDir: mode === 'monolith' ? dataDir : join(dataDir, 'services', app) }),
-    stop: () => stopChild(child),
+    stop: () => stopProcess(child),
     dispose: () => rmSync(dataDir, { recursive: true, force: true }),
   };
   try {
@@ -139,7 +142,8 @@ async function waitUntil(
   }
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** Stops a child process: SIGTERM, SIGKILL after 20 s; resolves once it has exited. */
+export function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
