@@ -7,6 +7,10 @@
  *
  * The server decrypts the CEK with WebCrypto, which Node runs on the libuv thread pool, so concurrent
  * requests use every core: the ratio is above 1 when the chain adds less than that parallelism gains.
+ *
+ * As a reference it also runs the same requests as plaintext JSON through an app with encryption disabled,
+ * and prints the process CPU time per request of each run (server, load generator and thread pool share the
+ * machine's cores), so the cost of the chain and the cost of decryption can be told apart.
  */
 import { constants, createPrivateKey, generateKeyPairSync, privateDecrypt, publicEncrypt } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
@@ -50,11 +54,12 @@ function baselineRunner(): (ms: number) => { ops: number; ms: number } {
   };
 }
 
-async function main() {
+/** The real app on a real server in payload-encryption `mode`, with an API key for the requests. */
+async function startChain(mode: 'strict' | 'disabled') {
   const config = loadConfig({
     env: {},
     overrides: {
-      'security.payload_encryption.mode': 'strict',
+      'security.payload_encryption.mode': mode,
       'security.rate_limit.enabled': false,
     },
   });
@@ -63,9 +68,47 @@ async function main() {
   const ctx = await createContext(config, { log: () => {}, database, keys });
   const server = await startServer(createApp(ctx), { host: '127.0.0.1', port: 0 });
   const { api_key, api_secret } = await ctx.security.auth.generateApiKey('Administrator');
-  const authorization = `token ${api_key}:${api_secret}`;
   const pool = new Pool(server.url, { connections: CONCURRENCY, pipelining: 1 });
+  return {
+    keys,
+    pool,
+    authorization: `token ${api_key}:${api_secret}`,
+    async close() {
+      await pool.close();
+      await server.close();
+      await ctx.close();
+      await database.close();
+    },
+  };
+}
 
+/** Sends each body once, CONCURRENCY at a time; resolves with the wall and CPU milliseconds it took. */
+async function drive(chain: Awaited<ReturnType<typeof startChain>>, contentType: string, batch: string[]) {
+  const send = async (body: string) => {
+    const res = await chain.pool.request({
+      method: 'POST',
+      path: PATH,
+      headers: { 'content-type': contentType, authorization: chain.authorization },
+      body,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text}`);
+  };
+  let next = 0;
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < batch.length) await send(batch[next++]!);
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 };
+}
+
+async function main() {
+  const encrypted = await startChain('strict');
+  const { keys } = encrypted;
   try {
     const active = await keys.active();
     const publicKey = (await importJWK(active.publicJwk, 'RSA-OAEP-256')) as CryptoKey;
@@ -74,26 +117,7 @@ async function main() {
       bodies.push(await encryptJwe('{}', publicKey, active.kid, { htm: 'POST', htu: PATH }));
     }
 
-    const send = async (body: string) => {
-      const res = await pool.request({
-        method: 'POST',
-        path: PATH,
-        headers: { 'content-type': 'application/jose', authorization },
-        body,
-      });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text}`);
-    };
-    const run = async (batch: string[]) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next < batch.length) await send(batch[next++]!);
-        }),
-      );
-    };
-
-    await run(bodies.slice(0, WARMUP));
+    await drive(encrypted, 'application/jose', bodies.slice(0, WARMUP));
     const baseline = baselineRunner();
     const perRound = REQUESTS / ROUNDS;
     let baseOps = 0;
@@ -104,15 +128,29 @@ async function main() {
       const b = baseline(BASELINE_MS_PER_ROUND);
       baseOps += b.ops;
       baseMs += b.ms;
-      const start = performance.now();
-      const cpu = process.cpuUsage();
-      await run(bodies.slice(WARMUP + r * perRound, WARMUP + (r + 1) * perRound));
-      chainMs += performance.now() - start;
-      const used = process.cpuUsage(cpu);
-      chainCpuMs += (used.user + used.system) / 1000;
+      const run = await drive(
+        encrypted,
+        'application/jose',
+        bodies.slice(WARMUP + r * perRound, WARMUP + (r + 1) * perRound),
+      );
+      chainMs += run.ms;
+      chainCpuMs += run.cpuMs;
     }
     const base = baseOps / (baseMs / 1000);
     const chain = REQUESTS / (chainMs / 1000);
+
+    // The chain's own cost: the same requests as plaintext JSON through an app with encryption disabled.
+    const plain = await startChain('disabled');
+    let plainRun: { ms: number; cpuMs: number };
+    try {
+      const json = Array.from({ length: REQUESTS }, () => '{}');
+      await drive(plain, 'application/json', json.slice(0, WARMUP));
+      plainRun = await drive(plain, 'application/json', json);
+    } finally {
+      await plain.close();
+    }
+    const plainRate = REQUESTS / (plainRun.ms / 1000);
+    const coreMs = (cpuMs: number) => (cpuMs / REQUESTS).toFixed(3);
 
     console.log(`node:crypto.privateDecrypt RSA-OAEP-SHA256, sequential:  ${base.toFixed(0)} ops/s`);
     console.log(
@@ -123,11 +161,17 @@ async function main() {
       `cores busy during the chain run (server, client, thread pool): ${(chainCpuMs / chainMs).toFixed(2)} ` +
         `of ${availableParallelism()}; load average ${loadavg()[0]!.toFixed(1)}`,
     );
+    console.log(
+      `reference: the same chain with plaintext JSON (encryption disabled): ${plainRate.toFixed(0)} req/s ` +
+        `(${(plainRate / base).toFixed(2)}x)`,
+    );
+    console.log(
+      `core time per request: plaintext chain ${coreMs(plainRun.cpuMs)} ms, encrypted chain ` +
+        `${coreMs(chainCpuMs)} ms, one sequential privateDecrypt ${(1000 / base).toFixed(3)} ms ` +
+        '(process CPU: server, client and thread pool together)',
+    );
   } finally {
-    await pool.close();
-    await server.close();
-    await ctx.close();
-    await database.close();
+    await encrypted.close();
   }
 }
 
