@@ -35,6 +35,11 @@ export interface DeskCatalogOptions {
   fetchRemotes(url: string): Promise<RemotesMap>;
   /** Fetches a service's metadata from its `metaUrl` (the SDK's `fetchServiceMetadata`). */
   fetchMetadata(metaUrl: string): Promise<ServiceMetadata>;
+  /**
+   * Whether metadata may be fetched now (default always). Metadata needs a session: while signed out the
+   * catalog only records services, and {@link DeskCatalog.retryFailedMetadata} loads them after sign-in.
+   */
+  canLoadMetadata?(): boolean;
 }
 
 /** Path of the gateway's remotes map (SPEC.md "Gateway discovery"). */
@@ -47,8 +52,10 @@ export class DeskCatalog {
   #services: Record<string, ServiceEntry> = {};
   #snapshot: CatalogSnapshot | undefined;
   readonly #listeners = new Set<() => void>();
+  readonly #canLoadMetadata: () => boolean;
 
   constructor(options: DeskCatalogOptions) {
+    this.#canLoadMetadata = options.canLoadMetadata ?? (() => true);
     this.#metadata = new KeyedStore((service) => {
       const entry = this.#services[service];
       if (!entry) return Promise.reject(new Error(`Unknown service ${service}`));
@@ -79,8 +86,11 @@ export class DeskCatalog {
     );
   }
 
-  /** Adds (or updates) a service from a manifest and loads its metadata; resolves when the metadata is in. */
-  addManifest(manifest: ServiceManifest): Promise<ServiceMetadata> {
+  /**
+   * Adds (or updates) a service from a manifest and loads its metadata; resolves when the metadata is in, or
+   * with undefined at once when metadata cannot be loaded yet (signed out).
+   */
+  addManifest(manifest: ServiceManifest): Promise<ServiceMetadata | undefined> {
     return this.addService({
       service: manifest.service,
       url: manifest.url,
@@ -89,8 +99,8 @@ export class DeskCatalog {
     });
   }
 
-  /** Adds a service and loads its metadata (once); resolves with the metadata. */
-  addService(entry: ServiceEntry): Promise<ServiceMetadata> {
+  /** Adds a service and loads its metadata (once); resolves with the metadata (undefined while signed out). */
+  addService(entry: ServiceEntry): Promise<ServiceMetadata | undefined> {
     const known = this.#services[entry.service];
     if (
       !known ||
@@ -104,6 +114,7 @@ export class DeskCatalog {
       };
       this.#changed();
     }
+    if (!this.#canLoadMetadata()) return Promise.resolve(undefined);
     return this.#metadata.load(entry.service);
   }
 
@@ -113,14 +124,15 @@ export class DeskCatalog {
   }
 
   /**
-   * Retries every service whose metadata failed (after a sign-in: metadata needs a session, and the boot
-   * prewarm may have asked before there was one).
+   * Retries every service whose metadata failed and loads the metadata of services recorded while signed
+   * out (after a sign-in: metadata needs a session). Services already loaded are left alone.
    */
   retryFailedMetadata(): Promise<void> {
-    const failed = Object.entries(this.#metadata.getSnapshot())
-      .filter(([, state]) => state.status === 'error')
-      .map(([service]) => this.#metadata.retry(service).catch(() => undefined));
-    return Promise.all(failed).then(() => undefined);
+    const states = this.#metadata.getSnapshot();
+    const pending = Object.keys(this.#services)
+      .filter((service) => states[service] === undefined || states[service].status === 'error')
+      .map((service) => this.#metadata.retry(service).catch(() => undefined));
+    return Promise.all(pending).then(() => undefined);
   }
 
   /** The schema of `docType` when its service's metadata is loaded. */

@@ -63,6 +63,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   const catalog = new DeskCatalog({
     gatewayUrl: config.gatewayUrl,
     fetchRemotes: (url) => fetchWithCredentials<RemotesMap>(url),
+    canLoadMetadata: () => session.getSnapshot().status === 'signed-in',
     fetchMetadata: async (metaUrl) => {
       try {
         return await fetchServiceMetadata(metaUrl);

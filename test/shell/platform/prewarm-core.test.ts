@@ -62,6 +62,7 @@ describe('prewarmCore', () => {
     );
     backend.server.use(barrier.handler);
     const platform = createPlatform(CONFIG);
+    platform.session.signedIn('Administrator');
 
     const report = await prewarmCore(platform);
 
@@ -91,7 +92,7 @@ describe('prewarmCore', () => {
     expect(report.security.status).toBe('fulfilled');
   });
 
-  it('does not count a 401 on metadata before sign-in as a failed service, and loads it after login', async () => {
+  it('asks for no metadata while signed out, and loads every service after login', async () => {
     let signedIn = false;
     backend.server.use(
       http.get(`${ORIGIN}/api/meta/:app`, () => (signedIn ? undefined : failure(401, 'unauthorized'))),
@@ -105,8 +106,10 @@ describe('prewarmCore', () => {
 
     const report = await prewarmCore(platform);
     expect(report.services.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled']);
-    expect(platform.catalog.getSnapshot().metadata.crm).toMatchObject({ status: 'error' });
-    // Signed out already: the 401 does not mark the session as expired.
+    // The services are known (sidebar entries wait for their metadata), but nothing was asked without a session.
+    expect(Object.keys(platform.catalog.getSnapshot().services).sort()).toEqual(['crm', 'stock']);
+    expect(platform.catalog.getSnapshot().metadata.crm).toBeUndefined();
+    expect(backend.to('/api/meta/crm', 'GET')).toHaveLength(0);
     expect(platform.session.getSnapshot()).toEqual({ status: 'signed-out' });
 
     await platform.login('Administrator', 'admin');
@@ -116,7 +119,7 @@ describe('prewarmCore', () => {
       const { metadata } = platform.catalog.getSnapshot();
       expect([metadata.crm?.status, metadata.stock?.status]).toEqual(['ready', 'ready']);
     });
-    expect(backend.to('/api/meta/crm', 'GET')).toHaveLength(2);
+    expect(backend.to('/api/meta/crm', 'GET')).toHaveLength(1);
   });
 
   it('signs a signed-in Desk out as expired when its metadata answers 401', async () => {

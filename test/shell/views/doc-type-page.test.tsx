@@ -60,6 +60,8 @@ function platformWithStockViews(views: RemoteViews | Error): DeskPlatform {
     securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
     version: 'test',
   });
+  // The Desk renders DocType screens only when signed in (metadata needs a session).
+  platform.session.signedIn('Administrator');
   // Stands in for the stock remote's `./views` module (no remote script runs in jsdom): its exports, or
   // the error loading it raised.
   if (views instanceof Error) vi.spyOn(platform.remotes, 'load').mockRejectedValue(views);
