@@ -19,6 +19,7 @@ import { ModuleFederationPlugin } from '@module-federation/enhanced/webpack';
 import { EsbuildPlugin } from 'esbuild-loader';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import webpack, { type Configuration } from 'webpack';
+import { type PlatformConfigPayload, platformConfigMarkup } from './backend/desk/platform-config';
 
 const root = import.meta.dirname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -42,7 +43,7 @@ export function remoteApps(): string[] {
 }
 
 /** The dev-mode `__PLATFORM_CONFIG__` (the backend injects the real one, SPEC.md "Desk configuration payload"). */
-export const DEV_PLATFORM_CONFIG = {
+export const DEV_PLATFORM_CONFIG: PlatformConfigPayload = {
   mode: 'monolith',
   gatewayUrl: '',
   deskBase: '/desk/',
@@ -105,10 +106,9 @@ function base(name: string, production: boolean): Configuration {
   };
 }
 
-/** The page with `window.__PLATFORM_CONFIG__` set to the offline-development configuration (no `<` in the JSON). */
+/** The page with the offline-development `__PLATFORM_CONFIG__`, injected the way the backend injects its own. */
 function withDevConfig(html: string): string {
-  const json = JSON.stringify(DEV_PLATFORM_CONFIG).replace(/</g, '\\u003c');
-  return html.replace('</head>', `    <script>window.__PLATFORM_CONFIG__ = ${json};</script>\n  </head>`);
+  return html.replace('</head>', `${platformConfigMarkup(DEV_PLATFORM_CONFIG)}</head>`);
 }
 
 function shellConfig(production: boolean, dev: boolean): Configuration {

@@ -37,7 +37,7 @@ export interface DeskCatalogOptions {
   fetchMetadata(metaUrl: string): Promise<ServiceMetadata>;
   /**
    * Whether metadata may be fetched now (default always). Metadata needs a session: while signed out the
-   * catalog only records services, and {@link DeskCatalog.retryFailedMetadata} loads them after sign-in.
+   * catalog only records services, and {@link DeskCatalog.loadPendingMetadata} loads them after sign-in.
    */
   canLoadMetadata?(): boolean;
 }
@@ -124,10 +124,10 @@ export class DeskCatalog {
   }
 
   /**
-   * Retries every service whose metadata failed and loads the metadata of services recorded while signed
-   * out (after a sign-in: metadata needs a session). Services already loaded are left alone.
+   * Loads the metadata of every service recorded while signed out and retries every one that failed (after
+   * a sign-in: metadata needs a session). Services already loaded or loading are left alone.
    */
-  retryFailedMetadata(): Promise<void> {
+  loadPendingMetadata(): Promise<void> {
     const states = this.#metadata.getSnapshot();
     const pending = Object.keys(this.#services)
       .filter((service) => states[service] === undefined || states[service].status === 'error')

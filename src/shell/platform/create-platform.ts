@@ -93,8 +93,8 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     async login(usr, pwd) {
       await sdkLogin(usr, pwd, { url: `${config.gatewayUrl}${LOGIN_PATH}` });
       session.signedIn(usr);
-      // Whatever the boot asked for before the session existed (metadata answered 401) loads now.
-      void catalog.loadRemotes().then(() => catalog.retryFailedMetadata());
+      // Metadata the catalog held back while signed out, or that failed, loads now.
+      void catalog.loadRemotes().then(() => catalog.loadPendingMetadata());
     },
     async logout() {
       try {

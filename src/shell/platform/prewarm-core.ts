@@ -20,7 +20,8 @@ export async function prewarmCore(platform: DeskPlatform): Promise<PrewarmCoreRe
   const [services, security_] = await Promise.all([
     discovery.prewarm(config.coreServices, {
       warmers: [
-        // Metadata needs a session: a 401 before sign-in is not the service failing (it reloads after login).
+        // A 401 means the session ended (the session store shows the sign-in screen), not that the service
+        // failed; its metadata loads again after sign-in.
         (_service, manifest) =>
           catalog.addManifest(manifest).catch((error: unknown) => {
             if (!isUnauthorized(error)) throw error;

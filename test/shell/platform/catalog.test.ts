@@ -55,14 +55,14 @@ describe('DeskCatalog', () => {
     expect(catalog.findDocType('crm.Customer')).toBeUndefined();
   });
 
-  it('retryFailedMetadata reloads only the services that failed', async () => {
+  it('loadPendingMetadata reloads only the services that failed', async () => {
     backend.server.use(metadataDown('crm'));
     const catalog = createCatalog();
     await catalog.addManifest(manifest('crm')).catch(() => {});
     await catalog.addManifest(manifest('stock'));
     backend.server.resetHandlers();
 
-    await catalog.retryFailedMetadata();
+    await catalog.loadPendingMetadata();
 
     expect(catalog.getSnapshot().metadata.crm).toMatchObject({ status: 'ready' });
     expect(catalog.findDocType('crm.Customer')?.service).toBe('crm');
@@ -70,14 +70,14 @@ describe('DeskCatalog', () => {
     expect(backend.to('/api/meta/stock', 'GET')).toHaveLength(1);
   });
 
-  it('retryFailedMetadata leaves a service that fails again in error, and the others untouched', async () => {
+  it('loadPendingMetadata leaves a service that fails again in error, and the others untouched', async () => {
     backend.server.use(metadataDown('crm'));
     const catalog = createCatalog();
     await catalog.addManifest(manifest('crm')).catch(() => {});
     await catalog.addManifest(manifest('stock'));
     const stockState = catalog.getSnapshot().metadata.stock;
 
-    await expect(catalog.retryFailedMetadata()).resolves.toBeUndefined();
+    await expect(catalog.loadPendingMetadata()).resolves.toBeUndefined();
 
     expect(catalog.getSnapshot().metadata.crm).toMatchObject({ status: 'error' });
     expect(catalog.getSnapshot().metadata.stock).toBe(stockState);
