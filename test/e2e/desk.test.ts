@@ -24,6 +24,20 @@ function appLink(page: Page, label: string) {
   return page.getByRole('navigation', { name: 'Apps' }).getByRole('link', { name: label, exact: true });
 }
 
+/** The stored `data` of the records named `name` in `app`'s database (the platform must be stopped). */
+async function storedRows(target: DeskTarget, app: string, docType: string, name: string) {
+  const db = await target.openAppDatabase(app);
+  try {
+    const { rows } = await db.query<{ data: Record<string, unknown> }>(
+      'SELECT data FROM records WHERE doctype = $1 AND name = $2',
+      [docType, name],
+    );
+    return rows.map((row) => row.data);
+  } finally {
+    await db.close();
+  }
+}
+
 function isCreate(docType: string) {
   return (request: Request) =>
     request.method() === 'POST' && new URL(request.url()).pathname === `/api/resource/${docType}`;
@@ -148,36 +162,20 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
     await browser.close();
     await target.stop();
 
-    const crm = await target.openAppDatabase('crm');
-    try {
-      const { rows } = await crm.query<{ data: Record<string, unknown> }>(
-        'SELECT data FROM records WHERE doctype = $1 AND name = $2',
-        ['crm.Customer', customerName],
-      );
-      expect(rows).toHaveLength(1);
-      expect(rows[0]!.data).toMatchObject({
-        customer_name: customer.name,
-        email: customer.email,
-        phone: customer.phone,
-      });
-    } finally {
-      await crm.close();
-    }
-    const stock = await target.openAppDatabase('stock');
-    try {
-      const { rows } = await stock.query<{ data: Record<string, unknown> }>(
-        'SELECT data FROM records WHERE doctype = $1 AND name = $2',
-        ['stock.Item', itemName],
-      );
-      expect(rows).toHaveLength(1);
-      expect(rows[0]!.data).toMatchObject({
-        item_code: item.code,
-        item_name: item.name,
-        quantity: 7,
-        price: 12.5,
-      });
-    } finally {
-      await stock.close();
-    }
+    const customers = await storedRows(target, 'crm', 'crm.Customer', customerName);
+    expect(customers).toHaveLength(1);
+    expect(customers[0]).toMatchObject({
+      customer_name: customer.name,
+      email: customer.email,
+      phone: customer.phone,
+    });
+    const items = await storedRows(target, 'stock', 'stock.Item', itemName);
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({
+      item_code: item.code,
+      item_name: item.name,
+      quantity: 7,
+      price: 12.5,
+    });
   });
 });
