@@ -11,6 +11,7 @@
 import { SdkError } from '../errors';
 import { Hooks } from '../hooks';
 import { tryReadPlatformConfig } from '../platform-config';
+import { SnapshotStore } from '../store';
 import { PluginRegistry } from './plugin-registry';
 import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from './protocol';
 import { postDiscoveryQuery } from './transport';
@@ -101,7 +102,7 @@ const DEFAULTS = { timeoutMs: 10_000, maxAgeMs: 300_000, maxBatchSize: 500 };
  * const owner = await discovery.resolve('crm.Customer'); // 'crm'
  * const { apiUrl } = discovery.getManifest(owner!)!;
  */
-export class DiscoveryClient {
+export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
   static #instance: DiscoveryClient | undefined;
 
   /** The shared client (SPEC.md name); `options`, when given, reconfigure it. */
@@ -136,13 +137,12 @@ export class DiscoveryClient {
   readonly #inflightServices = new Map<string, Promise<ServiceManifest>>();
   #scheduled = false;
   #generation = 0;
-  #snapshot: DiscoverySnapshot | undefined;
-  readonly #listeners = new Set<() => void>();
 
   constructor(options: DiscoveryClientOptions = {}) {
+    super();
     this.#options = { ...DEFAULTS, now: Date.now, ...options };
     this.registry = new PluginRegistry({ maxAgeMs: this.#options.maxAgeMs, now: () => this.#options.now() });
-    this.registry.subscribe(() => this.#changed());
+    this.registry.subscribe(() => this.notify());
   }
 
   /** Changes options; unspecified ones keep their value. */
@@ -211,17 +211,9 @@ export class DiscoveryClient {
     });
   }
 
-  /** Subscribes to state changes (for `useSyncExternalStore`); returns the function that unsubscribes. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  };
-
-  /** The current immutable snapshot; the same object until the state changes. */
-  getSnapshot = (): DiscoverySnapshot => {
-    this.#snapshot ??= Object.freeze({
+  /** Owners, manifests and the pending count as they are now, frozen. */
+  protected override createSnapshot(): DiscoverySnapshot {
+    return Object.freeze({
       owners: Object.freeze(this.registry.toRecord()),
       manifests: Object.freeze(
         Object.fromEntries([...this.#manifests].map(([name, held]) => [name, held.manifest])),
@@ -232,22 +224,21 @@ export class DiscoveryClient {
         this.#inflightResources.size +
         this.#inflightServices.size,
     });
-    return this.#snapshot;
-  };
+  }
 
   /** Drops every cached owner and manifest; requests already sent can no longer hydrate this client. */
   clear(): void {
     this.#generation++;
     this.#manifests.clear();
     this.registry.clear();
-    this.#changed();
+    this.notify();
   }
 
   /** Subscribers hear of a batch once when it starts queueing and once when it is sent, not per lookup. */
   #scheduleFlush(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    this.#changed();
+    this.notify();
     (this.#options.schedule ?? queueMicrotask)(() => this.#flush());
   }
 
@@ -262,7 +253,7 @@ export class DiscoveryClient {
     for (let i = 0; i < chunks; i++) {
       void this.#send(resources.slice(i * size, (i + 1) * size), i === 0 ? services : []);
     }
-    this.#changed(); // `#send` registered the batch as in flight synchronously
+    this.notify(); // `#send` registered the batch as in flight synchronously
   }
 
   async #send(
@@ -308,7 +299,7 @@ export class DiscoveryClient {
     } finally {
       for (const [docType] of resources) this.#inflightResources.delete(docType);
       for (const [service] of services) this.#inflightServices.delete(service);
-      this.#changed();
+      this.notify();
     }
   }
 
@@ -345,11 +336,6 @@ export class DiscoveryClient {
       if (owner !== null) owners.push([docType, owner]);
     }
     this.registry.setMany(owners);
-    this.#changed();
-  }
-
-  #changed(): void {
-    this.#snapshot = undefined;
-    for (const listener of [...this.#listeners]) listener();
+    this.notify();
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { DocTypeSchema, ServiceMetadata } from '../../sdk/data/protocol';
 import type { RemotesMap, ServiceManifest } from '../../sdk/discovery/protocol';
+import { SnapshotStore } from '../../sdk/store';
 import { KeyedStore, type LoadState } from './keyed-store';
 
 /** Where a service lives, whichever source told us. */
@@ -46,15 +47,14 @@ export interface DeskCatalogOptions {
 export const REMOTES_PATH = '/api/gateway/remotes';
 
 /** Services, their metadata, and a DocType lookup over them. */
-export class DeskCatalog {
+export class DeskCatalog extends SnapshotStore<CatalogSnapshot> {
   readonly #metadata: KeyedStore<ServiceMetadata>;
   readonly #remotes: KeyedStore<RemotesMap>;
   #services: Record<string, ServiceEntry> = {};
-  #snapshot: CatalogSnapshot | undefined;
-  readonly #listeners = new Set<() => void>();
   readonly #canLoadMetadata: () => boolean;
 
   constructor(options: DeskCatalogOptions) {
+    super();
     this.#canLoadMetadata = options.canLoadMetadata ?? (() => true);
     this.#metadata = new KeyedStore((service) => {
       const entry = this.#services[service];
@@ -62,8 +62,8 @@ export class DeskCatalog {
       return options.fetchMetadata(entry.metaUrl);
     });
     this.#remotes = new KeyedStore(() => options.fetchRemotes(`${options.gatewayUrl}${REMOTES_PATH}`));
-    this.#metadata.subscribe(() => this.#changed());
-    this.#remotes.subscribe(() => this.#changed());
+    this.#metadata.subscribe(() => this.notify());
+    this.#remotes.subscribe(() => this.notify());
   }
 
   /** Loads the remotes map and the metadata of every service in it. Failures stay in the snapshot. */
@@ -112,7 +112,7 @@ export class DeskCatalog {
         ...this.#services,
         [entry.service]: { ...known, ...entry, url: entry.url ?? known?.url ?? null },
       };
-      this.#changed();
+      this.notify();
     }
     if (!this.#canLoadMetadata()) return Promise.resolve(undefined);
     return this.#metadata.load(entry.service);
@@ -146,26 +146,12 @@ export class DeskCatalog {
     return undefined;
   }
 
-  /** Subscribes to changes (for `useSyncExternalStore`). */
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  };
-
-  /** The current snapshot (same object until something changes). */
-  getSnapshot = (): CatalogSnapshot => {
-    this.#snapshot ??= {
+  /** Remotes, services and metadata as they are now. */
+  protected override createSnapshot(): CatalogSnapshot {
+    return {
       remotes: this.#remotes.get('remotes') ?? { status: 'idle' },
       services: this.#services,
       metadata: this.#metadata.getSnapshot(),
     };
-    return this.#snapshot;
-  };
-
-  #changed(): void {
-    this.#snapshot = undefined;
-    for (const listener of [...this.#listeners]) listener();
   }
 }
