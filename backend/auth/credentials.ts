@@ -40,8 +40,8 @@ export function sha256(value: string): string {
 
 /**
  * A stable hash identifying the presented credential: the rate-limit bucket of a caller and part of its
- * idempotency lookup key (SECURITY.md rule 8). Malformed credentials hash the raw header, so they do not
- * all share one bucket.
+ * idempotency lookup key (docs/security.md#idempotency-is-keyed-by-caller). Malformed credentials hash the
+ * raw header, so they do not all share one bucket.
  */
 export function credentialHash(c: Context, credential: PresentedCredential): string {
   switch (credential.kind) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Payload-encryption modes of SPEC.md (PayloadEncryptionConfig.mode). */
+/** Payload-encryption modes (docs/security.md#payload-encryption-modes). */
 export const ENCRYPTION_MODES = ['disabled', 'selective', 'metadata', 'strict'] as const;
 export type EncryptionMode = (typeof ENCRYPTION_MODES)[number];
 

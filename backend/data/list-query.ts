@@ -2,7 +2,7 @@ import type { DocTypeDefinition, FieldType } from '../doctypes/define-doctype';
 import { PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
 
-/** Filter operators of the list API (DESIGN.md, Frappe-style). */
+/** Filter operators of the list API (docs/http-api.md#doctype-data-api-and-rpc, Frappe-style). */
 export const FILTER_OPS = ['=', '!=', '<', '>', '<=', '>=', 'like', 'in'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 
@@ -194,8 +194,8 @@ function parseInteger(
 }
 
 /**
- * Parses the list parameters of `GET /api/resource/<DocType>` (DESIGN.md): `filters`, `fields`,
- * `limit_start` (default 0), `limit_page_length` (default 20, at most 500) and `order_by`
+ * Parses the list parameters of `GET /api/resource/<DocType>` (docs/http-api.md#list-parameters): `filters`,
+ * `fields`, `limit_start` (default 0), `limit_page_length` (default 20, at most 500) and `order_by`
  * (`field asc|desc`, comma-separated; default `modified desc`). Unknown fields anywhere are 400
  * (`invalid_filters`, `invalid_fields`, `invalid_order_by`); bad paging is 400 `invalid_paging`.
  */

@@ -32,7 +32,8 @@ function notFound(): PlatformError {
 }
 
 /**
- * DocType data API and RPC (DESIGN.md, Frappe-style), under the service's `apiUrl` (`/api` in MONOLITH):
+ * DocType data API and RPC (docs/http-api.md#doctype-data-api-and-rpc, Frappe-style), under the service's
+ * `apiUrl` (`/api` in MONOLITH):
  * - `GET /api/meta/:app`: ServiceMetadata;
  * - `GET /api/resource/:doctype`: a page `{ data, total }` (filters, fields, limit_start,
  *   limit_page_length, order_by; see list-query.ts);

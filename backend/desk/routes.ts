@@ -71,7 +71,7 @@ function shellPage(ctx: AppContext) {
 }
 
 /**
- * Desk HTML and MFE assets (SPEC.md "Desk and asset routes"):
+ * Desk HTML and MFE assets (docs/http-api.md#desk-and-assets):
  * - `GET /desk` redirects to `/desk/`; `GET /desk/` and every deep link `/desk/*` outside `/desk/assets/`
  *   serve the shell page with `__PLATFORM_CONFIG__` (client-side routing), `Cache-Control: no-cache`;
  * - `GET /desk/assets/shell/*`: the shell build (`dist/shell`);

@@ -6,7 +6,8 @@ export type { FieldType };
 
 /**
  * Metadata a DocType model field carries through zod `.meta()`.
- * `encrypted` / `pii` are the SPEC.md field flags: valid on DocType models only (see `openapi`).
+ * `encrypted` / `pii` are the field flags of docs/security.md#field-flags: valid on DocType models only (see
+ * `openapi`).
  */
 export interface FieldMeta {
   label?: string;

@@ -13,7 +13,7 @@ import {
 import { readTextLimited } from './read-limited';
 
 /**
- * Gateway discovery endpoints (SPEC.md "Gateway discovery"), public by design (DESIGN.md):
+ * Gateway discovery endpoints (docs/http-api.md#gateway-discovery), public by design (docs/security.md#auth):
  * - `GET /api/gateway/remotes`: the remotes map of services that ship a UI remote;
  * - `POST /api/gateway/discovery/query`: batch owner resolution with the manifest `rev` handshake;
  * - `GET /api/gateway/discovery/:resource`: one owner, 404 `unknown_resource`.

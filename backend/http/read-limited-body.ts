@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { PlatformError } from './errors';
 
-/** 413 `payload_too_large`, raised before any parsing or crypto (SECURITY.md rule 6). */
+/** 413 `payload_too_large`, raised before any parsing or crypto (docs/security.md#cheap-checks-first). */
 export function payloadTooLarge(maxBytes: number): PlatformError {
   return new PlatformError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, {
     status: 413,

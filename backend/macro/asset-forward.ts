@@ -29,11 +29,12 @@ function hasDotSegment(target: string): boolean {
 
 /**
  * `GET /desk/assets/<service>/...` on a MACROSERVICE gateway with `desk.mfe_proxy_enabled`: the gateway
- * installs no apps, so the hybrid resolution (SPEC.md) goes straight to the proxy step, with the Desk's own
- * asset proxy (backend/desk/asset-proxy.ts: no redirects, no cookies either way, size and time limits) aimed
- * at the origin of the service's own `apiUrl`. Browsers only see the gateway's address, so the upstream
- * comes from the internal directory. Traversal in any encoding is 400 `invalid_path`; an unregistered
- * service is 404 with no connection attempted (SECURITY.md rule 10).
+ * installs no apps, so the hybrid resolution (docs/http-api.md#hybrid-asset-resolution) goes straight to the
+ * proxy step, with the Desk's own asset proxy (backend/desk/asset-proxy.ts: no redirects, no cookies either
+ * way, size and time limits) aimed at the origin of the service's own `apiUrl`. Browsers only see the
+ * gateway's address, so the upstream comes from the internal directory. Traversal in any encoding is 400
+ * `invalid_path`; an unregistered service is 404 with no connection attempted
+ * (docs/security.md#the-asset-proxy-is-not-an-open-proxy).
  */
 export function assetForwardRoutes(options: AssetForwardOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();

@@ -15,10 +15,11 @@ export interface RemoteDocTypesOptions {
 
 /**
  * The DocTypes of the services behind a MACROSERVICE gateway, for the gateway's encryption policy:
- * metadata mode must refuse plaintext for a DocType with `encrypted`/`pii` fields (SECURITY.md rule 5) even
- * though the gateway installs no apps. Each service's metadata (`metaUrl`) is fetched when it appears or its
- * `rev` changes; answers come from memory. Until a service's metadata has loaded, its DocTypes are unknown
- * to the policy (plaintext accepted) and a failed fetch is retried on the next directory change or `refresh`.
+ * metadata mode must refuse plaintext for a DocType with `encrypted`/`pii` fields
+ * (docs/security.md#the-server-enforces-the-mode) even though the gateway installs no apps. Each service's
+ * metadata (`metaUrl`) is fetched when it appears or its `rev` changes; answers come from memory. Until a
+ * service's metadata has loaded, its DocTypes are unknown to the policy (plaintext accepted) and a failed
+ * fetch is retried on the next directory change or `refresh`.
  */
 export class RemoteDocTypes {
   readonly #options: RemoteDocTypesOptions;

@@ -4,10 +4,10 @@ import { DOCTYPE_NAME_PATTERN } from '../doctypes/define-doctype';
 import { parseManifest, SERVICE_NAME_PATTERN } from './manifest-schema';
 
 /**
- * The legacy startup broadcast (SPEC.md "Events"), published on `infra.schema.discovery`:
- * `{ type: "schema.broadcast", service, manifest, doctypes, rev, ts }`. `manifest` holds the service's
- * DiscoveryUnit (`url`, `apiUrl`, `metaUrl`, `openapiUrl?`); `doctypes` its full DocType names; `ts` the
- * publication time in epoch milliseconds.
+ * The legacy startup broadcast (docs/operators.md#bus-subjects-and-kv-layout), published on
+ * `infra.schema.discovery`: `{ type: "schema.broadcast", service, manifest, doctypes, rev, ts }`. `manifest`
+ * holds the service's DiscoveryUnit (`url`, `apiUrl`, `metaUrl`, `openapiUrl?`); `doctypes` its full DocType
+ * names; `ts` the publication time in epoch milliseconds.
  */
 export interface SchemaBroadcast {
   type: 'schema.broadcast';

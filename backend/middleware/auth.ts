@@ -32,9 +32,10 @@ export function unauthorized(): PlatformError {
 }
 
 /**
- * AuthMiddleware (priority 50, SPEC.md): runs the AuthChain. The presented credential is the
- * `Authorization` header when present (`token <key>:<secret>` for an API key, `Bearer <token>`), else the
- * session cookie; the resolver checks it and the principal is set as `c.get('principal')`.
+ * AuthMiddleware (priority 50, docs/security.md#middleware-chain): runs the AuthChain. The presented
+ * credential is the `Authorization` header when present (`token <key>:<secret>` for an API key,
+ * `Bearer <token>`), else the session cookie; the resolver checks it and the principal is set as
+ * `c.get('principal')`.
  *
  * Desk pages, `/api/gateway/*`, `/api/v1/security/*`, login and the OpenAPI document are public (a bad
  * credential there is ignored); every other `/api/` path (`/api/resource/*`, `/api/method/*`, `/api/meta/*`)

@@ -24,7 +24,8 @@ function forbidden(message: string): PlatformError {
 }
 
 /**
- * CSRFMiddleware (priority 20, SPEC.md). Reads headers only (SECURITY.md rule 6).
+ * CSRFMiddleware (priority 20, docs/security.md#middleware-chain). Reads headers only
+ * (docs/security.md#cheap-checks-first).
  *
  * An unsafe request that carries the session cookie (an ambient credential) must
  * 1. not be `Sec-Fetch-Site: cross-site` or `same-site` (unless its Origin is trusted), and

@@ -40,8 +40,9 @@ export function canonicalJson(value: unknown): string {
 const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('base64url');
 
 /**
- * The payload fingerprint (SECURITY.md rule 8): the hash of the canonical DECRYPTED body, so a retry that
- * re-encrypts the same plaintext is a replay. Non-JSON bodies are hashed as bytes.
+ * The payload fingerprint (docs/security.md#idempotency-is-keyed-by-caller): the hash of the canonical
+ * DECRYPTED body, so a retry that re-encrypts the same plaintext is a replay. Non-JSON bodies are hashed as
+ * bytes.
  */
 async function fingerprint(c: Context<AppEnv>): Promise<string> {
   if (c.get('jsonBody') !== undefined || mediaType(c.req.header('content-type')) === 'application/json') {
@@ -51,8 +52,9 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
 }
 
 /**
- * IdempotencyMiddleware (priority 30, SPEC.md): `Idempotency-Key` on POST/PUT/PATCH/DELETE (ignored on safe
- * methods and on requests without a credential, which have no caller to scope the key to).
+ * IdempotencyMiddleware (priority 30, docs/security.md#middleware-chain): `Idempotency-Key` on
+ * POST/PUT/PATCH/DELETE (ignored on safe methods and on requests without a credential, which have no caller
+ * to scope the key to).
  *
  * The lookup key hashes the Idempotency-Key, method, path and the credential hash, so a key reused by another
  * caller never sees the first caller's response (rule 8; this runs before Auth). The first run stores its

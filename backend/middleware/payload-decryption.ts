@@ -28,7 +28,8 @@ function unsupported(code: string, message: string): PlatformError {
 }
 
 /**
- * PayloadDecryptionMiddleware (priority 15, SPEC.md; SECURITY.md rules 2-6).
+ * PayloadDecryptionMiddleware (priority 15, docs/security.md#middleware-chain; the rules of
+ * docs/security.md#rules).
  *
  * - An `application/jose` body is size-checked, decrypted (compact JWE bound to this method and path) and
  *   parsed safely; the handler sees the plaintext JSON through `readJsonBody` (`c.set('jsonBody')`). In

@@ -56,7 +56,8 @@ export class WindowCounter {
 }
 
 /**
- * RateLimitMiddleware (priority 10, SPEC.md): drops abuse before any parsing or decryption.
+ * RateLimitMiddleware (priority 10, docs/security.md#middleware-chain): drops abuse before any parsing or
+ * decryption.
  *
  * Each request counts against its principal's bucket when it presents a credential (a hash of it, also set
  * as `credentialHash` for the later middleware), else against its client address. A client that keeps

@@ -28,7 +28,7 @@ function rpcOperations(ctx: AppContext): OperationDoc[] {
 /**
  * `GET /api/openapi.json`, generated once from the app's registered routes, the auth and RPC DTOs and the
  * DocType models. Generation runs when the app is built, so a DTO carrying an `encrypted`/`pii` flag stops
- * the start with an error naming the DTO and field (SPEC.md "Errors").
+ * the start with an error naming the DTO and field (docs/security.md#field-flags).
  *
  * @param routes the app's registered routes (`app.routes`), read after every route group is mounted.
  */

@@ -3,8 +3,8 @@ import type { DocTypeField } from '../doctypes/define-doctype';
 import { hasFlaggedFields } from '../doctypes/define-doctype';
 
 /**
- * Routes `selective` mode always encrypts (DESIGN.md): login, password change and API-key creation, whose
- * bodies carry credentials. Configured `routes` are merged with these.
+ * Routes `selective` mode always encrypts (docs/security.md#payload-encryption-modes): login, password change
+ * and API-key creation, whose bodies carry credentials. Configured `routes` are merged with these.
  */
 export const BUILTIN_SELECTIVE_ROUTES = [
   '/api/method/login',
@@ -25,7 +25,7 @@ export interface DocTypeLookup {
   get(name: string): { fields: DocTypeField[] } | undefined;
 }
 
-/** What the server enforces (SECURITY.md rule 5); built once from config. */
+/** What the server enforces (docs/security.md#the-server-enforces-the-mode); built once from config. */
 export interface EncryptionPolicy {
   mode: EncryptionMode;
   /** Built-in selective routes merged with configured ones (what `/api/v1/security/config` reports). */

@@ -15,7 +15,7 @@ function methodNotAllowed(c: Context) {
 }
 
 /**
- * Security endpoints (SPEC.md "Security endpoints"):
+ * Security endpoints (docs/security.md#security-endpoints):
  * - `GET /api/v1/security/config` -> `{ mode, jwks_uri, routes, kid }`: the configured mode (no query
  *   parameter or header changes it, rule 5), the selective routes (built-in merged with configured) and the
  *   active `kid`. `Cache-Control: no-cache`, so a rotation is seen at the next boot of the shell.

@@ -42,8 +42,8 @@ export const DEFAULT_ADMIN_PASSWORD = 'admin';
 
 /**
  * Builds the security services at start: checks that the JWKS cache is shorter than the key grace period
- * (SECURITY.md rule 7), opens (or on first start creates) the key directory, creates the auth and
- * idempotency tables, and creates `Administrator` on first start.
+ * (docs/security.md#key-rotation-without-failures), opens (or on first start creates) the key directory,
+ * creates the auth and idempotency tables, and creates `Administrator` on first start.
  */
 export async function createSecurityContext(options: SecurityContextOptions): Promise<SecurityContext> {
   const { config, db, log } = options;

@@ -1,9 +1,10 @@
 /**
- * Data API, RPC, metadata and login handlers (DESIGN.md "DocType data API" and "Auth chain") over the
- * environment's in-memory store. Validation is the backend's own: `parseListQuery` for list parameters,
- * `validateDocument` (the DocType zod models) for records, `validateKwargs` for RPC, `serviceMetadata` for
- * `metaUrl`. Bodies pass the decryption rules of `readBody`, so what the SDK encrypts is really decrypted.
- * Offline there is no database: an RPC method that needs one answers 501 `not_available_offline`.
+ * Data API, RPC, metadata and login handlers (docs/http-api.md#doctype-data-api-and-rpc and
+ * docs/security.md#auth) over the environment's in-memory store. Validation is the backend's own:
+ * `parseListQuery` for list parameters, `validateDocument` (the DocType zod models) for records,
+ * `validateKwargs` for RPC, `serviceMetadata` for `metaUrl`. Bodies pass the decryption rules of `readBody`,
+ * so what the SDK encrypts is really decrypted. Offline there is no database: an RPC method that needs one
+ * answers 501 `not_available_offline`.
  */
 import { type HttpHandler, HttpResponse, http } from 'msw';
 import type { AppContext } from '../../backend/context';
@@ -15,7 +16,7 @@ import { PlatformError } from '../../backend/http/errors';
 import type { MockEnvironment } from '../support/environment';
 import { answer, readBody } from '../support/respond';
 
-/** The mock's one user (the platform's first-start default, DESIGN.md "Auth chain"). */
+/** The mock's one user (the platform's first-start default, docs/security.md#auth). */
 export const MOCK_USER = { usr: 'Administrator', pwd: 'admin' } as const;
 
 const IGNORED_KEYS = new Set<string>([...STANDARD_FIELDS, 'doctype']);

@@ -1,5 +1,5 @@
 /**
- * Gateway discovery handlers (SPEC.md "Gateway discovery"), answered by the backend's own oracle
+ * Gateway discovery handlers (docs/http-api.md#gateway-discovery), answered by the backend's own oracle
  * (`parseDiscoveryQuery`, `answerDiscoveryQuery`, `remotesMap`, `lookupOwner`) over the environment's
  * directory, so the mock can never drift from the real gateway.
  */

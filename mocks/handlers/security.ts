@@ -1,7 +1,7 @@
 /**
- * Security endpoint handlers (SPEC.md "Security endpoints"): the active policy with the key ring's active
- * `kid`, and the JWKS of every usable key. The policy is the backend's `createEncryptionPolicy`, so the
- * reported `routes` are the built-in ones merged with the configured ones, as the server reports them.
+ * Security endpoint handlers (docs/security.md#security-endpoints): the active policy with the key ring's
+ * active `kid`, and the JWKS of every usable key. The policy is the backend's `createEncryptionPolicy`, so
+ * the reported `routes` are the built-in ones merged with the configured ones, as the server reports them.
  */
 import { type HttpHandler, HttpResponse, http } from 'msw';
 import type { SecurityConfig } from '../../src/sdk/security/protocol';

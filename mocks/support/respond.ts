@@ -2,7 +2,8 @@
  * Answers of the mock handlers in the platform's one error shape (`{ error: { code, message, fields? } }`),
  * built with the backend's own `errorBody`, and the request-body reading every mutating handler shares:
  * `application/jose` is decrypted with the key ring, plaintext where the policy requires encryption is 415
- * (SECURITY.md rule 5), and JSON is parsed with the backend's prototype- and depth-safe parser.
+ * (docs/security.md#the-server-enforces-the-mode), and JSON is parsed with the backend's prototype- and
+ * depth-safe parser.
  */
 import { HttpResponse } from 'msw';
 import { errorBody, PlatformError } from '../../backend/http/errors';

@@ -1,7 +1,7 @@
 /**
  * The browser worker's key ring: RSA-OAEP-256 keys generated with WebCrypto, JWEs opened with jose under the
- * one allowlist of SECURITY.md rule 2, the request binding checked, and the plaintext parsed by the backend's
- * own `parseDecryptedJson`. Browser-safe: no Node modules.
+ * one allowlist of docs/security.md#one-allowlist-for-jwe, the request binding checked, and the plaintext
+ * parsed by the backend's own `parseDecryptedJson`. Browser-safe: no Node modules.
  */
 import { calculateJwkThumbprint, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { decryptionFailed, unknownKey } from '../../backend/security/jwe/errors';

@@ -1,6 +1,6 @@
 /**
- * What a service's UI remote exposes to the Desk (README "Writing a UI remote"). Types only: a remote
- * imports them with `import type`, so nothing of the shell ends up in its bundle.
+ * What a service's UI remote exposes to the Desk (docs/mfe-teams.md#writing-a-ui-remote). Types only: a
+ * remote imports them with `import type`, so nothing of the shell ends up in its bundle.
  *
  * A remote exposes ONE module, `./views`, whose default export is a {@link RemoteViews}: per DocType the
  * views that replace the Desk's generic ones, and dashboard widgets. It may expose more modules (e.g.

@@ -19,8 +19,9 @@ export interface DecryptedRequest {
 }
 
 /**
- * Decrypts a compact JWE request body (SECURITY.md rules 2-4): `alg RSA-OAEP-256`, `enc A256GCM` only, the key
- * found by `kid` in the server's own store, the protected header bound to the request's method and path.
+ * Decrypts a compact JWE request body (docs/security.md#rules: one allowlist for JWE, one error for every
+ * failure, bound to its request): `alg RSA-OAEP-256`, `enc A256GCM` only, the key found by `kid` in the
+ * server's own store, the protected header bound to the request's method and path.
  *
  * All header checks run before any crypto. The CEK is unwrapped with WebCrypto (Node runs it on the libuv
  * thread pool; each concurrent unwrap gets its own copy of the key, so requests use every core) and the content is opened with AES-256-GCM using the

@@ -23,7 +23,7 @@ export interface RequestJweHeader {
   htu: string;
 }
 
-/** The request a JWE must be bound to (SECURITY.md rule 4). */
+/** The request a JWE must be bound to (docs/security.md#a-jwe-is-bound-to-its-request). */
 export interface RequestTarget {
   method: string;
   /** Accepted spellings of the path: as sent (percent-encoded) and as decoded by the router. */

@@ -16,7 +16,7 @@ export interface SessionOptions {
 }
 
 /**
- * `auth.mode: session` (DESIGN.md "Auth chain"): `POST login_url` with JSON `{ usr, pwd }` (encoded like any
+ * `auth.mode: session` (docs/security.md#auth): `POST login_url` with JSON `{ usr, pwd }` (encoded like any
  * body, since `selective` mode encrypts the login route), keeps the session cookie in a per-user jar, and
  * sends the response's `csrf_token` back as `X-CSRF-Token` on unsafe requests. A 401 later means the
  * session expired: the caller logs in again and retries once.

@@ -35,7 +35,7 @@ export interface RequestSpec {
   json?: unknown;
   /** The DocType schema: `metadata` mode encrypts bodies of DocTypes with flagged fields. */
   schema?: DocTypeSchema;
-  /** Owner service, sent as `X-Platform-Service` (SPEC.md "Deterministic routing"). */
+  /** Owner service, sent as `X-Platform-Service` (docs/architecture.md#deterministic-routing). */
   service?: string;
 }
 

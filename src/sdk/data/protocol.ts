@@ -12,7 +12,7 @@ export type FieldType =
   | 'boolean'
   | 'date';
 
-/** One DocType field. `encrypted` / `pii` are the SPEC.md field flags. */
+/** One DocType field. `encrypted` / `pii` are the field flags of docs/security.md#field-flags. */
 export interface FieldSchema {
   name: string;
   type: FieldType;

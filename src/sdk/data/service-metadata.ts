@@ -1,6 +1,6 @@
 /**
  * `GET <metaUrl>`: a service's DocTypes with their fields (and the `encrypted` / `pii` flags that drive
- * metadata-mode encryption) and its menus (DESIGN.md "Metadata at metaUrl").
+ * metadata-mode encryption) and its menus (docs/http-api.md#metadata).
  */
 import { SdkError } from '../errors';
 import { httpClient } from '../http/default-client';

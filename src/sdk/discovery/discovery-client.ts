@@ -1,10 +1,10 @@
 /**
- * The DiscoveryClient of SPEC.md "Discovery client flow". Resolving a DocType's owner goes through four steps:
+ * The DiscoveryClient of docs/sdk.md#discovery. Resolving a DocType's owner goes through four steps:
  * 1. the PluginRegistry cache;
  * 2. on a miss, the pending queue: every lookup issued in the same tick (the injectable `schedule`, default
  *    `queueMicrotask`) joins one batch, and a lookup already in flight shares that request;
  * 3. one `POST /api/gateway/discovery/query` per batch, carrying the manifest `rev` held per service
- *    (DESIGN.md: the gateway sends a manifest only when its rev is newer);
+ *    (docs/http-api.md#gateway-discovery: the gateway sends a manifest only when its rev is newer);
  * 4. hydration of the PluginRegistry and of the manifest cache from the answer.
  * A failed batch rejects only its own callers with a coded error and writes nothing, so a retry starts clean.
  */
@@ -105,7 +105,7 @@ const DEFAULTS = { timeoutMs: 10_000, maxAgeMs: 300_000, maxBatchSize: 500 };
 export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
   static #instance: DiscoveryClient | undefined;
 
-  /** The shared client (SPEC.md name); `options`, when given, reconfigure it. */
+  /** The shared client (named in docs/sdk.md#discovery); `options`, when given, reconfigure it. */
   static get_instance(options?: DiscoveryClientOptions): DiscoveryClient {
     DiscoveryClient.#instance ??= new DiscoveryClient();
     if (options) DiscoveryClient.#instance.configure(options);
@@ -117,7 +117,7 @@ export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
     return DiscoveryClient.get_instance(options);
   }
 
-  /** Drops the shared client and its caches (SPEC.md: tests call it in `afterEach`). */
+  /** Drops the shared client and its caches (docs/sdk.md#discovery: tests call it in `afterEach`). */
   static reset(): void {
     DiscoveryClient.#instance?.clear();
     DiscoveryClient.#instance = undefined;
@@ -190,9 +190,9 @@ export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
   }
 
   /**
-   * Warms several services in parallel at bootstrap (SPEC.md `prewarm`): their manifests come in one
-   * discovery query, then each warmer runs per service. All-settled semantics: one service's failure never
-   * aborts the others, and the report says which failed and why.
+   * Warms several services in parallel at bootstrap (`prewarm`, docs/sdk.md#discovery): their manifests come
+   * in one discovery query, then each warmer runs per service. All-settled semantics: one service's failure
+   * never aborts the others, and the report says which failed and why.
    */
   async prewarm(services: readonly string[], options: PrewarmOptions = {}): Promise<PrewarmReport> {
     const warmers = options.warmers ?? [];

@@ -1,4 +1,4 @@
-/** Discovery: which service owns a DocType, and where its remote and APIs live (SPEC.md "Discovery client flow"). */
+/** Discovery: which service owns a DocType, and where its remote and APIs live (docs/sdk.md#discovery). */
 
 export type {
   DiscoveryClientOptions,

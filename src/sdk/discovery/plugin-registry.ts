@@ -1,5 +1,5 @@
 /**
- * The PluginRegistry of SPEC.md "Discovery client flow": the local cache of DocType -> owning service, a `Map`
+ * The PluginRegistry of docs/sdk.md#discovery: the local cache of DocType -> owning service, a `Map`
  * with change events. Entries expire after `maxAgeMs` so a DocType that moved to another service is looked up
  * again; the DiscoveryClient hydrates it from every gateway answer.
  */

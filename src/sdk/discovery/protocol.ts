@@ -1,9 +1,9 @@
 /**
- * Wire types of the gateway discovery endpoints (SPEC.md "Gateway discovery"), shared by the backend
+ * Wire types of the gateway discovery endpoints (docs/http-api.md#gateway-discovery), shared by the backend
  * gateway and the browser SDK so the two cannot drift. Types only: no runtime code.
  */
 
-/** Manifest entry of one remote service (SPEC.md DiscoveryUnit). */
+/** Manifest entry of one remote service (a DiscoveryUnit, docs/http-api.md#gateway-discovery). */
 export interface DiscoveryUnit {
   /** Full URL of the remote entry script (`remoteEntry.js`). */
   url: string;

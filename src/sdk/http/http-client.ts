@@ -1,8 +1,9 @@
 /**
- * `fetchWithCredentials` (SPEC.md "Frontend encryption API"): the SDK's one way to call the platform.
+ * `fetchWithCredentials` (docs/sdk.md#payload-encryption-and-http): the SDK's one way to call the platform.
  * - `credentials: 'include'` (the session cookie), JSON in and out by default;
  * - `X-CSRF-Token` on unsafe methods once a login stored a token;
- * - `X-Platform-Service: <owner>` when the caller knows the owner (DESIGN.md "Deterministic routing");
+ * - `X-Platform-Service: <owner>` when the caller knows the owner
+ *   (docs/architecture.md#deterministic-routing);
  * - the body goes through `encryptPayload` once the security policy is loaded (or a flagged schema is given);
  *   a 415 to a plaintext body loads the policy and retries once, a 400 `unknown_key` refreshes the keys and
  *   retries once;
@@ -43,7 +44,7 @@ export interface HttpClientOptions {
   csrf?: CsrfTokenStore;
 }
 
-/** The login answer (DESIGN.md: `{ "message": "Logged In", "csrf_token": "..." }`). */
+/** The login answer (docs/security.md#auth: `{ "message": "Logged In", "csrf_token": "..." }`). */
 export interface LoginResponse {
   message: string;
   csrf_token?: string;
@@ -186,14 +187,15 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
       if (response.ok) return (await parseBody(response)) as T;
       const error = await httpErrorFrom(response);
-      // SECURITY.md rule 7: a retired key gets `unknown_key` (a changed mode `encryption_disabled`); refetch
-      // the config and the JWKS and retry once.
+      // docs/security.md#key-rotation-without-failures: a retired key gets `unknown_key` (a changed mode
+      // `encryption_disabled`); refetch the config and the JWKS and retry once.
       if (security && prepared.policyApplied && !refreshedKeys && STALE_POLICY_CODES.has(error.code)) {
         refreshedKeys = true;
         await security.refreshKeys();
         continue;
       }
-      // SECURITY.md rule 5: the server refused plaintext; learn the policy and retry once if it says encrypt.
+      // docs/security.md#the-server-enforces-the-mode: the server refused plaintext; learn the policy and
+      // retry once if it says encrypt.
       if (security && !prepared.policyApplied && !forcePolicy && body !== undefined && error.status === 415) {
         forcePolicy = true;
         const required = await security.requiresEncryption(target, method, schema).catch(() => false);

@@ -9,7 +9,8 @@ import { SecurityClient } from './security-client';
 export const securityClient: SecurityClient = new SecurityClient();
 
 /**
- * SPEC.md `encryptPayload(body, url, method, schema?)` over the default client.
+ * `encryptPayload(body, url, method, schema?)` (docs/sdk.md#payload-encryption-and-http) over the default
+ * client.
  *
  * @example
  * const { body, contentType } = await encryptPayload({ usr, pwd }, '/api/method/login', 'POST');

@@ -1,5 +1,6 @@
 /**
- * The payload-encryption rule of SPEC.md "Frontend encryption API" and the JWE that carries an encrypted body.
+ * The payload-encryption rule of docs/sdk.md#payload-encryption-and-http and the JWE that carries an
+ * encrypted body.
  *
  * | Mode      | Encrypts when                                                     |
  * |-----------|-------------------------------------------------------------------|
@@ -8,8 +9,9 @@
  * | metadata  | `schema` has a field flagged `encrypted` or `pii`                 |
  * | strict    | the method is mutating (POST, PUT, PATCH, DELETE)                 |
  *
- * Encryption is confidentiality only (SECURITY.md rule 1); the server enforces the mode (rule 5), the client
- * cooperates. When the rule says encrypt, any failure is an `encryption_failed` error: never plaintext.
+ * Encryption is confidentiality only (docs/security.md#encryption-is-confidentiality-not-authentication); the
+ * server enforces the mode (docs/security.md#the-server-enforces-the-mode), the client cooperates. When the
+ * rule says encrypt, any failure is an `encryption_failed` error: never plaintext.
  */
 import { CompactEncrypt } from 'jose';
 import { JWE_ALG, JWE_ENC, type RequestBinding, type SecurityConfig } from './protocol';
@@ -31,7 +33,10 @@ export const JSON_CONTENT_TYPE = 'application/json';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** True when `schema` has a field flagged `encrypted` or `pii` (SPEC.md: pii counts as encrypted in metadata). */
+/**
+ * True when `schema` has a field flagged `encrypted` or `pii` (docs/security.md#payload-encryption-modes: pii
+ * counts as encrypted in metadata).
+ */
 export function hasFlaggedFields(schema: FlaggedSchema | undefined): boolean {
   return Boolean(schema?.fields?.some((f) => f.encrypted === true || f.pii === true));
 }
@@ -65,7 +70,10 @@ export function serializeBody(body: unknown): string {
   return typeof body === 'string' ? body : JSON.stringify(body ?? null);
 }
 
-/** The request binding of SECURITY.md rule 4: upper-case method and the path without query. */
+/**
+ * The request binding of docs/security.md#a-jwe-is-bound-to-its-request: upper-case method and the path
+ * without query.
+ */
 export function requestBinding(url: string, method: string): RequestBinding {
   return { htm: method.toUpperCase(), htu: pathOf(url) };
 }

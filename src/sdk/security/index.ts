@@ -1,4 +1,7 @@
-/** Payload encryption (SPEC.md "Frontend encryption API"): security config, JWKS keys by kid, encryptPayload. */
+/**
+ * Payload encryption (docs/sdk.md#payload-encryption-and-http): security config, JWKS keys by kid,
+ * encryptPayload.
+ */
 export { encryptPayload, securityClient } from './default-client';
 export type { EncryptedPayload, FlaggedSchema } from './encrypt-payload';
 export {

@@ -31,8 +31,8 @@ export function parseSecurityConfig(body: unknown): SecurityConfig {
 }
 
 /**
- * The RSA encryption keys of a JWKS document (SPEC.md: `use: enc`, `alg: RSA-OAEP-256`, with a `kid`);
- * signature keys and anything carrying private members are skipped.
+ * The RSA encryption keys of a JWKS document (docs/security.md#security-endpoints: `use: enc`,
+ * `alg: RSA-OAEP-256`, with a `kid`); signature keys and anything carrying private members are skipped.
  */
 export function parseJwks(body: unknown): EncryptionJwk[] {
   if (!isRecord(body) || !Array.isArray(body.keys)) throw new Error('JWKS has no keys list');

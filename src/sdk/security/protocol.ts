@@ -1,4 +1,4 @@
-/** Wire types of the security endpoints (SPEC.md "Security endpoints"), shared by backend and SDK. */
+/** Wire types of the security endpoints (docs/security.md#security-endpoints), shared by backend and SDK. */
 
 /** Payload-encryption modes. */
 export type EncryptionMode = 'disabled' | 'selective' | 'metadata' | 'strict';
@@ -29,7 +29,10 @@ export interface Jwks {
   keys: Array<EncryptionJwk | Record<string, unknown>>;
 }
 
-/** JWE protected-header members binding a token to its request (SECURITY.md rule 4, names from RFC 9449). */
+/**
+ * JWE protected-header members binding a token to its request
+ * (docs/security.md#a-jwe-is-bound-to-its-request, names from RFC 9449).
+ */
 export interface RequestBinding {
   /** Upper-case HTTP method. */
   htm: string;
@@ -37,7 +40,7 @@ export interface RequestBinding {
   htu: string;
 }
 
-/** The only JWE algorithms accepted (SECURITY.md rule 2). */
+/** The only JWE algorithms accepted (docs/security.md#one-allowlist-for-jwe). */
 export const JWE_ALG = 'RSA-OAEP-256';
 export const JWE_ENC = 'A256GCM';
 /** Content type of an encrypted body. */

@@ -1,6 +1,7 @@
 /**
- * Path globs of selective mode (DESIGN.md: "Patterns are path globs"): `*` matches within one path segment,
- * `**` across segments; everything else is literal. Matching is on the path only, never the query.
+ * Path globs of selective mode (docs/security.md#payload-encryption-modes: patterns are path globs): `*`
+ * matches within one path segment, `**` across segments; everything else is literal. Matching is on the path
+ * only, never the query.
  */
 
 const cache = new Map<string, RegExp>();

@@ -19,7 +19,7 @@ import {
 import { parseJwks, parseSecurityConfig } from './parse';
 import { JOSE_CONTENT_TYPE, JWE_ALG, type SecurityConfig } from './protocol';
 
-/** Default path of the security config endpoint (SPEC.md "Security endpoints"). */
+/** Default path of the security config endpoint (docs/security.md#security-endpoints). */
 export const SECURITY_CONFIG_PATH = '/api/v1/security/config';
 
 /** Options of {@link SecurityClient}; everything environmental is injectable. */
@@ -99,7 +99,7 @@ export class SecurityClient {
 
   /**
    * Refetches the config and the JWKS, once for all concurrent callers: what a client does after the server
-   * answered `unknown_key` (the key it used was retired, SECURITY.md rule 7).
+   * answered `unknown_key` (the key it used was retired, docs/security.md#key-rotation-without-failures).
    */
   refreshKeys(): Promise<void> {
     this.#refreshInflight ??= (async () => {
@@ -145,10 +145,10 @@ export class SecurityClient {
   }
 
   /**
-   * SPEC.md `encryptPayload(body, url, method, schema?)`: applies the mode table to decide, then returns the
-   * JSON body or a compact JWE bound to `method` and the path of `url`. A string `body` is taken as JSON text.
-   * Throws `security_config_unavailable` when the policy cannot be loaded and `encryption_failed` when
-   * encryption is required but fails: it never falls back to plaintext.
+   * `encryptPayload(body, url, method, schema?)` (docs/sdk.md#payload-encryption-and-http): applies the mode
+   * table to decide, then returns the JSON body or a compact JWE bound to `method` and the path of `url`. A
+   * string `body` is taken as JSON text. Throws `security_config_unavailable` when the policy cannot be
+   * loaded and `encryption_failed` when encryption is required but fails: it never falls back to plaintext.
    */
   async encryptPayload(
     body: unknown,

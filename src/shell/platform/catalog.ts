@@ -43,7 +43,7 @@ export interface DeskCatalogOptions {
   canLoadMetadata?(): boolean;
 }
 
-/** Path of the gateway's remotes map (SPEC.md "Gateway discovery"). */
+/** Path of the gateway's remotes map (docs/http-api.md#gateway-discovery). */
 export const REMOTES_PATH = '/api/gateway/remotes';
 
 /** Services, their metadata, and a DocType lookup over them. */

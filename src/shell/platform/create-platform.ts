@@ -16,7 +16,7 @@ import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
 import { isUnauthorized, SessionStore } from './session';
 
-/** Session endpoints (DESIGN.md "Auth chain"), under the gateway. */
+/** Session endpoints (docs/security.md#auth), under the gateway. */
 const LOGIN_PATH = '/api/method/login';
 const LOGOUT_PATH = '/api/method/logout';
 

@@ -14,7 +14,7 @@ const appIn = async (mode: string, extra: Record<string, unknown> = {}) => {
   return t;
 };
 
-describe('encryption modes (SECURITY.md rule 5: the server enforces the mode)', () => {
+describe('encryption modes (docs/security.md#the-server-enforces-the-mode)', () => {
   it('selective: plaintext login is 415 and no session is created; an encrypted login works', async () => {
     const app = await appIn('selective');
     const res = await app.request('POST', '/api/method/login', {
