@@ -1,6 +1,6 @@
-import type { DocTypeSchema, ServiceMetadata } from '../../sdk/data/protocol';
-import type { DiscoveryQuery, DiscoveryResult } from '../../sdk/discovery/protocol';
-import type { SecurityConfig } from '../../sdk/security/protocol';
+import type { DocTypeSchema, ServiceMetadata } from '../../protocol';
+import type { DiscoveryQuery, DiscoveryResult } from '../../protocol';
+import type { SecurityConfig } from '../../protocol';
 import type { LoadPlan } from '../config/plan';
 import { type HttpClient, type HttpResponse, jsonOf } from '../engine/http-client';
 import { errorCode, harnessError } from '../errors';

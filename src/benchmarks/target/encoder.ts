@@ -1,5 +1,5 @@
 import { SecurityClient } from '../../sdk/security';
-import type { SecurityConfig } from '../../sdk/security/protocol';
+import type { SecurityConfig } from '../../protocol';
 import { jsonEncoder, type PayloadEncoder } from './encryptor';
 
 /**

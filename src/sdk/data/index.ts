@@ -11,7 +11,7 @@ export type {
   RecordResponse,
   RpcResponse,
   ServiceMetadata,
-} from './protocol';
+} from '../../protocol';
 export type { ApiFilter } from './query-params';
 export { listQuery, MAX_PAGE_LENGTH, toApiFilters, toLimits, toOrderBy } from './query-params';
 export { fetchServiceMetadata } from './service-metadata';

@@ -5,7 +5,7 @@
 import { SdkError } from '../errors';
 import { httpClient } from '../http/default-client';
 import type { HttpClient } from '../http/http-client';
-import type { ServiceMetadata } from './protocol';
+import type { ServiceMetadata } from '../../protocol';
 
 /**
  * Fetches and shape-checks a service's metadata. Throws `invalid_response` when the answer is not

@@ -12,7 +12,7 @@ import { SdkError } from '../errors';
 import { Hooks } from '../hooks';
 import { tryReadPlatformConfig } from '../platform-config';
 import { PluginRegistry } from './plugin-registry';
-import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from './protocol';
+import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from '../../protocol';
 import { postDiscoveryQuery } from './transport';
 
 /** Options of {@link DiscoveryClient}; everything environmental is injectable. */

@@ -19,6 +19,5 @@ export type {
   DiscoveryUnit,
   RemotesMap,
   ServiceManifest,
-} from './protocol';
-export { SERVICE_HEADER } from './protocol';
-export { DISCOVERY_QUERY_PATH } from './transport';
+} from '../../protocol';
+export { DISCOVERY_QUERY_PATH, SERVICE_HEADER } from '../../protocol';

@@ -4,10 +4,12 @@
  * (`discovery_timeout`, `discovery_failed`), so a batch's callers get one error they can switch on.
  */
 import { isAbortError, SdkError } from '../errors';
-import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from './protocol';
-
-/** Path of the batch endpoint under the gateway's base URL. */
-export const DISCOVERY_QUERY_PATH = '/api/gateway/discovery/query';
+import {
+  DISCOVERY_QUERY_PATH,
+  type DiscoveryQuery,
+  type DiscoveryResult,
+  type ServiceManifest,
+} from '../../protocol';
 
 /** What {@link postDiscoveryQuery} needs from its caller. */
 export interface DiscoveryTransport {

@@ -4,9 +4,6 @@
  * page has one, in `sessionStorage` (per tab, gone with the tab), so a reload keeps the session usable.
  */
 
-/** Name of the request header carrying the token. */
-export const CSRF_HEADER = 'X-CSRF-Token';
-
 /** Where the token is kept. */
 export interface CsrfTokenStore {
   get(): string | undefined;

@@ -4,7 +4,7 @@
  */
 
 import { securityClient } from '../security/default-client';
-import type { FlaggedSchema } from '../security/encrypt-payload';
+import type { FlaggedSchema } from '../../protocol';
 import type { CsrfTokenStore } from './csrf';
 import { createHttpClient, type HttpClient, type LoginResponse, type RequestOptions } from './http-client';
 

@@ -8,19 +8,16 @@ import { importJWK } from 'jose';
 import { isSdkError, SdkError } from '../errors';
 import { tryReadPlatformConfig } from '../platform-config';
 import {
-  type EncryptedPayload,
-  encryptJwe,
   type FlaggedSchema,
+  JOSE_CONTENT_TYPE,
   JSON_CONTENT_TYPE,
-  requestBinding,
+  JWE_ALG,
   requiresEncryption,
-  serializeBody,
-} from './encrypt-payload';
+  SECURITY_CONFIG_PATH,
+  type SecurityConfig,
+} from '../../protocol';
+import { type EncryptedPayload, encryptJwe, pathOf, requestBinding, serializeBody } from './encrypt-payload';
 import { parseJwks, parseSecurityConfig } from './parse';
-import { JOSE_CONTENT_TYPE, JWE_ALG, type SecurityConfig } from './protocol';
-
-/** Default path of the security config endpoint (SPEC.md "Security endpoints"). */
-export const SECURITY_CONFIG_PATH = '/api/v1/security/config';
 
 /** Options of {@link SecurityClient}; everything environmental is injectable. */
 export interface SecurityClientOptions {
@@ -141,7 +138,7 @@ export class SecurityClient {
 
   /** Whether a body sent with `method` to `url` must be encrypted under the (loaded) policy. */
   async requiresEncryption(url: string, method: string, schema?: FlaggedSchema): Promise<boolean> {
-    return requiresEncryption(await this.load(), url, method, schema);
+    return requiresEncryption(await this.load(), method, pathOf(url), schema);
   }
 
   /**
@@ -158,7 +155,7 @@ export class SecurityClient {
   ): Promise<EncryptedPayload> {
     const config = await this.load();
     const plaintext = serializeBody(body);
-    if (!requiresEncryption(config, url, method, schema)) {
+    if (!requiresEncryption(config, method, pathOf(url), schema)) {
       return { body: plaintext, contentType: JSON_CONTENT_TYPE };
     }
     try {

@@ -5,7 +5,6 @@
  */
 import type { DataProvider } from '@refinedev/core';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../sdk/data';
-import type { RemotesMap } from '../../sdk/discovery';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
 import type { PlatformConfig } from '../../sdk/platform-config';
@@ -16,9 +15,7 @@ import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
 import { isUnauthorized, SessionStore } from './session';
 
-/** Session endpoints (DESIGN.md "Auth chain"), under the gateway. */
-const LOGIN_PATH = '/api/method/login';
-const LOGOUT_PATH = '/api/method/logout';
+import { LOGIN_PATH, LOGOUT_PATH, type RemotesMap } from '../../protocol';
 
 /** Everything the shell shares, created by {@link createPlatform}. */
 export interface DeskPlatform {

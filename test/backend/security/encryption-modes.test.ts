@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEncryptionPolicy, globToRegExp } from '../../../backend/security/encryption-policy';
+import { createEncryptionPolicy } from '../../../backend/security/encryption-policy';
+import { globToRegExp } from '../../../src/protocol';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 import { errorOf, sdkJwe, sendJose } from './jwe-support';
 

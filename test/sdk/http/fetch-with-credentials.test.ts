@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { isSdkError } from '../../../src/sdk/errors';
 import { createCsrfTokenStore, createHttpClient, HttpError } from '../../../src/sdk/http';
 import { SecurityClient } from '../../../src/sdk/security';
-import type { FlaggedSchema } from '../../../src/sdk/security/encrypt-payload';
+import type { FlaggedSchema } from '../../../src/protocol';
 import { ORIGIN, startBackend, type TestBackend } from '../helpers';
 
 let backend: TestBackend;

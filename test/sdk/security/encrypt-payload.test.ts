@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { isSdkError } from '../../../src/sdk/errors';
 import { SecurityClient } from '../../../src/sdk/security';
-import type { FlaggedSchema } from '../../../src/sdk/security/encrypt-payload';
+import type { FlaggedSchema } from '../../../src/protocol';
 import { ORIGIN, startBackend, type TestBackend } from '../helpers';
 
 let backend: TestBackend;

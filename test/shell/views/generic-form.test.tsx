@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../../src/sdk/data';
-import type { DocTypeSchema } from '../../../src/sdk/data/protocol';
+import type { DocTypeSchema } from '../../../src/protocol';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import type { DeskRecord } from '../../../src/shell/remote-contract';
 import { createQueryClient } from '../../../src/shell/views/App';

@@ -1,7 +1,10 @@
-/** Wire types of the security endpoints (SPEC.md "Security endpoints"), shared by backend and SDK. */
+/** Wire types and constants of the payload-encryption endpoints and of the JWE that carries a body. */
 
-/** Payload-encryption modes. */
-export type EncryptionMode = 'disabled' | 'selective' | 'metadata' | 'strict';
+/** Every payload-encryption mode, weakest first; a config naming anything else is refused. */
+export const ENCRYPTION_MODES = ['disabled', 'selective', 'metadata', 'strict'] as const;
+
+/** A payload-encryption mode; `requiresEncryption` says what each one encrypts. */
+export type EncryptionMode = (typeof ENCRYPTION_MODES)[number];
 
 /** `GET /api/v1/security/config`. */
 export interface SecurityConfig {
@@ -29,7 +32,10 @@ export interface Jwks {
   keys: Array<EncryptionJwk | Record<string, unknown>>;
 }
 
-/** JWE protected-header members binding a token to its request (SECURITY.md rule 4, names from RFC 9449). */
+/**
+ * JWE protected-header members binding a token to its request, so a token replayed on another method or
+ * path is refused. The names are DPoP's (RFC 9449).
+ */
 export interface RequestBinding {
   /** Upper-case HTTP method. */
   htm: string;
@@ -37,8 +43,7 @@ export interface RequestBinding {
   htu: string;
 }
 
-/** The only JWE algorithms accepted (SECURITY.md rule 2). */
+/** The only JWE key-management algorithm accepted. */
 export const JWE_ALG = 'RSA-OAEP-256';
+/** The only JWE content-encryption algorithm accepted. */
 export const JWE_ENC = 'A256GCM';
-/** Content type of an encrypted body. */
-export const JOSE_CONTENT_TYPE = 'application/jose';
