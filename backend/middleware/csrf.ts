@@ -14,7 +14,6 @@ export interface CsrfOptions {
   checkToken(sessionToken: string, presented: string): boolean;
 }
 
-
 function forbidden(message: string): PlatformError {
   return new PlatformError('csrf_failed', message, { status: 403 });
 }

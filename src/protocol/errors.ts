@@ -28,6 +28,10 @@ export type ErrorCode =
   | 'invalid_json'
   | 'invalid_body'
   | 'invalid_query'
+  | 'invalid_filters'
+  | 'invalid_fields'
+  | 'invalid_order_by'
+  | 'invalid_paging'
   | 'invalid_path'
   | 'validation_failed'
   // Authentication and CSRF.
@@ -51,9 +55,12 @@ export type ErrorCode =
   | 'unknown_service'
   | 'service_unavailable'
   | 'upstream_timeout'
+  | 'upstream_unavailable'
+  | 'upstream_redirect'
+  | 'upstream_error'
   | 'not_available_offline'
   | 'shell_unavailable'
-  // Server-side failures that never reach a client as such (configuration, bus, key-value store, CLI).
+  // Process-level failures (configuration, bus, key-value store, CLI usage): a 500 at most on the wire.
   | 'config_invalid'
   | 'openapi_invalid_dto'
   | 'bus_unavailable'
@@ -61,7 +68,14 @@ export type ErrorCode =
   | 'kv_invalid_key'
   | 'kv_key_exists'
   | 'kv_revision_mismatch'
-  | 'usage';
+  | 'usage'
+  // Raised by the load-test harness about its target; they end a run, never an HTTP exchange.
+  | 'target_unreachable'
+  | 'target_mismatch'
+  | 'login_failed'
+  | 'factory_failed'
+  | 'worker_failed'
+  | 'invalid_result';
 
 /** One field-level problem of a validation error. Never carries the submitted value. */
 export interface FieldError {

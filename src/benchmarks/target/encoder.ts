@@ -1,5 +1,5 @@
-import { SecurityClient } from '../../sdk/security';
 import type { SecurityConfig } from '../../protocol';
+import { SecurityClient } from '../../sdk/security';
 import { jsonEncoder, type PayloadEncoder } from './encryptor';
 
 /**

@@ -8,9 +8,17 @@
  *   retries once;
  * - every non-2xx answer is one {@link HttpError}.
  */
-import { CSRF_HEADER, LOGIN_PATH, LOGOUT_PATH, SERVICE_HEADER } from '../../protocol';
+import {
+  CSRF_HEADER,
+  type FlaggedSchema,
+  hasFlaggedFields,
+  isSafeMethod,
+  JSON_CONTENT_TYPE,
+  LOGIN_PATH,
+  LOGOUT_PATH,
+  SERVICE_HEADER,
+} from '../../protocol';
 import { isAbortError, SdkError } from '../errors';
-import { type FlaggedSchema, hasFlaggedFields, isSafeMethod, JSON_CONTENT_TYPE } from '../../protocol';
 import type { SecurityClient } from '../security/security-client';
 import { type CsrfTokenStore, createCsrfTokenStore } from './csrf';
 import { httpErrorFrom } from './http-error';

@@ -2,7 +2,12 @@
  * Shape checks of the two security answers. The config decides whether a body is encrypted, so an answer
  * that does not name a known mode is refused rather than guessed at.
  */
-import { ENCRYPTION_MODES, type EncryptionJwk, type EncryptionMode, type SecurityConfig } from '../../protocol';
+import {
+  ENCRYPTION_MODES,
+  type EncryptionJwk,
+  type EncryptionMode,
+  type SecurityConfig,
+} from '../../protocol';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -5,8 +5,6 @@
  * after a key rotation both the active `kid` (config) and the JWKS have changed.
  */
 import { importJWK } from 'jose';
-import { isSdkError, SdkError } from '../errors';
-import { tryReadPlatformConfig } from '../platform-config';
 import {
   type FlaggedSchema,
   JOSE_CONTENT_TYPE,
@@ -16,6 +14,8 @@ import {
   SECURITY_CONFIG_PATH,
   type SecurityConfig,
 } from '../../protocol';
+import { isSdkError, SdkError } from '../errors';
+import { tryReadPlatformConfig } from '../platform-config';
 import { type EncryptedPayload, encryptJwe, pathOf, requestBinding, serializeBody } from './encrypt-payload';
 import { parseJwks, parseSecurityConfig } from './parse';
 

@@ -4,6 +4,7 @@
  * views, session). Nothing here renders; React reads these through the hooks in `../hooks`.
  */
 import type { DataProvider } from '@refinedev/core';
+import { LOGIN_PATH, LOGOUT_PATH, type RemotesMap } from '../../protocol';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../sdk/data';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
@@ -14,8 +15,6 @@ import { type RemoteViews, VIEWS_MODULE } from '../remote-contract';
 import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
 import { isUnauthorized, SessionStore } from './session';
-
-import { LOGIN_PATH, LOGOUT_PATH, type RemotesMap } from '../../protocol';
 
 /** Everything the shell shares, created by {@link createPlatform}. */
 export interface DeskPlatform {
