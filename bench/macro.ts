@@ -20,7 +20,7 @@ import { startGateway } from '../backend/macro/start-gateway';
 import { startService } from '../backend/macro/start-service';
 import { MemoryKeyStore } from '../backend/security/keys/memory-key-store';
 import { startServer } from '../backend/server';
-import type { ServiceManifest } from '../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../src/protocol';
 import { startNatsServer } from '../test/helpers/nats-server';
 
 const CONNECTIONS = 50;

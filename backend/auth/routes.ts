@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { z } from 'zod';
+import { CHANGE_PASSWORD_PATH, GENERATE_API_KEY_PATH, LOGIN_PATH, LOGOUT_PATH } from '../../src/protocol';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
@@ -48,7 +49,7 @@ export function authRoutes(ctx: AppContext): Hono<AppEnv> {
   const service = ctx.security.auth;
   const sessionTtl = ctx.config.security.session.ttl_seconds;
 
-  app.post('/api/method/login', async (c) => {
+  app.post(LOGIN_PATH, async (c) => {
     const { usr, pwd } = parse(LoginRequest, await readJsonBody(c));
     const session = await service.login(usr, pwd);
     if (!session) throw unauthorized();
@@ -63,7 +64,7 @@ export function authRoutes(ctx: AppContext): Hono<AppEnv> {
     return c.json({ message: 'Logged In', csrf_token: session.csrfToken, user: session.user });
   });
 
-  app.post('/api/method/logout', async (c) => {
+  app.post(LOGOUT_PATH, async (c) => {
     principalOf(c);
     const credential = presentedCredential(c);
     if (credential?.kind === 'session') await service.logout(credential.token);
@@ -76,7 +77,7 @@ export function authRoutes(ctx: AppContext): Hono<AppEnv> {
     return c.json({ message: { user, via } });
   });
 
-  app.post('/api/method/platform.auth.change_password', async (c) => {
+  app.post(CHANGE_PASSWORD_PATH, async (c) => {
     const { user } = principalOf(c);
     const body = parse(ChangePasswordRequest, await readJsonBody(c));
     const credential = presentedCredential(c);
@@ -87,7 +88,7 @@ export function authRoutes(ctx: AppContext): Hono<AppEnv> {
     return c.json({ message: 'Password Changed' });
   });
 
-  app.post('/api/method/platform.auth.generate_api_key', async (c) => {
+  app.post(GENERATE_API_KEY_PATH, async (c) => {
     const principal = principalOf(c);
     const { user = principal.user } = parse(GenerateApiKeyRequest, await readJsonBody(c));
     if (user !== principal.user && principal.user !== ADMINISTRATOR) {

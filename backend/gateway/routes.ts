@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { DISCOVERY_QUERY_PATH, REMOTES_PATH } from '../../src/protocol';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
@@ -24,12 +25,12 @@ export function gatewayRoutes(ctx: AppContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const limits = discoveryLimits(ctx.config);
 
-  routes.get('/api/gateway/remotes', (c) => {
+  routes.get(REMOTES_PATH, (c) => {
     c.header('Cache-Control', 'no-cache');
     return c.json(remotesMap(ctx.directory));
   });
 
-  routes.post('/api/gateway/discovery/query', async (c) => {
+  routes.post(DISCOVERY_QUERY_PATH, async (c) => {
     const declared = c.req.header('content-length');
     if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits);
     // A body the decryption middleware already produced (an encrypted query in strict mode) is used as is.

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { Agent, type Dispatcher, request } from 'undici';
-import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../src/protocol';
 import type { Logger } from '../context';
 import type { ServiceDirectory } from '../gateway/service-directory';
 import type { AppEnv } from '../http/env';

@@ -1,4 +1,4 @@
-import type { ServiceMetadata } from '../../src/sdk/data/protocol';
+import type { ServiceMetadata } from '../../src/protocol';
 import type { Logger } from '../context';
 import type { DocTypeField } from '../doctypes/define-doctype';
 import type { ServiceDirectory } from '../gateway/service-directory';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../src/protocol';
 import { DOCTYPE_NAME_PATTERN } from '../doctypes/define-doctype';
 import { parseManifest, SERVICE_NAME_PATTERN } from './manifest-schema';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../src/protocol';
 import type { Bus } from '../bus/bus';
 import type { PlatformConfig } from '../config/schema';
 import type { AppContext, Logger } from '../context';

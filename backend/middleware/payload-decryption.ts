@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import { JOSE_CONTENT_TYPE } from '../../src/sdk/security/protocol';
+import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
-import { PlatformError } from '../http/errors';
+import { type ErrorCode, PlatformError } from '../http/errors';
 import { readLimitedBody } from '../http/read-limited-body';
 import type { EncryptionPolicy } from '../security/encryption-policy';
 import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
@@ -23,7 +23,7 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function unsupported(code: string, message: string): PlatformError {
+function unsupported(code: ErrorCode, message: string): PlatformError {
   return new PlatformError(code, message, { status: 415 });
 }
 

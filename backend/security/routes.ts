@@ -1,13 +1,8 @@
 import { type Context, Hono } from 'hono';
-import type { Jwks, SecurityConfig } from '../../src/sdk/security/protocol';
+import { JWKS_PATH, type Jwks, SECURITY_CONFIG_PATH, type SecurityConfig } from '../../src/protocol';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
 import { errorResponse } from '../http/errors';
-
-/** Path of the security config endpoint. */
-export const SECURITY_CONFIG_PATH = '/api/v1/security/config';
-/** Default path of the JWKS endpoint (`payload_encryption.jwks_uri`). */
-export const JWKS_PATH = '/api/v1/security/jwks';
 
 function methodNotAllowed(c: Context) {
   c.header('Allow', 'GET, HEAD');

@@ -4,7 +4,7 @@
  * the reported `routes` are the built-in ones merged with the configured ones, as the server reports them.
  */
 import { type HttpHandler, HttpResponse, http } from 'msw';
-import type { SecurityConfig } from '../../src/sdk/security/protocol';
+import type { SecurityConfig } from '../../src/protocol';
 import type { MockEnvironment } from '../support/environment';
 
 /** Path of the JWKS the config points at. */

@@ -4,7 +4,7 @@
  * backend's real key store and JWE decryption (`node-key-ring.ts`), and a WebCrypto one for the browser worker
  * (`webcrypto-key-ring.ts`), which cannot load Node modules.
  */
-import type { Jwks } from '../../src/sdk/security/protocol';
+import type { Jwks } from '../../src/protocol';
 
 /** Keys of a mock backend. */
 export interface MockKeyRing {

@@ -8,7 +8,7 @@
 import { HttpResponse } from 'msw';
 import { errorBody, PlatformError } from '../../backend/http/errors';
 import { parseSafeJson } from '../../backend/http/safe-json';
-import { JOSE_CONTENT_TYPE } from '../../src/sdk/security/protocol';
+import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import type { MockEnvironment } from './environment';
 
 /** The JSON error answer of `err`: a PlatformError keeps its status and code, anything else is a 500. */

@@ -6,7 +6,7 @@
 import { calculateJwkThumbprint, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { decryptionFailed, unknownKey } from '../../backend/security/jwe/errors';
 import { parseDecryptedJson } from '../../backend/security/jwe/parse-decrypted-json';
-import { type EncryptionJwk, JWE_ALG, JWE_ENC } from '../../src/sdk/security/protocol';
+import { type EncryptionJwk, JWE_ALG, JWE_ENC } from '../../src/protocol';
 import type { MockKeyRing } from './key-ring';
 
 interface HeldKey {

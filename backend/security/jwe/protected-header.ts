@@ -1,4 +1,4 @@
-import { JWE_ALG, JWE_ENC } from '../../../src/sdk/security/protocol';
+import { JWE_ALG, JWE_ENC } from '../../../src/protocol';
 import { decryptionFailed, unknownKey } from './errors';
 
 /** Longest protected header accepted, in base64url characters (checked before decoding: rule 6). */

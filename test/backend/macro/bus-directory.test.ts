@@ -4,7 +4,7 @@ import { InProcessBus } from '../../../backend/bus/in-process-bus';
 import { BusServiceDirectory } from '../../../backend/macro/bus-directory';
 import { type ManifestDraft, ManifestPublisher } from '../../../backend/macro/manifest-publisher';
 import { schemaBroadcast } from '../../../backend/macro/schema-broadcast';
-import type { ServiceManifest } from '../../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../../src/protocol';
 
 const TTL = 3_000;
 const HEARTBEAT = 1_000;

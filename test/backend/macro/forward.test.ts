@@ -7,7 +7,7 @@ import type { AppEnv } from '../../../backend/http/env';
 import { handleError, notFound } from '../../../backend/http/errors';
 import { forwardRoutes } from '../../../backend/macro/forward';
 import { signInternalRequest, trustGateway } from '../../../backend/macro/internal-auth';
-import type { ServiceManifest } from '../../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../../src/protocol';
 import { freePort } from '../../helpers/nats-server';
 
 const SECRET = 'test-secret-of-at-least-32-characters!!';

@@ -14,7 +14,7 @@ import { schemaBroadcast } from '../../../backend/macro/schema-broadcast';
 import { createGateway, type Gateway } from '../../../backend/macro/start-gateway';
 import { type RunningService, startService } from '../../../backend/macro/start-service';
 import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
-import type { DiscoveryResult, ServiceManifest } from '../../../src/sdk/discovery/protocol';
+import type { DiscoveryResult, ServiceManifest } from '../../../src/protocol';
 import { apiKeyAuthorization } from '../../helpers/auth';
 import { type NatsServerHandle, startNatsServer, waitUntil } from '../../helpers/nats-server';
 import { makeAppsFixture } from '../../helpers/test-app';

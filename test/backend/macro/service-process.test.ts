@@ -9,7 +9,7 @@ import type { Database } from '../../../backend/db/database';
 import { openDatabase } from '../../../backend/db/open-database';
 import { createGateway, type Gateway } from '../../../backend/macro/start-gateway';
 import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
-import type { DiscoveryResult } from '../../../src/sdk/discovery/protocol';
+import type { DiscoveryResult } from '../../../src/protocol';
 import { type NatsServerHandle, startNatsServer, waitUntil } from '../../helpers/nats-server';
 
 const SECRET = 'service-process-test-secret-0123456789abcdef';

@@ -1,9 +1,9 @@
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { FlaggedSchema } from '../../../src/protocol';
 import { isSdkError } from '../../../src/sdk/errors';
 import { createCsrfTokenStore, createHttpClient, HttpError } from '../../../src/sdk/http';
 import { SecurityClient } from '../../../src/sdk/security';
-import type { FlaggedSchema } from '../../../src/sdk/security/encrypt-payload';
 import { ORIGIN, startBackend, type TestBackend } from '../helpers';
 
 let backend: TestBackend;

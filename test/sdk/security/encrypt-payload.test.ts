@@ -1,10 +1,10 @@
 import { decodeProtectedHeader } from 'jose';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FlaggedSchema } from '../../../src/protocol';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { isSdkError } from '../../../src/sdk/errors';
 import { SecurityClient } from '../../../src/sdk/security';
-import type { FlaggedSchema } from '../../../src/sdk/security/encrypt-payload';
 import { ORIGIN, startBackend, type TestBackend } from '../helpers';
 
 let backend: TestBackend;
@@ -77,6 +77,13 @@ describe('encryptPayload', () => {
     for (const method of ['POST', 'put', 'PATCH', 'DELETE']) {
       expect(await isJwe(client, BODY, '/api/resource/stock.Item', method)).toBe(true);
     }
+  });
+
+  it('strict mode: sends discovery queries as JSON, as the server expects them', async () => {
+    backend.env.setMode('strict');
+    const client = security();
+    expect(await isJwe(client, BODY, `${ORIGIN}/api/gateway/discovery/query`, 'POST')).toBe(false);
+    expect(await isJwe(client, BODY, '/api/method/login', 'POST')).toBe(true);
   });
 
   it('binds the JWE to method and path, with the active kid, and the backend decrypts it to the same body', async () => {

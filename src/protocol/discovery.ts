@@ -1,15 +1,15 @@
 /**
- * Wire types of the gateway discovery endpoints (docs/http-api.md#gateway-discovery), shared by the backend
- * gateway and the browser SDK so the two cannot drift. Types only: no runtime code.
+ * Wire types of the gateway discovery endpoints: what the gateway answers and what the SDK, the shell and
+ * the load-test harness read. Types only.
  */
 
-/** Manifest entry of one remote service (a DiscoveryUnit, docs/http-api.md#gateway-discovery). */
+/** Manifest entry of one remote service: where its UI remote, data API and metadata live. */
 export interface DiscoveryUnit {
   /** Full URL of the remote entry script (`remoteEntry.js`). */
   url: string;
   /** Base URL for all data operations of the service (`<apiUrl>/resource/<DocType>`, `<apiUrl>/method/<name>`). */
   apiUrl: string;
-  /** Endpoint for fetching UI metadata (DocTypes, menus): answers {@link ServiceMetadata}. */
+  /** Endpoint for fetching UI metadata (DocTypes, menus): answers `ServiceMetadata`. */
   metaUrl: string;
   /** URL of the service's OpenAPI document. */
   openapiUrl?: string;
@@ -56,6 +56,3 @@ export interface DiscoveryResult {
 export interface DiscoveryOwner {
   owner: string;
 }
-
-/** Request header naming the resolved owner service (deterministic routing). */
-export const SERVICE_HEADER = 'X-Platform-Service';

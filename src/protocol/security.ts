@@ -1,7 +1,10 @@
-/** Wire types of the security endpoints (docs/security.md#security-endpoints), shared by backend and SDK. */
+/** Wire types and constants of the payload-encryption endpoints and of the JWE that carries a body. */
 
-/** Payload-encryption modes. */
-export type EncryptionMode = 'disabled' | 'selective' | 'metadata' | 'strict';
+/** Every payload-encryption mode, weakest first; a config naming anything else is refused. */
+export const ENCRYPTION_MODES = ['disabled', 'selective', 'metadata', 'strict'] as const;
+
+/** A payload-encryption mode; `requiresEncryption` says what each one encrypts. */
+export type EncryptionMode = (typeof ENCRYPTION_MODES)[number];
 
 /** `GET /api/v1/security/config`. */
 export interface SecurityConfig {
@@ -30,8 +33,8 @@ export interface Jwks {
 }
 
 /**
- * JWE protected-header members binding a token to its request
- * (docs/security.md#a-jwe-is-bound-to-its-request, names from RFC 9449).
+ * JWE protected-header members binding a token to its request, so a token replayed on another method or
+ * path is refused. The names are DPoP's (RFC 9449).
  */
 export interface RequestBinding {
   /** Upper-case HTTP method. */
@@ -40,8 +43,7 @@ export interface RequestBinding {
   htu: string;
 }
 
-/** The only JWE algorithms accepted (docs/security.md#one-allowlist-for-jwe). */
+/** The only JWE key-management algorithm accepted. */
 export const JWE_ALG = 'RSA-OAEP-256';
+/** The only JWE content-encryption algorithm accepted. */
 export const JWE_ENC = 'A256GCM';
-/** Content type of an encrypted body. */
-export const JOSE_CONTENT_TYPE = 'application/jose';
