@@ -14,7 +14,7 @@ import { securityRoutes } from './security/routes';
 export interface CreateAppOptions {
   /**
    * MACROSERVICE gateway: routes forwarding data, RPC and metadata requests to the services
-   * (backend/macro/forward.ts), mounted after the middleware chain and before the local data routes.
+   * (backend/gateway/forward.ts), mounted after the middleware chain and before the local data routes.
    */
   forwarding?: Hono<AppEnv>;
 }

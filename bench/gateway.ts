@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { createApp } from '../backend/app';
 import { loadConfig } from '../backend/config/load-config';
-import { createContext } from '../backend/create-context';
+import { createContext } from '../backend/roots/context';
 import { openDatabase } from '../backend/db/open-database';
 import { MemoryKeyStore } from '../backend/security/keys/memory-key-store';
 import { startServer } from '../backend/server';

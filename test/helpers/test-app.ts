@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import { createApp } from '../../backend/app';
 import { loadConfig } from '../../backend/config/load-config';
 import type { AppContext } from '../../backend/context';
-import { createContext, ROOT_DIR } from '../../backend/create-context';
+import { createContext, ROOT_DIR } from '../../backend/roots/context';
 import type { Database } from '../../backend/db/database';
 import { openDatabase } from '../../backend/db/open-database';
 import type { ServiceDirectory } from '../../backend/gateway/service-directory';

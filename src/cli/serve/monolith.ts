@@ -1,6 +1,6 @@
 import { createApp } from '../../../backend/app';
 import type { PlatformConfig } from '../../../backend/config/schema';
-import { createContext, defaultPublicUrl } from '../../../backend/create-context';
+import { createContext, defaultPublicUrl } from '../../../backend/roots/context';
 import { startServer } from '../../../backend/server';
 import type { ModeRunner } from '../commands/serve';
 

@@ -1,8 +1,8 @@
-import type { PlatformConfig } from '../config/schema';
-import { PlatformError } from '../http/errors';
-import { connectBus } from './connect-bus';
-import { startGateway } from './start-gateway';
-import { startService } from './start-service';
+import type { PlatformConfig } from '../../../backend/config/schema';
+import { PlatformError } from '../../../backend/http/errors';
+import { connectBus } from '../../../backend/bus/connect-bus';
+import { startGateway } from '../../../backend/roots/gateway';
+import { startService } from '../../../backend/roots/service';
 
 /**
  * The MACROSERVICE runner of `m serve` (`--mode macroservice` or `PLATFORM_MODE=macroservice`):

@@ -3,18 +3,18 @@ import { createApp } from '../app';
 import type { Bus } from '../bus/bus';
 import type { PlatformConfig } from '../config/schema';
 import type { AppContext, Logger } from '../context';
-import { type CreateContextOptions, createContext, defaultPublicUrl } from '../create-context';
+import { type CreateContextOptions, createContext, defaultPublicUrl } from './context';
 import type { AppEnv } from '../http/env';
 import { createEncryptionPolicy } from '../security/encryption-policy';
 import { type RunningServer, startServer } from '../server';
-import { assetForwardRoutes } from './asset-forward';
-import { BusServiceDirectory } from './bus-directory';
-import { connectBus, manifestTiming } from './connect-bus';
-import { forwardRoutes } from './forward';
-import { readInternalSecret } from './internal-auth';
-import { type IdempotencyRecord, KvIdempotencyStore } from './kv-idempotency-store';
-import { publicDirectory } from './public-directory';
-import { RemoteDocTypes } from './remote-doctypes';
+import { assetForwardRoutes } from '../desk/asset-forward';
+import { BusServiceDirectory } from '../gateway/bus-directory';
+import { connectBus, manifestTiming } from '../bus/connect-bus';
+import { forwardRoutes } from '../gateway/forward';
+import { readInternalSecret } from '../auth/internal-auth';
+import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
+import { publicDirectory } from '../gateway/public-directory';
+import { RemoteDocTypes } from '../gateway/remote-doctypes';
 
 /** KV bucket of the idempotency records gateways share (TTL `security.idempotency.ttl_seconds`). */
 export const IDEMPOTENCY_BUCKET = 'platform_idempotency';

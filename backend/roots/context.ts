@@ -1,18 +1,18 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadInstalledApps } from './apps';
-import { createRpcRegistry } from './apps/rpc-registry';
-import type { Bus } from './bus/bus';
-import { InProcessBus } from './bus/in-process-bus';
-import type { PlatformConfig } from './config/schema';
-import type { AppContext, Logger } from './context';
-import type { Database } from './db/database';
-import { openDatabase } from './db/open-database';
-import { createDocTypeRegistry } from './doctypes/registry';
-import { createMonolithDirectory } from './gateway/monolith-directory';
-import type { ServiceDirectory } from './gateway/service-directory';
-import type { KeyStore } from './security/keys/key-store';
-import { createSecurityContext } from './security/security-context';
+import { loadInstalledApps } from '../apps';
+import { createRpcRegistry } from '../apps/rpc-registry';
+import type { Bus } from '../bus/bus';
+import { InProcessBus } from '../bus/in-process-bus';
+import type { PlatformConfig } from '../config/schema';
+import type { AppContext, Logger } from '../context';
+import type { Database } from '../db/database';
+import { openDatabase } from '../db/open-database';
+import { createDocTypeRegistry } from '../doctypes/registry';
+import { createMonolithDirectory } from '../gateway/monolith-directory';
+import type { ServiceDirectory } from '../gateway/service-directory';
+import type { KeyStore } from '../security/keys/key-store';
+import { createSecurityContext } from '../security/security-context';
 
 /** The repository root (this file lives in `<root>/backend/`). */
 export const ROOT_DIR = fileURLToPath(new URL('../', import.meta.url));

@@ -4,16 +4,16 @@ import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
 import type { Bus } from '../bus/bus';
 import type { PlatformConfig } from '../config/schema';
 import type { AppContext, Logger } from '../context';
-import { type CreateContextOptions, createContext, defaultPublicUrl } from '../create-context';
+import { type CreateContextOptions, createContext, defaultPublicUrl } from './context';
 import { dataRoutes } from '../data/routes';
 import { deskRoutes } from '../desk/routes';
 import type { MonolithDirectory } from '../gateway/monolith-directory';
 import type { AppEnv } from '../http/env';
 import { handleError, notFound, PlatformError } from '../http/errors';
 import { type RunningServer, startServer } from '../server';
-import { connectBus, manifestTiming } from './connect-bus';
-import { readInternalSecret, trustGateway } from './internal-auth';
-import { type ManifestDraft, ManifestPublisher } from './manifest-publisher';
+import { connectBus, manifestTiming } from '../bus/connect-bus';
+import { readInternalSecret, trustGateway } from '../auth/internal-auth';
+import { type ManifestDraft, ManifestPublisher } from '../gateway/manifests/manifest-publisher';
 
 /**
  * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data

@@ -3,11 +3,11 @@ import { Hono } from 'hono';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
 import type { Logger } from '../context';
-import type { ServiceDirectory } from '../gateway/service-directory';
+import type { ServiceDirectory } from './service-directory';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
-import { INTERNAL_SECRET_ENV, signInternalRequest, TRUST_REJECTED_HEADER } from './internal-auth';
+import { INTERNAL_SECRET_ENV, signInternalRequest, TRUST_REJECTED_HEADER } from '../auth/internal-auth';
 
 /** Options of {@link forwardRoutes}. */
 export interface ForwardOptions {

@@ -1,5 +1,5 @@
-import type { Bus } from '../bus/bus';
-import { NatsBus } from '../bus/nats-bus';
+import type { Bus } from './bus';
+import { NatsBus } from './nats-bus';
 import type { PlatformConfig } from '../config/schema';
 import type { Logger } from '../context';
 import { PlatformError } from '../http/errors';

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStaticDirectory } from '../../../backend/gateway/service-directory';
 import type { AppEnv } from '../../../backend/http/env';
 import { handleError, notFound } from '../../../backend/http/errors';
-import { forwardRoutes } from '../../../backend/macro/forward';
-import { signInternalRequest, trustGateway } from '../../../backend/macro/internal-auth';
+import { forwardRoutes } from '../../../backend/gateway/forward';
+import { signInternalRequest, trustGateway } from '../../../backend/auth/internal-auth';
 import type { ServiceManifest } from '../../../src/sdk/discovery/protocol';
 import { freePort } from '../../helpers/nats-server';
 
