@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { trustGateway } from './auth/internal-auth';
 import { authRoutes } from './auth/routes';
 import type { AppContext } from './context';
 import { dataRoutes } from './data/routes';
@@ -37,5 +38,20 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route('/', deskRoutes(ctx));
   // Last: the OpenAPI document lists every route registered above (and fails the start on a flagged DTO).
   app.route('/', openapiRoutes(ctx, app.routes));
+  return app;
+}
+
+/**
+ * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data
+ * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
+ * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here.
+ */
+export function createServiceApp(ctx: AppContext, secret: string): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.onError(handleError(ctx.log));
+  app.notFound(notFound);
+  app.use('*', trustGateway(secret));
+  app.route('/', dataRoutes(ctx));
+  app.route('/', deskRoutes(ctx));
   return app;
 }

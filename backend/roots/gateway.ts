@@ -1,20 +1,20 @@
 import { Hono } from 'hono';
 import { createApp } from '../app';
+import { readInternalSecret } from '../auth/internal-auth';
 import type { Bus } from '../bus/bus';
+import { connectBus, manifestTiming } from '../bus/connect-bus';
 import type { PlatformConfig } from '../config/schema';
 import type { AppContext, Logger } from '../context';
-import { type CreateContextOptions, createContext, defaultPublicUrl } from './context';
-import type { AppEnv } from '../http/env';
-import { createEncryptionPolicy } from '../security/encryption-policy';
-import { type RunningServer, startServer } from '../server';
 import { assetForwardRoutes } from '../desk/asset-forward';
 import { BusServiceDirectory } from '../gateway/bus-directory';
-import { connectBus, manifestTiming } from '../bus/connect-bus';
 import { forwardRoutes } from '../gateway/forward';
-import { readInternalSecret } from '../auth/internal-auth';
-import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
 import { publicDirectory } from '../gateway/public-directory';
 import { RemoteDocTypes } from '../gateway/remote-doctypes';
+import type { AppEnv } from '../http/env';
+import { type CleanupStack, createCleanupStack } from '../lifecycle/cleanup-stack';
+import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
+import { listen, type RunningServer } from '../server';
+import { boundPublicUrl, buildContext, type ContextOptions, defaultPublicUrl } from './context';
 
 /** KV bucket of the idempotency records gateways share (TTL `security.idempotency.ttl_seconds`). */
 export const IDEMPOTENCY_BUCKET = 'platform_idempotency';
@@ -26,8 +26,8 @@ export interface GatewayOptions {
   secret?: string;
   /** A bus to share (tests); default a NATS connection to `nats.url`, closed with the gateway. */
   bus?: Bus;
-  /** Passed to createContext (tests: an in-memory database, fixture folders). */
-  context?: CreateContextOptions;
+  /** What the context may take from the caller (tests: an in-memory database, fixture folders). */
+  context?: ContextOptions;
 }
 
 /** A MACROSERVICE gateway app and what it holds. */
@@ -36,68 +36,83 @@ export interface Gateway {
   ctx: AppContext;
   /** The bus-backed directory with the services' own addresses (what forwarding uses). */
   directory: BusServiceDirectory;
+  /** Releases everything the root opened, in reverse order. Idempotent. */
   close(): Promise<void>;
 }
 
-/**
- * Builds a MACROSERVICE gateway without listening: no local apps; discovery from the manifest bucket
- * (browsers see manifests whose `apiUrl` / `metaUrl` point at the gateway, see publicDirectory); data, RPC
- * and metadata requests forwarded to the services after the full middleware chain; idempotency records in
- * a shared KV bucket; the encryption policy fed with the services' DocTypes.
- */
-export async function createGateway(config: PlatformConfig, options: GatewayOptions = {}): Promise<Gateway> {
+/** Builds the gateway on `stack`: what {@link createGateway} returns, before its own close is attached. */
+async function buildGateway(
+  config: PlatformConfig,
+  options: GatewayOptions,
+  stack: CleanupStack,
+): Promise<Omit<Gateway, 'close'>> {
   const log = options.log ?? ((line: string) => console.error(line));
   const secret = options.secret ?? readInternalSecret();
   const { ttlMs, heartbeatMs } = manifestTiming(config);
-  const closers: Array<() => Promise<void> | void> = [];
-  const close = async () => {
-    while (closers.length > 0) {
-      await Promise.resolve(closers.pop()!()).catch((err) => log(`close failed: ${(err as Error).message}`));
-    }
-  };
-  try {
-    const bus = options.bus ?? (await connectBus(config, log, 'desk-gateway'));
-    if (!options.bus) closers.push(() => bus.close());
-    const directory = new BusServiceDirectory({
+  let bus = options.bus;
+  if (!bus) {
+    const connected = await connectBus(config, log, 'desk-gateway');
+    stack.defer(() => connected.close());
+    bus = connected;
+  }
+  const directory = new BusServiceDirectory({
+    bus,
+    store: await bus.keyValue(config.nats.bucket, { ttlMs }),
+    ttlMs,
+    heartbeatMs,
+    busSourceOfTruth: config.nats.bus_source_of_truth,
+    log,
+  });
+  await directory.start();
+  stack.defer(() => directory.close());
+
+  const timeoutMs = config.desk.upstream_timeout_ms;
+  const doctypes = new RemoteDocTypes({ directory, timeoutMs, log });
+  await doctypes.start();
+  stack.defer(() => doctypes.stop());
+  const idempotency = new KvIdempotencyStore(
+    await bus.keyValue<IdempotencyRecord>(IDEMPOTENCY_BUCKET, {
+      ttlMs: config.security.idempotency.ttl_seconds * 1000,
+    }),
+  );
+
+  const gatewayConfig: PlatformConfig = { ...config, mode: 'macroservice', apps: [] };
+  const contextOptions = { log, ...options.context };
+  const gatewayUrl = contextOptions.publicUrl ?? defaultPublicUrl(gatewayConfig);
+  const ctx = await buildContext(
+    gatewayConfig,
+    { ...contextOptions, publicUrl: gatewayUrl },
+    {
       bus,
-      store: await bus.keyValue(config.nats.bucket, { ttlMs }),
-      ttlMs,
-      heartbeatMs,
-      busSourceOfTruth: config.nats.bus_source_of_truth,
-      log,
-    });
-    await directory.start();
-    closers.push(() => directory.close());
+      directory: () =>
+        publicDirectory(directory, {
+          gatewayUrl: () => gatewayUrl,
+          proxyAssets: config.desk.mfe_proxy_enabled,
+        }),
+      idempotency,
+      policyDoctypes: doctypes,
+    },
+    stack,
+  );
 
-    const gatewayConfig: PlatformConfig = { ...config, mode: 'macroservice', apps: [] };
-    let ctx: AppContext | undefined;
-    const publicUrl = () => ctx?.publicUrl ?? defaultPublicUrl(gatewayConfig);
-    const shown = publicDirectory(directory, {
-      gatewayUrl: publicUrl,
-      proxyAssets: config.desk.mfe_proxy_enabled,
-    });
-    ctx = await createContext(gatewayConfig, { log, directory: shown, bus, ...options.context });
-    const context = ctx;
-    closers.push(() => context.close());
+  const forwarding = new Hono<AppEnv>();
+  forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log }));
+  if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
+  return { app: createApp(ctx, { forwarding }), ctx, directory };
+}
 
-    const idempotencyTtlMs = config.security.idempotency.ttl_seconds * 1000;
-    ctx.security.idempotency = new KvIdempotencyStore(
-      await bus.keyValue<IdempotencyRecord>(IDEMPOTENCY_BUCKET, { ttlMs: idempotencyTtlMs }),
-    );
-    const timeoutMs = config.desk.upstream_timeout_ms;
-    const doctypes = new RemoteDocTypes({ directory, timeoutMs, log });
-    await doctypes.start();
-    closers.push(() => doctypes.stop());
-    const pe = config.security.payload_encryption;
-    ctx.security.policy = createEncryptionPolicy({ mode: pe.mode, routes: pe.routes, doctypes });
-
-    const forwarding = new Hono<AppEnv>();
-    forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log }));
-    if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
-    const app = createApp(ctx, { forwarding });
-    return { app, ctx, directory, close };
+/**
+ * The MACROSERVICE gateway composition root, without a listener: no local apps; discovery from the manifest
+ * bucket (browsers see manifests whose `apiUrl` / `metaUrl` point at the gateway, see publicDirectory);
+ * data, RPC and metadata requests forwarded to the services after the full middleware chain; idempotency
+ * records in a KV bucket shared by every gateway; the encryption policy fed with the services' DocTypes.
+ */
+export async function createGateway(config: PlatformConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const stack = createCleanupStack(options.log ?? ((line) => console.error(line)));
+  try {
+    return { ...(await buildGateway(config, options, stack)), close: () => stack.close() };
   } catch (err) {
-    await close();
+    await stack.close();
     throw err;
   }
 }
@@ -108,32 +123,34 @@ export interface RunningGateway extends Gateway {
   server: RunningServer;
 }
 
-/** `m serve --mode macroservice`: builds the gateway and serves it on `server.host` / `server.port`. */
+/**
+ * `m serve --mode macroservice`: binds `server.host` / `server.port` first (so the public URL carries the
+ * port actually bound when `server.public_url` is not set), then builds the gateway and serves it.
+ */
 export async function startGateway(
   config: PlatformConfig,
   options: GatewayOptions = {},
 ): Promise<RunningGateway> {
-  const gateway = await createGateway(config, options);
+  const stack = createCleanupStack(options.log ?? ((line) => console.error(line)));
   try {
-    const server = await startServer(gateway.app, {
+    const server = await listen({
       host: config.server.host,
       port: config.server.port,
       shutdownTimeoutMs: config.server.shutdown_timeout_ms,
     });
-    gateway.ctx.publicUrl = defaultPublicUrl({ ...config, server: { ...config.server, port: server.port } });
-    let closing: Promise<void> | undefined;
-    return {
-      ...gateway,
-      url: server.url,
-      server,
-      close: () =>
-        (closing ??= (async () => {
-          await server.close();
-          await gateway.close();
-        })()),
-    };
+    stack.defer(() => server.close());
+    const publicUrl = options.context?.publicUrl ?? boundPublicUrl(config, server.port);
+    const gateway = await buildGateway(
+      config,
+      { ...options, context: { ...options.context, publicUrl } },
+      stack,
+    );
+    server.serve(gateway.app);
+    // Once serving, stopping the server comes first on close: in-flight requests still need the context.
+    stack.defer(() => server.close());
+    return { ...gateway, url: server.url, server, close: () => stack.close() };
   } catch (err) {
-    await gateway.close();
+    await stack.close();
     throw err;
   }
 }

@@ -1,34 +1,17 @@
 import { join } from 'node:path';
-import { Hono } from 'hono';
 import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import { createServiceApp } from '../app';
+import { readInternalSecret } from '../auth/internal-auth';
 import type { Bus } from '../bus/bus';
-import type { PlatformConfig } from '../config/schema';
-import type { AppContext, Logger } from '../context';
-import { type CreateContextOptions, createContext, defaultPublicUrl } from './context';
-import { dataRoutes } from '../data/routes';
-import { deskRoutes } from '../desk/routes';
-import type { MonolithDirectory } from '../gateway/monolith-directory';
-import type { AppEnv } from '../http/env';
-import { handleError, notFound, PlatformError } from '../http/errors';
-import { type RunningServer, startServer } from '../server';
 import { connectBus, manifestTiming } from '../bus/connect-bus';
-import { readInternalSecret, trustGateway } from '../auth/internal-auth';
+import type { PlatformConfig } from '../config/schema';
+import type { Logger } from '../context';
 import { type ManifestDraft, ManifestPublisher } from '../gateway/manifests/manifest-publisher';
-
-/**
- * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data
- * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
- * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here.
- */
-export function createServiceApp(ctx: AppContext, secret: string): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.onError(handleError(ctx.log));
-  app.notFound(notFound);
-  app.use('*', trustGateway(secret));
-  app.route('/', dataRoutes(ctx));
-  app.route('/', deskRoutes(ctx));
-  return app;
-}
+import { createMonolithDirectory, type MonolithDirectory } from '../gateway/monolith-directory';
+import { PlatformError } from '../http/errors';
+import { createCleanupStack } from '../lifecycle/cleanup-stack';
+import { listen } from '../server';
+import { boundPublicUrl, buildContext, type ContextOptions } from './context';
 
 /** Options of {@link startService}. */
 export interface StartServiceOptions {
@@ -39,8 +22,8 @@ export interface StartServiceOptions {
   secret?: string;
   /** A bus to share (tests); default a NATS connection to `nats.url`, closed with the service. */
   bus?: Bus;
-  /** Passed to createContext (tests: an in-memory database, fixture folders). */
-  context?: CreateContextOptions;
+  /** What the context may take from the caller (tests: an in-memory database, fixture folders). */
+  context?: ContextOptions;
 }
 
 /** A running service process. */
@@ -59,10 +42,11 @@ function draftOf(manifest: ServiceManifest): ManifestDraft {
 }
 
 /**
- * `m serve --app <name>`: one service process. It installs only that app, keeps its state in
- * `<data_dir>/services/<app>` (its own database and keys), serves on `server.port` (0 = a free port), and
- * publishes its manifest (`apiUrl` `<own url>/api`, `url` its `remoteEntry.js` when built) on the bus with
- * a heartbeat; it re-publishes with a new `rev` when the remote appears or changes.
+ * `m serve --app <name>`, the service composition root: one service process. It installs only that app,
+ * keeps its state in `<data_dir>/services/<app>` (its own database and keys), binds `server.port` (0 = a
+ * free port) before building its context (whose public URL is the address bound), and publishes its
+ * manifest (`apiUrl` `<own url>/api`, `url` its `remoteEntry.js` when built) on the bus with a heartbeat;
+ * it re-publishes with a new `rev` when the remote appears or changes.
  */
 export async function startService(
   config: PlatformConfig,
@@ -77,47 +61,62 @@ export async function startService(
     apps: [name],
     server: { ...config.server, data_dir: join(config.server.data_dir, 'services', name) },
   };
-  const closers: Array<() => Promise<void>> = [];
-  const close = async () => {
-    while (closers.length > 0)
-      await closers.pop()!().catch((err) => log(`close failed: ${(err as Error).message}`));
-  };
+  const stack = createCleanupStack(log);
   try {
-    const bus = options.bus ?? (await connectBus(config, log, `desk-service-${name}`));
-    if (!options.bus) closers.push(() => bus.close());
-    const ctx = await createContext(serviceConfig, { log, bus, ...options.context });
-    closers.push(() => ctx.close());
-    const server: RunningServer = await startServer(createServiceApp(ctx, secret), {
+    let bus = options.bus;
+    if (!bus) {
+      const connected = await connectBus(config, log, `desk-service-${name}`);
+      stack.defer(() => connected.close());
+      bus = connected;
+    }
+    const server = await listen({
       host: config.server.host,
       port: config.server.port,
       shutdownTimeoutMs: config.server.shutdown_timeout_ms,
     });
-    closers.push(() => server.close());
-    ctx.publicUrl = defaultPublicUrl({ ...config, server: { ...config.server, port: server.port } });
-    const directory = ctx.directory as MonolithDirectory;
-    directory.refresh();
-    const own = directory.get(name);
-    if (!own) throw new PlatformError('config_invalid', `app ${name} is not installed`);
+    stack.defer(() => server.close());
+    let directory: MonolithDirectory | undefined;
+    const ctx = await buildContext(
+      serviceConfig,
+      {
+        log,
+        ...options.context,
+        publicUrl: options.context?.publicUrl ?? boundPublicUrl(config, server.port),
+      },
+      {
+        bus,
+        directory: (apps, appsDir, publicUrl) => {
+          directory = createMonolithDirectory({ apps, appsDir, publicUrl: () => publicUrl });
+          return directory;
+        },
+      },
+      stack,
+    );
+    server.serve(createServiceApp(ctx, secret));
+    // Once serving, stopping the server comes before releasing the context the requests use.
+    stack.defer(() => server.close());
+    const own = directory?.get(name);
+    if (!directory || !own) throw new PlatformError('config_invalid', `app ${name} is not installed`);
+    const scanned = directory;
 
     const store = await bus.keyValue<ServiceManifest>(config.nats.bucket, { ttlMs });
     const publisher = new ManifestPublisher({ bus, store, heartbeatMs, log });
     await publisher.start(draftOf(own));
-    closers.push(() => publisher.stop());
+    stack.defer(() => publisher.stop());
     // A remote built after the start (or rebuilt) changes the manifest: publish it with a new rev.
-    const offChange = directory.subscribe((list) => {
+    const offChange = scanned.subscribe((list) => {
       const next = list.find((m) => m.service === name);
       if (next) void publisher.update(draftOf(next)).catch(() => {});
     });
-    const rescan = setInterval(() => directory.refresh(), heartbeatMs);
+    const rescan = setInterval(() => scanned.refresh(), heartbeatMs);
     rescan.unref?.();
-    closers.push(async () => {
+    stack.defer(() => {
       clearInterval(rescan);
       offChange();
     });
-    let closing: Promise<void> | undefined;
-    return { url: server.url, manifest: () => publisher.manifest, close: () => (closing ??= close()) };
+    return { url: server.url, manifest: () => publisher.manifest, close: () => stack.close() };
   } catch (err) {
-    await close();
+    await stack.close();
     throw err;
   }
 }
