@@ -7,12 +7,15 @@ import { idempotency } from './idempotency';
 import { payloadDecryption } from './payload-decryption';
 import { rateLimit } from './rate-limit';
 
+/** What the middleware table reads: the configuration and the security services. */
+export type MiddlewareDeps = Pick<AppContext, 'config' | 'security'>;
+
 /** One row of the middleware table: a SPEC.md middleware, its priority, and how to build it from the context. */
 export interface MiddlewareEntry {
   name: string;
   /** Lower runs first (SPEC.md, "Middleware chain"). */
   priority: number;
-  factory(ctx: AppContext): MiddlewareHandler<AppEnv>;
+  factory(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>;
 }
 
 /**
@@ -69,6 +72,6 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
  * The middleware chain in SPEC.md priority order (lower runs first):
  * RateLimit 10, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50.
  */
-export function middlewareChain(ctx: AppContext): MiddlewareHandler<AppEnv>[] {
-  return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(ctx));
+export function middlewareChain(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>[] {
+  return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(deps));
 }
