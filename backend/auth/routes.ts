@@ -2,11 +2,11 @@ import { type Context, Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { z } from 'zod';
 import { CHANGE_PASSWORD_PATH, GENERATE_API_KEY_PATH, LOGIN_PATH, LOGOUT_PATH } from '../../src/protocol';
-import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import { unauthorized } from '../middleware/auth';
+import type { SecurityContext } from '../security/security-context';
 import { ADMINISTRATOR } from './auth-service';
 import { presentedCredential, SESSION_COOKIE } from './credentials';
 import { ChangePasswordRequest, GenerateApiKeyRequest, IssueTokenRequest, LoginRequest } from './dto';
@@ -32,6 +32,12 @@ function principalOf(c: Context<AppEnv>) {
   return principal;
 }
 
+/** What {@link authRoutes} reads: the auth store and the session lifetime (`security.session.ttl_seconds`). */
+export interface AuthRouteDeps {
+  auth: SecurityContext['auth'];
+  sessionTtlSeconds: number;
+}
+
 /**
  * Auth routes (Frappe-style RPC paths; AuthMiddleware makes everything but login require a principal):
  * - `POST /api/method/login` `{ usr, pwd }` -> session cookie `sid` (HttpOnly, SameSite=Lax, Path=/, Secure on
@@ -44,10 +50,10 @@ function principalOf(c: Context<AppEnv>) {
  * - `POST /api/method/platform.auth.issue_token` `{ expires_in? }` -> `{ message: { access_token,
  *   token_type: "Bearer", expires_in } }` for the calling user. Use as `Authorization: Bearer <token>`.
  */
-export function authRoutes(ctx: AppContext): Hono<AppEnv> {
+export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const service = ctx.security.auth;
-  const sessionTtl = ctx.config.security.session.ttl_seconds;
+  const service = deps.auth;
+  const sessionTtl = deps.sessionTtlSeconds;
 
   app.post(LOGIN_PATH, async (c) => {
     const { usr, pwd } = parse(LoginRequest, await readJsonBody(c));

@@ -1,6 +1,6 @@
-import type { ServiceManifest } from '../../src/protocol';
-import { type Bus, type KeyValueStore, SCHEMA_DISCOVERY_SUBJECT, type Unsubscribe } from '../bus/bus';
-import type { Logger } from '../context';
+import type { ServiceManifest } from '../../../src/protocol';
+import { type Bus, type KeyValueStore, SCHEMA_DISCOVERY_SUBJECT, type Unsubscribe } from '../../bus/bus';
+import type { Logger } from '../../context';
 import { parseManifest, sameManifest } from './manifest-schema';
 import { schemaBroadcast } from './schema-broadcast';
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { KeyValueStore } from '../bus/bus';
-import { PlatformError } from '../http/errors';
+import type { KeyValueStore } from '../../bus/bus';
+import { PlatformError } from '../../http/errors';
 import {
   type BeginResult,
   type IdempotencyStore,
   IN_FLIGHT_TIMEOUT_MS,
   type StoredResponse,
-} from '../security/idempotency/idempotency-store';
+} from './idempotency-store';
 
 /** One idempotency record as stored in the bucket. */
 export interface IdempotencyRecord {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_DISCOVERY_SUBJECT } from '../../../backend/bus/bus';
 import { InProcessBus } from '../../../backend/bus/in-process-bus';
-import { BusServiceDirectory } from '../../../backend/macro/bus-directory';
-import { type ManifestDraft, ManifestPublisher } from '../../../backend/macro/manifest-publisher';
-import { schemaBroadcast } from '../../../backend/macro/schema-broadcast';
+import { BusServiceDirectory } from '../../../backend/gateway/bus-directory';
+import { type ManifestDraft, ManifestPublisher } from '../../../backend/gateway/manifests/manifest-publisher';
+import { schemaBroadcast } from '../../../backend/gateway/manifests/schema-broadcast';
 import type { ServiceManifest } from '../../../src/protocol';
 
 const TTL = 3_000;

@@ -1,5 +1,5 @@
 import type { ServiceManifest } from '../../src/protocol';
-import type { ServiceDirectory } from '../gateway/service-directory';
+import type { ServiceDirectory } from './service-directory';
 
 /** Options of {@link publicDirectory}. */
 export interface PublicDirectoryOptions {

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../../backend/bus/in-process-bus';
 import { NatsBus } from '../../../backend/bus/nats-bus';
-import { type IdempotencyRecord, KvIdempotencyStore } from '../../../backend/macro/kv-idempotency-store';
+import {
+  type IdempotencyRecord,
+  KvIdempotencyStore,
+} from '../../../backend/security/idempotency/kv-idempotency-store';
 import { type NatsServerHandle, startNatsServer } from '../../helpers/nats-server';
 
 const RESPONSE = { status: 201, headers: { 'content-type': 'application/json' }, body: '{"data":{}}' };

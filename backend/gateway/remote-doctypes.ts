@@ -1,7 +1,7 @@
 import type { ServiceMetadata } from '../../src/protocol';
 import type { Logger } from '../context';
 import type { DocTypeField } from '../doctypes/define-doctype';
-import type { ServiceDirectory } from '../gateway/service-directory';
+import type { ServiceDirectory } from './service-directory';
 
 /** Options of {@link RemoteDocTypes}. */
 export interface RemoteDocTypesOptions {

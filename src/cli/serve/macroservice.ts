@@ -1,8 +1,9 @@
-import type { PlatformConfig } from '../config/schema';
-import { PlatformError } from '../http/errors';
-import { connectBus } from './connect-bus';
-import { startGateway } from './start-gateway';
-import { startService } from './start-service';
+import { connectBus } from '../../../backend/bus/connect-bus';
+import type { PlatformConfig } from '../../../backend/config/schema';
+import { PlatformError } from '../../../backend/http/errors';
+import { createCleanupStack } from '../../../backend/lifecycle/cleanup-stack';
+import { startGateway } from '../../../backend/roots/gateway';
+import { startService } from '../../../backend/roots/service';
 
 /**
  * The MACROSERVICE runner of `m serve` (`--mode macroservice` or `PLATFORM_MODE=macroservice`):
@@ -27,36 +28,24 @@ export async function runMacroservice(
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const stack = createCleanupStack(log);
   try {
-    const bus = await connectBus(
-      config,
-      log,
-      flags.apps[0] ? `desk-service-${flags.apps[0]}` : 'desk-gateway',
-      abort.signal,
-    );
     const app = flags.apps[0];
-    const failed = async (err: unknown) => {
-      await bus.close();
-      throw err;
-    };
+    const bus = await connectBus(config, log, app ? `desk-service-${app}` : 'desk-gateway', abort.signal);
+    stack.defer(() => bus.close());
     if (app) {
-      const service = await startService(config, { app, log, bus }).catch(failed);
+      const service = await startService(config, { app, log, bus });
+      stack.defer(() => service.close());
       console.log(`Service ${app} on ${service.url} (manifest rev ${service.manifest()?.rev})`);
-      return {
-        async stop() {
-          await service.close();
-          await bus.close();
-        },
-      };
+    } else {
+      const gateway = await startGateway(config, { log, bus });
+      stack.defer(() => gateway.close());
+      console.log(`Desk (MACROSERVICE gateway) on ${gateway.ctx.publicUrl}/desk/`);
     }
-    const gateway = await startGateway(config, { log, bus }).catch(failed);
-    console.log(`Desk (MACROSERVICE gateway) on ${gateway.ctx.publicUrl}/desk/`);
-    return {
-      async stop() {
-        await gateway.close();
-        await bus.close();
-      },
-    };
+    return { stop: () => stack.close() };
+  } catch (err) {
+    await stack.close();
+    throw err;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -2,11 +2,11 @@ import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInternalRequest, trustGateway } from '../../../backend/auth/internal-auth';
+import { forwardRoutes } from '../../../backend/gateway/forward';
 import { createStaticDirectory } from '../../../backend/gateway/service-directory';
 import type { AppEnv } from '../../../backend/http/env';
 import { handleError, notFound } from '../../../backend/http/errors';
-import { forwardRoutes } from '../../../backend/macro/forward';
-import { signInternalRequest, trustGateway } from '../../../backend/macro/internal-auth';
 import type { ServiceManifest } from '../../../src/protocol';
 import { freePort } from '../../helpers/nats-server';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ServiceManifest } from '../../src/protocol';
-import { DOCTYPE_NAME_PATTERN } from '../doctypes/define-doctype';
+import type { ServiceManifest } from '../../../src/protocol';
+import { DOCTYPE_NAME_PATTERN } from '../../doctypes/define-doctype';
 
 /** Pattern of a service name (the same as an app name). */
 export const SERVICE_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;

@@ -1,8 +1,8 @@
-import type { Bus } from '../bus/bus';
-import { NatsBus } from '../bus/nats-bus';
 import type { PlatformConfig } from '../config/schema';
 import type { Logger } from '../context';
 import { PlatformError } from '../http/errors';
+import type { Bus } from './bus';
+import { NatsBus } from './nats-bus';
 
 /**
  * Connects a MACROSERVICE process to NATS (`nats.url` / `PLATFORM_NATS_URL`), retrying with backoff while

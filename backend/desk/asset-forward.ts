@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { proxyAsset } from '../desk/asset-proxy';
-import { assetSegments } from '../desk/static-files';
+import { SERVICE_NAME_PATTERN } from '../gateway/manifests/manifest-schema';
 import type { ServiceDirectory } from '../gateway/service-directory';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
-import { SERVICE_NAME_PATTERN } from './manifest-schema';
+import { proxyAsset } from './asset-proxy';
+import { assetSegments } from './static-files';
 
 /** Options of {@link assetForwardRoutes}. */
 export interface AssetForwardOptions {

@@ -7,9 +7,9 @@ import {
   type Unsubscribe,
 } from '../bus/bus';
 import type { Logger } from '../context';
-import type { DirectoryListener, ServiceDirectory } from '../gateway/service-directory';
-import { parseManifest, sameManifest } from './manifest-schema';
-import { manifestFromBroadcast } from './schema-broadcast';
+import { parseManifest, sameManifest } from './manifests/manifest-schema';
+import { manifestFromBroadcast } from './manifests/schema-broadcast';
+import type { DirectoryListener, ServiceDirectory } from './service-directory';
 
 /** Options of {@link BusServiceDirectory}. */
 export interface BusServiceDirectoryOptions {
