@@ -7,6 +7,8 @@ import { InProcessBus } from './bus/in-process-bus';
 import type { PlatformConfig } from './config/schema';
 import type { AppContext, Logger } from './context';
 import type { Database } from './db/database';
+import { DbRecordStore } from './data/record-store';
+import type { RecordStore } from './data/records';
 import { openDatabase } from './db/open-database';
 import { createDocTypeRegistry } from './doctypes/registry';
 import { createMonolithDirectory } from './gateway/monolith-directory';
@@ -32,6 +34,8 @@ export interface CreateContextOptions {
   directory?: ServiceDirectory;
   /** Payload-encryption keys (tests: a MemoryKeyStore); default the key files under `<data_dir>/keys`. */
   keys?: KeyStore;
+  /** Where records live; default the database's `records` table. */
+  records?: RecordStore;
   /** The bus (MACROSERVICE: the NATS one, not closed by `ctx.close()`); default a fresh in-process bus. */
   bus?: Bus;
 }
@@ -83,6 +87,7 @@ export async function createContext(
       config,
       log,
       db,
+      records: options.records ?? new DbRecordStore(db),
       apps,
       doctypes,
       rpc,
