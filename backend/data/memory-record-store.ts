@@ -5,7 +5,7 @@ import type { DocRecord, RecordStore, SumOptions } from './records';
 type Comparable = string | number | boolean;
 
 /** A field's value as the database compares it: numbers as numbers, missing and null as null. */
-function valueOf(record: DocRecord, field: string, kind: FieldKind | undefined): Comparable | null {
+function fieldValue(record: DocRecord, field: string, kind: FieldKind | undefined): Comparable | null {
   const raw = record[field];
   if (raw === undefined || raw === null) return null;
   if (kind === 'number') return Number(raw);
@@ -29,7 +29,7 @@ function likeToRegExp(pattern: string): RegExp {
 
 function matches(doctype: DocTypeDefinition, record: DocRecord, filter: Filter): boolean {
   const kind = fieldKind(doctype, filter.field);
-  const actual = valueOf(record, filter.field, kind);
+  const actual = fieldValue(record, filter.field, kind);
   if (filter.op === 'in') {
     return actual !== null && (filter.value as unknown[]).some((v) => v !== null && v === actual);
   }
@@ -95,8 +95,8 @@ export class MemoryRecordStore implements RecordStore {
     const keys = query.orderBy.map((o) => ({ ...o, kind: fieldKind(doctype, o.field) }));
     rows.sort((a, b) => {
       for (const key of keys) {
-        const x = valueOf(a, key.field, key.kind);
-        const y = valueOf(b, key.field, key.kind);
+        const x = fieldValue(a, key.field, key.kind);
+        const y = fieldValue(b, key.field, key.kind);
         // NULLS LAST in both directions, as the SQL does.
         if (x === null || y === null) {
           if (x !== y) return x === null ? 1 : -1;

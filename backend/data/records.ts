@@ -27,7 +27,11 @@ export interface RecordStore {
   /** Stores a new record under the next name of the DocType's prefix. */
   insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord>;
   /** Replaces a record's fields; undefined when it does not exist. */
-  update(doctype: DocTypeDefinition, name: string, data: Record<string, unknown>): Promise<DocRecord | undefined>;
+  update(
+    doctype: DocTypeDefinition,
+    name: string,
+    data: Record<string, unknown>,
+  ): Promise<DocRecord | undefined>;
   /** Deletes a record and returns it; undefined when it did not exist. */
   delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined>;
   /** How many records of `doctype` have every field of `equals` equal to the given value. */

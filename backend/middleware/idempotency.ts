@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
+import { sha256 } from '../auth/digest';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
@@ -36,8 +36,6 @@ export function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
-
-const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('base64url');
 
 /**
  * The payload fingerprint (SECURITY.md rule 8): the hash of the canonical DECRYPTED body, so a retry that
