@@ -1,14 +1,8 @@
-import { Hono } from 'hono';
-import { authRoutes } from './auth/routes';
+import type { Hono } from 'hono';
+import { createApiApp } from './api-app';
 import type { AppContext } from './context';
-import { dataRoutes } from './data/routes';
 import { deskRoutes } from './desk/routes';
-import { gatewayRoutes } from './gateway/routes';
 import type { AppEnv } from './http/env';
-import { handleError, notFound } from './http/errors';
-import { middlewareChain } from './middleware/chain';
-import { openapiRoutes } from './openapi/routes';
-import { securityRoutes } from './security/routes';
 
 /** Options of {@link createApp}. */
 export interface CreateAppOptions {
@@ -20,22 +14,10 @@ export interface CreateAppOptions {
 }
 
 /**
- * Builds the platform's Hono app: the priority-ordered middleware chain (declared once in
- * `middleware/chain.ts`), then the route groups. The same app answers `app.fetch(request)` in tests and
- * MSW handlers, and behind @hono/node-server in `m serve`.
+ * Builds the platform's Hono app: the API (`createApiApp`: middleware chain and route groups) plus the
+ * Desk's pages and assets. The same app answers `app.fetch(request)` in tests and behind
+ * @hono/node-server in `m serve`.
  */
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.onError(handleError(ctx.log));
-  app.notFound(notFound);
-  for (const middleware of middlewareChain(ctx)) app.use('*', middleware);
-  app.route('/', securityRoutes(ctx));
-  app.route('/', authRoutes(ctx));
-  app.route('/', gatewayRoutes(ctx));
-  if (options.forwarding) app.route('/', options.forwarding);
-  app.route('/', dataRoutes(ctx));
-  app.route('/', deskRoutes(ctx));
-  // Last: the OpenAPI document lists every route registered above (and fails the start on a flagged DTO).
-  app.route('/', openapiRoutes(ctx, app.routes));
-  return app;
+  return createApiApp(ctx, { ...options, frontend: deskRoutes(ctx) });
 }
