@@ -1,7 +1,7 @@
 /**
  * `npm run dev` boots offline: webpack-dev-server serves the shell and the remotes, the MSW worker answers
- * every API call, and the Desk signs in, lists the mocks' seeded records, loads the crm remote's form and
- * lists a record it stored next to them.
+ * every API call, and the Desk signs in, shows a home page without errors (the customer count of the seeds),
+ * lists the mocks' seeded records, loads the crm remote's form and lists a record it stored next to them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -87,6 +87,11 @@ describe('npm run dev (offline)', () => {
         .getByRole('link', { name: 'Item', exact: true })
         .waitFor(),
     ).resolves.toBeUndefined();
+
+    // The home page's widgets answer through the mock's own API app: the crm count RPC counts the seeds.
+    await page.getByText(/\b3 customers\b/).waitFor();
+    expect(await page.getByText('Could not count customers').count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
 
     // A fresh offline Desk already has records to list: the worker's seeds, before anything is created.
     await page.goto(`${base}#/app/stock.Item`);
