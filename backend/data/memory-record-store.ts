@@ -18,11 +18,19 @@ function compare(a: Comparable, b: Comparable): number {
   return a < b ? -1 : 1;
 }
 
-/** A `like` pattern as a case-insensitive regular expression over the whole value (`%` any run, `_` one). */
+const escapeRegExp = (ch: string) => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A `like` pattern as a case-insensitive regular expression over the whole value, as SQL `ILIKE` reads it:
+ * `%` any run, `_` one character, and a backslash makes the next character literal.
+ */
 function likeToRegExp(pattern: string): RegExp {
   let source = '';
-  for (const ch of pattern) {
-    source += ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const chars = [...pattern];
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (ch === '\\' && i + 1 < chars.length) source += escapeRegExp(chars[++i]!);
+    else source += ch === '%' ? '.*' : ch === '_' ? '.' : escapeRegExp(ch);
   }
   return new RegExp(`^${source}$`, 'isu');
 }

@@ -57,6 +57,8 @@ function textOf(column: string): string {
 }
 
 function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]): string {
+  // An empty `in` list matches nothing; decided before any parameter is added (an unused one has no type).
+  if (filter.op === 'in' && (filter.value as unknown[]).length === 0) return 'false';
   const column = fieldSql(doctype, filter.field, params);
   const param = (value: unknown) => {
     params.push(value);
@@ -64,7 +66,6 @@ function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]
   };
   if (filter.op === 'in') {
     const values = filter.value as unknown[];
-    if (values.length === 0) return 'false';
     return `${column} IN (${values.map((v) => param(v)).join(', ')})`;
   }
   if (filter.value === null) return filter.op === '=' ? `${column} IS NULL` : `${column} IS NOT NULL`;
