@@ -1,16 +1,11 @@
 import { Hono } from 'hono';
+import { createApiApp } from './api-app';
 import { trustGateway } from './auth/internal-auth';
-import { authRoutes } from './auth/routes';
 import type { AppContext } from './context';
 import { dataRoutes } from './data/routes';
 import { deskRoutes } from './desk/routes';
-import { discoveryLimits } from './gateway/oracle';
-import { gatewayRoutes } from './gateway/routes';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
-import { middlewareChain } from './middleware/chain';
-import { openapiRoutes } from './openapi/routes';
-import { securityRoutes } from './security/routes';
 
 /** Options of {@link createApp}. */
 export interface CreateAppOptions {
@@ -22,26 +17,12 @@ export interface CreateAppOptions {
 }
 
 /**
- * Builds the platform's Hono app: the priority-ordered middleware chain (declared once in
- * `middleware/chain.ts`), then the route groups. The same app answers `app.fetch(request)` in tests and
- * MSW handlers, and behind @hono/node-server in `m serve`.
+ * Builds the platform's Hono app: the API (`createApiApp`: middleware chain and route groups) plus the
+ * Desk's pages and assets. The same app answers `app.fetch(request)` in tests and behind
+ * @hono/node-server in `m serve`.
  */
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.onError(handleError(ctx.log));
-  app.notFound(notFound);
-  for (const middleware of middlewareChain(ctx)) app.use('*', middleware);
-  const { keys, policy, auth } = ctx.security;
-  const payloadEncryption = ctx.config.security.payload_encryption;
-  app.route('/', securityRoutes({ payloadEncryption, keys, policy }));
-  app.route('/', authRoutes({ auth, sessionTtlSeconds: ctx.config.security.session.ttl_seconds }));
-  app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
-  if (options.forwarding) app.route('/', options.forwarding);
-  app.route('/', dataRoutes(ctx));
-  app.route('/', deskRoutes(ctx));
-  // Last: the OpenAPI document lists every route registered above (and fails the start on a flagged DTO).
-  app.route('/', openapiRoutes(ctx, app.routes));
-  return app;
+  return createApiApp(ctx, { ...options, frontend: deskRoutes(ctx) });
 }
 
 /**

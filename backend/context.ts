@@ -2,6 +2,7 @@ import type { RpcRegistry } from './apps/rpc-registry';
 import type { InstalledApp } from './apps/types';
 import type { Bus } from './bus/bus';
 import type { PlatformConfig } from './config/schema';
+import type { RecordStore } from './data/records';
 import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
@@ -20,6 +21,8 @@ export interface AppContext {
   readonly log: Logger;
   /** The platform database (PGlite or PostgreSQL), migrated. */
   readonly db: Database;
+  /** The records of every DocType (over `db` on a server, in memory in the offline mocks). */
+  readonly records: RecordStore;
   /** The apps this process installs, in `tool.platform.apps` order. */
   readonly apps: InstalledApp[];
   /** The DocTypes of the installed apps. */

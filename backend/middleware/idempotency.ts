@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { IDEMPOTENCY_HEADER, isMutating } from '../../src/protocol';
+import { sha256 } from '../auth/digest';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
@@ -34,8 +34,6 @@ export function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
-
-const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('base64url');
 
 /**
  * The payload fingerprint (docs/security.md#idempotency-is-keyed-by-caller): the hash of the canonical

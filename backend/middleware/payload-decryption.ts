@@ -46,7 +46,7 @@ export const payloadDecryption = (options: PayloadDecryptionOptions): Middleware
         throw unsupported('encryption_disabled', 'Payload encryption is disabled; send application/json.');
       }
       const bytes = await readLimitedBody(c, options.maxJweBytes);
-      const token = Buffer.from(bytes).toString('latin1');
+      const token = new TextDecoder('latin1').decode(bytes);
       const rawPath = new URL(c.req.url).pathname;
       const { plaintext } = await decryptRequestJwe(
         token,
@@ -59,7 +59,7 @@ export const payloadDecryption = (options: PayloadDecryptionOptions): Middleware
     const method = c.req.method;
     if (method !== 'GET' && method !== 'HEAD' && options.policy.requiresEncryption(method, c.req.path)) {
       const bytes = await readLimitedBody(c, options.maxBodyBytes);
-      if (Buffer.from(bytes).toString('utf8').trim() !== '') {
+      if (new TextDecoder().decode(bytes).trim() !== '') {
         throw unsupported(
           'encryption_required',
           `This request must be encrypted: send a compact JWE as ${JOSE_CONTENT_TYPE}.`,

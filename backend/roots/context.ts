@@ -6,6 +6,8 @@ import type { Bus } from '../bus/bus';
 import { InProcessBus } from '../bus/in-process-bus';
 import type { PlatformConfig } from '../config/schema';
 import type { AppContext, Logger } from '../context';
+import { DbRecordStore } from '../data/record-store';
+import type { RecordStore } from '../data/records';
 import type { Database } from '../db/database';
 import { openDatabase } from '../db/open-database';
 import { createDocTypeRegistry } from '../doctypes/registry';
@@ -38,6 +40,8 @@ export interface ContextOptions {
    * address they bound when `server.public_url` is not configured.
    */
   publicUrl?: string;
+  /** Where records live; default the database's `records` table. */
+  records?: RecordStore;
 }
 
 /** The parts that differ between process kinds, chosen by the root before the context is built. */
@@ -115,6 +119,7 @@ export async function buildContext(
     config,
     log,
     db,
+    records: options.records ?? new DbRecordStore(db),
     apps,
     doctypes,
     rpc,
