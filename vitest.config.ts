@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Three projects: node-side unit/integration tests, DOM tests of the shell (jsdom), and the end-to-end
 // tests that drive Chromium against a real `m serve` (run one file at a time: they start servers).
+// Timeouts only stop a hung test; they are generous because tests that start servers and databases run
+// several times slower on a busy two-core machine.
 export default defineConfig({
   test: {
     reporters: ['default', './test/reporters/summary-line.ts'],
@@ -13,8 +15,8 @@ export default defineConfig({
           environment: 'node',
           include: ['test/**/*.test.ts'],
           exclude: ['test/e2e/**', 'test/shell/**', 'node_modules/**'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -23,7 +25,7 @@ export default defineConfig({
           name: 'dom',
           environment: 'jsdom',
           include: ['test/shell/**/*.test.{ts,tsx}'],
-          testTimeout: 30_000,
+          testTimeout: 60_000,
         },
       },
       {
