@@ -74,7 +74,6 @@ targets: [{ type: endpoint, name: hit, method: GET, path: ${path} }]
     if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
     const { result } = await runLoadTest({
       plan: plan.plan,
-      overrides: {},
       outDir: dir,
       live: { write: () => true },
     });

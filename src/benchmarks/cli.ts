@@ -8,6 +8,7 @@ import { EXIT, exitCodeOf } from './exit-codes';
 import { compareResults, configDifferences, formatCompare, readResult } from './report/compare';
 import { formatSummary } from './report/summary-table';
 import { runLoadTest } from './run';
+import { writeWarning } from './writes';
 
 /** Text of `--help`. */
 const HELP = `Usage: m benchmark --config <file.yaml> [options]
@@ -23,14 +24,16 @@ Options:
   --workers <n>        override generator.workers (load-generating threads)
   --out <dir>          output directory (default load-results/<timestamp>/)
   --dry-run            validate and print the resolved plan (templates rendered with a fixed seed,
-                       secrets masked); sends nothing
+                       secrets masked, unset secrets shown as <unset NAME>); sends nothing
+  --cleanup            at the end, delete the records the run created (DocType creates)
   --watch-pid <pid>    sample CPU and RSS of the target process (/proc) and report the memory trend
   --compare a.json b.json   compare two results; regressions exit 7
   --tolerance <f>      relative change counted as a regression by --compare (default 0.1)
   --help               this text
 
 Exit codes: 0 pass, 1 internal error, 2 usage, 3 thresholds breached, 4 invalid configuration,
-            5 target unreachable, 6 generator saturated, 7 regression (--compare)`;
+            5 target unreachable, 6 generator saturated, 7 regression (--compare),
+            8 stopped by a threshold with abort_on_fail`;
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -92,7 +95,7 @@ export async function benchmarkCli(
     const watchPid = intOption(v['watch-pid'], 'watch-pid');
     let loaded: Awaited<ReturnType<typeof loadPlanFile>>;
     try {
-      loaded = await loadPlanFile(v.config, env, overrides);
+      loaded = await loadPlanFile(v.config, env, overrides, { placeholders: v['dry-run'] === true });
     } catch (err) {
       fail(`cannot read ${v.config}: ${errorCode(err)}`);
       return EXIT.invalidConfig;
@@ -102,18 +105,21 @@ export async function benchmarkCli(
       fail(`${loaded.issues.length} problem(s) in ${v.config}`);
       return EXIT.invalidConfig;
     }
+    const warning = writeWarning(loaded.plan, v.cleanup === true);
     if (v['dry-run']) {
       io.out.write(describePlan(loaded.plan));
+      if (warning) io.err.write(`${warning}\n`);
       return EXIT.pass;
     }
+    if (warning) io.err.write(`${warning}\n`);
     const ac = new AbortController();
     const stop = () => ac.abort();
     process.once('SIGINT', stop);
     try {
       const report = await runLoadTest({
         plan: loaded.plan,
-        overrides,
         outDir: v.out,
+        cleanup: v.cleanup === true,
         watchPid,
         live: io.out,
         signal: ac.signal,
@@ -147,6 +153,7 @@ function parse(argv: string[]) {
       workers: { type: 'string' },
       out: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      cleanup: { type: 'boolean' },
       'watch-pid': { type: 'string' },
       compare: { type: 'boolean' },
       tolerance: { type: 'string' },

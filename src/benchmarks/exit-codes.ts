@@ -1,8 +1,8 @@
 /**
  * Exit codes of `m benchmark` and `load-test.js` (a public API, as in k6: CI scripts switch on them; README
- * "Load testing" lists them). When several apply, the first in this order wins: invalid config, target
- * unreachable, generator saturated (its numbers cannot be trusted, so thresholds are not judged on them),
- * thresholds breached.
+ * "Load testing" and docs/load-testing-v2.md list them). When several apply, the first in this order wins:
+ * invalid config, target unreachable, aborted by a threshold, generator saturated (its numbers cannot be
+ * trusted, so thresholds are not judged on them), thresholds breached.
  */
 export const EXIT = {
   /** The run finished and every threshold held (`--compare`: no regression). */
@@ -21,6 +21,8 @@ export const EXIT = {
   generatorSaturated: 6,
   /** `--compare`: the second result regressed against the first. */
   regression: 7,
+  /** A threshold with `abort_on_fail` was breached during the run, which was stopped (report written). */
+  thresholdAborted: 8,
 } as const;
 
 type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,18 +1,19 @@
 import { setMaxListeners } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { PlanOverrides } from './config/load-plan';
 import type { LoadPlan } from './config/plan';
+import { type CleanupSummary, mergeCleanup } from './engine/cleanup';
 import { prepareGenerator } from './engine/generator';
 import { HttpClient } from './engine/http-client';
 import { VirtualUser } from './engine/virtual-user';
 import { runWorkers } from './engine/worker-pool';
 import type { WorkerData } from './engine/worker-protocol';
+import { abortCheck } from './report/abort-watch';
 import { Aggregator } from './report/aggregate';
 import { buildResult } from './report/build-result';
 import { renderHtml } from './report/html-report';
 import { type LiveStream, LiveView } from './report/live-view';
-import type { LoadResult } from './report/result';
+import type { AbortRecord, LoadResult } from './report/result';
 import { discoverTarget } from './target/discover';
 import { createEncoder } from './target/encoder';
 import type { TargetInfo } from './target/target-info';
@@ -21,8 +22,6 @@ import { ProcSampler } from './watch/proc-sampler';
 /** How to run a plan. */
 export interface RunOptions {
   plan: LoadPlan;
-  /** The overrides the plan was built with (generator threads rebuild it from the file). */
-  overrides: PlanOverrides;
   /** Output directory (default `load-results/<timestamp>/` under the working directory). */
   outDir?: string;
   watchPid?: number;
@@ -30,6 +29,8 @@ export interface RunOptions {
   live?: LiveStream;
   /** Abort to stop early; the run is still reported. */
   signal?: AbortSignal;
+  /** Delete the records the run created once the load is over. */
+  cleanup?: boolean;
 }
 
 /** A finished run: its result and the files written. */
@@ -60,7 +61,12 @@ function defaultOutDir(now = new Date()): string {
  */
 export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const { plan } = o;
-  const signal = o.signal ?? new AbortController().signal;
+  // The run stops on the caller's signal (Ctrl-C) or on an `abort_on_fail` threshold.
+  const stop = new AbortController();
+  const signal = stop.signal;
+  const onCallerAbort = () => stop.abort();
+  if (o.signal?.aborted) stop.abort();
+  o.signal?.addEventListener('abort', onCallerAbort, { once: true });
   // Every sleeping user listens for the abort: thousands of listeners are expected.
   setMaxListeners(0, signal);
   const target = await discover(plan);
@@ -69,12 +75,20 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
 
   const workers = plan.generator.workers;
   const agg = new Aggregator(
-    plan.scenarios.map((s) => s.label),
+    plan.slots.map((s) => s.label),
     workers,
+    plan.scenarios.length,
   );
   const live = new LiveView(o.live ?? process.stdout, plan.durationSeconds);
+  let aborted: AbortRecord | undefined;
   const onSnapshots = (snaps: Parameters<Aggregator['add']>[0]) => {
-    for (const p of agg.add(snaps)) live.update(p);
+    for (const p of agg.add(snaps)) {
+      live.update(p);
+      if (!aborted) {
+        aborted = abortCheck(plan, agg, p.t + 1);
+        if (aborted) stop.abort();
+      }
+    }
   };
   let startAt = Date.now();
   let cpuBefore = process.cpuUsage();
@@ -82,23 +96,28 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
     startAt = at;
     cpuBefore = process.cpuUsage();
   };
+  let cleanups: CleanupSummary[];
   try {
     if (workers === 1) {
       const generator = await prepareGenerator(plan, target);
       onStart(Date.now() + START_DELAY_MS);
-      await generator.run({ shard: { index: 0, count: 1 }, startAt, signal, onSnapshots });
+      const shard = { index: 0, count: 1 };
+      cleanups = [await generator.run({ shard, startAt, signal, onSnapshots, cleanup: o.cleanup })];
     } else {
+      // Each thread gets the validated plan's own inputs, never the path to read again.
       const shards: WorkerData[] = Array.from({ length: workers }, (_, index) => ({
         kind: 'desk-load-generator',
         configPath: plan.configPath,
-        overrides: o.overrides,
+        source: plan.source,
         target,
         shard: { index, count: workers },
+        cleanup: o.cleanup === true,
       }));
-      await runWorkers(shards, onStart, onSnapshots, signal);
+      cleanups = await runWorkers(shards, onStart, onSnapshots, signal);
     }
   } finally {
     live.done();
+    o.signal?.removeEventListener('abort', onCallerAbort);
   }
   const startedAt = new Date(startAt);
   agg.finish();
@@ -114,6 +133,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
     measuredSeconds: Math.max(0.001, Math.min(plan.durationSeconds, elapsedS)),
     cpuPercent: Math.round(((cpu.user + cpu.system) / 1e6 / Math.max(elapsedS, 0.001)) * 1000) / 10,
     watch: sampler?.stop(),
+    aborted,
+    cleanup: { ...mergeCleanup(cleanups), requested: o.cleanup === true },
   });
   const dir = resolve(o.outDir ?? defaultOutDir(startedAt));
   await mkdir(dir, { recursive: true });

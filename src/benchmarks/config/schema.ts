@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { expectSchema, statusList } from './schema-expect';
+import { flowStepSchema } from './schema-flow';
 
 /**
  * The load-test YAML schema (SPEC.md "Load-test configuration"), in its YAML spelling. Defaults are the
@@ -12,9 +14,6 @@ import { z } from 'zod';
 const positiveInt = z.int().positive();
 const nonEmpty = z.string().min(1);
 
-/** HTTP statuses a scenario accepts. */
-const statusList = z.array(z.int().min(100).max(599)).min(1);
-
 const thresholdsSchema = z.strictObject({
   /** 95th percentile latency limit in milliseconds (reference target: below 200 ms). */
   p95_ms: z.number().positive().optional(),
@@ -24,7 +23,24 @@ const thresholdsSchema = z.strictObject({
   error_rate: z.number().min(0).max(1).optional(),
   /** Minimum requests per second over the run (no default). */
   min_rps: z.number().positive().optional(),
+  /**
+   * Stop the run as soon as a latency or error-rate limit of this block is breached (checked every
+   * second on the numbers so far, after the grace period); the report is still written.
+   */
+  abort_on_fail: z.boolean().optional(),
+  /** Seconds from the start during which abort_on_fail is not judged (default 10). */
+  abort_grace_seconds: z.number().min(0).optional(),
 });
+
+/** One stage: ramp linearly from the previous stage's target (0 at first) to `target` over its duration. */
+const stagesSchema = z
+  .array(
+    z.strictObject({
+      duration_seconds: z.number().positive(),
+      target: z.number().min(0),
+    }),
+  )
+  .min(1, 'give at least one stage');
 
 /** Auth provider objects (SPEC.md "Auth provider objects"); secret values must be `${ENV_NAME}` references. */
 const authSchema = z.discriminatedUnion('mode', [
@@ -51,6 +67,8 @@ const common = {
   weight: positiveInt.default(1),
   auth: authSchema.optional(),
   thresholds: thresholdsSchema.optional(),
+  /** Checks on every response (status, JSON fields, headers, time). */
+  expect: expectSchema.optional(),
 };
 
 const ratio = z.number().min(0);
@@ -86,7 +104,8 @@ const endpointScenario = z
     headers: z.record(z.string(), z.string()).optional(),
     body: z.record(z.string(), z.unknown()).optional(),
     body_factory: nonEmpty.optional(),
-    expect_status: statusList.default([200]),
+    /** Shorthand of `expect: { status: [...] }`. */
+    expect_status: statusList.optional(),
   })
   .refine((s) => !(s.body && s.body_factory), {
     message: 'give either body or body_factory, not both',
@@ -104,11 +123,24 @@ const rpcScenario = z.strictObject({
     ),
   args: z.array(z.unknown()).optional(),
   kwargs: z.record(z.string(), z.unknown()).optional(),
-  expect_status: statusList.default([200]),
+  /** Shorthand of `expect: { status: [...] }`. */
+  expect_status: statusList.optional(),
+});
+
+/** `type: flow`: ordered steps per iteration, values captured by one step used by the next ones. */
+const flowScenario = z.strictObject({
+  type: z.literal('flow'),
+  ...common,
+  steps: z.array(flowStepSchema).min(1, 'a flow needs at least one step'),
 });
 
 /** One scenario; `type` selects the shape. */
-const scenarioSchema = z.discriminatedUnion('type', [doctypeScenario, endpointScenario, rpcScenario]);
+const scenarioSchema = z.discriminatedUnion('type', [
+  doctypeScenario,
+  endpointScenario,
+  rpcScenario,
+  flowScenario,
+]);
 
 const thinkTime = z.union([
   z.number().min(0),
@@ -133,6 +165,8 @@ export const loadConfigSchema = z
         host: nonEmpty.optional(),
         /** Pause between a user's requests: seconds, or a uniform [min, max] range. Closed model only. */
         think_time_seconds: thinkTime.optional(),
+        /** Closed model: users over time, each stage ramping linearly to its target. */
+        stages: stagesSchema.optional(),
       })
       .prefault({}),
     /** Open model: a target request rate; present means arrival-rate executor. */
@@ -140,13 +174,18 @@ export const loadConfigSchema = z
       .strictObject({
         requests_per_second: z.number().positive().optional(),
         requests_per_minute: z.number().positive().optional(),
+        /** Arrival rate over time (requests per second), each stage ramping linearly to its target. */
+        stages: stagesSchema.optional(),
       })
       .refine(
-        (r) => (r.requests_per_second === undefined) !== (r.requests_per_minute === undefined),
-        'give exactly one of requests_per_second or requests_per_minute',
+        (r) =>
+          [r.requests_per_second, r.requests_per_minute, r.stages].filter((v) => v !== undefined).length ===
+          1,
+        'give exactly one of requests_per_second, requests_per_minute or stages',
       )
       .optional(),
-    duration_seconds: positiveInt.default(300),
+    /** Default 300, or the sum of the stages' durations. */
+    duration_seconds: positiveInt.optional(),
     seed: z.record(z.string(), z.unknown()).default({}),
     targets: z.array(scenarioSchema).min(1, 'at least one scenario is needed'),
     thresholds: thresholdsSchema.prefault({}),
@@ -169,12 +208,24 @@ export const loadConfigSchema = z
       .prefault({}),
   })
   .superRefine((c, ctx) => {
-    if (c.rate && c.users.think_time_seconds !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['users', 'think_time_seconds'],
-        message: 'think_time_seconds applies to the closed user model; remove it or remove rate',
-      });
+    const issue = (path: (string | number)[], message: string) =>
+      ctx.addIssue({ code: 'custom', path, message });
+    if (c.rate && c.users.think_time_seconds !== undefined)
+      issue(
+        ['users', 'think_time_seconds'],
+        'think_time_seconds applies to the closed user model; remove it or remove rate',
+      );
+    if (c.rate && c.users.stages)
+      issue(['users', 'stages'], 'with rate, the stages of the arrival rate go under rate.stages');
+    const stages = c.users.stages ?? c.rate?.stages;
+    if (stages) {
+      const where = c.users.stages ? 'users' : 'rate';
+      for (const key of ['ramp_up_seconds', 'spawn_rate'] as const) {
+        if (c.users[key] !== undefined) issue(['users', key], `${where}.stages replace ${key}; remove one`);
+      }
+      if (c.duration_seconds !== undefined)
+        issue(['duration_seconds'], `${where}.stages set the duration; remove duration_seconds`);
+      if (stages.every((s) => s.target === 0)) issue([where, 'stages'], 'every stage has target 0');
     }
   });
 

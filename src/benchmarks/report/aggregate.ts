@@ -5,7 +5,7 @@ import {
   newHistogram,
   summarize,
 } from '../engine/histogram';
-import type { IntervalSnapshot, ScenarioInterval } from '../engine/recorder';
+import type { CheckCount, IntervalSnapshot, ScenarioInterval } from '../engine/recorder';
 
 /** Request counters of a scenario or of the whole run. */
 export interface Counters {
@@ -15,6 +15,8 @@ export interface Counters {
   throttled: number;
   errors: number;
   statuses: Record<string, number>;
+  /** Failed checks by name, with the first reason seen (absent when every check passed). */
+  checks?: Record<string, CheckCount>;
 }
 
 /** One second of the run: total and per scenario. */
@@ -43,12 +45,22 @@ function addCounters(into: Counters, from: Omit<ScenarioInterval, 'histogram'>):
   into.throttled += from.throttled;
   into.errors += from.errors;
   for (const [k, v] of Object.entries(from.statuses)) into.statuses[k] = (into.statuses[k] ?? 0) + v;
+  if (from.checks) {
+    into.checks ??= {};
+    for (const [k, v] of Object.entries(from.checks)) {
+      const c = into.checks[k];
+      if (c) c.failed += v.failed;
+      else into.checks[k] = { ...v };
+    }
+  }
 }
 
 /**
  * Merges the snapshots of every generator thread: a second is final once each of the `sources` has sent
- * it; its histograms are then added into the per-second point and into the cumulative per-scenario and
+ * it; its histograms are then added into the per-second point and into the cumulative per-series and
  * total histograms (HDR histograms merge exactly, so percentiles over threads are true percentiles).
+ * Series are the plan's slots: the first `totalSlots` (the scenarios) make the total and the timeline;
+ * the others (flow steps) are kept cumulatively only.
  */
 export class Aggregator {
   readonly timeline: TimelinePoint[] = [];
@@ -65,6 +77,7 @@ export class Aggregator {
   constructor(
     readonly labels: string[],
     private readonly sources: number,
+    private readonly totalSlots = labels.length,
   ) {
     this.scenarioCounters = labels.map(emptyCounters);
     this.scenarioHistograms = labels.map(() => newHistogram());
@@ -117,11 +130,10 @@ export class Aggregator {
         if (sc.histogram) h.add(decodeHistogram(sc.histogram));
       }
       addCounters(this.scenarioCounters[i]!, c);
+      if (h.totalCount > 0) this.scenarioHistograms[i]!.add(h);
+      if (i >= this.totalSlots) return;
       addCounters(total, c);
-      if (h.totalCount > 0) {
-        this.scenarioHistograms[i]!.add(h);
-        totalH.add(h);
-      }
+      if (h.totalCount > 0) totalH.add(h);
       point.scenarios[label] = {
         rps: c.count,
         latency: summarize(h),

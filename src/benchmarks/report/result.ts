@@ -1,3 +1,4 @@
+import type { CleanupSummary } from '../engine/cleanup';
 import type { LatencySummary } from '../engine/histogram';
 import type { TargetWatch } from '../watch/proc-sampler';
 import type { Counters, TimelinePoint } from './aggregate';
@@ -17,13 +18,22 @@ export interface MetricsResult extends Counters {
   histogram: string;
 }
 
-/** A scenario's result: what it was, and its metrics. */
+/** A scenario's result: what it was, and its metrics (a flow's: one per iteration, steps apart). */
 export interface ScenarioResult extends MetricsResult {
   label: string;
-  type: 'doctype' | 'endpoint' | 'rpc';
-  /** DocType, `METHOD /path` or RPC method. */
+  type: 'doctype' | 'endpoint' | 'rpc' | 'flow';
+  /** DocType, `METHOD /path`, RPC method, or the flow's step names. */
   target: string;
   weight: number;
+  /** A flow's steps, in order, each with its own metrics. */
+  steps?: StepResult[];
+}
+
+/** One step of a flow. */
+export interface StepResult extends MetricsResult {
+  name: string;
+  /** `doctype create crm.Customer`, `GET /path` or the RPC method. */
+  target: string;
 }
 
 /** One threshold evaluation. */
@@ -50,10 +60,19 @@ export interface Saturation {
 
 /** The verdict and its exit code. */
 export interface Verdict {
-  status: 'pass' | 'thresholds_breached' | 'generator_saturated' | 'target_unreachable';
+  status: 'pass' | 'thresholds_breached' | 'generator_saturated' | 'target_unreachable' | 'aborted';
   exitCode: number;
   checks: ThresholdCheck[];
   saturation: Saturation;
+  /** Why the run was stopped early by an `abort_on_fail` threshold. */
+  aborted?: AbortRecord;
+}
+
+/** An `abort_on_fail` threshold breached during the run. */
+export interface AbortRecord {
+  /** Seconds since the start when it was seen. */
+  atSecond: number;
+  check: ThresholdCheck;
 }
 
 /** The JSON written to `<out>/result.json` (schema-versioned). */
@@ -80,5 +99,7 @@ export interface LoadResult {
   scenarios: ScenarioResult[];
   timeline: TimelinePoint[];
   targetProcess?: TargetWatch;
+  /** Records DocType scenarios created and did not delete; with `--cleanup`, how many were deleted. */
+  cleanup?: CleanupSummary & { requested: boolean };
   verdict: Verdict;
 }

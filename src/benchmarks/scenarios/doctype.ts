@@ -23,6 +23,7 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
   if (!target) throw harnessError('target_mismatch', `the target does not know ${plan.doctype}`);
   const base = joinUrl(target.apiUrl, `/resource/${plan.doctype}`);
   const ids: string[] = [];
+  const recordUrl = (id: string) => `${base}/${encodeURIComponent(id)}`;
   const { read, create, update } = plan.mix;
   const pick = (): Op => {
     const r = Math.random();
@@ -49,7 +50,15 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
         const json = createPayload(target.schema, faker, overrides());
         const res = await user.send(plan.auth, { ...common, method: 'POST', url: base, json });
         const name = (jsonOf(res) as { data?: { name?: unknown } } | undefined)?.data?.name;
-        if (res.status < 300 && typeof name === 'string') ids.push(name);
+        if (res.status < 300 && typeof name === 'string') {
+          ids.push(name);
+          rt.created?.add({
+            doctype: plan.doctype,
+            url: recordUrl(name),
+            service: target.owner,
+            auth: plan.auth,
+          });
+        }
         return res;
       }
       if (op === 'read' && (ids.length === 0 || Math.random() < 0.5)) {
@@ -60,8 +69,12 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
       // The record is taken out of the pool while its request runs, so no other user updates or deletes
       // it meanwhile (which would turn into a 404 that is the harness's doing, not the target's).
       const id = take();
-      const url = `${base}/${encodeURIComponent(id)}`;
-      if (op === 'delete') return user.send(plan.auth, { ...common, method: 'DELETE', url });
+      const url = recordUrl(id);
+      if (op === 'delete') {
+        const res = await user.send(plan.auth, { ...common, method: 'DELETE', url });
+        if (res.status < 300 || res.status === 404) rt.created?.remove(url);
+        return res;
+      }
       const res =
         op === 'update'
           ? await user.send(plan.auth, {

@@ -2,6 +2,7 @@ import type { ScenarioPlan } from '../config/plan';
 import type { Runtime } from '../engine/virtual-user';
 import { doctypeScenario } from './doctype';
 import { endpointScenario } from './endpoint';
+import { flowScenario } from './flow';
 import { rpcScenario } from './rpc';
 import type { ScenarioRunner } from './runner';
 
@@ -18,5 +19,7 @@ async function createRunner(s: ScenarioPlan, rt: Runtime): Promise<ScenarioRunne
       return endpointScenario(s, rt);
     case 'rpc':
       return rpcScenario(s, rt);
+    case 'flow':
+      return flowScenario(s, rt);
   }
 }
