@@ -1,5 +1,6 @@
 import type { CaptureConfig, ExpectConfig } from '../config/schema-expect';
 import type { HttpResponse } from '../engine/http-client';
+import type { RenderContext, Renderer } from '../template/template';
 import { jsonType, parseJsonPath, valueAtPath } from './json-path';
 
 /**
@@ -8,8 +9,14 @@ import { jsonType, parseJsonPath, valueAtPath } from './json-path';
  */
 export interface Check {
   name: string;
-  test(res: HttpResponse, body: () => unknown, latencyMs: number): string | undefined;
+  test(res: HttpResponse, body: () => unknown, latencyMs: number, ctx?: RenderContext): string | undefined;
 }
+
+/**
+ * Compiles an expected value that may hold templates (`equals: "{{ vars.customer }}"`), at its place in
+ * the YAML (`json`/`headers`, then the key) so problems point there.
+ */
+export type CompileExpected = (value: unknown, path: (string | number)[]) => Renderer;
 
 /** The checks of one scenario or step: the accepted statuses apart (429/503 outside them are throttling). */
 export interface CheckPlan {
@@ -19,12 +26,17 @@ export interface CheckPlan {
 }
 
 /** A compiled value assertion. */
-type ValueTest = (present: boolean, v: unknown) => string | undefined;
+type ValueTest = (present: boolean, v: unknown, ctx?: RenderContext) => string | undefined;
 
 const show = (v: unknown) => (v === undefined ? 'nothing' : (JSON.stringify(v)?.slice(0, 80) ?? String(v)));
 
-function valueTest(spec: unknown): { describe: string; test: ValueTest } {
-  if (spec === null || typeof spec !== 'object') spec = { equals: spec };
+function valueTest(
+  spec: unknown,
+  compile: CompileExpected | undefined,
+  path: (string | number)[],
+): { describe: string; test: ValueTest } {
+  const scalar = spec === null || typeof spec !== 'object';
+  if (scalar) spec = { equals: spec };
   const c = spec as { equals?: unknown; matches?: string; exists?: boolean; type?: string };
   const parts: string[] = [];
   const tests: ValueTest[] = [];
@@ -35,9 +47,18 @@ function valueTest(spec: unknown): { describe: string; test: ValueTest } {
     );
   }
   if ('equals' in c) {
-    const want = JSON.stringify(c.equals);
-    parts.push(`equals ${want}`);
-    tests.push((_, v) => (JSON.stringify(v) === want ? undefined : `expected ${want}, got ${show(v)}`));
+    const text = JSON.stringify(c.equals);
+    parts.push(`equals ${text}`);
+    if (compile && text.includes('{{')) {
+      // Rendered per response: a captured variable, or seed data.
+      const want = compile(c.equals, scalar ? path : [...path, 'equals']);
+      tests.push((_, v, ctx) => {
+        const w = JSON.stringify(want(ctx));
+        return JSON.stringify(v) === w ? undefined : `expected ${w}, got ${show(v)}`;
+      });
+    } else {
+      tests.push((_, v) => (JSON.stringify(v) === text ? undefined : `expected ${text}, got ${show(v)}`));
+    }
   }
   if (c.matches !== undefined) {
     const re = new RegExp(c.matches);
@@ -53,9 +74,9 @@ function valueTest(spec: unknown): { describe: string; test: ValueTest } {
   }
   return {
     describe: parts.join(', '),
-    test: (present, v) => {
+    test: (present, v, ctx) => {
       for (const t of tests) {
-        const why = t(present, v);
+        const why = t(present, v, ctx);
         if (why) return why;
       }
       return undefined;
@@ -65,34 +86,38 @@ function valueTest(spec: unknown): { describe: string; test: ValueTest } {
 
 /**
  * Compiles an `expect:` block. `defaultStatus` applies when it names no status (`expect_status`, the
- * older spelling, is passed the same way).
+ * older spelling, is passed the same way); `compile` renders expected values holding templates.
  */
-export function compileChecks(e: ExpectConfig | undefined, defaultStatus: number[]): CheckPlan {
+export function compileChecks(
+  e: ExpectConfig | undefined,
+  defaultStatus: number[],
+  compile?: CompileExpected,
+): CheckPlan {
   const status = e?.status === undefined ? defaultStatus : Array.isArray(e.status) ? e.status : [e.status];
   const more: Check[] = [];
   for (const [path, spec] of Object.entries(e?.json ?? {})) {
     const keys = parseJsonPath(path);
-    const v = valueTest(spec);
+    const v = valueTest(spec, compile, ['json', path]);
     more.push({
       name: `json ${path} ${v.describe}`,
-      test: (_res, body) => {
+      test: (_res, body, _ms, ctx) => {
         const root = body();
         if (root === undefined) return 'the body is not JSON';
         const value = valueAtPath(root, keys);
-        const why = v.test(value !== undefined, value);
+        const why = v.test(value !== undefined, value, ctx);
         return why && `${path}: ${why}`;
       },
     });
   }
   for (const [name, spec] of Object.entries(e?.headers ?? {})) {
     const header = name.toLowerCase();
-    const v = valueTest(spec);
+    const v = valueTest(spec, compile, ['headers', name]);
     more.push({
       name: `header ${header} ${v.describe}`,
-      test: (res) => {
+      test: (res, _body, _ms, ctx) => {
         const raw = res.headers[header];
         const value = Array.isArray(raw) ? raw.join(', ') : raw;
-        const why = v.test(value !== undefined, value);
+        const why = v.test(value !== undefined, value, ctx);
         return why && `${header}: ${why}`;
       },
     });

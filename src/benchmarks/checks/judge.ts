@@ -1,6 +1,7 @@
 import type { HttpResponse } from '../engine/http-client';
 import { jsonOf } from '../engine/http-client';
 import { classify, type Outcome } from '../engine/outcome';
+import type { RenderContext } from '../template/template';
 import { type CheckPlan, statusCheckName } from './checks';
 
 /** A failed check: its name (the counter it adds to) and why. */
@@ -30,7 +31,7 @@ function errorCodeOf(res: HttpResponse, body: () => unknown): string | undefined
  * is an error; with an accepted status, every other check runs and each failure is reported. The body is
  * parsed at most once, and only when a check needs it.
  */
-export function judge(plan: CheckPlan, res: HttpResponse, latencyMs: number): Judgement {
+export function judge(plan: CheckPlan, res: HttpResponse, latencyMs: number, ctx?: RenderContext): Judgement {
   let parsed: { v: unknown } | undefined;
   const body = () => {
     parsed ??= { v: jsonOf(res) };
@@ -48,7 +49,7 @@ export function judge(plan: CheckPlan, res: HttpResponse, latencyMs: number): Ju
   if (plan.more.length === 0) return { outcome, failures: NONE };
   const failures: CheckFailure[] = [];
   for (const c of plan.more) {
-    const reason = c.test(res, body, latencyMs);
+    const reason = c.test(res, body, latencyMs, ctx);
     if (reason) failures.push({ check: c.name, reason });
   }
   return { outcome: failures.length > 0 ? 'failed' : 'ok', failures };

@@ -80,7 +80,7 @@ export function buildFlowSteps(
       name,
       slot: firstSlot + i,
       request,
-      checks: compileChecks(s.expect, status),
+      checks: compileChecks(s.expect, status, (v, p) => compile(v, [...at, 'expect', ...p], scope)),
       captures: compileCaptures(s.capture),
     };
   });

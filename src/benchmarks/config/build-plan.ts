@@ -104,6 +104,8 @@ export function buildPlan(
       // A scenario inherits the latency and error limits; min_rps only applies where it is set.
       thresholds: thresholdsOf(t.thresholds, { ...thresholds, minRps: undefined }),
     };
+    const checksOf = (status: number[]) =>
+      compileChecks(t.expect, status, (v, p) => compile(v, [...path, 'expect', ...p]));
     if (t.type === 'endpoint' || t.type === 'rpc') {
       if (t.expect_status && t.expect?.status !== undefined)
         issues.push(
@@ -119,7 +121,7 @@ export function buildPlan(
         ...common,
         type: 'doctype',
         // The data API answers 200 (201 for a create, 204 for a delete are accepted too).
-        checks: compileChecks(t.expect, [200, 201, 204]),
+        checks: checksOf([200, 201, 204]),
         doctype: t.name,
         mix: normalizeMix(t.mix),
         filters: t.filters ? compile(t.filters, [...path, 'filters']) : undefined,
@@ -132,7 +134,7 @@ export function buildPlan(
       return {
         ...common,
         type: 'endpoint',
-        checks: compileChecks(t.expect, t.expect_status ?? [200]),
+        checks: checksOf(t.expect_status ?? [200]),
         method: t.method,
         path: compile(t.path, [...path, 'path']),
         headers: compile(t.headers ?? {}, [...path, 'headers']),
@@ -150,7 +152,7 @@ export function buildPlan(
     return {
       ...common,
       type: 'rpc',
-      checks: compileChecks(t.expect, t.expect_status ?? [200]),
+      checks: checksOf(t.expect_status ?? [200]),
       method: t.method,
       args: t.args ? compile(t.args, [...path, 'args']) : undefined,
       kwargs: t.kwargs ? compile(t.kwargs, [...path, 'kwargs']) : undefined,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { buildPlan } from './build-plan';
+import { crossKeyIssues } from './cross-keys';
 import { checkInlineSecrets, referencedEnv, substituteEnv } from './env';
 import { type ConfigIssue, type ConfigPath, sortIssues, YamlSource } from './issues';
 import type { LoadPlan, PlanOverridesShape, PlanSource } from './plan';
@@ -60,6 +61,7 @@ export function loadPlan(
     unknown
   >;
   applyOverrides(substituted, overrides);
+  issues.push(...crossKeyIssues(substituted, src));
   const parsed = loadConfigSchema.safeParse(substituted);
   if (!parsed.success) issues.push(...zodIssues(parsed.error.issues, substituted, src));
   if (!parsed.success || issues.length > 0) return { ok: false, issues: sortIssues(issues) };
@@ -118,6 +120,10 @@ function zodIssues(list: z.core.$ZodIssue[], raw: unknown, src: YamlSource): Con
       for (const k of i.keys) out.push(src.issue('unknown_key', [...path, k], `unknown key "${k}"`, true));
     } else if (i.code === 'invalid_type' && valueAt(raw, path) === undefined) {
       out.push(src.issue('missing_key', path, `"${String(path.at(-1))}" is required`));
+    } else if (i.code === 'invalid_key') {
+      // A record key that breaks its rule (a JSON path, a variable name): the rule's own message.
+      const inner = (i as { issues?: Array<{ message?: string }> }).issues?.[0]?.message;
+      out.push(src.issue('invalid_value', path, inner ?? i.message, true));
     } else if (i.code === 'invalid_union' && 'discriminator' in i && i.discriminator) {
       const options = (i as { options?: unknown[] }).options ?? [];
       out.push(

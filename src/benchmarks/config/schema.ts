@@ -150,84 +150,63 @@ const thinkTime = z.union([
 ]);
 
 /** The whole load-test file. */
-export const loadConfigSchema = z
-  .strictObject({
-    target_url: z.url({ protocol: /^https?$/, error: 'target_url must be an http(s) URL' }),
-    auth: authSchema,
-    users: z
-      .strictObject({
-        /** Simulated users at peak (closed model), or the most concurrent users (open model). */
-        peak: positiveInt.default(10),
-        ramp_up_seconds: z.number().min(0).optional(),
-        /** Users started per second; wins over ramp_up_seconds when both are given. */
-        spawn_rate: z.number().positive().optional(),
-        /** `Host` header the users send (virtual hosting); default the authority of target_url. */
-        host: nonEmpty.optional(),
-        /** Pause between a user's requests: seconds, or a uniform [min, max] range. Closed model only. */
-        think_time_seconds: thinkTime.optional(),
-        /** Closed model: users over time, each stage ramping linearly to its target. */
-        stages: stagesSchema.optional(),
-      })
-      .prefault({}),
-    /** Open model: a target request rate; present means arrival-rate executor. */
-    rate: z
-      .strictObject({
-        requests_per_second: z.number().positive().optional(),
-        requests_per_minute: z.number().positive().optional(),
-        /** Arrival rate over time (requests per second), each stage ramping linearly to its target. */
-        stages: stagesSchema.optional(),
-      })
-      .refine(
-        (r) =>
-          [r.requests_per_second, r.requests_per_minute, r.stages].filter((v) => v !== undefined).length ===
-          1,
-        'give exactly one of requests_per_second, requests_per_minute or stages',
-      )
-      .optional(),
-    /** Default 300, or the sum of the stages' durations. */
-    duration_seconds: positiveInt.optional(),
-    seed: z.record(z.string(), z.unknown()).default({}),
-    targets: z.array(scenarioSchema).min(1, 'at least one scenario is needed'),
-    thresholds: thresholdsSchema.prefault({}),
-    generator: z
-      .strictObject({
-        /** Worker threads generating load (1 = the main thread only). */
-        workers: z.int().min(1).max(64).default(1),
-        /** Event-loop delay (p99, ms) above which the generator is saturated. */
-        max_event_loop_lag_ms: z.number().positive().default(100),
-        /** Open model: fraction of the target rate that must be achieved. */
-        min_achieved_rate: z.number().min(0).max(1).default(0.95),
-      })
-      .prefault({}),
-    http: z
-      .strictObject({
-        timeout_seconds: z.number().positive().default(30),
-        /** Connections per origin and worker; default min(users.peak, 512). */
-        connections: positiveInt.optional(),
-      })
-      .prefault({}),
-  })
-  .superRefine((c, ctx) => {
-    const issue = (path: (string | number)[], message: string) =>
-      ctx.addIssue({ code: 'custom', path, message });
-    if (c.rate && c.users.think_time_seconds !== undefined)
-      issue(
-        ['users', 'think_time_seconds'],
-        'think_time_seconds applies to the closed user model; remove it or remove rate',
-      );
-    if (c.rate && c.users.stages)
-      issue(['users', 'stages'], 'with rate, the stages of the arrival rate go under rate.stages');
-    const stages = c.users.stages ?? c.rate?.stages;
-    if (stages) {
-      const where = c.users.stages ? 'users' : 'rate';
-      for (const key of ['ramp_up_seconds', 'spawn_rate'] as const) {
-        if (c.users[key] !== undefined) issue(['users', key], `${where}.stages replace ${key}; remove one`);
-      }
-      if (c.duration_seconds !== undefined)
-        issue(['duration_seconds'], `${where}.stages set the duration; remove duration_seconds`);
-      if (stages.every((s) => s.target === 0)) issue([where, 'stages'], 'every stage has target 0');
-    }
-  });
+export const loadConfigSchema = z.strictObject({
+  target_url: z.url({ protocol: /^https?$/, error: 'target_url must be an http(s) URL' }),
+  auth: authSchema,
+  users: z
+    .strictObject({
+      /** Simulated users at peak (closed model), or the most concurrent users (open model). */
+      peak: positiveInt.default(10),
+      ramp_up_seconds: z.number().min(0).optional(),
+      /** Users started per second; wins over ramp_up_seconds when both are given. */
+      spawn_rate: z.number().positive().optional(),
+      /** `Host` header the users send (virtual hosting); default the authority of target_url. */
+      host: nonEmpty.optional(),
+      /** Pause between a user's requests: seconds, or a uniform [min, max] range. Closed model only. */
+      think_time_seconds: thinkTime.optional(),
+      /** Closed model: users over time, each stage ramping linearly to its target. */
+      stages: stagesSchema.optional(),
+    })
+    .prefault({}),
+  /** Open model: a target request rate; present means arrival-rate executor. */
+  rate: z
+    .strictObject({
+      requests_per_second: z.number().positive().optional(),
+      requests_per_minute: z.number().positive().optional(),
+      /** Arrival rate over time (requests per second), each stage ramping linearly to its target. */
+      stages: stagesSchema.optional(),
+    })
+    .refine(
+      (r) =>
+        [r.requests_per_second, r.requests_per_minute, r.stages].filter((v) => v !== undefined).length === 1,
+      'give exactly one of requests_per_second, requests_per_minute or stages',
+    )
+    .optional(),
+  /** Default 300, or the sum of the stages' durations. */
+  duration_seconds: positiveInt.optional(),
+  seed: z.record(z.string(), z.unknown()).default({}),
+  targets: z.array(scenarioSchema).min(1, 'at least one scenario is needed'),
+  thresholds: thresholdsSchema.prefault({}),
+  generator: z
+    .strictObject({
+      /** Worker threads generating load (1 = the main thread only). */
+      workers: z.int().min(1).max(64).default(1),
+      /** Event-loop delay (p99, ms) above which the generator is saturated. */
+      max_event_loop_lag_ms: z.number().positive().default(100),
+      /** Open model: fraction of the target rate that must be achieved. */
+      min_achieved_rate: z.number().min(0).max(1).default(0.95),
+    })
+    .prefault({}),
+  http: z
+    .strictObject({
+      timeout_seconds: z.number().positive().default(30),
+      /** Connections per origin and worker; default min(users.peak, 512). */
+      connections: positiveInt.optional(),
+    })
+    .prefault({}),
+});
+// Rules across keys are checked on the raw values (cross-keys.ts), so they are reported together with the
+// schema's own problems instead of only once those are fixed.
 
 /** The validated YAML, defaults applied. */
 export type LoadConfig = z.output<typeof loadConfigSchema>;

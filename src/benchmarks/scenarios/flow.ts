@@ -129,7 +129,7 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
       let last: HttpResponse | undefined;
       for (const [i, step] of plan.steps.entries()) {
         last = await senders[i]!(user, ctx);
-        const { outcome } = judge(step.checks, last, 0);
+        const { outcome } = judge(step.checks, last, 0, ctx);
         if (outcome !== 'ok' || capture(step, last, ctx.vars!).length > 0) break;
       }
       return last!;
@@ -149,7 +149,7 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
           return false;
         }
         const now = performance.now();
-        const judged = judge(step.checks, res, now - stepStart);
+        const judged = judge(step.checks, res, now - stepStart, ctx);
         const failures = judged.outcome === 'ok' ? capture(step, res, ctx.vars!) : judged.failures;
         const outcome = failures.length > 0 ? 'failed' : judged.outcome;
         recorder.record(step.slot, (now - stepStart) * 1000, outcome, res.status, failures);

@@ -50,7 +50,13 @@ describe('loadPlan defaults', () => {
     expect(endpoint?.type === 'endpoint' && endpoint.method).toBe('GET');
     expect(rpc?.checks.status).toEqual([200]);
     expect(plan.thresholds).toEqual({ p95Ms: 200, errorRate: 0.01, p99Ms: undefined, minRps: undefined });
-    expect(plan.model).toEqual({ kind: 'closed', stages: [{ durationSeconds: 0, target: 10 }, { durationSeconds: 300, target: 10 }] });
+    expect(plan.model).toEqual({
+      kind: 'closed',
+      stages: [
+        { durationSeconds: 0, target: 10 },
+        { durationSeconds: 300, target: 10 },
+      ],
+    });
     expect(plan.users).toEqual({
       peak: 10,
       rampUpSeconds: 0,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { shardUsers } from '../../../src/benchmarks/engine/executor';
-import { ArrivalClock, shorthandStages } from '../../../src/benchmarks/engine/stages';
 import { classify, errorRate } from '../../../src/benchmarks/engine/outcome';
 import { Recorder } from '../../../src/benchmarks/engine/recorder';
+import { ArrivalClock, shorthandStages } from '../../../src/benchmarks/engine/stages';
 import { Aggregator } from '../../../src/benchmarks/report/aggregate';
 
 describe('classify', () => {
