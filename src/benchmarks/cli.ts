@@ -5,6 +5,7 @@ import { loadPlanFile, type PlanOverrides } from './config/load-plan';
 import { describePlan } from './dry-run';
 import { errorCode } from './errors';
 import { EXIT, exitCodeOf } from './exit-codes';
+import { type Listen, parseListen } from './live/live-server';
 import { compareResults, configDifferences, formatCompare, readResult } from './report/compare';
 import { formatSummary } from './report/summary-table';
 import { runLoadTest } from './run';
@@ -27,6 +28,9 @@ Options:
                        secrets masked, unset secrets shown as <unset NAME>); sends nothing
   --cleanup            at the end, delete the records the run created (DocType creates)
   --watch-pid <pid>    sample CPU and RSS of the target process (/proc) and report the memory trend
+  --metrics-port <[host:]port>  serve OpenMetrics (Prometheus) at /metrics while the run lasts
+                       (host 127.0.0.1 unless given, e.g. 0.0.0.0:9464)
+  --dashboard [[host:]port]     serve a live dashboard (default 127.0.0.1:5665) while the run lasts
   --compare a.json b.json   compare two results; regressions exit 7
   --tolerance <f>      relative change counted as a regression by --compare (default 0.1)
   --help               this text
@@ -42,6 +46,26 @@ export interface CliIo {
 }
 
 const defaultIo: CliIo = { out: process.stdout, err: process.stderr };
+
+/** Port of the live dashboard when `--dashboard` names none (k6's, so a habit carries over). */
+const DEFAULT_DASHBOARD = '5665';
+
+/** `--dashboard` takes an optional value: give it the default when the next word is not an address. */
+function withDashboardDefault(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    out.push(argv[i]!);
+    if (argv[i] === '--dashboard' && !parseListen(argv[i + 1] ?? '')) out.push(DEFAULT_DASHBOARD);
+  }
+  return out;
+}
+
+function listenOption(value: string | undefined, name: string): Listen | undefined {
+  if (value === undefined) return undefined;
+  const at = parseListen(value);
+  if (!at) throw new UsageError(`--${name} must be a port or host:port`);
+  return at;
+}
 
 function intOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -62,7 +86,7 @@ export async function benchmarkCli(
   const fail = (s: string) => io.err.write(`m benchmark: ${s}\n`);
   let args: ReturnType<typeof parse>;
   try {
-    args = parse(argv);
+    args = parse(withDashboardDefault(argv));
   } catch (err) {
     fail(`${(err as Error).message}\n\n${HELP}`);
     return EXIT.usage;
@@ -93,6 +117,10 @@ export async function benchmarkCli(
       workers: intOption(v.workers, 'workers'),
     };
     const watchPid = intOption(v['watch-pid'], 'watch-pid');
+    const serve = {
+      metrics: listenOption(v['metrics-port'], 'metrics-port'),
+      dashboard: listenOption(v.dashboard, 'dashboard'),
+    };
     let loaded: Awaited<ReturnType<typeof loadPlanFile>>;
     try {
       loaded = await loadPlanFile(v.config, env, overrides, { placeholders: v['dry-run'] === true });
@@ -120,6 +148,11 @@ export async function benchmarkCli(
         plan: loaded.plan,
         outDir: v.out,
         cleanup: v.cleanup === true,
+        serve,
+        onServing: (urls) => {
+          if (urls.metrics) io.err.write(`metrics: ${urls.metrics}\n`);
+          if (urls.dashboard) io.err.write(`dashboard: ${urls.dashboard}\n`);
+        },
         watchPid,
         live: io.out,
         signal: ac.signal,
@@ -155,6 +188,8 @@ function parse(argv: string[]) {
       'dry-run': { type: 'boolean' },
       cleanup: { type: 'boolean' },
       'watch-pid': { type: 'string' },
+      'metrics-port': { type: 'string' },
+      dashboard: { type: 'string' },
       compare: { type: 'boolean' },
       tolerance: { type: 'string' },
       help: { type: 'boolean', short: 'h' },

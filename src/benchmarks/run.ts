@@ -8,6 +8,7 @@ import { HttpClient } from './engine/http-client';
 import { VirtualUser } from './engine/virtual-user';
 import { runWorkers } from './engine/worker-pool';
 import type { WorkerData } from './engine/worker-protocol';
+import { type LiveOptions, type LiveServers, startLiveServers } from './live/live-server';
 import { abortCheck } from './report/abort-watch';
 import { Aggregator } from './report/aggregate';
 import { buildResult } from './report/build-result';
@@ -31,6 +32,10 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Delete the records the run created once the load is over. */
   cleanup?: boolean;
+  /** Serve OpenMetrics and/or the live dashboard while the run lasts. */
+  serve?: LiveOptions;
+  /** Told the live endpoints' URLs once they listen. */
+  onServing?: (urls: LiveServers['urls']) => void;
 }
 
 /** A finished run: its result and the files written. */
@@ -81,17 +86,39 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   );
   const live = new LiveView(o.live ?? process.stdout, plan.durationSeconds);
   let aborted: AbortRecord | undefined;
+  let startAt = Date.now();
+  let cpuBefore = process.cpuUsage();
+  let servers: LiveServers | undefined;
+  if (o.serve && (o.serve.metrics || o.serve.dashboard)) {
+    servers = await startLiveServers(
+      o.serve,
+      {
+        agg,
+        elapsedSeconds: () => Math.max(0, (Date.now() - startAt) / 1000),
+        cpuSeconds: () => {
+          const c = process.cpuUsage(cpuBefore);
+          return (c.user + c.system) / 1e6;
+        },
+      },
+      {
+        targetUrl: plan.targetUrl,
+        labels: plan.scenarios.map((s) => s.label),
+        open: plan.model.kind === 'open',
+        durationSeconds: plan.durationSeconds,
+      },
+    );
+    o.onServing?.(servers.urls);
+  }
   const onSnapshots = (snaps: Parameters<Aggregator['add']>[0]) => {
     for (const p of agg.add(snaps)) {
       live.update(p);
+      servers?.publish(p, sampler && { pid: sampler.pid, samples: sampler.samplesSoFar() });
       if (!aborted) {
         aborted = abortCheck(plan, agg, p.t + 1);
         if (aborted) stop.abort();
       }
     }
   };
-  let startAt = Date.now();
-  let cpuBefore = process.cpuUsage();
   const onStart = (at: number) => {
     startAt = at;
     cpuBefore = process.cpuUsage();
@@ -115,6 +142,9 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
       }));
       cleanups = await runWorkers(shards, onStart, onSnapshots, signal);
     }
+  } catch (err) {
+    await servers?.close('failed');
+    throw err;
   } finally {
     live.done();
     o.signal?.removeEventListener('abort', onCallerAbort);
@@ -136,6 +166,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
     aborted,
     cleanup: { ...mergeCleanup(cleanups), requested: o.cleanup === true },
   });
+  await servers?.close(result.verdict.status);
   const dir = resolve(o.outDir ?? defaultOutDir(startedAt));
   await mkdir(dir, { recursive: true });
   const jsonPath = join(dir, 'result.json');
