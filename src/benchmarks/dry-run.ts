@@ -90,6 +90,8 @@ function scenario(s: ScenarioPlan, plan: LoadPlan): Record<string, unknown> {
   const base: Record<string, unknown> = { label: s.label, type: s.type, weight: s.weight };
   if (s.auth !== plan.auth) base.auth = maskAuth(s.auth);
   base.thresholds = thresholdsYaml(s.thresholds);
+  if (s.data)
+    base.data = { file: s.data.file, mode: s.data.mode, rows: s.data.rows.length, columns: s.data.columns };
   if (s.type === 'flow') return { ...base, steps: s.steps.map(step) };
   base.checks = checksYaml(s.checks);
   if (s.type === 'doctype') {

@@ -32,12 +32,14 @@ export function buildFlowSteps(
   compile: CompileAt,
   src: YamlSource,
   issues: ConfigIssue[],
+  dataColumns?: string[],
 ): FlowStepPlan[] {
+  const data = dataColumns && new Set(dataColumns);
   const vars = new Set<string>();
   const names = new Map<string, number>();
   return steps.map((s, i) => {
     const at = [...path, i];
-    const scope = { vars: new Set(vars) };
+    const scope = { vars: new Set(vars), data };
     const name = s.name ?? defaultName(s, i);
     if (names.has(name)) {
       issues.push(

@@ -3,6 +3,7 @@ import { compileChecks } from '../checks/checks';
 import { shorthandStages, stagesDuration } from '../engine/stages';
 import { compileTemplate, type TemplateProblem, type TemplateScope } from '../template/template';
 import { buildFlowSteps } from './build-flow';
+import { dataPlan } from './data-file';
 import type { ConfigIssue, ConfigPath, YamlSource } from './issues';
 import { type ModuleRef, resolveModuleRef } from './module-ref';
 import type { AuthPlan, LoadPlan, Mix, PlanSource, ScenarioPlan, SlotPlan, Stage, Thresholds } from './plan';
@@ -104,8 +105,14 @@ export function buildPlan(
       // A scenario inherits the latency and error limits; min_rps only applies where it is set.
       thresholds: thresholdsOf(t.thresholds, { ...thresholds, minRps: undefined }),
     };
+    // A data file's columns are `{{ data.<column> }}` in this scenario's templates.
+    const data = t.data
+      ? dataPlan(t.data, [...path, 'data', 'file'], configPath, source, src, issues)
+      : undefined;
+    const scope = data ? { data: new Set(data.columns) } : undefined;
+    const compileIn: CompileAt = (v, p) => compile(v, p, scope);
     const checksOf = (status: number[]) =>
-      compileChecks(t.expect, status, (v, p) => compile(v, [...path, 'expect', ...p]));
+      compileChecks(t.expect, status, (v, p) => compileIn(v, [...path, 'expect', ...p]));
     if (t.type === 'endpoint' || t.type === 'rpc') {
       if (t.expect_status && t.expect?.status !== undefined)
         issues.push(
@@ -119,26 +126,28 @@ export function buildPlan(
     if (t.type === 'doctype') {
       return {
         ...common,
+        data,
         type: 'doctype',
         // The data API answers 200 (201 for a create, 204 for a delete are accepted too).
         checks: checksOf([200, 201, 204]),
         doctype: t.name,
         mix: normalizeMix(t.mix),
-        filters: t.filters ? compile(t.filters, [...path, 'filters']) : undefined,
+        filters: t.filters ? compileIn(t.filters, [...path, 'filters']) : undefined,
         overrides: t.payload_overrides
-          ? compile(t.payload_overrides, [...path, 'payload_overrides'])
+          ? compileIn(t.payload_overrides, [...path, 'payload_overrides'])
           : undefined,
       };
     }
     if (t.type === 'endpoint') {
       return {
         ...common,
+        data,
         type: 'endpoint',
         checks: checksOf(t.expect_status ?? [200]),
         method: t.method,
-        path: compile(t.path, [...path, 'path']),
-        headers: compile(t.headers ?? {}, [...path, 'headers']),
-        body: t.body ? compile(t.body, [...path, 'body']) : undefined,
+        path: compileIn(t.path, [...path, 'path']),
+        headers: compileIn(t.headers ?? {}, [...path, 'headers']),
+        body: t.body ? compileIn(t.body, [...path, 'body']) : undefined,
         bodyFactory: t.body_factory ? moduleRef(t.body_factory, [...path, 'body_factory']) : undefined,
       };
     }
@@ -147,15 +156,16 @@ export function buildPlan(
       const steps = buildFlowSteps(t.steps, [...path, 'steps'], firstSlot, compile, src, issues);
       for (const [i, s] of steps.entries())
         stepSlots.push({ label: `${label} > ${s.name}`, scenario: index, step: i });
-      return { ...common, type: 'flow', checks: compileChecks(undefined, []), steps };
+      return { ...common, type: 'flow', checks: compileChecks(undefined, []), steps, data };
     }
     return {
       ...common,
+      data,
       type: 'rpc',
       checks: checksOf(t.expect_status ?? [200]),
       method: t.method,
-      args: t.args ? compile(t.args, [...path, 'args']) : undefined,
-      kwargs: t.kwargs ? compile(t.kwargs, [...path, 'kwargs']) : undefined,
+      args: t.args ? compileIn(t.args, [...path, 'args']) : undefined,
+      kwargs: t.kwargs ? compileIn(t.kwargs, [...path, 'kwargs']) : undefined,
     };
   });
   const u = c.users;

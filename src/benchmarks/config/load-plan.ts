@@ -20,6 +20,8 @@ export interface LoadOptions {
    * placeholder instead of being a problem, so a plan can be previewed without its credentials.
    */
   placeholders?: boolean;
+  /** Data files already read (absolute path -> text): a generator thread's copy reads nothing. */
+  files?: Record<string, string>;
 }
 
 /** Reads and validates a load-test file (the only place the harness reads it). */
@@ -70,6 +72,7 @@ export function loadPlan(
     env: referencedEnv(raw, env),
     overrides: { ...overrides },
     placeholders: options.placeholders || undefined,
+    files: { ...options.files },
   };
   const plan = buildPlan(parsed.data, source, configPath, src, issues);
   return issues.length > 0 ? { ok: false, issues: sortIssues(issues) } : { ok: true, plan };
@@ -82,6 +85,7 @@ export function loadPlan(
 export function planFromSource(source: PlanSource, configPath: string): LoadPlan {
   const r = loadPlan(source.text, configPath, source.env, source.overrides, {
     placeholders: source.placeholders,
+    files: source.files,
   });
   if (!r.ok) throw new Error(`the validated plan no longer compiles: ${r.issues[0]?.message}`);
   return r.plan;

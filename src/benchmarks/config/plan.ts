@@ -1,4 +1,5 @@
 import type { Capture, CheckPlan } from '../checks/checks';
+import type { DataPlan } from '../data/feeder';
 import type { Renderer } from '../template/template';
 import type { ModuleRef } from './module-ref';
 
@@ -50,6 +51,8 @@ export interface PlanSource {
   overrides: PlanOverridesShape;
   /** Dry run: unset secrets rendered as placeholders (never sent anywhere). */
   placeholders?: boolean;
+  /** Data files the text names, as read once (absolute path -> text). */
+  files?: Record<string, string>;
 }
 
 /** Command-line overrides applied before validation (so they are validated like the file). */
@@ -114,6 +117,8 @@ interface ScenarioCommon {
   thresholds: Thresholds;
   /** What a response must satisfy; `checks.status` replaces the older `expect_status`. */
   checks: CheckPlan;
+  /** Rows fed to the iterations (`data:`), if any. */
+  data?: DataPlan;
 }
 
 /** Fractions of read/create/update/delete; they sum to 1. */

@@ -69,6 +69,13 @@ const common = {
   thresholds: thresholdsSchema.optional(),
   /** Checks on every response (status, JSON fields, headers, time). */
   expect: expectSchema.optional(),
+  /** Rows of a CSV or JSON file, one per iteration, as `{{ data.<column> }}`. */
+  data: z
+    .strictObject({
+      file: nonEmpty.regex(/\.(csv|json)$/i, 'a data file is .csv or .json'),
+      mode: z.enum(['sequential', 'random', 'unique']).default('sequential'),
+    })
+    .optional(),
 };
 
 const ratio = z.number().min(0);

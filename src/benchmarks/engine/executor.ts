@@ -1,6 +1,7 @@
 import { judge } from '../checks/judge';
 import { errorCode } from '../errors';
 import type { ScenarioRunner } from '../scenarios/runner';
+import type { RenderContext } from '../template/template';
 import type { Recorder } from './recorder';
 import type { Runtime, VirtualUser } from './virtual-user';
 
@@ -57,10 +58,20 @@ export async function timedIteration(
   recorder: Recorder,
   startedMs: number,
 ): Promise<boolean> {
-  if (runner.timed) return runner.timed(user, recorder, startedMs);
   const plan = runner.plan;
+  let ctx: RenderContext | undefined;
+  if (runner.feeder) {
+    const row = runner.feeder.next();
+    if (!row) {
+      // A `unique` data file ran out: every further iteration says so.
+      recorder.error(plan.index, 'data_exhausted');
+      return false;
+    }
+    ctx = { data: row };
+  }
+  if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
   try {
-    const res = await runner.iterate(user);
+    const res = await runner.iterate(user, ctx);
     const latencyMs = performance.now() - startedMs;
     const { outcome, failures } = judge(plan.checks, res, latencyMs);
     recorder.record(plan.index, latencyMs * 1000, outcome, res.status, failures);

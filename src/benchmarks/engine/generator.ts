@@ -37,7 +37,11 @@ export interface Generator {
  * (factory modules imported). Everything slow happens here, before second 0, so no arrival of the open
  * model is already late when the load starts.
  */
-export async function prepareGenerator(plan: LoadPlan, target: TargetInfo): Promise<Generator> {
+export async function prepareGenerator(
+  plan: LoadPlan,
+  target: TargetInfo,
+  shard: Shard = { index: 0, count: 1 },
+): Promise<Generator> {
   const http = new HttpClient({
     connections: plan.http.connections,
     timeoutMs: plan.http.timeoutMs,
@@ -46,7 +50,7 @@ export async function prepareGenerator(plan: LoadPlan, target: TargetInfo): Prom
   try {
     const encoder = await createEncoder(target.security, plan.targetUrl);
     const created = new CreatedRecords();
-    const rt = { plan, target, http, encoder, created };
+    const rt = { plan, target, http, encoder, created, shard };
     const runners = await createRunners(rt);
     return {
       async run(o) {

@@ -7,6 +7,7 @@ import type { AuthPlan, LoadPlan } from '../config/plan';
 import type { PayloadEncoder } from '../target/encryptor';
 import type { TargetInfo } from '../target/target-info';
 import type { CreatedRecords } from './created-records';
+import type { Shard } from './executor';
 import { type HttpClient, type HttpResponse, jsonOf } from './http-client';
 
 /** Answers to a JWE meaning the keys or policy changed since they were fetched (as the SDK's HTTP client). */
@@ -26,6 +27,8 @@ export interface Runtime {
   encoder: PayloadEncoder;
   /** Records created by this thread's users and not deleted (for `--cleanup` and the write warning). */
   created?: CreatedRecords;
+  /** This thread's share of the run (data files are split by it). */
+  shard?: Shard;
 }
 
 /** One request a scenario wants sent. */

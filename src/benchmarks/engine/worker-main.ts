@@ -24,7 +24,7 @@ export async function workerMain(data: WorkerData, port: MessagePort): Promise<v
   });
   try {
     const plan = planFromSource(data.source, data.configPath);
-    const generator = await prepareGenerator(plan, data.target);
+    const generator = await prepareGenerator(plan, data.target, data.shard);
     post({ type: 'ready' });
     const startAt = await start;
     const cleanup = await generator.run({

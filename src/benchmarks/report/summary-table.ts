@@ -58,6 +58,13 @@ export function formatSummary(r: LoadResult): string {
       }
     }
   }
+  for (const s of r.scenarios) {
+    const n = s.statuses['error:data_exhausted'];
+    if (n)
+      lines.push(
+        `data exhausted: ${s.label}: its unique rows ran out; ${n} iteration(s) had no row and were not sent`,
+      );
+  }
   const a = r.verdict.aborted;
   if (a) {
     lines.push(

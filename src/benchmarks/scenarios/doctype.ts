@@ -3,6 +3,7 @@ import type { DoctypeScenarioPlan } from '../config/plan';
 import { jsonOf } from '../engine/http-client';
 import { harnessError } from '../errors';
 import { createPayload, updatePayload } from '../target/payload';
+import type { RenderContext } from '../template/template';
 import { joinUrl, type ScenarioFactory } from './runner';
 
 /** Records asked for by a list read. */
@@ -32,7 +33,7 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
     if (r < read + create + update) return 'update';
     return 'delete';
   };
-  const overrides = () => plan.overrides?.() as Record<string, unknown> | undefined;
+  const overrides = (ctx?: RenderContext) => plan.overrides?.(ctx) as Record<string, unknown> | undefined;
   const take = (): string => {
     const i = Math.floor(Math.random() * ids.length);
     const id = ids[i]!;
@@ -43,11 +44,11 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
   const common = { service: target.owner, schema: target.schema };
   return {
     plan,
-    async iterate(user) {
+    async iterate(user, ctx) {
       let op = pick();
       if ((op === 'update' || op === 'delete') && ids.length === 0) op = 'create';
       if (op === 'create') {
-        const json = createPayload(target.schema, faker, overrides());
+        const json = createPayload(target.schema, faker, overrides(ctx));
         const res = await user.send(plan.auth, { ...common, method: 'POST', url: base, json });
         const name = (jsonOf(res) as { data?: { name?: unknown } } | undefined)?.data?.name;
         if (res.status < 300 && typeof name === 'string') {
@@ -63,7 +64,7 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
       }
       if (op === 'read' && (ids.length === 0 || Math.random() < 0.5)) {
         const q = new URLSearchParams({ limit_page_length: String(PAGE_LENGTH) });
-        if (plan.filters) q.set('filters', JSON.stringify(plan.filters()));
+        if (plan.filters) q.set('filters', JSON.stringify(plan.filters(ctx)));
         return user.send(plan.auth, { ...common, method: 'GET', url: `${base}?${q}` });
       }
       // The record is taken out of the pool while its request runs, so no other user updates or deletes
@@ -81,7 +82,7 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
               ...common,
               method: 'PUT',
               url,
-              json: updatePayload(target.schema, faker, overrides()),
+              json: updatePayload(target.schema, faker, overrides(ctx)),
             })
           : await user.send(plan.auth, { ...common, method: 'GET', url });
       if (res.status !== 404) ids.push(id);

@@ -124,8 +124,8 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
   const senders = plan.steps.map((s) => stepSender(s, plan, rt));
   return {
     plan,
-    async iterate(user) {
-      const ctx: RenderContext = { vars: {} };
+    async iterate(user, iterCtx) {
+      const ctx: RenderContext = { vars: {}, data: iterCtx?.data };
       let last: HttpResponse | undefined;
       for (const [i, step] of plan.steps.entries()) {
         last = await senders[i]!(user, ctx);
@@ -134,8 +134,8 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
       }
       return last!;
     },
-    async timed(user, recorder, startedMs) {
-      const ctx: RenderContext = { vars: {} };
+    async timed(user, recorder, startedMs, iterCtx) {
+      const ctx: RenderContext = { vars: {}, data: iterCtx?.data };
       let stepStart = startedMs;
       let status = 0;
       for (const [i, step] of plan.steps.entries()) {

@@ -42,6 +42,16 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
   // performance.now() of second 0, so intended times and completion share one monotonic clock.
   const origin = performance.now() - (Date.now() - startAt);
   let k = 0;
+  // One timer at a time and one abort listener for the whole run (not one per wait): at hundreds of
+  // arrivals a second, listener churn is a measurable share of the generator's CPU.
+  let wake: (() => void) | undefined;
+  const onAbort = () => wake?.();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const waitMs = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      setTimeout(resolve, ms);
+    });
   const dispatch = (startedMs: number) => {
     const user = idle.pop();
     recorder.arrival(!user);
@@ -61,8 +71,9 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
       due = clock.timeOf(k + phase);
     }
     if (due >= endS || signal.aborted) break;
-    await sleep(Math.max(1, origin + due * 1000 - EARLY_MS - performance.now()), signal);
+    await waitMs(Math.max(1, origin + due * 1000 - EARLY_MS - performance.now()));
   }
+  signal.removeEventListener('abort', onAbort);
   await Promise.all(inFlight);
   await Promise.all(spawned);
 };
