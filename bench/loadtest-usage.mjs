@@ -6,6 +6,9 @@ const file = process.env.BENCH_USAGE_FILE;
 if (file) {
   process.on('exit', () => {
     const u = process.resourceUsage();
-    writeFileSync(file, JSON.stringify({ cpuS: (u.userCPUTime + u.systemCPUTime) / 1e6, maxRssMb: u.maxRSS / 1024 }));
+    writeFileSync(
+      file,
+      JSON.stringify({ cpuS: (u.userCPUTime + u.systemCPUTime) / 1e6, maxRssMb: u.maxRSS / 1024 }),
+    );
   });
 }

@@ -50,7 +50,7 @@ export function renderChart(spec: ChartSpec): string {
   const colors = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563'];
   const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   const fmt = (v: number) =>
-    Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : +v.toFixed(2) + '';
+    Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : `${+v.toFixed(2)}`;
   const W = 760;
   const pad = { l: 60, r: 16, t: 40, b: 30 };
   const h = 200;
