@@ -55,7 +55,8 @@ export class Recorder {
   private readonly buckets = new Map<number, Bucket>();
   /** Histograms of emitted seconds, reset for reuse: recording stays allocation-free. */
   private readonly spare: LatencyHistogram[] = [];
-  private readonly lag = monitorEventLoopDelay({ resolution: 10 });
+  /** 20 ms resolution: fine enough against a 100 ms limit, and half the wake-ups of 10 ms. */
+  private readonly lag = monitorEventLoopDelay({ resolution: 20 });
   private next = 0;
   activeUsers = 0;
 

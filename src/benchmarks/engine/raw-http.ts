@@ -1,0 +1,310 @@
+import { connect, type Socket } from 'node:net';
+import type { HttpRequest, HttpResponse } from './http-client';
+
+/** A transport failure, with a stable code like undici's and Node's (`ECONNREFUSED`, ...). */
+class RawHttpError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CRLF2 = Buffer.from('\r\n\r\n');
+
+/**
+ * The exchange a connection is busy with. Each socket has one set of listeners for its whole life,
+ * dispatching to its current exchange: adding and removing listeners per request costs more than the
+ * parsing.
+ */
+const current = new WeakMap<
+  Socket,
+  { onData(chunk: Buffer): void; onError(err: Error): void; onClose(): void }
+>();
+
+/** One response being read from a connection. */
+interface Exchange {
+  head: boolean;
+  resolve(res: HttpResponse): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+  /** Bytes of the response received so far (a stale keep-alive connection fails before any). */
+  received: boolean;
+}
+
+/**
+ * A keep-alive HTTP/1.1 client for one plain-http origin, written directly on `node:net`: a request is
+ * one socket write, a response is parsed by hand (status line, headers, then a Content-Length, chunked
+ * or until-close body). At the rates a load generator sends, a general-purpose client spends most of
+ * the generator's CPU on its own machinery; this one does the least a load test needs. Up to
+ * `connections` sockets; requests beyond wait in order for one to be free.
+ */
+export class RawHttpPool {
+  private readonly idle: Socket[] = [];
+  private readonly queue: Array<() => void> = [];
+  private open = 0;
+  private closed = false;
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly connections: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Sends a request (path with query, headers as given, `host` included) and reads the whole response. */
+  request(path: string, req: HttpRequest, headers: Record<string, string>): Promise<HttpResponse> {
+    let head = `${req.method} ${path} HTTP/1.1\r\n`;
+    for (const k in headers) head += `${k}: ${headers[k]}\r\n`;
+    const body = req.body === undefined ? undefined : Buffer.from(req.body, 'utf8');
+    if (body) head += `content-length: ${body.length}\r\n`;
+    else if (req.method !== 'GET' && req.method !== 'HEAD') head += 'content-length: 0\r\n';
+    head += '\r\n';
+    const bytes = body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1');
+    return this.withSocket((socket, reused) =>
+      this.exchange(socket, bytes, req.method === 'HEAD').catch(
+        (err: RawHttpError & { received?: boolean }) => {
+          // A kept-alive connection the server closed meanwhile fails before any byte: once more, afresh.
+          if (reused && !err.received && !this.closed)
+            return this.withSocket((s) => this.exchange(s, bytes, req.method === 'HEAD'), true);
+          throw err;
+        },
+      ),
+    );
+  }
+
+  /** Closes every idle connection; busy ones close when their response is read. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const s of this.idle.splice(0)) s.destroy();
+  }
+
+  private async withSocket<T>(use: (s: Socket, reused: boolean) => Promise<T>, fresh = false): Promise<T> {
+    let socket = fresh ? undefined : this.idle.pop();
+    while (socket?.destroyed) {
+      this.open--;
+      socket = this.idle.pop();
+    }
+    const reused = socket !== undefined;
+    if (!socket) {
+      if (this.open >= this.connections) {
+        await new Promise<void>((resolve) => this.queue.push(resolve));
+        return this.withSocket(use, fresh);
+      }
+      this.open++;
+      try {
+        socket = await this.connect();
+      } catch (err) {
+        this.release(undefined);
+        throw err;
+      }
+    }
+    return use(socket, reused);
+  }
+
+  private connect(): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const s = connect(this.port, this.host);
+      s.setNoDelay(true);
+      // Errors are handled by the exchange in progress; an idle connection that fails or closes leaves
+      // the pool (without a listener, an idle socket's error would end the process).
+      s.on('error', (err) => current.get(s)?.onError(err));
+      s.on('close', () => {
+        const ex = current.get(s);
+        if (ex) ex.onClose();
+        else this.dropIdle(s);
+      });
+      s.on('data', (chunk: Buffer) => current.get(s)?.onData(chunk));
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new RawHttpError('UND_ERR_CONNECT_TIMEOUT', 'connect timeout'));
+      }, this.timeoutMs);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+      s.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+  }
+
+  private dropIdle(s: Socket): void {
+    const i = this.idle.indexOf(s);
+    if (i < 0) return;
+    this.idle.splice(i, 1);
+    this.open--;
+    this.queue.shift()?.();
+  }
+
+  /** A socket is done with: back to idle (or closed), and a waiting request may go. */
+  private release(socket: Socket | undefined, keep = false): void {
+    if (socket && keep && !this.closed && !socket.destroyed) {
+      this.idle.push(socket);
+    } else {
+      if (socket) socket.destroy();
+      this.open--;
+    }
+    this.queue.shift()?.();
+  }
+
+  private exchange(socket: Socket, bytes: Buffer, head: boolean): Promise<HttpResponse> {
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const ex: Exchange = {
+        head,
+        resolve,
+        reject,
+        received: false,
+        timer: setTimeout(
+          () => fail(new RawHttpError('UND_ERR_HEADERS_TIMEOUT', 'response timeout')),
+          this.timeoutMs,
+        ),
+      };
+      const parser = new ResponseParser(ex.head);
+      const cleanup = () => {
+        clearTimeout(ex.timer);
+        current.delete(socket);
+      };
+      const fail = (err: Error) => {
+        cleanup();
+        (err as Error & { received?: boolean }).received = ex.received;
+        this.release(socket);
+        reject(err);
+      };
+      const onData = (chunk: Buffer) => {
+        ex.received = true;
+        let res: HttpResponse | undefined;
+        try {
+          res = parser.push(chunk);
+        } catch (err) {
+          fail(err as Error);
+          return;
+        }
+        if (!res) return;
+        cleanup();
+        this.release(socket, parser.keepAlive);
+        resolve(res);
+      };
+      const onError = (err: Error) => fail(err);
+      const onClose = () => {
+        const res = parser.end();
+        if (res) {
+          cleanup();
+          this.release(socket);
+          resolve(res);
+        } else fail(new RawHttpError('ECONNRESET', 'the connection closed before the response ended'));
+      };
+      current.set(socket, { onData, onError, onClose });
+      socket.write(bytes);
+    });
+  }
+}
+
+/**
+ * Parses one HTTP/1.1 response from the chunks of a connection: `push` returns the response once it is
+ * complete, `end` one that was delimited by the connection closing.
+ */
+export class ResponseParser {
+  private buf: Buffer = Buffer.alloc(0);
+  private status = 0;
+  private headers: Record<string, string | string[]> = {};
+  private bodyMode: 'none' | 'length' | 'chunked' | 'close' | undefined;
+  private length = 0;
+  private readonly chunks: Buffer[] = [];
+  keepAlive = true;
+
+  constructor(private readonly head: boolean) {}
+
+  push(chunk: Buffer): HttpResponse | undefined {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    if (this.bodyMode === undefined) {
+      const end = this.buf.indexOf(CRLF2);
+      if (end < 0) return undefined;
+      this.parseHead(this.buf.toString('latin1', 0, end));
+      this.buf = this.buf.subarray(end + 4);
+      // An interim response (100 Continue) is followed by the real one.
+      if (this.status >= 100 && this.status < 200) {
+        this.bodyMode = undefined;
+        this.headers = {};
+        return this.buf.length > 0 ? this.push(Buffer.alloc(0)) : undefined;
+      }
+    }
+    return this.body();
+  }
+
+  end(): HttpResponse | undefined {
+    if (this.bodyMode !== 'close') return undefined;
+    this.chunks.push(this.buf);
+    return this.done();
+  }
+
+  private parseHead(text: string): void {
+    const lines = text.split('\r\n');
+    const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? '');
+    if (!m) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
+    this.status = Number(m[2]);
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(':');
+      if (colon <= 0) continue;
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      const prev = this.headers[name];
+      if (prev === undefined) this.headers[name] = name === 'set-cookie' ? [value] : value;
+      else if (Array.isArray(prev)) prev.push(value);
+      else this.headers[name] = `${prev}, ${value}`;
+    }
+    const connection = String(this.headers.connection ?? '').toLowerCase();
+    this.keepAlive = m[1] === '1' ? connection !== 'close' : connection === 'keep-alive';
+    const te = String(this.headers['transfer-encoding'] ?? '').toLowerCase();
+    const cl = this.headers['content-length'];
+    if (this.head || this.status === 204 || this.status === 304) this.bodyMode = 'none';
+    else if (te.includes('chunked')) this.bodyMode = 'chunked';
+    else if (cl !== undefined) {
+      this.bodyMode = 'length';
+      this.length = Number(cl);
+    } else {
+      this.bodyMode = 'close';
+      this.keepAlive = false;
+    }
+  }
+
+  private body(): HttpResponse | undefined {
+    switch (this.bodyMode) {
+      case 'none':
+        return this.done();
+      case 'length':
+        if (this.buf.length < this.length) return undefined;
+        this.chunks.push(this.buf.subarray(0, this.length));
+        return this.done();
+      case 'chunked':
+        for (;;) {
+          const lineEnd = this.buf.indexOf('\r\n');
+          if (lineEnd < 0) return undefined;
+          const size = Number.parseInt(this.buf.toString('latin1', 0, lineEnd), 16);
+          if (Number.isNaN(size)) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'bad chunk size');
+          if (size === 0) {
+            // The last chunk, then optional trailers and an empty line.
+            const end = this.buf.indexOf(CRLF2, lineEnd - 2 < 0 ? 0 : lineEnd - 2);
+            if (end < 0) return undefined;
+            return this.done();
+          }
+          if (this.buf.length < lineEnd + 2 + size + 2) return undefined;
+          this.chunks.push(this.buf.subarray(lineEnd + 2, lineEnd + 2 + size));
+          this.buf = this.buf.subarray(lineEnd + 2 + size + 2);
+        }
+      default:
+        return undefined;
+    }
+  }
+
+  private done(): HttpResponse {
+    const text =
+      this.chunks.length === 1
+        ? this.chunks[0]!.toString('utf8')
+        : Buffer.concat(this.chunks).toString('utf8');
+    return { status: this.status, headers: this.headers, text };
+  }
+}
