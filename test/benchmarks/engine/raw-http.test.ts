@@ -23,9 +23,12 @@ async function rawServer(answer: (request: string, n: number) => string[]): Prom
         buf = buf.slice(end + len);
         const parts = answer(request, n++);
         // Each piece in its own write, so the parser sees responses split anywhere.
-        parts.forEach((p, i) =>
-          setTimeout(() => socket.write(p === 'CLOSE' ? '' : p, () => p === 'CLOSE' && socket.end()), i * 2),
-        );
+        for (const [i, p] of parts.entries()) {
+          setTimeout(() => {
+            if (p === 'CLOSE') socket.end();
+            else socket.write(p);
+          }, i * 2);
+        }
       }
     });
   });
