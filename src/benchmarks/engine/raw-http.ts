@@ -287,7 +287,7 @@ export class ResponseParser {
           if (Number.isNaN(size)) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'bad chunk size');
           if (size === 0) {
             // The last chunk, then optional trailers and an empty line.
-            const end = this.buf.indexOf(CRLF2, lineEnd - 2 < 0 ? 0 : lineEnd - 2);
+            const end = this.buf.indexOf(CRLF2, Math.max(0, lineEnd - 2));
             if (end < 0) return undefined;
             return this.done();
           }
