@@ -6,6 +6,7 @@ import { describePlan } from './dry-run';
 import { errorCode } from './errors';
 import { EXIT, exitCodeOf } from './exit-codes';
 import { type Listen, parseListen } from './live/live-server';
+import { validWorkerName } from './remote/protocol';
 import { compareResults, configDifferences, formatCompare, readResult } from './report/compare';
 import { formatSummary } from './report/summary-table';
 import { runLoadTest } from './run';
@@ -13,6 +14,8 @@ import { writeWarning } from './writes';
 
 /** Text of `--help`. */
 const HELP = `Usage: m benchmark --config <file.yaml> [options]
+       m benchmark --config <file.yaml> --nats <url> --workers <n> [options]
+       m benchmark worker --nats <url> [--name <name>]
        m benchmark --compare <baseline.json> <candidate.json> [--tolerance 0.1]
 
 Runs the load test a YAML file describes and writes result.json and report.html.
@@ -22,7 +25,10 @@ Options:
   --target-url <url>   override target_url (the same file against another deployment)
   --duration <s>       override duration_seconds
   --users <n>          override users.peak
-  --workers <n>        override generator.workers (load-generating threads)
+  --workers <n>        override generator.workers (load-generating threads); with --nats, the number
+                       of worker processes to spread the load over
+  --nats <url>         generate the load from worker processes (m benchmark worker) reached over NATS:
+                       validated once here, users and rate split exactly, one merged report
   --out <dir>          output directory (default load-results/<timestamp>/)
   --dry-run            validate and print the resolved plan (templates rendered with a fixed seed,
                        secrets masked, unset secrets shown as <unset NAME>); sends nothing
@@ -37,7 +43,8 @@ Options:
 
 Exit codes: 0 pass, 1 internal error, 2 usage, 3 thresholds breached, 4 invalid configuration,
             5 target unreachable, 6 generator saturated, 7 regression (--compare),
-            8 stopped by a threshold with abort_on_fail`;
+            8 stopped by a threshold with abort_on_fail, 9 incomplete (a --nats worker was lost,
+            or too few workers came)`;
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -96,6 +103,7 @@ export async function benchmarkCli(
     say(HELP);
     return EXIT.pass;
   }
+  if (positionals[0] === 'worker') return workerCommand(v, positionals, io);
   try {
     if (v.compare) {
       if (positionals.length !== 2) throw new UsageError('--compare needs two result files');
@@ -109,12 +117,15 @@ export async function benchmarkCli(
       return rows.some((r) => r.regression) ? EXIT.regression : EXIT.pass;
     }
     if (!v.config) throw new UsageError('--config <file.yaml> is required');
+    const remoteWorkers = v.nats ? intOption(v.workers, 'workers') : undefined;
+    if (v.nats && remoteWorkers === undefined) throw new UsageError('--nats needs --workers <n>');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const overrides: PlanOverrides = {
       targetUrl: v['target-url'],
       durationSeconds: intOption(v.duration, 'duration'),
       users: intOption(v.users, 'users'),
-      workers: intOption(v.workers, 'workers'),
+      // With --nats, --workers counts worker processes; each runs one generator.
+      workers: v.nats ? undefined : intOption(v.workers, 'workers'),
     };
     const watchPid = intOption(v['watch-pid'], 'watch-pid');
     const serve = {
@@ -149,6 +160,8 @@ export async function benchmarkCli(
         outDir: v.out,
         cleanup: v.cleanup === true,
         serve,
+        remote: v.nats ? { natsUrl: v.nats, workers: remoteWorkers! } : undefined,
+        onWorkerLost: (name) => io.err.write(`m benchmark: worker ${name} was lost; the run is incomplete\n`),
         onServing: (urls) => {
           if (urls.metrics) io.err.write(`metrics: ${urls.metrics}\n`);
           if (urls.dashboard) io.err.write(`dashboard: ${urls.dashboard}\n`);
@@ -173,6 +186,38 @@ export async function benchmarkCli(
   }
 }
 
+/** `m benchmark worker --nats <url> [--name <name>]`: serves runs until SIGINT or SIGTERM. */
+async function workerCommand(
+  v: ReturnType<typeof parse>['values'],
+  positionals: string[],
+  io: CliIo,
+): Promise<number> {
+  const fail = (s: string) => {
+    io.err.write(`m benchmark worker: ${s}\n`);
+    return EXIT.usage;
+  };
+  if (positionals.length > 1) return fail(`unexpected argument ${positionals[1]}`);
+  if (!v.nats) return fail('--nats <url> is required');
+  // Loaded only here: a local run never needs the NATS client.
+  const { defaultWorkerName, runWorker } = await import('./remote/worker');
+  const name = v.name ?? defaultWorkerName();
+  if (!validWorkerName(name)) return fail('--name is 1 to 64 letters, digits, - or _');
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await runWorker(v.nats, name, ac.signal, (s) => io.err.write(`${s}\n`));
+    return EXIT.pass;
+  } catch (err) {
+    io.err.write(`m benchmark worker: ${(err as Error).message} (${errorCode(err)})\n`);
+    return exitCodeOf(errorCode(err));
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -189,6 +234,8 @@ function parse(argv: string[]) {
       cleanup: { type: 'boolean' },
       'watch-pid': { type: 'string' },
       'metrics-port': { type: 'string' },
+      nats: { type: 'string' },
+      name: { type: 'string' },
       dashboard: { type: 'string' },
       compare: { type: 'boolean' },
       tolerance: { type: 'string' },

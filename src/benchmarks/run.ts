@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { LoadPlan } from './config/plan';
 import { type CleanupSummary, mergeCleanup } from './engine/cleanup';
 import { prepareGenerator } from './engine/generator';
+import { decodeHistogram, encodeHistogram, type LatencyHistogram, newHistogram } from './engine/histogram';
 import { HttpClient } from './engine/http-client';
 import { VirtualUser } from './engine/virtual-user';
 import { runWorkers } from './engine/worker-pool';
@@ -14,7 +15,7 @@ import { Aggregator } from './report/aggregate';
 import { buildResult } from './report/build-result';
 import { renderHtml } from './report/html-report';
 import { type LiveStream, LiveView } from './report/live-view';
-import type { AbortRecord, LoadResult } from './report/result';
+import type { AbortRecord, DistributedRun, LoadResult } from './report/result';
 import { discoverTarget } from './target/discover';
 import { createEncoder } from './target/encoder';
 import type { TargetInfo } from './target/target-info';
@@ -36,6 +37,10 @@ export interface RunOptions {
   serve?: LiveOptions;
   /** Told the live endpoints' URLs once they listen. */
   onServing?: (urls: LiveServers['urls']) => void;
+  /** Generate the load from `workers` worker processes reached over NATS instead of this process. */
+  remote?: { natsUrl: string; workers: number };
+  /** Told about a worker lost during a remote run. */
+  onWorkerLost?: (name: string) => void;
 }
 
 /** A finished run: its result and the files written. */
@@ -78,7 +83,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const sampler = o.watchPid !== undefined ? new ProcSampler(o.watchPid) : undefined;
   sampler?.start();
 
-  const workers = plan.generator.workers;
+  const workers = o.remote?.workers ?? plan.generator.workers;
   const agg = new Aggregator(
     plan.slots.map((s) => s.label),
     workers,
@@ -124,8 +129,56 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
     cpuBefore = process.cpuUsage();
   };
   let cleanups: CleanupSummary[];
+  let distributed: DistributedRun | undefined;
   try {
-    if (workers === 1) {
+    if (o.remote) {
+      // Loaded only here: a local run never needs the NATS client.
+      const { runRemote } = await import('./remote/coordinator');
+      const perWorker = new Map<string, { requests: number; histogram: LatencyHistogram }>();
+      const outcome = await runRemote(
+        {
+          ...o.remote,
+          configPath: plan.configPath,
+          source: plan.source,
+          target,
+          cleanup: o.cleanup === true,
+        },
+        onStart,
+        (name, snaps) => {
+          let w = perWorker.get(name);
+          if (!w) {
+            w = { requests: 0, histogram: newHistogram() };
+            perWorker.set(name, w);
+          }
+          for (const snap of snaps) {
+            for (const sc of snap.scenarios.slice(0, plan.scenarios.length)) {
+              w.requests += sc.count;
+              if (sc.histogram) w.histogram.add(decodeHistogram(sc.histogram));
+            }
+          }
+          onSnapshots(snaps);
+        },
+        (name) => {
+          o.onWorkerLost?.(name);
+          for (const p of agg.dropSource()) live.update(p);
+        },
+        signal,
+      );
+      cleanups = outcome.cleanups;
+      distributed = {
+        nats: o.remote.natsUrl,
+        incomplete: outcome.workers.some((w) => w.lost),
+        workers: outcome.workers.map((w) => {
+          const mine = perWorker.get(w.name);
+          return {
+            name: w.name,
+            lost: w.lost,
+            requests: mine?.requests ?? 0,
+            histogram: encodeHistogram(mine?.histogram ?? newHistogram()),
+          };
+        }),
+      };
+    } else if (workers === 1) {
       const generator = await prepareGenerator(plan, target);
       onStart(Date.now() + START_DELAY_MS);
       const shard = { index: 0, count: 1 };
@@ -155,7 +208,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const elapsedS = (finishedAt.getTime() - startAt) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const result = buildResult({
-    plan,
+    plan: o.remote ? { ...plan, generator: { ...plan.generator, workers } } : plan,
     target,
     agg,
     startedAt,
@@ -165,6 +218,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
     watch: sampler?.stop(),
     aborted,
     cleanup: { ...mergeCleanup(cleanups), requested: o.cleanup === true },
+    distributed,
   });
   await servers?.close(result.verdict.status);
   const dir = resolve(o.outDir ?? defaultOutDir(startedAt));

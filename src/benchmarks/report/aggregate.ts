@@ -76,7 +76,7 @@ export class Aggregator {
 
   constructor(
     readonly labels: string[],
-    private readonly sources: number,
+    private sources: number,
     private readonly totalSlots = labels.length,
   ) {
     this.scenarioCounters = labels.map(emptyCounters);
@@ -93,6 +93,16 @@ export class Aggregator {
       if (list.length >= this.sources) out.push(this.finalize(s.second));
     }
     return out;
+  }
+
+  /**
+   * One source is gone for good (a lost worker): seconds no longer wait for it; returns the points that
+   * thereby became final.
+   */
+  dropSource(): TimelinePoint[] {
+    this.sources = Math.max(1, this.sources - 1);
+    const ready = [...this.pending].filter(([, list]) => list.length >= this.sources).map(([s]) => s);
+    return ready.sort((a, b) => a - b).map((s) => this.finalize(s));
   }
 
   /** Finalizes whatever is left (a source that stopped early), in time order. */

@@ -7,6 +7,7 @@ import type { TargetWatch } from '../watch/proc-sampler';
 import type { Aggregator, Counters } from './aggregate';
 import {
   type AbortRecord,
+  type DistributedRun,
   type LoadResult,
   type MetricsResult,
   RESULT_SCHEMA,
@@ -30,6 +31,7 @@ export interface RunRecord {
   /** Set when an `abort_on_fail` threshold stopped the run. */
   aborted?: AbortRecord;
   cleanup?: CleanupSummary & { requested: boolean };
+  distributed?: DistributedRun;
 }
 
 function metrics(c: Counters, h: LatencyHistogram, seconds: number): MetricsResult {
@@ -103,6 +105,7 @@ export function buildResult(r: RunRecord): LoadResult {
     timeline: agg.timeline,
     targetProcess: r.watch,
     cleanup: r.cleanup,
-    verdict: decideVerdict(total, checks, saturation, r.aborted),
+    distributed: r.distributed,
+    verdict: decideVerdict(total, checks, saturation, r.aborted, r.distributed?.incomplete),
   };
 }

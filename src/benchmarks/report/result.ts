@@ -60,12 +60,33 @@ export interface Saturation {
 
 /** The verdict and its exit code. */
 export interface Verdict {
-  status: 'pass' | 'thresholds_breached' | 'generator_saturated' | 'target_unreachable' | 'aborted';
+  status:
+    | 'pass'
+    | 'thresholds_breached'
+    | 'generator_saturated'
+    | 'target_unreachable'
+    | 'aborted'
+    | 'incomplete';
   exitCode: number;
   checks: ThresholdCheck[];
   saturation: Saturation;
   /** Why the run was stopped early by an `abort_on_fail` threshold. */
   aborted?: AbortRecord;
+}
+
+/** A run spread over worker processes (`--nats`): each worker's share, and whether one was lost. */
+export interface DistributedRun {
+  nats: string;
+  /** True when a worker was lost: its share of the load is missing from the numbers. */
+  incomplete: boolean;
+  workers: Array<{
+    name: string;
+    lost: boolean;
+    /** Requests of the scenarios (the run's total) this worker recorded. */
+    requests: number;
+    /** Its latencies (HdrHistogram V2, microseconds): they merge exactly into the run's total. */
+    histogram: string;
+  }>;
 }
 
 /** An `abort_on_fail` threshold breached during the run. */
@@ -101,5 +122,6 @@ export interface LoadResult {
   targetProcess?: TargetWatch;
   /** Records DocType scenarios created and did not delete; with `--cleanup`, how many were deleted. */
   cleanup?: CleanupSummary & { requested: boolean };
+  distributed?: DistributedRun;
   verdict: Verdict;
 }

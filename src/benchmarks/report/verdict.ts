@@ -57,11 +57,13 @@ export function decideVerdict(
   checks: ThresholdCheck[],
   saturation: Saturation,
   aborted?: AbortRecord,
+  incomplete = false,
 ): Verdict {
   const answered = total.ok + total.failed + total.throttled;
   if (total.count === 0 || answered === 0) {
     return { status: 'target_unreachable', exitCode: EXIT.targetUnreachable, checks, saturation };
   }
+  if (incomplete) return { status: 'incomplete', exitCode: EXIT.incomplete, checks, saturation, aborted };
   if (aborted) return { status: 'aborted', exitCode: EXIT.thresholdAborted, checks, saturation, aborted };
   if (saturation.saturated)
     return { status: 'generator_saturated', exitCode: EXIT.generatorSaturated, checks, saturation };
