@@ -53,9 +53,10 @@ function checksYaml(c: CheckPlan): string[] {
   return [statusCheckName(c), ...c.more.map((m) => m.name)];
 }
 
-/** Captured variables render as `<vars.name>`: their values exist only during a run. */
+/** Captured variables and data columns render as `<vars.name>`, `<data.column>`: they exist only in a run. */
 const PREVIEW_CTX: RenderContext = {
   vars: new Proxy({}, { get: (_t, name) => `<vars.${String(name)}>` }),
+  data: new Proxy({}, { get: (_t, name) => `<data.${String(name)}>` }),
 };
 
 function step(st: FlowStepPlan): Record<string, unknown> {
@@ -99,23 +100,28 @@ function scenario(s: ScenarioPlan, plan: LoadPlan): Record<string, unknown> {
       ...base,
       doctype: s.doctype,
       mix: s.mix,
-      filters: s.filters?.(),
-      payload_overrides: s.overrides?.(),
+      filters: s.filters?.(PREVIEW_CTX),
+      payload_overrides: s.overrides?.(PREVIEW_CTX),
     };
   }
   if (s.type === 'rpc') {
     return {
       ...base,
-      request: { method: 'POST', rpc: s.method, kwargs: s.kwargs?.(), args: s.args?.() },
+      request: {
+        method: 'POST',
+        rpc: s.method,
+        kwargs: s.kwargs?.(PREVIEW_CTX),
+        args: s.args?.(PREVIEW_CTX),
+      },
     };
   }
   return {
     ...base,
     request: {
       method: s.method,
-      path: s.path(),
-      headers: maskHeaders(s.headers() as Record<string, unknown>),
-      body: s.bodyFactory ? `(from ${s.bodyFactory.spec})` : s.body?.(),
+      path: s.path(PREVIEW_CTX),
+      headers: maskHeaders(s.headers(PREVIEW_CTX) as Record<string, unknown>),
+      body: s.bodyFactory ? `(from ${s.bodyFactory.spec})` : s.body?.(PREVIEW_CTX),
     },
   };
 }

@@ -153,7 +153,15 @@ export function buildPlan(
     }
     if (t.type === 'flow') {
       const firstSlot = c.targets.length + stepSlots.length;
-      const steps = buildFlowSteps(t.steps, [...path, 'steps'], firstSlot, compile, src, issues);
+      const steps = buildFlowSteps(
+        t.steps,
+        [...path, 'steps'],
+        firstSlot,
+        compile,
+        src,
+        issues,
+        data?.columns,
+      );
       for (const [i, s] of steps.entries())
         stepSlots.push({ label: `${label} > ${s.name}`, scenario: index, step: i });
       return { ...common, type: 'flow', checks: compileChecks(undefined, []), steps, data };
