@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shardUsers } from '../../../src/benchmarks/engine/executor';
+import { newHistogram, recordUs, summarize } from '../../../src/benchmarks/engine/histogram';
 import { classify, errorRate } from '../../../src/benchmarks/engine/outcome';
 import { Recorder } from '../../../src/benchmarks/engine/recorder';
 import { ArrivalClock, shorthandStages } from '../../../src/benchmarks/engine/stages';
@@ -64,6 +65,22 @@ describe('Recorder and Aggregator', () => {
     const snaps = r.flush();
     r.close();
     expect(snaps.map((s) => [s.second, s.scenarios[0]!.count])).toEqual([[1, 1]]);
+  });
+});
+
+describe('latency summaries', () => {
+  it('are the library's own percentiles and mean, computed in one pass', () => {
+    const h = newHistogram();
+    for (let i = 0; i < 5000; i++) recordUs(h, ((i * 7919) % 5000) ** 2 / 100 + 100);
+    const ms = (us: number) => Math.round(us) / 1000;
+    expect(summarize(h)).toEqual({
+      p50: ms(h.getValueAtPercentile(50)),
+      p95: ms(h.getValueAtPercentile(95)),
+      p99: ms(h.getValueAtPercentile(99)),
+      max: ms(h.maxValue),
+      mean: ms(h.mean),
+    });
+    expect(summarize(newHistogram())).toEqual({ p50: 0, p95: 0, p99: 0, max: 0, mean: 0 });
   });
 });
 
