@@ -69,7 +69,7 @@ describe('Recorder and Aggregator', () => {
 });
 
 describe('latency summaries', () => {
-  it('are the library's own percentiles and mean, computed in one pass', () => {
+  it('are the library percentiles and mean, computed in one pass', () => {
     const h = newHistogram();
     for (let i = 0; i < 5000; i++) recordUs(h, ((i * 7919) % 5000) ** 2 / 100 + 100);
     const ms = (us: number) => Math.round(us) / 1000;
