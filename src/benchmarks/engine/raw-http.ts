@@ -2,6 +2,9 @@ import { connect, type Socket } from 'node:net';
 import type { HttpRequest, HttpResponse } from './http-client';
 import { RawHttpError, ResponseParser } from './http-response-parser';
 
+/** A header name: an HTTP token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /**
  * The exchange a connection is busy with. Each socket has one set of listeners for its whole life,
  * dispatching to its current exchange: adding and removing listeners per request costs more than the
@@ -45,7 +48,17 @@ export class RawHttpPool {
   /** Sends a request (path with query, headers as given, `host` included) and reads the whole response. */
   request(path: string, req: HttpRequest, headers: Record<string, string>): Promise<HttpResponse> {
     let head = `${req.method} ${path} HTTP/1.1\r\n`;
-    for (const k in headers) head += `${k}: ${headers[k]}\r\n`;
+    for (const k in headers) {
+      const v = String(headers[k]);
+      // A rendered value (a data file's row, a captured value) must not smuggle in a header or request.
+      if (/[\r\n]/.test(v) || !HEADER_NAME.test(k) || /[\s]/.test(path)) {
+        return Promise.reject(
+          new RawHttpError('invalid_request', `header ${k} or the path has a line break or space`),
+        );
+      }
+      // The length is the body's own.
+      if (k.toLowerCase() !== 'content-length') head += `${k}: ${v}\r\n`;
+    }
     const body = req.body === undefined ? undefined : Buffer.from(req.body, 'utf8');
     if (body) head += `content-length: ${body.length}\r\n`;
     else if (req.method !== 'GET' && req.method !== 'HEAD') head += 'content-length: 0\r\n';

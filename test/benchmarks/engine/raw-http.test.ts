@@ -100,6 +100,27 @@ describe('the plain-http client', () => {
     }
   });
 
+  it('refuses a header value with a line break (a rendered value must not inject a header) without sending', async () => {
+    const requests: string[] = [];
+    const base = await rawServer((req) => {
+      requests.push(req);
+      return ['HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'];
+    });
+    const http = new HttpClient({ connections: 1, timeoutMs: 5000 });
+    try {
+      await expect(
+        http.request({ method: 'GET', url: `${base}/`, headers: { 'x-name': 'a\r\nx-admin: 1' } }),
+      ).rejects.toMatchObject({ code: 'invalid_request' });
+      expect(
+        (await http.request({ method: 'GET', url: `${base}/ok`, headers: { 'x-name': 'a' } })).status,
+      ).toBe(200);
+    } finally {
+      await http.close();
+    }
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatch(/^GET \/ok /);
+  });
+
   it('rejects with coded errors: refused, and no answer within the timeout', async () => {
     const http = new HttpClient({ connections: 2, timeoutMs: 300 });
     try {
