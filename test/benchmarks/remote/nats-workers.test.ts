@@ -1,10 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchmarkCli } from '../../../src/benchmarks/cli';
+import { loadPlanFile } from '../../../src/benchmarks/config/load-plan';
 import { decodeHistogram, newHistogram, summarize } from '../../../src/benchmarks/engine/histogram';
 import { EXIT } from '../../../src/benchmarks/exit-codes';
+import { type Assignment, SUBJECTS } from '../../../src/benchmarks/remote/protocol';
 import type { LoadResult } from '../../../src/benchmarks/report/result';
 import { type NatsServerHandle, startNatsServer } from '../../helpers/nats-server';
 import { type RecordingServer, startRecordingServer } from '../helpers/recording-server';
@@ -95,6 +98,35 @@ describe('m benchmark over NATS with two worker processes', () => {
     expect(summarize(union).p99).toBe(result.total.latencyMs.p99);
     expect(summarize(union).p50).toBe(result.total.latencyMs.p50);
     expect(result.config.workers).toBe(2);
+  });
+
+  it('a worker that cannot reach the target refuses its share, naming itself', async () => {
+    const path = writeConfig(`target_url: http://127.0.0.1:1
+auth: { mode: none }
+duration_seconds: 1
+targets: [{ type: endpoint, name: e, method: GET, path: /e }]
+`);
+    const loaded = await loadPlanFile(path, {});
+    if (!loaded.ok) throw new Error('invalid');
+    const nc = await connect({ servers: nats.url });
+    try {
+      const assignment: Assignment = {
+        run: 'probe',
+        configPath: path,
+        source: loaded.plan.source,
+        target: { security: null, doctypes: {}, services: {} },
+        shard: { index: 0, count: 1 },
+        cleanup: false,
+      };
+      const reply = await nc.request(SUBJECTS.assign('w1'), JSON.stringify(assignment), { timeout: 30_000 });
+      expect(reply.json()).toEqual({
+        ok: false,
+        code: 'target_unreachable',
+        message: 'worker w1 cannot reach http://127.0.0.1:1 (ECONNREFUSED)',
+      });
+    } finally {
+      await nc.close();
+    }
   });
 
   it('marks the run incomplete (exit 9) when a worker is killed mid-run, naming it', async () => {
