@@ -1,12 +1,16 @@
 /**
- * How far the load-test harness can be trusted, measured in one run against autocannon:
- * 1. throughput: the same fast node:http server (in a child process, so neither tool shares its event loop
+ * How far the load-test harness can be trusted, and what it costs, measured in one run against autocannon:
+ * 1. cost: the reference load (167 req/s, open model, 1,000 users) from the built harness in a process of
+ *    its own, against autocannon at the same rate in its own; CPU seconds during the load from each
+ *    process's own accounting, and peak RSS; printed as harness/autocannon CPU and harness MB;
+ * 2. throughput: the same fast node:http server (in a child process, so neither tool shares its event loop
  *    with it), the same number of connections, alternating rounds; printed as harness/autocannon req/s;
- * 2. latency error: a server that answers after a fixed 50 ms and measures its own time per request (the
- *    truth); printed as reported p50/p99 minus the server's p50/p99, in microseconds, for both tools.
+ * 3. latency error: a server that answers after a fixed 50 ms and measures its own time per request (the
+ *    truth); printed as reported p50/p99 minus the server's p50/p99, in microseconds, for both tools, and
+ *    as the ratio of the harness's error to autocannon's.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +20,13 @@ import { loadPlan } from '../src/benchmarks/config/load-plan';
 import { runLoadTest } from '../src/benchmarks/run';
 
 const CONNECTIONS = 50;
+/** The reference load: 10,000 requests a minute, open model, 1,000 users configured. */
+const REF_RATE = 167;
+const REF_USERS = 1000;
+const REF_S = 10;
+/** autocannon's connections at the reference rate (it opens them all at once). */
+const REF_CANNON_CONNECTIONS = 100;
+const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 const ROUND_S = 3;
 const ROUNDS = 2;
 const SLOW_S = 5;
@@ -74,7 +85,6 @@ targets: [{ type: endpoint, name: hit, method: GET, path: ${path} }]
     if (!plan.ok) throw new Error(JSON.stringify(plan.issues));
     const { result } = await runLoadTest({
       plan: plan.plan,
-      overrides: {},
       outDir: dir,
       live: { write: () => true },
     });
@@ -95,6 +105,90 @@ async function cannon(url: string, seconds: number) {
   return { rps: r.requests.total / seconds, p50Us: r.latency.p50 * 1000, p99Us: r.latency.p99 * 1000 };
 }
 
+type Cost = { cpuS: number; maxRssMb: number; requests: number };
+
+/** The built harness at the reference load, in its own process (as `m benchmark` runs in production). */
+function harnessCost(url: string): Cost {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cost-'));
+  try {
+    writeFileSync(
+      join(dir, 'load.yaml'),
+      `target_url: ${url}
+auth: { mode: none }
+users: { peak: ${REF_USERS} }
+rate: { requests_per_second: ${REF_RATE} }
+duration_seconds: ${REF_S}
+thresholds: { p95_ms: 60000 }
+generator: { max_event_loop_lag_ms: 60000 }
+targets: [{ type: endpoint, name: hit, method: GET, path: / }]
+`,
+    );
+    const usage = join(dir, 'usage.json');
+    try {
+      execFileSync(
+        process.execPath,
+        [
+          '--import',
+          join(ROOT, 'bench', 'loadtest-usage.mjs'),
+          join(ROOT, 'dist', 'benchmarks', 'load-test.js'),
+          '--config',
+          join(dir, 'load.yaml'),
+          '--out',
+          join(dir, 'out'),
+        ],
+        { env: { ...process.env, BENCH_USAGE_FILE: usage }, stdio: 'ignore' },
+      );
+    } catch {
+      // A verdict other than pass exits non-zero; the numbers are still read below.
+    }
+    const result = JSON.parse(readFileSync(join(dir, 'out', 'result.json'), 'utf8')) as {
+      total: { count: number; failed: number; errors: number };
+      durationSeconds: number;
+      verdict: { saturation: { cpuPercent: number } };
+    };
+    if (result.total.failed + result.total.errors > 0) throw new Error('harness saw failures');
+    const { maxRssMb } = JSON.parse(readFileSync(usage, 'utf8')) as { maxRssMb: number };
+    return {
+      cpuS: (result.verdict.saturation.cpuPercent / 100) * result.durationSeconds,
+      maxRssMb,
+      requests: result.total.count,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** autocannon at the reference rate, in its own process. */
+function cannonCost(url: string): Cost {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cost-'));
+  try {
+    const usage = join(dir, 'usage.json');
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        join(ROOT, 'bench', 'loadtest-usage.mjs'),
+        join(ROOT, 'bench', 'loadtest-autocannon.mjs'),
+        url,
+        String(REF_CANNON_CONNECTIONS),
+        String(REF_S),
+        String(REF_RATE),
+      ],
+      { env: { ...process.env, BENCH_USAGE_FILE: usage }, encoding: 'utf8' },
+    );
+    const r = JSON.parse(out.trim().split('\n').at(-1)!) as {
+      requests: number;
+      failures: number;
+      cpuS: number;
+    };
+    if (r.failures > 0) throw new Error('autocannon saw failures');
+    const { maxRssMb } = JSON.parse(readFileSync(usage, 'utf8')) as { maxRssMb: number };
+    return { cpuS: r.cpuS, maxRssMb, requests: r.requests };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'] });
   try {
@@ -102,26 +196,46 @@ async function main() {
       child.once('message', (m) => resolve(m as { port: number })),
     );
     const base = `http://127.0.0.1:${port}`;
+    execFileSync('npm', ['run', '--silent', 'build:harness'], { cwd: ROOT, stdio: 'inherit' });
+    const ours = harnessCost(base);
+    const theirs = cannonCost(`${base}/`);
+    const costRatio = ours.cpuS / theirs.cpuS;
+    console.log(
+      `Cost at the reference load (${REF_RATE} req/s, open model, ${REF_USERS} users; autocannon ${REF_CANNON_CONNECTIONS} connections), ${REF_S} s, each tool in its own process:`,
+    );
+    for (const [name, c] of [
+      ['harness', ours],
+      ['autocannon', theirs],
+    ] as const) {
+      console.log(
+        `  ${name.padEnd(10)}  ${c.requests} requests, CPU ${c.cpuS.toFixed(2)} s (${((c.cpuS / REF_S) * 100).toFixed(1)} % of a core), peak RSS ${c.maxRssMb.toFixed(0)} MB`,
+      );
+    }
+    console.log(
+      `  ratio harness / autocannon CPU: ${costRatio.toFixed(2)}x (goal <= 2x); harness RSS ${ours.maxRssMb.toFixed(0)} MB (goal <= 120)`,
+    );
     // Warm-up of the server's and both tools' JIT.
     await cannon(`${base}/`, 1);
     await harness(base, '/', 1);
 
-    let ours = 0;
-    let theirs = 0;
+    let oursRps = 0;
+    let theirsRps = 0;
     for (let i = 0; i < ROUNDS; i++) {
-      ours += (await harness(base, '/', ROUND_S)).rps;
-      theirs += (await cannon(`${base}/`, ROUND_S)).rps;
+      oursRps += (await harness(base, '/', ROUND_S)).rps;
+      theirsRps += (await cannon(`${base}/`, ROUND_S)).rps;
     }
-    ours /= ROUNDS;
-    theirs /= ROUNDS;
+    oursRps /= ROUNDS;
+    theirsRps /= ROUNDS;
+    const speedRatio = oursRps / theirsRps;
     console.log(
-      `Throughput, fast node:http server, ${CONNECTIONS} connections, ${ROUNDS} x ${ROUND_S} s each (alternating):`,
+      `\nThroughput, fast node:http server, ${CONNECTIONS} connections, ${ROUNDS} x ${ROUND_S} s each (alternating):`,
     );
-    console.log(`  harness     ${ours.toFixed(0)} req/s`);
-    console.log(`  autocannon  ${theirs.toFixed(0)} req/s`);
-    console.log(`  ratio harness / autocannon: ${(ours / theirs).toFixed(2)}x`);
+    console.log(`  harness     ${oursRps.toFixed(0)} req/s`);
+    console.log(`  autocannon  ${theirsRps.toFixed(0)} req/s`);
+    console.log(`  ratio harness / autocannon: ${speedRatio.toFixed(2)}x (goal >= 1x)`);
 
     const rows: string[] = [];
+    const errors: Record<string, { p50: number; p99: number }> = {};
     for (const [name, runTool] of [
       ['harness', () => harness(base, '/slow', SLOW_S)],
       ['autocannon', () => cannon(`${base}/slow`, SLOW_S)],
@@ -130,6 +244,7 @@ async function main() {
       await ask<Stats>(child, 'stats'); // the reset is processed before the run starts
       const r = await runTool();
       const truth = await ask<Stats>(child, 'stats');
+      errors[name] = { p50: Math.abs(r.p50Us - truth.p50), p99: Math.abs(r.p99Us - truth.p99) };
       rows.push(
         `  ${name.padEnd(10)}  reported p50 ${r.p50Us.toFixed(0)} us, p99 ${r.p99Us.toFixed(0)} us; ` +
           `server truth p50 ${truth.p50.toFixed(0)} us, p99 ${truth.p99.toFixed(0)} us (${truth.count} requests); ` +
@@ -141,6 +256,13 @@ async function main() {
       `\nLatency error, server answering after ${DELAY_MS} ms, ${CONNECTIONS} connections, ${SLOW_S} s:`,
     );
     for (const row of rows) console.log(row);
+    const e = (m: 'p50' | 'p99') => errors.harness![m] / Math.max(1, errors.autocannon![m]);
+    console.log(
+      `  ratio of |error| harness / autocannon: p50 ${e('p50').toFixed(2)}x, p99 ${e('p99').toFixed(2)}x (goal <= 1x)`,
+    );
+    console.log(
+      `\nSummary: CPU ${costRatio.toFixed(2)}x autocannon, RSS ${ours.maxRssMb.toFixed(0)} MB; throughput ${speedRatio.toFixed(2)}x; latency error p50 ${e('p50').toFixed(2)}x, p99 ${e('p99').toFixed(2)}x`,
+    );
   } finally {
     child.send('exit');
   }

@@ -1,8 +1,8 @@
 /**
  * Exit codes of `m benchmark` and `load-test.js` (a public API, as in k6: CI scripts switch on them;
- * docs/load-testing.md lists them). When several apply, the first in this order wins: invalid config, target
- * unreachable, generator saturated (its numbers cannot be trusted, so thresholds are not judged on them),
- * thresholds breached.
+ * docs/load-testing.md#metrics-verdict-and-exit-codes lists them). When several apply, the first in this order wins: invalid config,
+ * target unreachable, run incomplete (a worker lost), aborted by a threshold, generator saturated (its numbers
+ * cannot be trusted, so thresholds are not judged on them), thresholds breached.
  */
 export const EXIT = {
   /** The run finished and every threshold held (`--compare`: no regression). */
@@ -21,6 +21,10 @@ export const EXIT = {
   generatorSaturated: 6,
   /** `--compare`: the second result regressed against the first. */
   regression: 7,
+  /** A threshold with `abort_on_fail` was breached during the run, which was stopped (report written). */
+  thresholdAborted: 8,
+  /** `--nats`: a worker was lost during the run; the numbers cover only part of the load (report written). */
+  incomplete: 9,
 } as const;
 
 type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -36,6 +40,8 @@ export function exitCodeOf(code: string): ExitCode {
       return EXIT.invalidConfig;
     case 'invalid_result':
       return EXIT.usage;
+    case 'workers_missing':
+      return EXIT.incomplete;
     default:
       return EXIT.internalError;
   }

@@ -1,18 +1,21 @@
 import { setMaxListeners } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { PlanOverrides } from './config/load-plan';
 import type { LoadPlan } from './config/plan';
+import { type CleanupSummary, mergeCleanup } from './engine/cleanup';
 import { prepareGenerator } from './engine/generator';
+import { decodeHistogram, encodeHistogram, type LatencyHistogram, newHistogram } from './engine/histogram';
 import { HttpClient } from './engine/http-client';
 import { VirtualUser } from './engine/virtual-user';
 import { runWorkers } from './engine/worker-pool';
 import type { WorkerData } from './engine/worker-protocol';
+import { type LiveOptions, type LiveServers, startLiveServers } from './live/live-server';
+import { abortCheck } from './report/abort-watch';
 import { Aggregator } from './report/aggregate';
 import { buildResult } from './report/build-result';
 import { renderHtml } from './report/html-report';
 import { type LiveStream, LiveView } from './report/live-view';
-import type { LoadResult } from './report/result';
+import type { AbortRecord, DistributedRun, LoadResult } from './report/result';
 import { discoverTarget } from './target/discover';
 import { createEncoder } from './target/encoder';
 import type { TargetInfo } from './target/target-info';
@@ -21,8 +24,6 @@ import { ProcSampler } from './watch/proc-sampler';
 /** How to run a plan. */
 export interface RunOptions {
   plan: LoadPlan;
-  /** The overrides the plan was built with (generator threads rebuild it from the file). */
-  overrides: PlanOverrides;
   /** Output directory (default `load-results/<timestamp>/` under the working directory). */
   outDir?: string;
   watchPid?: number;
@@ -30,6 +31,16 @@ export interface RunOptions {
   live?: LiveStream;
   /** Abort to stop early; the run is still reported. */
   signal?: AbortSignal;
+  /** Delete the records the run created once the load is over. */
+  cleanup?: boolean;
+  /** Serve OpenMetrics and/or the live dashboard while the run lasts. */
+  serve?: LiveOptions;
+  /** Told the live endpoints' URLs once they listen. */
+  onServing?: (urls: LiveServers['urls']) => void;
+  /** Generate the load from `workers` worker processes reached over NATS instead of this process. */
+  remote?: { natsUrl: string; workers: number };
+  /** Told about a worker lost during a remote run. */
+  onWorkerLost?: (name: string) => void;
 }
 
 /** A finished run: its result and the files written. */
@@ -60,45 +71,136 @@ function defaultOutDir(now = new Date()): string {
  */
 export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const { plan } = o;
-  const signal = o.signal ?? new AbortController().signal;
+  // The run stops on the caller's signal (Ctrl-C) or on an `abort_on_fail` threshold.
+  const stop = new AbortController();
+  const signal = stop.signal;
+  const onCallerAbort = () => stop.abort();
+  if (o.signal?.aborted) stop.abort();
+  o.signal?.addEventListener('abort', onCallerAbort, { once: true });
   // Every sleeping user listens for the abort: thousands of listeners are expected.
   setMaxListeners(0, signal);
   const target = await discover(plan);
   const sampler = o.watchPid !== undefined ? new ProcSampler(o.watchPid) : undefined;
   sampler?.start();
 
-  const workers = plan.generator.workers;
+  const workers = o.remote?.workers ?? plan.generator.workers;
   const agg = new Aggregator(
-    plan.scenarios.map((s) => s.label),
+    plan.slots.map((s) => s.label),
     workers,
+    plan.scenarios.length,
   );
   const live = new LiveView(o.live ?? process.stdout, plan.durationSeconds);
-  const onSnapshots = (snaps: Parameters<Aggregator['add']>[0]) => {
-    for (const p of agg.add(snaps)) live.update(p);
-  };
+  let aborted: AbortRecord | undefined;
   let startAt = Date.now();
   let cpuBefore = process.cpuUsage();
+  let servers: LiveServers | undefined;
+  if (o.serve && (o.serve.metrics || o.serve.dashboard)) {
+    servers = await startLiveServers(
+      o.serve,
+      {
+        agg,
+        elapsedSeconds: () => Math.max(0, (Date.now() - startAt) / 1000),
+        cpuSeconds: () => {
+          const c = process.cpuUsage(cpuBefore);
+          return (c.user + c.system) / 1e6;
+        },
+      },
+      {
+        targetUrl: plan.targetUrl,
+        labels: plan.scenarios.map((s) => s.label),
+        open: plan.model.kind === 'open',
+        durationSeconds: plan.durationSeconds,
+      },
+    );
+    o.onServing?.(servers.urls);
+  }
+  const onSnapshots = (snaps: Parameters<Aggregator['add']>[0]) => {
+    for (const p of agg.add(snaps)) {
+      live.update(p);
+      servers?.publish(p, sampler && { pid: sampler.pid, samples: sampler.samplesSoFar() });
+      if (!aborted) {
+        aborted = abortCheck(plan, agg, p.t + 1);
+        if (aborted) stop.abort();
+      }
+    }
+  };
   const onStart = (at: number) => {
     startAt = at;
     cpuBefore = process.cpuUsage();
   };
+  let cleanups: CleanupSummary[];
+  let distributed: DistributedRun | undefined;
   try {
-    if (workers === 1) {
+    if (o.remote) {
+      // Loaded only here: a local run never needs the NATS client.
+      const { runRemote } = await import('./remote/coordinator');
+      const perWorker = new Map<string, { requests: number; histogram: LatencyHistogram }>();
+      const outcome = await runRemote(
+        {
+          ...o.remote,
+          configPath: plan.configPath,
+          source: plan.source,
+          target,
+          cleanup: o.cleanup === true,
+        },
+        onStart,
+        (name, snaps) => {
+          let w = perWorker.get(name);
+          if (!w) {
+            w = { requests: 0, histogram: newHistogram() };
+            perWorker.set(name, w);
+          }
+          for (const snap of snaps) {
+            for (const sc of snap.scenarios.slice(0, plan.scenarios.length)) {
+              w.requests += sc.count;
+              if (sc.histogram) w.histogram.add(decodeHistogram(sc.histogram));
+            }
+          }
+          onSnapshots(snaps);
+        },
+        (name) => {
+          o.onWorkerLost?.(name);
+          for (const p of agg.dropSource()) live.update(p);
+        },
+        signal,
+      );
+      cleanups = outcome.cleanups;
+      distributed = {
+        nats: o.remote.natsUrl,
+        incomplete: outcome.workers.some((w) => w.lost),
+        workers: outcome.workers.map((w) => {
+          const mine = perWorker.get(w.name);
+          return {
+            name: w.name,
+            lost: w.lost,
+            requests: mine?.requests ?? 0,
+            histogram: encodeHistogram(mine?.histogram ?? newHistogram()),
+          };
+        }),
+      };
+    } else if (workers === 1) {
       const generator = await prepareGenerator(plan, target);
       onStart(Date.now() + START_DELAY_MS);
-      await generator.run({ shard: { index: 0, count: 1 }, startAt, signal, onSnapshots });
+      const shard = { index: 0, count: 1 };
+      cleanups = [await generator.run({ shard, startAt, signal, onSnapshots, cleanup: o.cleanup })];
     } else {
+      // Each thread gets the validated plan's own inputs, never the path to read again.
       const shards: WorkerData[] = Array.from({ length: workers }, (_, index) => ({
         kind: 'desk-load-generator',
         configPath: plan.configPath,
-        overrides: o.overrides,
+        source: plan.source,
         target,
         shard: { index, count: workers },
+        cleanup: o.cleanup === true,
       }));
-      await runWorkers(shards, onStart, onSnapshots, signal);
+      cleanups = await runWorkers(shards, onStart, onSnapshots, signal);
     }
+  } catch (err) {
+    await servers?.close('failed');
+    throw err;
   } finally {
     live.done();
+    o.signal?.removeEventListener('abort', onCallerAbort);
   }
   const startedAt = new Date(startAt);
   agg.finish();
@@ -106,7 +208,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const elapsedS = (finishedAt.getTime() - startAt) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const result = buildResult({
-    plan,
+    plan: o.remote ? { ...plan, generator: { ...plan.generator, workers } } : plan,
     target,
     agg,
     startedAt,
@@ -114,7 +216,11 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
     measuredSeconds: Math.max(0.001, Math.min(plan.durationSeconds, elapsedS)),
     cpuPercent: Math.round(((cpu.user + cpu.system) / 1e6 / Math.max(elapsedS, 0.001)) * 1000) / 10,
     watch: sampler?.stop(),
+    aborted,
+    cleanup: { ...mergeCleanup(cleanups), requested: o.cleanup === true },
+    distributed,
   });
+  await servers?.close(result.verdict.status);
   const dir = resolve(o.outDir ?? defaultOutDir(startedAt));
   await mkdir(dir, { recursive: true });
   const jsonPath = join(dir, 'result.json');

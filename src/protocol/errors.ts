@@ -75,6 +75,7 @@ export type ErrorCode =
   | 'login_failed'
   | 'factory_failed'
   | 'worker_failed'
+  | 'workers_missing'
   | 'invalid_result';
 
 /** One field-level problem of a validation error. Never carries the submitted value. */

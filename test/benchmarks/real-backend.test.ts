@@ -145,7 +145,14 @@ targets:
 });
 
 describe('examples/load against the real backend', () => {
-  const examples = ['crm-session', 'stock-api-key', 'endpoints-bearer', 'public-none', 'custom-factory'];
+  const examples = [
+    'crm-session',
+    'stock-api-key',
+    'endpoints-bearer',
+    'public-none',
+    'custom-factory',
+    'customer-flow',
+  ];
   for (const name of examples) {
     it(`${name}.yaml runs without a failure`, async () => {
       const path = join(ROOT_DIR, 'examples', 'load', `${name}.yaml`);

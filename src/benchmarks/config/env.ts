@@ -46,9 +46,20 @@ export function checkInlineSecrets(raw: unknown, src: YamlSource): ConfigIssue[]
   return issues;
 }
 
+/** The placeholder a dry run shows for an unset secret variable. */
+export function unsetPlaceholder(name: string): string {
+  return `<unset ${name}>`;
+}
+
+/** Tells whether `path` is a secret of an auth object (`auth.token`, `targets[2].auth.password`). */
+function isSecretPath(path: ReadonlyArray<string | number>): boolean {
+  return path.length >= 2 && path[path.length - 2] === 'auth' && SECRET_KEYS.has(String(path.at(-1)));
+}
+
 /**
  * Replaces `${ENV_NAME}` references in every string of the tree with the environment's values.
- * A reference to an unset variable is an issue naming it; the value is left unresolved.
+ * A reference to an unset variable is an issue naming it; the value is left unresolved. With
+ * `placeholders` (dry run), an unset variable inside an auth secret becomes {@link unsetPlaceholder}.
  */
 export function substituteEnv(
   value: unknown,
@@ -56,22 +67,43 @@ export function substituteEnv(
   src: YamlSource,
   issues: ConfigIssue[],
   path: (string | number)[] = [],
+  placeholders = false,
 ): unknown {
   if (typeof value === 'string') {
     return value.replace(ENV_REF, (ref, name: string) => {
       const v = env[name];
       if (v === undefined) {
+        if (placeholders && isSecretPath(path)) return unsetPlaceholder(name);
         issues.push(src.issue('missing_env', path, `environment variable ${name} is not set`));
         return ref;
       }
       return v;
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, src, issues, [...path, i]));
+  const sub = (v: unknown, seg: string | number) =>
+    substituteEnv(v, env, src, issues, [...path, seg], placeholders);
+  if (Array.isArray(value)) return value.map((v, i) => sub(v, i));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, src, issues, [...path, k]);
+    for (const [k, v] of Object.entries(value)) out[k] = sub(v, k);
     return out;
   }
   return value;
+}
+
+/** The set variables among those the tree references, with their values (what a plan depends on). */
+export function referencedEnv(
+  value: unknown,
+  env: Record<string, string | undefined>,
+  out: Record<string, string> = {},
+): Record<string, string> {
+  if (typeof value === 'string') {
+    for (const m of value.matchAll(ENV_REF)) {
+      const v = env[m[1]!];
+      if (v !== undefined) out[m[1]!] = v;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) referencedEnv(v, env, out);
+  }
+  return out;
 }

@@ -1,3 +1,5 @@
+import type { Capture, CheckPlan } from '../checks/checks';
+import type { DataPlan } from '../data/feeder';
 import type { Renderer } from '../template/template';
 import type { ModuleRef } from './module-ref';
 
@@ -8,19 +10,72 @@ import type { ModuleRef } from './module-ref';
  */
 export interface LoadPlan {
   configPath: string;
+  /**
+   * What the plan was validated from: generator threads compile their own copy from it (compiled
+   * templates are functions and cannot cross threads), never from the file on disk, which may have
+   * changed since the main thread validated and reported it.
+   */
+  source: PlanSource;
   /** Base URL without a trailing slash. */
   targetUrl: string;
   /** `Host` header override (`users.host`). */
   hostHeader?: string;
   durationSeconds: number;
   users: UsersPlan;
-  model: { kind: 'closed' } | { kind: 'open'; ratePerSecond: number };
+  /**
+   * Closed: users over time (`users.stages`, or the ramp-up shorthand). Open: arrivals per second over time
+   * (`rate.stages`, or the constant rate ramped over `users.ramp_up_seconds`); `ratePerSecond` is the
+   * highest stage target.
+   */
+  model: { kind: 'closed'; stages: Stage[] } | { kind: 'open'; ratePerSecond: number; stages: Stage[] };
   seed: Record<string, unknown>;
   auth: AuthPlan;
   scenarios: ScenarioPlan[];
+  /**
+   * Every measured series: the scenarios first (slot `i` is scenario `i`), then the steps of flows. The
+   * run's total sums the scenarios only (a flow iteration counts once, its steps apart).
+   */
+  slots: SlotPlan[];
   thresholds: Thresholds;
   generator: { workers: number; maxEventLoopLagMs: number; minAchievedRate: number };
   http: { timeoutMs: number; connections: number };
+}
+
+/** The exact inputs of a validated plan: compiling them again yields the same plan. */
+export interface PlanSource {
+  /** The YAML text as read once by the main thread. */
+  text: string;
+  /** Only the environment variables the text references, with the values substituted. */
+  env: Record<string, string>;
+  /** Command-line overrides applied before validation. */
+  overrides: PlanOverridesShape;
+  /** Dry run: unset secrets rendered as placeholders (never sent anywhere). */
+  placeholders?: boolean;
+  /** Data files the text names, as read once (absolute path -> text). */
+  files?: Record<string, string>;
+}
+
+/** Command-line overrides applied before validation (so they are validated like the file). */
+export interface PlanOverridesShape {
+  /** The same file against another deployment (staging, a test server). */
+  targetUrl?: string;
+  durationSeconds?: number;
+  users?: number;
+  workers?: number;
+}
+
+/** One stage of a ramp: from the previous stage's target (0 before the first) to `target`, linearly. */
+export interface Stage {
+  durationSeconds: number;
+  target: number;
+}
+
+/** One measured series: a scenario, or one step of a flow. */
+export interface SlotPlan {
+  /** `checkout` for a scenario, `checkout > 2-read` for a step. */
+  label: string;
+  scenario: number;
+  step?: number;
 }
 
 /** How users start and pace themselves. */
@@ -40,6 +95,9 @@ export interface Thresholds {
   p99Ms?: number;
   errorRate?: number;
   minRps?: number;
+  /** Stop the run when a latency or error-rate limit of this block is breached (after the grace). */
+  abortOnFail?: boolean;
+  abortGraceSeconds?: number;
 }
 
 /** One resolved auth provider (docs/load-testing.md#auth-providers). */
@@ -57,7 +115,10 @@ interface ScenarioCommon {
   weight: number;
   auth: AuthPlan;
   thresholds: Thresholds;
-  expectStatus: number[];
+  /** What a response must satisfy; `checks.status` replaces the older `expect_status`. */
+  checks: CheckPlan;
+  /** Rows fed to the iterations (`data:`), if any. */
+  data?: DataPlan;
 }
 
 /** Fractions of read/create/update/delete; they sum to 1. */
@@ -95,5 +156,35 @@ export interface RpcScenarioPlan extends ScenarioCommon {
   kwargs?: Renderer;
 }
 
+/** The request of one flow step, before rendering. */
+export type StepRequest =
+  | {
+      type: 'doctype';
+      doctype: string;
+      op: 'create' | 'read' | 'update' | 'delete' | 'list';
+      id?: Renderer;
+      overrides?: Renderer;
+      filters?: Renderer;
+    }
+  | { type: 'endpoint'; method: string; path: Renderer; headers: Renderer; body?: Renderer }
+  | { type: 'rpc'; method: string; args?: Renderer; kwargs?: Renderer };
+
+/** One step of a flow. */
+export interface FlowStepPlan {
+  /** Step name, unique in its flow. */
+  name: string;
+  /** Its measured series in `LoadPlan.slots`. */
+  slot: number;
+  request: StepRequest;
+  checks: CheckPlan;
+  captures: Capture[];
+}
+
+/** `type: flow`. */
+export interface FlowScenarioPlan extends ScenarioCommon {
+  type: 'flow';
+  steps: FlowStepPlan[];
+}
+
 /** One scenario of the plan. */
-export type ScenarioPlan = DoctypeScenarioPlan | EndpointScenarioPlan | RpcScenarioPlan;
+export type ScenarioPlan = DoctypeScenarioPlan | EndpointScenarioPlan | RpcScenarioPlan | FlowScenarioPlan;

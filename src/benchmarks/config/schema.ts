@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LOGIN_PATH } from '../../protocol';
+import { expectSchema, statusList } from './schema-expect';
+import { flowStepSchema } from './schema-flow';
 
 /**
  * The load-test YAML schema (docs/load-testing.md#configuration), in its YAML spelling. Defaults are those of
@@ -13,9 +14,6 @@ import { LOGIN_PATH } from '../../protocol';
 const positiveInt = z.int().positive();
 const nonEmpty = z.string().min(1);
 
-/** HTTP statuses a scenario accepts. */
-const statusList = z.array(z.int().min(100).max(599)).min(1);
-
 const thresholdsSchema = z.strictObject({
   /** 95th percentile latency limit in milliseconds (reference target: below 200 ms). */
   p95_ms: z.number().positive().optional(),
@@ -25,16 +23,30 @@ const thresholdsSchema = z.strictObject({
   error_rate: z.number().min(0).max(1).optional(),
   /** Minimum requests per second over the run (no default). */
   min_rps: z.number().positive().optional(),
+  /**
+   * Stop the run as soon as a latency or error-rate limit of this block is breached (checked every
+   * second on the numbers so far, after the grace period); the report is still written.
+   */
+  abort_on_fail: z.boolean().optional(),
+  /** Seconds from the start during which abort_on_fail is not judged (default 10). */
+  abort_grace_seconds: z.number().min(0).optional(),
 });
 
-/**
- * Auth provider objects (docs/load-testing.md#auth-providers); secret values must be `${ENV_NAME}`
- * references.
- */
+/** One stage: ramp linearly from the previous stage's target (0 at first) to `target` over its duration. */
+const stagesSchema = z
+  .array(
+    z.strictObject({
+      duration_seconds: z.number().positive(),
+      target: z.number().min(0),
+    }),
+  )
+  .min(1, 'give at least one stage');
+
+/** Auth provider objects (docs/load-testing.md#auth-providers); secret values must be `${ENV_NAME}` references. */
 const authSchema = z.discriminatedUnion('mode', [
   z.strictObject({
     mode: z.literal('session'),
-    login_url: nonEmpty.default(LOGIN_PATH),
+    login_url: nonEmpty.default('/api/method/login'),
     username: nonEmpty,
     password: nonEmpty,
   }),
@@ -55,6 +67,15 @@ const common = {
   weight: positiveInt.default(1),
   auth: authSchema.optional(),
   thresholds: thresholdsSchema.optional(),
+  /** Checks on every response (status, JSON fields, headers, time). */
+  expect: expectSchema.optional(),
+  /** Rows of a CSV or JSON file, one per iteration, as `{{ data.<column> }}`. */
+  data: z
+    .strictObject({
+      file: nonEmpty.regex(/\.(csv|json)$/i, 'a data file is .csv or .json'),
+      mode: z.enum(['sequential', 'random', 'unique']).default('sequential'),
+    })
+    .optional(),
 };
 
 const ratio = z.number().min(0);
@@ -90,7 +111,8 @@ const endpointScenario = z
     headers: z.record(z.string(), z.string()).optional(),
     body: z.record(z.string(), z.unknown()).optional(),
     body_factory: nonEmpty.optional(),
-    expect_status: statusList.default([200]),
+    /** Shorthand of `expect: { status: [...] }`. */
+    expect_status: statusList.optional(),
   })
   .refine((s) => !(s.body && s.body_factory), {
     message: 'give either body or body_factory, not both',
@@ -108,11 +130,24 @@ const rpcScenario = z.strictObject({
     ),
   args: z.array(z.unknown()).optional(),
   kwargs: z.record(z.string(), z.unknown()).optional(),
-  expect_status: statusList.default([200]),
+  /** Shorthand of `expect: { status: [...] }`. */
+  expect_status: statusList.optional(),
+});
+
+/** `type: flow`: ordered steps per iteration, values captured by one step used by the next ones. */
+const flowScenario = z.strictObject({
+  type: z.literal('flow'),
+  ...common,
+  steps: z.array(flowStepSchema).min(1, 'a flow needs at least one step'),
 });
 
 /** One scenario; `type` selects the shape. */
-const scenarioSchema = z.discriminatedUnion('type', [doctypeScenario, endpointScenario, rpcScenario]);
+const scenarioSchema = z.discriminatedUnion('type', [
+  doctypeScenario,
+  endpointScenario,
+  rpcScenario,
+  flowScenario,
+]);
 
 const thinkTime = z.union([
   z.number().min(0),
@@ -122,65 +157,63 @@ const thinkTime = z.union([
 ]);
 
 /** The whole load-test file. */
-export const loadConfigSchema = z
-  .strictObject({
-    target_url: z.url({ protocol: /^https?$/, error: 'target_url must be an http(s) URL' }),
-    auth: authSchema,
-    users: z
-      .strictObject({
-        /** Simulated users at peak (closed model), or the most concurrent users (open model). */
-        peak: positiveInt.default(10),
-        ramp_up_seconds: z.number().min(0).optional(),
-        /** Users started per second; wins over ramp_up_seconds when both are given. */
-        spawn_rate: z.number().positive().optional(),
-        /** `Host` header the users send (virtual hosting); default the authority of target_url. */
-        host: nonEmpty.optional(),
-        /** Pause between a user's requests: seconds, or a uniform [min, max] range. Closed model only. */
-        think_time_seconds: thinkTime.optional(),
-      })
-      .prefault({}),
-    /** Open model: a target request rate; present means arrival-rate executor. */
-    rate: z
-      .strictObject({
-        requests_per_second: z.number().positive().optional(),
-        requests_per_minute: z.number().positive().optional(),
-      })
-      .refine(
-        (r) => (r.requests_per_second === undefined) !== (r.requests_per_minute === undefined),
-        'give exactly one of requests_per_second or requests_per_minute',
-      )
-      .optional(),
-    duration_seconds: positiveInt.default(300),
-    seed: z.record(z.string(), z.unknown()).default({}),
-    targets: z.array(scenarioSchema).min(1, 'at least one scenario is needed'),
-    thresholds: thresholdsSchema.prefault({}),
-    generator: z
-      .strictObject({
-        /** Worker threads generating load (1 = the main thread only). */
-        workers: z.int().min(1).max(64).default(1),
-        /** Event-loop delay (p99, ms) above which the generator is saturated. */
-        max_event_loop_lag_ms: z.number().positive().default(100),
-        /** Open model: fraction of the target rate that must be achieved. */
-        min_achieved_rate: z.number().min(0).max(1).default(0.95),
-      })
-      .prefault({}),
-    http: z
-      .strictObject({
-        timeout_seconds: z.number().positive().default(30),
-        /** Connections per origin and worker; default min(users.peak, 512). */
-        connections: positiveInt.optional(),
-      })
-      .prefault({}),
-  })
-  .superRefine((c, ctx) => {
-    if (c.rate && c.users.think_time_seconds !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['users', 'think_time_seconds'],
-        message: 'think_time_seconds applies to the closed user model; remove it or remove rate',
-      });
-    }
-  });
+export const loadConfigSchema = z.strictObject({
+  target_url: z.url({ protocol: /^https?$/, error: 'target_url must be an http(s) URL' }),
+  auth: authSchema,
+  users: z
+    .strictObject({
+      /** Simulated users at peak (closed model), or the most concurrent users (open model). */
+      peak: positiveInt.default(10),
+      ramp_up_seconds: z.number().min(0).optional(),
+      /** Users started per second; wins over ramp_up_seconds when both are given. */
+      spawn_rate: z.number().positive().optional(),
+      /** `Host` header the users send (virtual hosting); default the authority of target_url. */
+      host: nonEmpty.optional(),
+      /** Pause between a user's requests: seconds, or a uniform [min, max] range. Closed model only. */
+      think_time_seconds: thinkTime.optional(),
+      /** Closed model: users over time, each stage ramping linearly to its target. */
+      stages: stagesSchema.optional(),
+    })
+    .prefault({}),
+  /** Open model: a target request rate; present means arrival-rate executor. */
+  rate: z
+    .strictObject({
+      requests_per_second: z.number().positive().optional(),
+      requests_per_minute: z.number().positive().optional(),
+      /** Arrival rate over time (requests per second), each stage ramping linearly to its target. */
+      stages: stagesSchema.optional(),
+    })
+    .refine(
+      (r) =>
+        [r.requests_per_second, r.requests_per_minute, r.stages].filter((v) => v !== undefined).length === 1,
+      'give exactly one of requests_per_second, requests_per_minute or stages',
+    )
+    .optional(),
+  /** Default 300, or the sum of the stages' durations. */
+  duration_seconds: positiveInt.optional(),
+  seed: z.record(z.string(), z.unknown()).default({}),
+  targets: z.array(scenarioSchema).min(1, 'at least one scenario is needed'),
+  thresholds: thresholdsSchema.prefault({}),
+  generator: z
+    .strictObject({
+      /** Worker threads generating load (1 = the main thread only). */
+      workers: z.int().min(1).max(64).default(1),
+      /** Event-loop delay (p99, ms) above which the generator is saturated. */
+      max_event_loop_lag_ms: z.number().positive().default(100),
+      /** Open model: fraction of the target rate that must be achieved. */
+      min_achieved_rate: z.number().min(0).max(1).default(0.95),
+    })
+    .prefault({}),
+  http: z
+    .strictObject({
+      timeout_seconds: z.number().positive().default(30),
+      /** Connections per origin and worker; default min(users.peak, 512). */
+      connections: positiveInt.optional(),
+    })
+    .prefault({}),
+});
+// Rules across keys are checked on the raw values (cross-keys.ts), so they are reported together with the
+// schema's own problems instead of only once those are fixed.
 
 /** The validated YAML, defaults applied. */
 export type LoadConfig = z.output<typeof loadConfigSchema>;

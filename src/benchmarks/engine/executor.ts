@@ -1,6 +1,7 @@
+import { judge } from '../checks/judge';
 import { errorCode } from '../errors';
 import type { ScenarioRunner } from '../scenarios/runner';
-import { classify } from './outcome';
+import type { RenderContext } from '../template/template';
 import type { Recorder } from './recorder';
 import type { Runtime, VirtualUser } from './virtual-user';
 
@@ -46,8 +47,10 @@ export function weightedPicker(runners: ScenarioRunner[]): () => ScenarioRunner 
 }
 
 /**
- * Runs one iteration and records it, latency measured from `startedMs` (a `performance.now()` value).
- * Resolves to false when no response came back (the caller may back off).
+ * Runs one iteration and records it, latency measured from `startedMs` (a `performance.now()` value), and
+ * its response judged by the scenario's checks. A runner that records itself (a flow: one record per step
+ * and one for the whole) does so through `timed`. Resolves to false when no response came back (the
+ * caller may back off).
  */
 export async function timedIteration(
   runner: ScenarioRunner,
@@ -56,10 +59,22 @@ export async function timedIteration(
   startedMs: number,
 ): Promise<boolean> {
   const plan = runner.plan;
+  let ctx: RenderContext | undefined;
+  if (runner.feeder) {
+    const row = runner.feeder.next();
+    if (!row) {
+      // A `unique` data file ran out: every further iteration says so.
+      recorder.error(plan.index, 'data_exhausted');
+      return false;
+    }
+    ctx = { data: row };
+  }
+  if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
   try {
-    const res = await runner.iterate(user);
-    const latencyUs = (performance.now() - startedMs) * 1000;
-    recorder.record(plan.index, latencyUs, classify(res.status, plan.expectStatus), res.status);
+    const res = await runner.iterate(user, ctx);
+    const latencyMs = performance.now() - startedMs;
+    const { outcome, failures } = judge(plan.checks, res, latencyMs);
+    recorder.record(plan.index, latencyMs * 1000, outcome, res.status, failures);
     return true;
   } catch (err) {
     recorder.error(plan.index, errorCode(err));

@@ -2,6 +2,8 @@ import type { LoadPlan } from '../config/plan';
 import { createRunners } from '../scenarios';
 import { createEncoder } from '../target/encoder';
 import type { TargetInfo } from '../target/target-info';
+import { type CleanupSummary, cleanUp } from './cleanup';
+import { CreatedRecords } from './created-records';
 import type { Shard } from './executor';
 import { EXECUTORS } from './executors';
 import { HttpClient } from './http-client';
@@ -15,12 +17,17 @@ export interface RunOptions {
   signal: AbortSignal;
   /** Receives each finished second (and the rest at the end). */
   onSnapshots: (snapshots: IntervalSnapshot[]) => void;
+  /** Delete the records the run created once the load is over (`--cleanup`). */
+  cleanup?: boolean;
 }
 
 /** A load generator ready to start: connections, encoder (JWKS fetched) and scenario runners built. */
 export interface Generator {
-  /** Runs this thread's share of the plan to its end, then releases the connections. */
-  run(o: RunOptions): Promise<void>;
+  /**
+   * Runs this thread's share of the plan to its end, cleans up if asked, then releases the connections;
+   * resolves to what the run left in (or removed from) the target.
+   */
+  run(o: RunOptions): Promise<CleanupSummary>;
   /** Releases the connections without running. */
   close(): Promise<void>;
 }
@@ -30,7 +37,11 @@ export interface Generator {
  * (factory modules imported). Everything slow happens here, before second 0, so no arrival of the open
  * model is already late when the load starts.
  */
-export async function prepareGenerator(plan: LoadPlan, target: TargetInfo): Promise<Generator> {
+export async function prepareGenerator(
+  plan: LoadPlan,
+  target: TargetInfo,
+  shard: Shard = { index: 0, count: 1 },
+): Promise<Generator> {
   const http = new HttpClient({
     connections: plan.http.connections,
     timeoutMs: plan.http.timeoutMs,
@@ -38,12 +49,19 @@ export async function prepareGenerator(plan: LoadPlan, target: TargetInfo): Prom
   });
   try {
     const encoder = await createEncoder(target.security, plan.targetUrl);
-    const rt = { plan, target, http, encoder };
+    const created = new CreatedRecords();
+    const rt = { plan, target, http, encoder, created, shard };
     const runners = await createRunners(rt);
     return {
       async run(o) {
-        const recorder = new Recorder(plan.scenarios.length, o.startAt);
+        const recorder = new Recorder(plan.slots.length, o.startAt);
         const timer = setInterval(() => o.onSnapshots(recorder.flush()), 1000);
+        let flushed = false;
+        const finalFlush = () => {
+          clearInterval(timer);
+          if (!flushed) o.onSnapshots(recorder.flush(true));
+          flushed = true;
+        };
         try {
           await EXECUTORS[plan.model.kind]({
             rt,
@@ -53,9 +71,10 @@ export async function prepareGenerator(plan: LoadPlan, target: TargetInfo): Prom
             startAt: o.startAt,
             signal: o.signal,
           });
+          finalFlush();
+          return await cleanUp(rt, created, o.cleanup === true);
         } finally {
-          clearInterval(timer);
-          o.onSnapshots(recorder.flush(true));
+          finalFlush();
           recorder.close();
           await http.close();
         }

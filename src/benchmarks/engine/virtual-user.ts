@@ -5,6 +5,8 @@ import type { UserAuth } from '../auth/user-auth';
 import type { AuthPlan, LoadPlan } from '../config/plan';
 import type { PayloadEncoder } from '../target/encryptor';
 import type { TargetInfo } from '../target/target-info';
+import type { CreatedRecords } from './created-records';
+import type { Shard } from './executor';
 import { type HttpClient, type HttpResponse, jsonOf } from './http-client';
 
 /** Answers to a JWE meaning the keys or policy changed since they were fetched (as the SDK's HTTP client). */
@@ -22,6 +24,10 @@ export interface Runtime {
   target: TargetInfo;
   http: HttpClient;
   encoder: PayloadEncoder;
+  /** Records created by this thread's users and not deleted (for `--cleanup` and the write warning). */
+  created?: CreatedRecords;
+  /** This thread's share of the run (data files are split by it). */
+  shard?: Shard;
 }
 
 /** One request a scenario wants sent. */

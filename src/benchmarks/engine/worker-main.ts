@@ -1,13 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
-import { loadPlanFile } from '../config/load-plan';
+import { planFromSource } from '../config/load-plan';
 import { errorCode } from '../errors';
 import { prepareGenerator } from './generator';
 import type { ParentMessage, WorkerData, WorkerMessage } from './worker-protocol';
 
 /**
- * Body of a generator thread: rebuild the plan, prepare, report `ready`, wait for `start` (the shared
- * second 0), run its shard and post snapshots; `stop` aborts.
+ * Body of a generator thread: compile the plan from the validated source it was given, prepare, report
+ * `ready`, wait for `start` (the shared second 0), run its shard and post snapshots; `stop` aborts.
  */
 export async function workerMain(data: WorkerData, port: MessagePort): Promise<void> {
   const post = (m: WorkerMessage) => port.postMessage(m);
@@ -23,18 +23,18 @@ export async function workerMain(data: WorkerData, port: MessagePort): Promise<v
     else started(m.startAt);
   });
   try {
-    const result = await loadPlanFile(data.configPath, process.env, data.overrides);
-    if (!result.ok) throw new Error(`the configuration changed: ${result.issues[0]?.message}`);
-    const generator = await prepareGenerator(result.plan, data.target);
+    const plan = planFromSource(data.source, data.configPath);
+    const generator = await prepareGenerator(plan, data.target, data.shard);
     post({ type: 'ready' });
     const startAt = await start;
-    await generator.run({
+    const cleanup = await generator.run({
       shard: data.shard,
       startAt,
       signal: ac.signal,
+      cleanup: data.cleanup,
       onSnapshots: (snapshots) => post({ type: 'snapshots', snapshots }),
     });
-    post({ type: 'done' });
+    post({ type: 'done', cleanup });
   } catch (err) {
     post({ type: 'failed', code: errorCode(err), message: (err as Error).message });
   } finally {

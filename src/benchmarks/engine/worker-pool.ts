@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ErrorCode } from '../../protocol';
 import { harnessError } from '../errors';
+import type { CleanupSummary } from './cleanup';
 import type { IntervalSnapshot } from './recorder';
 import type { ParentMessage, WorkerData, WorkerMessage } from './worker-protocol';
 
@@ -23,14 +24,15 @@ function startWorker(data: WorkerData): Worker {
 /**
  * Runs one generator thread per shard: waits until every thread is prepared, starts them all at one
  * second 0 (resolving `onStart` with it), forwards their snapshots, and resolves when all are done.
- * Aborting `signal` stops every thread early. Rejects with the first thread failure.
+ * Aborting `signal` stops every thread early. Rejects with the first thread failure; resolves to each
+ * thread's cleanup summary.
  */
 export function runWorkers(
   shards: WorkerData[],
   onStart: (startAt: number) => void,
   onSnapshots: (s: IntervalSnapshot[]) => void,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<CleanupSummary[]> {
   const workers = shards.map(startWorker);
   const send = (m: ParentMessage) => {
     for (const w of workers) w.postMessage(m);
@@ -40,8 +42,8 @@ export function runWorkers(
   let ready = 0;
   const runs = workers.map(
     (w) =>
-      new Promise<void>((resolve, reject) => {
-        let done = false;
+      new Promise<CleanupSummary>((resolve, reject) => {
+        let done: CleanupSummary | undefined;
         w.on('message', (m: WorkerMessage) => {
           if (m.type === 'ready') {
             if (++ready === workers.length) {
@@ -50,21 +52,21 @@ export function runWorkers(
               send({ type: 'start', startAt });
             }
           } else if (m.type === 'snapshots') onSnapshots(m.snapshots);
-          else if (m.type === 'done') done = true;
+          else if (m.type === 'done') done = m.cleanup;
           // The worker relays the code of what it caught (the harness's own, or a transport's such as
           // ECONNREFUSED) unchanged, so the run fails with the code the worker saw.
           else reject(harnessError(m.code as ErrorCode, m.message));
         });
         w.on('error', reject);
         w.on('exit', (code) =>
-          done ? resolve() : reject(harnessError('worker_failed', `a generator thread exited with ${code}`)),
+          done
+            ? resolve(done)
+            : reject(harnessError('worker_failed', `a generator thread exited with ${code}`)),
         );
       }),
   );
-  return Promise.all(runs)
-    .then(() => undefined)
-    .finally(() => {
-      signal.removeEventListener('abort', onAbort);
-      for (const w of workers) void w.terminate();
-    });
+  return Promise.all(runs).finally(() => {
+    signal.removeEventListener('abort', onAbort);
+    for (const w of workers) void w.terminate();
+  });
 }

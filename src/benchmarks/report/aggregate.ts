@@ -5,7 +5,7 @@ import {
   newHistogram,
   summarize,
 } from '../engine/histogram';
-import type { IntervalSnapshot, ScenarioInterval } from '../engine/recorder';
+import type { CheckCount, IntervalSnapshot, ScenarioInterval } from '../engine/recorder';
 
 /** Request counters of a scenario or of the whole run. */
 export interface Counters {
@@ -15,6 +15,8 @@ export interface Counters {
   throttled: number;
   errors: number;
   statuses: Record<string, number>;
+  /** Failed checks by name, with the first reason seen (absent when every check passed). */
+  checks?: Record<string, CheckCount>;
 }
 
 /** One second of the run: total and per scenario. */
@@ -43,12 +45,22 @@ function addCounters(into: Counters, from: Omit<ScenarioInterval, 'histogram'>):
   into.throttled += from.throttled;
   into.errors += from.errors;
   for (const [k, v] of Object.entries(from.statuses)) into.statuses[k] = (into.statuses[k] ?? 0) + v;
+  if (from.checks) {
+    into.checks ??= {};
+    for (const [k, v] of Object.entries(from.checks)) {
+      const c = into.checks[k];
+      if (c) c.failed += v.failed;
+      else into.checks[k] = { ...v };
+    }
+  }
 }
 
 /**
  * Merges the snapshots of every generator thread: a second is final once each of the `sources` has sent
- * it; its histograms are then added into the per-second point and into the cumulative per-scenario and
+ * it; its histograms are then added into the per-second point and into the cumulative per-series and
  * total histograms (HDR histograms merge exactly, so percentiles over threads are true percentiles).
+ * Series are the plan's slots: the first `totalSlots` (the scenarios) make the total and the timeline;
+ * the others (flow steps) are kept cumulatively only.
  */
 export class Aggregator {
   readonly timeline: TimelinePoint[] = [];
@@ -64,7 +76,8 @@ export class Aggregator {
 
   constructor(
     readonly labels: string[],
-    private readonly sources: number,
+    private sources: number,
+    private readonly totalSlots = labels.length,
   ) {
     this.scenarioCounters = labels.map(emptyCounters);
     this.scenarioHistograms = labels.map(() => newHistogram());
@@ -80,6 +93,16 @@ export class Aggregator {
       if (list.length >= this.sources) out.push(this.finalize(s.second));
     }
     return out;
+  }
+
+  /**
+   * One source is gone for good (a lost worker): seconds no longer wait for it; returns the points that
+   * thereby became final.
+   */
+  dropSource(): TimelinePoint[] {
+    this.sources = Math.max(1, this.sources - 1);
+    const ready = [...this.pending].filter(([, list]) => list.length >= this.sources).map(([s]) => s);
+    return ready.sort((a, b) => a - b).map((s) => this.finalize(s));
   }
 
   /** Finalizes whatever is left (a source that stopped early), in time order. */
@@ -117,11 +140,10 @@ export class Aggregator {
         if (sc.histogram) h.add(decodeHistogram(sc.histogram));
       }
       addCounters(this.scenarioCounters[i]!, c);
+      if (h.totalCount > 0) this.scenarioHistograms[i]!.add(h);
+      if (i >= this.totalSlots) return;
       addCounters(total, c);
-      if (h.totalCount > 0) {
-        this.scenarioHistograms[i]!.add(h);
-        totalH.add(h);
-      }
+      if (h.totalCount > 0) totalH.add(h);
       point.scenarios[label] = {
         rps: c.count,
         latency: summarize(h),

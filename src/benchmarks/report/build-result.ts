@@ -1,10 +1,13 @@
-import type { LoadPlan, ScenarioPlan } from '../config/plan';
+import type { FlowStepPlan, LoadPlan, ScenarioPlan } from '../config/plan';
+import type { CleanupSummary } from '../engine/cleanup';
 import { encodeHistogram, type LatencyHistogram, summarize } from '../engine/histogram';
 import { errorRate } from '../engine/outcome';
 import type { TargetInfo } from '../target/target-info';
 import type { TargetWatch } from '../watch/proc-sampler';
 import type { Aggregator, Counters } from './aggregate';
 import {
+  type AbortRecord,
+  type DistributedRun,
   type LoadResult,
   type MetricsResult,
   RESULT_SCHEMA,
@@ -25,6 +28,10 @@ export interface RunRecord {
   /** Generator process CPU, % of one core. */
   cpuPercent: number;
   watch?: TargetWatch;
+  /** Set when an `abort_on_fail` threshold stopped the run. */
+  aborted?: AbortRecord;
+  cleanup?: CleanupSummary & { requested: boolean };
+  distributed?: DistributedRun;
 }
 
 function metrics(c: Counters, h: LatencyHistogram, seconds: number): MetricsResult {
@@ -40,7 +47,15 @@ function metrics(c: Counters, h: LatencyHistogram, seconds: number): MetricsResu
 function describe(s: ScenarioPlan): string {
   if (s.type === 'doctype') return s.doctype;
   if (s.type === 'rpc') return s.method;
+  if (s.type === 'flow') return s.steps.map((st) => st.name).join(' -> ');
   return `${s.method} ${String(s.path())}`;
+}
+
+function describeStep(st: FlowStepPlan): string {
+  const r = st.request;
+  if (r.type === 'doctype') return `${r.op} ${r.doctype}`;
+  if (r.type === 'rpc') return r.method;
+  return `${r.method} ${String(r.path({ vars: {} }))}`;
 }
 
 /** Builds the result file's content, verdict included. */
@@ -54,6 +69,14 @@ export function buildResult(r: RunRecord): LoadResult {
     target: describe(s),
     weight: s.weight,
     ...metrics(agg.scenarioCounters[i]!, agg.scenarioHistograms[i]!, seconds),
+    steps:
+      s.type === 'flow'
+        ? s.steps.map((st) => ({
+            name: st.name,
+            target: describeStep(st),
+            ...metrics(agg.scenarioCounters[st.slot]!, agg.scenarioHistograms[st.slot]!, seconds),
+          }))
+        : undefined,
   }));
   const checks = [
     ...checkThresholds('total', plan.thresholds, total),
@@ -81,6 +104,8 @@ export function buildResult(r: RunRecord): LoadResult {
     scenarios,
     timeline: agg.timeline,
     targetProcess: r.watch,
-    verdict: decideVerdict(total, checks, saturation),
+    cleanup: r.cleanup,
+    distributed: r.distributed,
+    verdict: decideVerdict(total, checks, saturation, r.aborted, r.distributed?.incomplete),
   };
 }

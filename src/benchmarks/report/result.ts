@@ -1,3 +1,4 @@
+import type { CleanupSummary } from '../engine/cleanup';
 import type { LatencySummary } from '../engine/histogram';
 import type { TargetWatch } from '../watch/proc-sampler';
 import type { Counters, TimelinePoint } from './aggregate';
@@ -17,13 +18,22 @@ export interface MetricsResult extends Counters {
   histogram: string;
 }
 
-/** A scenario's result: what it was, and its metrics. */
+/** A scenario's result: what it was, and its metrics (a flow's: one per iteration, steps apart). */
 export interface ScenarioResult extends MetricsResult {
   label: string;
-  type: 'doctype' | 'endpoint' | 'rpc';
-  /** DocType, `METHOD /path` or RPC method. */
+  type: 'doctype' | 'endpoint' | 'rpc' | 'flow';
+  /** DocType, `METHOD /path`, RPC method, or the flow's step names. */
   target: string;
   weight: number;
+  /** A flow's steps, in order, each with its own metrics. */
+  steps?: StepResult[];
+}
+
+/** One step of a flow. */
+export interface StepResult extends MetricsResult {
+  name: string;
+  /** `doctype create crm.Customer`, `GET /path` or the RPC method. */
+  target: string;
 }
 
 /** One threshold evaluation. */
@@ -50,10 +60,40 @@ export interface Saturation {
 
 /** The verdict and its exit code. */
 export interface Verdict {
-  status: 'pass' | 'thresholds_breached' | 'generator_saturated' | 'target_unreachable';
+  status:
+    | 'pass'
+    | 'thresholds_breached'
+    | 'generator_saturated'
+    | 'target_unreachable'
+    | 'aborted'
+    | 'incomplete';
   exitCode: number;
   checks: ThresholdCheck[];
   saturation: Saturation;
+  /** Why the run was stopped early by an `abort_on_fail` threshold. */
+  aborted?: AbortRecord;
+}
+
+/** A run spread over worker processes (`--nats`): each worker's share, and whether one was lost. */
+export interface DistributedRun {
+  nats: string;
+  /** True when a worker was lost: its share of the load is missing from the numbers. */
+  incomplete: boolean;
+  workers: Array<{
+    name: string;
+    lost: boolean;
+    /** Requests of the scenarios (the run's total) this worker recorded. */
+    requests: number;
+    /** Its latencies (HdrHistogram V2, microseconds): they merge exactly into the run's total. */
+    histogram: string;
+  }>;
+}
+
+/** An `abort_on_fail` threshold breached during the run. */
+export interface AbortRecord {
+  /** Seconds since the start when it was seen. */
+  atSecond: number;
+  check: ThresholdCheck;
 }
 
 /** The JSON written to `<out>/result.json` (schema-versioned). */
@@ -80,5 +120,8 @@ export interface LoadResult {
   scenarios: ScenarioResult[];
   timeline: TimelinePoint[];
   targetProcess?: TargetWatch;
+  /** Records DocType scenarios created and did not delete; with `--cleanup`, how many were deleted. */
+  cleanup?: CleanupSummary & { requested: boolean };
+  distributed?: DistributedRun;
   verdict: Verdict;
 }

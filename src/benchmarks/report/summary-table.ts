@@ -40,8 +40,45 @@ export function formatSummary(r: LoadResult): string {
     'failures',
     '429/503',
   ];
-  const rows = [...r.scenarios.map((s) => row(s.label, s)), row('TOTAL', r.total)];
+  const rows = [
+    ...r.scenarios.flatMap((s) => [
+      row(s.label, s),
+      ...(s.steps ?? []).map((st) => row(`  > ${st.name}`, st)),
+    ]),
+    row('TOTAL', r.total),
+  ];
   const lines = [table(header, rows), ''];
+  for (const s of r.scenarios) {
+    for (const [scope, m] of [
+      [s.label, s] as const,
+      ...(s.steps ?? []).map((st) => [`${s.label} > ${st.name}`, st] as const),
+    ]) {
+      for (const [check, c] of Object.entries(m.checks ?? {})) {
+        lines.push(`check failed: ${scope}: ${check}: ${c.failed} time(s), e.g. ${c.reason}`);
+      }
+    }
+  }
+  for (const s of r.scenarios) {
+    const n = s.statuses['error:data_exhausted'];
+    if (n)
+      lines.push(
+        `data exhausted: ${s.label}: its unique rows ran out; ${n} iteration(s) had no row and were not sent`,
+      );
+  }
+  const a = r.verdict.aborted;
+  if (a) {
+    lines.push(
+      `aborted at ${a.atSecond} s: ${a.check.scope} ${a.check.metric} ${a.check.actual} (limit ${a.check.limit}, abort_on_fail)`,
+    );
+  }
+  const c = r.cleanup;
+  if (c && c.left > 0) {
+    lines.push(
+      c.requested
+        ? `cleanup: deleted ${c.deleted} of the ${c.left} record(s) the run created${c.failed.length > 0 ? `; ${c.failed.length} could not be deleted` : ''}`
+        : `note: the run created ${c.left} record(s) it did not delete (use --cleanup to delete them)`,
+    );
+  }
   for (const c of r.verdict.checks.filter((c) => !c.passed)) {
     lines.push(`threshold breached: ${c.scope} ${c.metric} ${c.actual} (limit ${c.limit})`);
   }

@@ -1,7 +1,7 @@
 import type { LoadPlan, Thresholds } from '../config/plan';
 import { EXIT } from '../exit-codes';
 import type { TimelinePoint } from './aggregate';
-import type { MetricsResult, Saturation, ThresholdCheck, Verdict } from './result';
+import type { AbortRecord, MetricsResult, Saturation, ThresholdCheck, Verdict } from './result';
 
 /** Share of seconds whose event-loop delay may exceed the limit before the generator counts as saturated. */
 const LAG_SECONDS_SHARE = 0.05;
@@ -51,16 +51,20 @@ export function checkSaturation(plan: LoadPlan, timeline: TimelinePoint[], cpuPe
   return { saturated: reasons.length > 0, reasons, lagP99MaxMs, achievedRate, cpuPercent };
 }
 
-/** Combines reachability, saturation and threshold checks into the verdict and its exit code. */
+/** Combines reachability, an abort, saturation and threshold checks into the verdict and its exit code. */
 export function decideVerdict(
   total: MetricsResult,
   checks: ThresholdCheck[],
   saturation: Saturation,
+  aborted?: AbortRecord,
+  incomplete = false,
 ): Verdict {
   const answered = total.ok + total.failed + total.throttled;
   if (total.count === 0 || answered === 0) {
     return { status: 'target_unreachable', exitCode: EXIT.targetUnreachable, checks, saturation };
   }
+  if (incomplete) return { status: 'incomplete', exitCode: EXIT.incomplete, checks, saturation, aborted };
+  if (aborted) return { status: 'aborted', exitCode: EXIT.thresholdAborted, checks, saturation, aborted };
   if (saturation.saturated)
     return { status: 'generator_saturated', exitCode: EXIT.generatorSaturated, checks, saturation };
   if (checks.some((c) => !c.passed))

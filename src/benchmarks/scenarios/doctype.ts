@@ -3,6 +3,7 @@ import type { DoctypeScenarioPlan } from '../config/plan';
 import { jsonOf } from '../engine/http-client';
 import { harnessError } from '../errors';
 import { createPayload, updatePayload } from '../target/payload';
+import type { RenderContext } from '../template/template';
 import { joinUrl, type ScenarioFactory } from './runner';
 
 /** Records asked for by a list read. */
@@ -23,6 +24,7 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
   if (!target) throw harnessError('target_mismatch', `the target does not know ${plan.doctype}`);
   const base = joinUrl(target.apiUrl, `/resource/${plan.doctype}`);
   const ids: string[] = [];
+  const recordUrl = (id: string) => `${base}/${encodeURIComponent(id)}`;
   const { read, create, update } = plan.mix;
   const pick = (): Op => {
     const r = Math.random();
@@ -31,7 +33,7 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
     if (r < read + create + update) return 'update';
     return 'delete';
   };
-  const overrides = () => plan.overrides?.() as Record<string, unknown> | undefined;
+  const overrides = (ctx?: RenderContext) => plan.overrides?.(ctx) as Record<string, unknown> | undefined;
   const take = (): string => {
     const i = Math.floor(Math.random() * ids.length);
     const id = ids[i]!;
@@ -42,33 +44,45 @@ export const doctypeScenario: ScenarioFactory<DoctypeScenarioPlan> = (plan, rt) 
   const common = { service: target.owner, schema: target.schema };
   return {
     plan,
-    async iterate(user) {
+    async iterate(user, ctx) {
       let op = pick();
       if ((op === 'update' || op === 'delete') && ids.length === 0) op = 'create';
       if (op === 'create') {
-        const json = createPayload(target.schema, faker, overrides());
+        const json = createPayload(target.schema, faker, overrides(ctx));
         const res = await user.send(plan.auth, { ...common, method: 'POST', url: base, json });
         const name = (jsonOf(res) as { data?: { name?: unknown } } | undefined)?.data?.name;
-        if (res.status < 300 && typeof name === 'string') ids.push(name);
+        if (res.status < 300 && typeof name === 'string') {
+          ids.push(name);
+          rt.created?.add({
+            doctype: plan.doctype,
+            url: recordUrl(name),
+            service: target.owner,
+            auth: plan.auth,
+          });
+        }
         return res;
       }
       if (op === 'read' && (ids.length === 0 || Math.random() < 0.5)) {
         const q = new URLSearchParams({ limit_page_length: String(PAGE_LENGTH) });
-        if (plan.filters) q.set('filters', JSON.stringify(plan.filters()));
+        if (plan.filters) q.set('filters', JSON.stringify(plan.filters(ctx)));
         return user.send(plan.auth, { ...common, method: 'GET', url: `${base}?${q}` });
       }
       // The record is taken out of the pool while its request runs, so no other user updates or deletes
       // it meanwhile (which would turn into a 404 that is the harness's doing, not the target's).
       const id = take();
-      const url = `${base}/${encodeURIComponent(id)}`;
-      if (op === 'delete') return user.send(plan.auth, { ...common, method: 'DELETE', url });
+      const url = recordUrl(id);
+      if (op === 'delete') {
+        const res = await user.send(plan.auth, { ...common, method: 'DELETE', url });
+        if (res.status < 300 || res.status === 404) rt.created?.remove(url);
+        return res;
+      }
       const res =
         op === 'update'
           ? await user.send(plan.auth, {
               ...common,
               method: 'PUT',
               url,
-              json: updatePayload(target.schema, faker, overrides()),
+              json: updatePayload(target.schema, faker, overrides(ctx)),
             })
           : await user.send(plan.auth, { ...common, method: 'GET', url });
       if (res.status !== 404) ids.push(id);

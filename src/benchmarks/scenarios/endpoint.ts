@@ -22,8 +22,8 @@ export const endpointScenario: ScenarioFactory<EndpointScenarioPlan> = async (pl
   const factory = plan.bodyFactory ? await importFunction(plan.bodyFactory) : undefined;
   return {
     plan,
-    async iterate(user) {
-      let json: unknown = plan.body?.();
+    async iterate(user, ctx) {
+      let json: unknown = plan.body?.(ctx);
       if (factory) {
         json = await factory({
           user: user.id,
@@ -39,8 +39,8 @@ export const endpointScenario: ScenarioFactory<EndpointScenarioPlan> = async (pl
       }
       return user.send(plan.auth, {
         method: plan.method,
-        url: joinUrl(rt.plan.targetUrl, String(plan.path())),
-        headers: plan.headers() as Record<string, string>,
+        url: joinUrl(rt.plan.targetUrl, String(plan.path(ctx))),
+        headers: plan.headers(ctx) as Record<string, string>,
         json,
       });
     },

@@ -17,9 +17,9 @@ export const rpcScenario: ScenarioFactory<RpcScenarioPlan> = (plan, rt) => {
   const url = joinUrl(apiUrl, `/method/${plan.method}`);
   return {
     plan,
-    iterate(user) {
-      const json: Record<string, unknown> = { ...((plan.kwargs?.() as Record<string, unknown>) ?? {}) };
-      if (plan.args) json.args = plan.args();
+    iterate(user, ctx) {
+      const json: Record<string, unknown> = { ...((plan.kwargs?.(ctx) as Record<string, unknown>) ?? {}) };
+      if (plan.args) json.args = plan.args(ctx);
       return user.send(plan.auth, { method: 'POST', url, json, service });
     },
   };

@@ -33,9 +33,14 @@ export async function discoverTarget(
   const secRes = await get(`${base}${SECURITY_CONFIG_PATH}`);
   const security = secRes.status === 200 ? asSecurityConfig(jsonOf(secRes)) : null;
 
-  const doctypes = [...new Set(plan.scenarios.flatMap((s) => (s.type === 'doctype' ? [s.doctype] : [])))];
+  // Flow steps are requests like the scenarios': their DocTypes and services are discovered too.
+  const requests = plan.scenarios.flatMap(
+    (s): Array<{ type: string; doctype?: string; method?: string }> =>
+      s.type === 'flow' ? s.steps.map((st) => st.request) : [s],
+  );
+  const doctypes = [...new Set(requests.flatMap((s) => (s.type === 'doctype' ? [s.doctype!] : [])))];
   const rpcServices = [
-    ...new Set(plan.scenarios.flatMap((s) => (s.type === 'rpc' ? [rpcService(s.method)] : []))),
+    ...new Set(requests.flatMap((s) => (s.type === 'rpc' ? [rpcService(s.method!)] : []))),
   ];
   const info: TargetInfo = { security, doctypes: {}, services: {} };
   if (doctypes.length === 0 && rpcServices.length === 0) return info;

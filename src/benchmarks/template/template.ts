@@ -2,10 +2,28 @@ import type { Faker } from '@faker-js/faker';
 import { resolveFakerPath } from './faker-path';
 
 /**
+ * Values known only while a user runs: `vars` captured by earlier steps of a flow, `data` the current row
+ * of a data feeder. Absent outside flows and feeders.
+ */
+export interface RenderContext {
+  vars?: Record<string, unknown>;
+  data?: Record<string, unknown>;
+}
+
+/**
  * A compiled value tree: renders to plain JSON values on every call. Faker and the seed data are bound at
  * compile time; seeding that faker instance (`faker.seed(n)`) makes renders reproducible (dry run).
  */
-export type Renderer = () => unknown;
+export type Renderer = (ctx?: RenderContext) => unknown;
+
+/**
+ * Names a template may use besides faker and seed: `vars` the variables captured before this point of a
+ * flow, `data` the columns of the data feeder (undefined: no feeder, so `data.*` is refused).
+ */
+export interface TemplateScope {
+  vars?: ReadonlySet<string>;
+  data?: ReadonlySet<string>;
+}
 
 /** A problem found while compiling templates; `path` is relative to the compiled value. */
 export interface TemplateProblem {
@@ -17,15 +35,21 @@ const EXPR = /\{\{\s*(.*?)\s*\}\}/g;
 const WHOLE = /^\{\{\s*(.*?)\s*\}\}$/;
 const CALL = /^faker\.([A-Za-z0-9.]+?)(?:\((.*)\))?$/s;
 const SEED = /^seed\.([A-Za-z0-9_.-]+)$/;
+const RUNTIME = /^(vars|data)\.([A-Za-z_][A-Za-z0-9_-]*)$/;
 
-type Piece = () => unknown;
+type Piece = (ctx?: RenderContext) => unknown;
 
 /**
  * Compiles one `{{ ... }}` expression: `faker.<module>.<method>` with optional JSON arguments
  * (`{{ faker.number.int({"max": 99}) }}`), or `seed.<key>` with dotted keys and list indexes
  * (`{{ seed.warehouses.0 }}`). Anything else is a problem: templates are looked up, never evaluated.
  */
-function compileExpression(expr: string, faker: Faker, seed: Record<string, unknown>): Piece | string {
+function compileExpression(
+  expr: string,
+  faker: Faker,
+  seed: Record<string, unknown>,
+  scope: TemplateScope,
+): Piece | string {
   const call = CALL.exec(expr);
   if (call) {
     const gen = resolveFakerPath(faker, call[1]!);
@@ -47,7 +71,19 @@ function compileExpression(expr: string, faker: Faker, seed: Record<string, unkn
     if (value === undefined) return `seed has no key "${s[1]}"`;
     return () => lookup(seed, keys);
   }
-  return `unknown template "{{ ${expr} }}": use faker.<module>.<method> or seed.<key>`;
+  const r = RUNTIME.exec(expr);
+  if (r) {
+    const [, kind, name] = r as unknown as [string, 'vars' | 'data', string];
+    if (kind === 'vars') {
+      if (!scope.vars) return `{{ vars.${name} }} is only available in the steps of a flow`;
+      if (!scope.vars.has(name)) return `vars.${name} is not captured by an earlier step of this flow`;
+    } else {
+      if (!scope.data) return `{{ data.${name} }} needs a data feeder (data: { file: ... })`;
+      if (!scope.data.has(name)) return `the data file has no column "${name}"`;
+    }
+    return (ctx) => ctx?.[kind]?.[name];
+  }
+  return `unknown template "{{ ${expr} }}": use faker.<module>.<method>, seed.<key>, vars.<name> or data.<column>`;
 }
 
 function lookup(root: unknown, keys: string[]): unknown {
@@ -69,12 +105,13 @@ export function compileTemplate(
   seed: Record<string, unknown>,
   problems: TemplateProblem[],
   path: (string | number)[] = [],
+  scope: TemplateScope = {},
 ): Renderer {
   if (typeof value === 'string') {
     if (!value.includes('{{')) return () => value;
     const whole = WHOLE.exec(value);
     if (whole && !whole[1]!.includes('}}')) {
-      const piece = compileExpression(whole[1]!, faker, seed);
+      const piece = compileExpression(whole[1]!, faker, seed, scope);
       if (typeof piece === 'string') {
         problems.push({ path, message: piece });
         return () => value;
@@ -85,23 +122,23 @@ export function compileTemplate(
     let last = 0;
     for (const m of value.matchAll(EXPR)) {
       parts.push(value.slice(last, m.index));
-      const piece = compileExpression(m[1]!, faker, seed);
+      const piece = compileExpression(m[1]!, faker, seed, scope);
       if (typeof piece === 'string') problems.push({ path, message: piece });
       else parts.push(piece);
       last = m.index + m[0].length;
     }
     parts.push(value.slice(last));
-    return () => parts.map((p) => (typeof p === 'string' ? p : String(p()))).join('');
+    return (ctx) => parts.map((p) => (typeof p === 'string' ? p : String(p(ctx)))).join('');
   }
   if (Array.isArray(value)) {
-    const items = value.map((v, i) => compileTemplate(v, faker, seed, problems, [...path, i]));
-    return () => items.map((r) => r());
+    const items = value.map((v, i) => compileTemplate(v, faker, seed, problems, [...path, i], scope));
+    return (ctx) => items.map((r) => r(ctx));
   }
   if (value && typeof value === 'object') {
     const entries = Object.entries(value).map(
-      ([k, v]) => [k, compileTemplate(v, faker, seed, problems, [...path, k])] as const,
+      ([k, v]) => [k, compileTemplate(v, faker, seed, problems, [...path, k], scope)] as const,
     );
-    return () => Object.fromEntries(entries.map(([k, r]) => [k, r()]));
+    return (ctx) => Object.fromEntries(entries.map(([k, r]) => [k, r(ctx)]));
   }
   return () => value;
 }

@@ -103,6 +103,11 @@ export class ProcSampler {
     this.timer.unref();
   }
 
+  /** The samples taken so far (the live dashboard draws them). */
+  samplesSoFar(): readonly ProcSample[] {
+    return this.samples;
+  }
+
   /** Stops sampling and summarizes. */
   stop(): TargetWatch {
     clearInterval(this.timer);

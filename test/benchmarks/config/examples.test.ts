@@ -21,7 +21,7 @@ describe('examples/load', () => {
       }
       modes.add(r.plan.auth.mode);
     }
-    expect([...types].sort()).toEqual(['doctype', 'endpoint', 'rpc']);
+    expect([...types].sort()).toEqual(['doctype', 'endpoint', 'flow', 'rpc']);
     expect([...modes].sort()).toEqual(['api_key', 'bearer', 'custom', 'none', 'session']);
   });
 

@@ -46,11 +46,17 @@ describe('loadPlan defaults', () => {
     expect(plan.scenarios.map((s) => s.weight)).toEqual([1, 1, 1]);
     const [doctype, endpoint, rpc] = plan.scenarios;
     expect(doctype?.type === 'doctype' && doctype.mix).toEqual({ read: 1, create: 0, update: 0, delete: 0 });
-    expect(endpoint?.expectStatus).toEqual([200]);
+    expect(endpoint?.checks.status).toEqual([200]);
     expect(endpoint?.type === 'endpoint' && endpoint.method).toBe('GET');
-    expect(rpc?.expectStatus).toEqual([200]);
+    expect(rpc?.checks.status).toEqual([200]);
     expect(plan.thresholds).toEqual({ p95Ms: 200, errorRate: 0.01, p99Ms: undefined, minRps: undefined });
-    expect(plan.model).toEqual({ kind: 'closed' });
+    expect(plan.model).toEqual({
+      kind: 'closed',
+      stages: [
+        { durationSeconds: 0, target: 10 },
+        { durationSeconds: 300, target: 10 },
+      ],
+    });
     expect(plan.users).toEqual({
       peak: 10,
       rampUpSeconds: 0,
@@ -76,7 +82,7 @@ users: { peak: 100, ramp_up_seconds: 50, spawn_rate: 10, think_time_seconds: [1,
       users: 5,
       workers: 2,
     });
-    expect(r.ok && r.plan.model).toEqual({ kind: 'open', ratePerSecond: 10 });
+    expect(r.ok && r.plan.model).toMatchObject({ kind: 'open', ratePerSecond: 10 });
     expect(r.ok && [r.plan.durationSeconds, r.plan.users.peak, r.plan.generator.workers]).toEqual([60, 5, 2]);
   });
 

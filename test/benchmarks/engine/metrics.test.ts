@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { shardUsers } from '../../../src/benchmarks/engine/executor';
-import { arrivalTime } from '../../../src/benchmarks/engine/executors/open-model';
+import { newHistogram, recordUs, summarize } from '../../../src/benchmarks/engine/histogram';
 import { classify, errorRate } from '../../../src/benchmarks/engine/outcome';
 import { Recorder } from '../../../src/benchmarks/engine/recorder';
+import { ArrivalClock, shorthandStages } from '../../../src/benchmarks/engine/stages';
 import { Aggregator } from '../../../src/benchmarks/report/aggregate';
 
 describe('classify', () => {
@@ -67,14 +68,32 @@ describe('Recorder and Aggregator', () => {
   });
 });
 
+describe('latency summaries', () => {
+  it('are the library percentiles and mean, computed in one pass', () => {
+    const h = newHistogram();
+    for (let i = 0; i < 5000; i++) recordUs(h, ((i * 7919) % 5000) ** 2 / 100 + 100);
+    const ms = (us: number) => Math.round(us) / 1000;
+    expect(summarize(h)).toEqual({
+      p50: ms(h.getValueAtPercentile(50)),
+      p95: ms(h.getValueAtPercentile(95)),
+      p99: ms(h.getValueAtPercentile(99)),
+      max: ms(h.maxValue),
+      mean: ms(h.mean),
+    });
+    expect(summarize(newHistogram())).toEqual({ p50: 0, p95: 0, p99: 0, max: 0, mean: 0 });
+  });
+});
+
 describe('open-model arrivals', () => {
   it('spaces arrivals at the target rate after a linear ramp', () => {
-    expect(arrivalTime(0, 10, 0)).toBe(0);
-    expect(arrivalTime(10, 10, 0)).toBe(1);
+    const flat = new ArrivalClock(shorthandStages(10, 0, 10));
+    expect(flat.timeOf(0)).toBe(0);
+    expect(flat.timeOf(10)).toBe(1);
     // 10/s ramping over 4 s: 20 arrivals during the ramp, then one every 0.1 s.
-    expect(arrivalTime(20, 10, 4)).toBeCloseTo(4, 6);
-    expect(arrivalTime(30, 10, 4)).toBeCloseTo(5, 6);
-    expect(arrivalTime(5, 10, 4)).toBeCloseTo(2, 6);
+    const ramp = new ArrivalClock(shorthandStages(10, 4, 10));
+    expect(ramp.timeOf(5)).toBeCloseTo(2, 6);
+    expect(ramp.timeOf(20)).toBeCloseTo(4, 6);
+    expect(ramp.timeOf(30)).toBeCloseTo(5, 6);
   });
 
   it('splits users across generator threads without overlap', () => {

@@ -100,10 +100,12 @@ describe('reports', () => {
     expect(text).toContain('verdict: THRESHOLDS_BREACHED (exit 3)');
   });
 
-  it('renders a self-contained HTML report with a chart per scenario, escaping names', () => {
+  it('renders a self-contained HTML report with charts that fill the page width, escaping names', () => {
     const html = renderHtml(result('<img src=x onerror=alert(1)>'));
-    expect(html.match(/<svg /g)?.length).toBeGreaterThanOrEqual(5);
-    expect(html).toContain('Scenario &#60;img src=x onerror=alert(1)&#62;');
+    // Rate, latency, errors, generator (a single scenario has no chart of its own: it is the total).
+    expect(html.match(/<svg /g)?.length).toBe(4);
+    expect(html.match(/<svg [^>]*viewBox="0 0 760 \d+" width="100%"/g)?.length).toBe(4);
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
     expect(html).not.toContain('<img');
     expect(html).not.toMatch(/<script|<link|https?:\/\/(?!t\b|www\.w3\.org)/);
   });

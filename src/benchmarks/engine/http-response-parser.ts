@@ -1,0 +1,120 @@
+import type { HttpResponse } from './http-client';
+
+/** A transport failure, with a stable code like undici's and Node's (`ECONNREFUSED`, ...). */
+export class RawHttpError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CRLF2 = Buffer.from('\r\n\r\n');
+
+/**
+ * Parses one HTTP/1.1 response from the chunks of a connection: `push` returns the response once it is
+ * complete, `end` one that was delimited by the connection closing.
+ */
+export class ResponseParser {
+  private buf: Buffer = Buffer.alloc(0);
+  private status = 0;
+  private headers: Record<string, string | string[]> = {};
+  private bodyMode: 'none' | 'length' | 'chunked' | 'close' | undefined;
+  private length = 0;
+  private readonly chunks: Buffer[] = [];
+  keepAlive = true;
+
+  constructor(private readonly head: boolean) {}
+
+  push(chunk: Buffer): HttpResponse | undefined {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    if (this.bodyMode === undefined) {
+      const end = this.buf.indexOf(CRLF2);
+      if (end < 0) return undefined;
+      this.parseHead(this.buf.toString('latin1', 0, end));
+      this.buf = this.buf.subarray(end + 4);
+      // An interim response (100 Continue) is followed by the real one.
+      if (this.status >= 100 && this.status < 200) {
+        this.bodyMode = undefined;
+        this.headers = {};
+        return this.buf.length > 0 ? this.push(Buffer.alloc(0)) : undefined;
+      }
+    }
+    return this.body();
+  }
+
+  end(): HttpResponse | undefined {
+    if (this.bodyMode !== 'close') return undefined;
+    this.chunks.push(this.buf);
+    return this.done();
+  }
+
+  private parseHead(text: string): void {
+    const lines = text.split('\r\n');
+    const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? '');
+    if (!m) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
+    this.status = Number(m[2]);
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(':');
+      if (colon <= 0) continue;
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      const prev = this.headers[name];
+      if (prev === undefined) this.headers[name] = name === 'set-cookie' ? [value] : value;
+      else if (Array.isArray(prev)) prev.push(value);
+      else this.headers[name] = `${prev}, ${value}`;
+    }
+    const connection = String(this.headers.connection ?? '').toLowerCase();
+    this.keepAlive = m[1] === '1' ? connection !== 'close' : connection === 'keep-alive';
+    const te = String(this.headers['transfer-encoding'] ?? '').toLowerCase();
+    const cl = this.headers['content-length'];
+    if (this.head || this.status === 204 || this.status === 304) this.bodyMode = 'none';
+    else if (te.includes('chunked')) this.bodyMode = 'chunked';
+    else if (cl !== undefined) {
+      this.bodyMode = 'length';
+      this.length = Number(cl);
+    } else {
+      this.bodyMode = 'close';
+      this.keepAlive = false;
+    }
+  }
+
+  private body(): HttpResponse | undefined {
+    switch (this.bodyMode) {
+      case 'none':
+        return this.done();
+      case 'length':
+        if (this.buf.length < this.length) return undefined;
+        this.chunks.push(this.buf.subarray(0, this.length));
+        return this.done();
+      case 'chunked':
+        for (;;) {
+          const lineEnd = this.buf.indexOf('\r\n');
+          if (lineEnd < 0) return undefined;
+          const size = Number.parseInt(this.buf.toString('latin1', 0, lineEnd), 16);
+          if (Number.isNaN(size)) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'bad chunk size');
+          if (size === 0) {
+            // The last chunk, then optional trailers and an empty line.
+            const end = this.buf.indexOf(CRLF2, Math.max(0, lineEnd - 2));
+            if (end < 0) return undefined;
+            return this.done();
+          }
+          if (this.buf.length < lineEnd + 2 + size + 2) return undefined;
+          this.chunks.push(this.buf.subarray(lineEnd + 2, lineEnd + 2 + size));
+          this.buf = this.buf.subarray(lineEnd + 2 + size + 2);
+        }
+      default:
+        return undefined;
+    }
+  }
+
+  private done(): HttpResponse {
+    const text =
+      this.chunks.length === 1
+        ? this.chunks[0]!.toString('utf8')
+        : Buffer.concat(this.chunks).toString('utf8');
+    return { status: this.status, headers: this.headers, text };
+  }
+}

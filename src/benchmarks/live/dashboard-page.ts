@@ -1,0 +1,60 @@
+import { chartSource } from '../report/charts';
+import { esc, PAGE_CSS } from '../report/html-report';
+
+/** What the page knows before the first update. */
+export interface DashboardInfo {
+  targetUrl: string;
+  labels: string[];
+  open: boolean;
+  durationSeconds: number;
+}
+
+/** JSON for an inline script (no `</script>` can close it early). */
+function inlineJson(v: unknown): string {
+  return JSON.stringify(v).replace(/</g, '\\u003c');
+}
+
+/**
+ * The live dashboard: the report's charts (the same functions, shipped as source), redrawn on every
+ * server-sent event, once a second. An event carries the new second of the timeline and the target's
+ * latest samples; the first one carries everything so far, so the page may be opened mid-run.
+ */
+export function dashboardPage(info: DashboardInfo): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Load test (live) ${esc(info.targetUrl)}</title><style>${PAGE_CSS}</style></head><body>
+<h1>Load test <span class="verdict live" id="status">starting</span></h1>
+<dl><dt>Target</dt><dd>${esc(info.targetUrl)}</dd><dt>Progress</dt><dd id="progress">waiting for the first second</dd></dl>
+<div class="charts" id="charts"></div>
+<script>
+${chartSource()}
+const info = ${inlineJson(info)};
+const data = { timeline: [], labels: info.labels, open: info.open, durationSeconds: info.durationSeconds, target: undefined };
+const chartsEl = document.getElementById('charts');
+const statusEl = document.getElementById('status');
+const progressEl = document.getElementById('progress');
+function draw() {
+  chartsEl.innerHTML = standardCharts(data).map((c) => '<div class="chart">' + renderChart(c) + '</div>').join('');
+  const p = data.timeline[data.timeline.length - 1];
+  if (p) {
+    progressEl.textContent = Math.min(p.t + 1, info.durationSeconds) + ' / ' + info.durationSeconds + ' s, ' +
+      p.users + ' users, ' + p.rps + ' req/s, p95 ' + p.latency.p95.toFixed(1) + ' ms, ' + p.errors + ' errors/s';
+  }
+}
+const events = new EventSource('events');
+events.onmessage = (e) => {
+  const m = JSON.parse(e.data);
+  if (m.timeline) data.timeline = m.timeline;
+  if (m.point) data.timeline.push(m.point);
+  if (m.target) data.target = m.target;
+  if (m.status) statusEl.textContent = m.status;
+  if (m.status && m.status !== 'running') {
+    statusEl.className = 'verdict ' + (m.status === 'pass' ? 'pass' : 'fail');
+    events.close();
+  }
+  draw();
+};
+</script>
+</body></html>
+`;
+}

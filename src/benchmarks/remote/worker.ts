@@ -1,0 +1,151 @@
+import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { planFromSource } from '../config/load-plan';
+import { prepareGenerator } from '../engine/generator';
+import { HttpClient } from '../engine/http-client';
+import { errorCode } from '../errors';
+import {
+  type Assignment,
+  type AssignReply,
+  type DoneMessage,
+  type Hello,
+  type SnapshotMessage,
+  type StartMessage,
+  SUBJECTS,
+} from './protocol';
+
+/** Seconds between a worker's announcements and heartbeats. */
+const BEAT_MS = 1000;
+
+/** A default worker name: host and process id, as subject-safe text. */
+export function defaultWorkerName(): string {
+  return `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`.slice(0, 64);
+}
+
+/** Whether the target answers at all from this host (any HTTP status is an answer). */
+async function reachable(url: string, timeoutMs: number): Promise<string | undefined> {
+  const http = new HttpClient({ connections: 1, timeoutMs });
+  try {
+    await http.request({ method: 'GET', url, headers: { accept: 'application/json' } });
+    return undefined;
+  } catch (err) {
+    return errorCode(err);
+  } finally {
+    await http.close();
+  }
+}
+
+/**
+ * `m benchmark worker`: a load generator on any host, driven over NATS. While idle it announces itself;
+ * given an assignment it compiles the plan from the validated source it receives (never a file), checks
+ * that the target answers from here (naming itself when it does not), prepares, waits for the common
+ * start, runs its share and streams its snapshots with a heartbeat. One run at a time; runs until
+ * `signal` aborts.
+ */
+export async function runWorker(
+  natsUrl: string,
+  name: string,
+  signal: AbortSignal,
+  log: (s: string) => void,
+): Promise<void> {
+  const nc: NatsConnection = await connect({ servers: natsUrl, name: `desk-load-worker-${name}` });
+  let busy = false;
+  const hello = setInterval(() => {
+    if (!busy) nc.publish(SUBJECTS.hello, JSON.stringify({ name } satisfies Hello));
+  }, BEAT_MS);
+  nc.publish(SUBJECTS.hello, JSON.stringify({ name } satisfies Hello));
+  log(`worker ${name}: waiting for runs on ${natsUrl}`);
+  nc.subscribe(SUBJECTS.assign(name), {
+    callback: (err, msg) => {
+      if (err || busy) {
+        msg?.respond(JSON.stringify({ ok: false, code: 'worker_busy', message: `worker ${name} is busy` }));
+        return;
+      }
+      busy = true;
+      void runAssignment(
+        nc,
+        name,
+        msg.json<Assignment>(),
+        (reply) => msg.respond(JSON.stringify(reply)),
+        log,
+      ).finally(() => {
+        busy = false;
+      });
+    },
+  });
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  clearInterval(hello);
+  await nc.drain().catch(() => nc.close());
+}
+
+async function runAssignment(
+  nc: NatsConnection,
+  name: string,
+  a: Assignment,
+  reply: (r: AssignReply) => void,
+  log: (s: string) => void,
+): Promise<void> {
+  const ac = new AbortController();
+  setMaxListeners(0, ac.signal);
+  const stopSub = nc.subscribe(SUBJECTS.stop(a.run), { callback: () => ac.abort() });
+  let started: (at: number) => void = () => {};
+  const start = new Promise<number>((resolve) => {
+    started = resolve;
+  });
+  const startSub = nc.subscribe(SUBJECTS.start(a.run), {
+    callback: (_e, m) => started(m.json<StartMessage>().startAt),
+  });
+  const done = (d: Omit<DoneMessage, 'name'>) =>
+    nc.publish(SUBJECTS.done(a.run), JSON.stringify({ name, ...d }));
+  let alive: NodeJS.Timeout | undefined;
+  try {
+    const plan = planFromSource(a.source, a.configPath);
+    const unreachable = await reachable(plan.targetUrl, Math.min(plan.http.timeoutMs, 5000));
+    if (unreachable) {
+      reply({
+        ok: false,
+        code: 'target_unreachable',
+        message: `worker ${name} cannot reach ${plan.targetUrl} (${unreachable})`,
+      });
+      return;
+    }
+    const generator = await prepareGenerator(plan, a.target, a.shard);
+    reply({ ok: true });
+    log(`worker ${name}: prepared share ${a.shard.index + 1} of ${a.shard.count} of run ${a.run}`);
+    const startAt = await Promise.race([
+      start,
+      new Promise<number>((r) => ac.signal.addEventListener('abort', () => r(-1))),
+    ]);
+    if (startAt < 0) {
+      await generator.close();
+      return;
+    }
+    alive = setInterval(
+      () => nc.publish(SUBJECTS.alive(a.run), JSON.stringify({ name } satisfies Hello)),
+      BEAT_MS,
+    );
+    const cleanup = await generator.run({
+      shard: a.shard,
+      startAt,
+      signal: ac.signal,
+      cleanup: a.cleanup,
+      onSnapshots: (snapshots) =>
+        nc.publish(SUBJECTS.snapshots(a.run), JSON.stringify({ name, snapshots } satisfies SnapshotMessage)),
+    });
+    done({ cleanup });
+    log(`worker ${name}: run ${a.run} done`);
+  } catch (err) {
+    const e = { code: errorCode(err), message: `worker ${name}: ${(err as Error).message}` };
+    reply({ ok: false, ...e });
+    done({ error: e });
+  } finally {
+    clearInterval(alive);
+    stopSub.unsubscribe();
+    startSub.unsubscribe();
+    await nc.flush().catch(() => undefined);
+  }
+}

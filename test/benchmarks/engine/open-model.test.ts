@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadPlanFile } from '../../../src/benchmarks/config/load-plan';
+import { runLoadTest } from '../../../src/benchmarks/run';
+import { type RecordingServer, startRecordingServer } from '../helpers/recording-server';
+import { tempDir, writeConfig } from '../helpers/runtime';
+
+let server: RecordingServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function openRun(rate: string, seconds: number) {
+  server = await startRecordingServer();
+  const path = writeConfig(`target_url: ${server.url}
+auth: { mode: none }
+users: { peak: 50 }
+rate: ${rate}
+${seconds ? `duration_seconds: ${seconds}\n` : ''}generator: { max_event_loop_lag_ms: 60000 }
+thresholds: { p95_ms: 600000 }
+targets: [{ type: endpoint, name: hit, method: GET, path: /hit }]
+`);
+  const loaded = await loadPlanFile(path, {});
+  if (!loaded.ok) throw new Error('invalid');
+  const { result } = await runLoadTest({ plan: loaded.plan, outDir: tempDir(), live: { write: () => true } });
+  const scheduled = result.timeline.reduce((n, p) => n + p.scheduled, 0);
+  const dropped = result.timeline.reduce((n, p) => n + p.dropped, 0);
+  return { result, scheduled, dropped };
+}
+
+describe('the open model', () => {
+  it('sends exactly the planned arrivals: 500 asked in a second, 500 scheduled and sent', async () => {
+    const { result, scheduled, dropped } = await openRun('{ requests_per_second: 500 }', 1);
+    expect(scheduled).toBe(500);
+    expect(result.total.count + dropped).toBe(500);
+    expect(server!.received.filter((r) => r.path === '/hit')).toHaveLength(result.total.count);
+  });
+
+  it('follows rate stages: the arrivals equal the integral of the planned rate', async () => {
+    // 0 -> 100/s over 1 s (50 arrivals), then 100/s for 1 s (100).
+    const { scheduled } = await openRun(
+      '{ stages: [{ duration_seconds: 1, target: 100 }, { duration_seconds: 1, target: 100 }] }',
+      0,
+    );
+    expect(scheduled).toBe(150);
+  });
+});

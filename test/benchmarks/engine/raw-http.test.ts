@@ -1,0 +1,138 @@
+import { createServer as createNetServer, type Server } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../src/benchmarks/engine/http-client';
+
+let server: Server | undefined;
+afterEach(async () => {
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+});
+
+/** A TCP server answering each request with the raw bytes `answer` returns (written in pieces). */
+async function rawServer(answer: (request: string, n: number) => string[]): Promise<string> {
+  let n = 0;
+  server = createNetServer((socket) => {
+    let buf = '';
+    socket.on('data', (d) => {
+      buf += d.toString('latin1');
+      while (buf.includes('\r\n\r\n')) {
+        const end = buf.indexOf('\r\n\r\n') + 4;
+        const len = Number(/content-length: (\d+)/i.exec(buf.slice(0, end))?.[1] ?? 0);
+        if (buf.length < end + len) return;
+        const request = buf.slice(0, end + len);
+        buf = buf.slice(end + len);
+        const parts = answer(request, n++);
+        // Each piece in its own write, so the parser sees responses split anywhere.
+        for (const [i, p] of parts.entries()) {
+          setTimeout(() => {
+            if (p === 'CLOSE') socket.end();
+            else socket.write(p);
+          }, i * 2);
+        }
+      }
+    });
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
+  return `http://127.0.0.1:${(server!.address() as { port: number }).port}`;
+}
+
+describe('the plain-http client', () => {
+  it('sends one request per exchange and reads Content-Length, chunked and split responses on one connection', async () => {
+    const requests: string[] = [];
+    const base = await rawServer((req, n) => {
+      requests.push(req);
+      if (n === 0)
+        return [
+          'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-len',
+          'gth: 10\r\n\r\n{"a":',
+          '"é"}',
+        ];
+      if (n === 1)
+        return [
+          'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n\r\n4\r\nabcd\r\n',
+          '3\r\nefg\r\n0\r\n\r\n',
+        ];
+      return ['HTTP/1.1 204 No Content\r\n\r\n'];
+    });
+    const http = new HttpClient({ connections: 1, timeoutMs: 5000 });
+    try {
+      const a = await http.request({
+        method: 'GET',
+        url: `${base}/x?q=1`,
+        headers: { accept: 'application/json' },
+      });
+      expect(a).toMatchObject({ status: 200, text: '{"a":"é"}' });
+      expect(a.headers['content-type']).toBe('application/json');
+      const b = await http.request({
+        method: 'POST',
+        url: `${base}/y`,
+        headers: { 'content-type': 'application/json' },
+        body: '{"n":"ü"}',
+      });
+      expect(b).toMatchObject({ status: 201, text: 'abcdefg' });
+      expect(b.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+      expect((await http.request({ method: 'DELETE', url: `${base}/z`, headers: {} })).status).toBe(204);
+    } finally {
+      await http.close();
+    }
+    expect(requests[0]).toMatch(
+      /^GET \/x\?q=1 HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\naccept: application\/json\r\n\r\n$/,
+    );
+    // The body's length in bytes (UTF-8), not in characters.
+    expect(Buffer.from(requests[1]!, 'latin1').toString('utf8')).toMatch(
+      /content-length: 10\r\n\r\n\{"n":"ü"\}$/,
+    );
+    expect(requests[2]).toMatch(/^DELETE \/z HTTP\/1\.1\r\n.*content-length: 0\r\n\r\n$/s);
+  });
+
+  it('reads a body delimited by the connection closing, and opens a new connection afterwards', async () => {
+    const base = await rawServer((_req, n) =>
+      n === 0
+        ? ['HTTP/1.1 200 OK\r\n\r\nuntil', ' close', 'CLOSE']
+        : ['HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'],
+    );
+    const http = new HttpClient({ connections: 1, timeoutMs: 5000 });
+    try {
+      expect((await http.request({ method: 'GET', url: `${base}/a`, headers: {} })).text).toBe('until close');
+      expect((await http.request({ method: 'GET', url: `${base}/b`, headers: {} })).text).toBe('ok');
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('refuses a header value with a line break (a rendered value must not inject a header) without sending', async () => {
+    const requests: string[] = [];
+    const base = await rawServer((req) => {
+      requests.push(req);
+      return ['HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'];
+    });
+    const http = new HttpClient({ connections: 1, timeoutMs: 5000 });
+    try {
+      await expect(
+        http.request({ method: 'GET', url: `${base}/`, headers: { 'x-name': 'a\r\nx-admin: 1' } }),
+      ).rejects.toMatchObject({ code: 'invalid_request' });
+      expect(
+        (await http.request({ method: 'GET', url: `${base}/ok`, headers: { 'x-name': 'a' } })).status,
+      ).toBe(200);
+    } finally {
+      await http.close();
+    }
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatch(/^GET \/ok /);
+  });
+
+  it('rejects with coded errors: refused, and no answer within the timeout', async () => {
+    const http = new HttpClient({ connections: 2, timeoutMs: 300 });
+    try {
+      await expect(
+        http.request({ method: 'GET', url: 'http://127.0.0.1:1/', headers: {} }),
+      ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      const base = await rawServer(() => []);
+      await expect(http.request({ method: 'GET', url: `${base}/`, headers: {} })).rejects.toMatchObject({
+        code: 'UND_ERR_HEADERS_TIMEOUT',
+      });
+    } finally {
+      await http.close();
+    }
+  });
+});
