@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { adapterErrorResponse, onClientError } from './http/wire-errors';
 
 /** Anything with Hono's `fetch` (the platform app, the macroservice gateway). */
 export interface FetchApp {
@@ -36,9 +38,13 @@ export interface RunningServer {
  * (e.g. `EADDRINUSE`), with the system error.
  */
 export function startServer(app: FetchApp, options: StartServerOptions): Promise<RunningServer> {
-  const server = createAdaptorServer({
-    fetch: (request, env) => app.fetch(request, env as HttpBindings),
-  }) as Server;
+  // Malformed requests get the one JSON error shape too: those the adapter cannot turn into a Request
+  // (errorHandler) and those node's HTTP parser refuses (clientError).
+  const listener = getRequestListener((request, env) => app.fetch(request, env as HttpBindings), {
+    errorHandler: adapterErrorResponse,
+  });
+  const server = createServer(listener);
+  server.on('clientError', onClientError);
   const timeout = options.shutdownTimeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

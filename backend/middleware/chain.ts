@@ -2,10 +2,13 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
 import { auth } from './auth';
+import { bodyLimit } from './body-limit';
 import { csrf } from './csrf';
+import { hostCheck } from './host-check';
 import { idempotency } from './idempotency';
 import { payloadDecryption } from './payload-decryption';
 import { rateLimit } from './rate-limit';
+import { requestTarget } from './request-target';
 
 /**
  * One row of the middleware table: a middleware of docs/security.md#middleware-chain, its priority, and how
@@ -23,6 +26,8 @@ export interface MiddlewareEntry {
  * this order is safe). This is the only place the order is declared.
  */
 export const MIDDLEWARE: readonly MiddlewareEntry[] = [
+  { name: 'HostCheckMiddleware', priority: 5, factory: ({ config }) => hostCheck(config) },
+  { name: 'RequestTargetMiddleware', priority: 6, factory: () => requestTarget() },
   {
     name: 'RateLimitMiddleware',
     priority: 10,
@@ -32,6 +37,16 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
         windowMs: config.security.rate_limit.window_seconds * 1000,
         max: config.security.rate_limit.max_requests,
         trustedProxies: config.security.trusted_proxies,
+      }),
+  },
+  {
+    name: 'BodyLimitMiddleware',
+    priority: 12,
+    factory: ({ config }) =>
+      bodyLimit({
+        maxBodyBytes: config.server.max_body_bytes,
+        maxAnonymousBodyBytes: config.server.max_anonymous_body_bytes,
+        maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
       }),
   },
   {
@@ -70,7 +85,7 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
 
 /**
  * The middleware chain in the priority order of docs/security.md#middleware-chain (lower runs first):
- * RateLimit 10, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50.
+ * HostCheck 5, RequestTarget 6, RateLimit 10, BodyLimit 12, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50.
  */
 export function middlewareChain(ctx: AppContext): MiddlewareHandler<AppEnv>[] {
   return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(ctx));

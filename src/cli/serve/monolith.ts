@@ -1,6 +1,7 @@
 import { createApp } from '../../../backend/app';
 import type { PlatformConfig } from '../../../backend/config/schema';
 import { createContext, defaultPublicUrl } from '../../../backend/create-context';
+import { claimDataDir, restrictTree } from '../../../backend/data-dir/data-dir';
 import { startServer } from '../../../backend/server';
 import type { ModeRunner } from '../commands/serve';
 
@@ -10,7 +11,18 @@ import type { ModeRunner } from '../commands/serve';
  * port actually bound (so `--port 0` works).
  */
 export const runMonolith: ModeRunner = async (config: PlatformConfig) => {
-  const ctx = await createContext(config, { log: (line) => console.error(line) });
+  // One process per data directory: the embedded database and the record names it hands out are not safe to
+  // share; the directory and what it holds are made private to this user.
+  const owned = await claimDataDir(config.server.data_dir);
+  let ctx: Awaited<ReturnType<typeof createContext>>;
+  try {
+    ctx = await createContext(config, { log: (line) => console.error(line) });
+    // A new embedded database is unpacked with world-readable modes: make it private too.
+    await restrictTree(owned.dir);
+  } catch (err) {
+    owned.release();
+    throw err;
+  }
   let running: Awaited<ReturnType<typeof startServer>>;
   try {
     running = await startServer(createApp(ctx), {
@@ -20,6 +32,7 @@ export const runMonolith: ModeRunner = async (config: PlatformConfig) => {
     });
   } catch (err) {
     await ctx.close();
+    owned.release();
     throw err;
   }
   if (!config.server.public_url) {
@@ -37,6 +50,7 @@ export const runMonolith: ModeRunner = async (config: PlatformConfig) => {
     async stop() {
       await running.close();
       await ctx.close();
+      owned.release();
     },
   };
 };
