@@ -16,7 +16,12 @@ const DEPENDENCIES = [
     pkg: 'nats-server',
     env: 'PLATFORM_NATS_SERVER_PATH',
   },
-  { binary: 'initdb', paths: postgresBinaries('initdb'), pkg: 'postgresql', env: 'PLATFORM_POSTGRES_BIN_DIR' },
+  {
+    binary: 'initdb',
+    paths: postgresBinaries('initdb'),
+    pkg: 'postgresql',
+    env: 'PLATFORM_POSTGRES_BIN_DIR',
+  },
 ];
 
 /** `/usr/lib/postgresql/<version>/bin/<name>` for every installed version, newest first. */

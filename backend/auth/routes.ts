@@ -5,6 +5,7 @@ import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
+import { isSecureRequest } from '../http/secure-request';
 import { unauthorized } from '../middleware/auth';
 import { ADMINISTRATOR } from './auth-service';
 import { presentedCredential, SESSION_COOKIE } from './credentials';
@@ -34,7 +35,7 @@ function principalOf(c: Context<AppEnv>) {
 /**
  * Auth routes (Frappe-style RPC paths; AuthMiddleware makes everything but login require a principal):
  * - `POST /api/method/login` `{ usr, pwd }` -> session cookie `sid` (HttpOnly, SameSite=Lax, Path=/, Secure on
- *   https) and `{ message: "Logged In", csrf_token, user }`; wrong credentials are the one 401 body.
+ *   https: see `isSecureRequest`) and `{ message: "Logged In", csrf_token, user }`; wrong credentials are the one 401 body.
  * - `POST /api/method/logout` -> ends the session, clears the cookie.
  * - `GET /api/method/platform.auth.whoami` -> `{ message: { user, via } }`.
  * - `POST /api/method/platform.auth.change_password` `{ old_password, new_password }` (ends other sessions).
@@ -56,7 +57,7 @@ export function authRoutes(ctx: AppContext): Hono<AppEnv> {
       httpOnly: true,
       sameSite: 'Lax',
       path: '/',
-      secure: new URL(c.req.url).protocol === 'https:',
+      secure: isSecureRequest(c, ctx.config),
       maxAge: sessionTtl,
     });
     c.header('Cache-Control', 'no-store');

@@ -74,27 +74,26 @@ type Sources = Map<string, string>;
 
 /**
  * Names the source of the value at `path`: the flag or environment variable that set it (or one of its
- * parents), else the file and key. Values themselves are never shown (an environment variable may hold a
- * secret).
+ * parents), else the file. Values themselves are never shown (an environment variable may hold a secret).
  */
 function sourceOf(path: string[], sources: Sources, file: string): string {
   for (let n = path.length; n > 0; n--) {
     const source = sources.get(path.slice(0, n).join('.'));
-    if (source) return `${source} (tool.platform.${path.join('.')})`;
+    if (source) return ` (set by ${source})`;
   }
-  const key = ['tool', 'platform', ...path].join('.');
-  return existsSync(file) ? `${key} in ${file}` : key;
+  return existsSync(file) ? ` (set in ${file})` : '';
 }
 
 function describeIssue(issue: z.core.$ZodIssue, sources: Sources, file: string): string {
+  const key = ['tool', 'platform', ...issue.path.map(String)].join('.');
   const where = sourceOf(issue.path.map(String), sources, file);
   switch (issue.code) {
     case 'invalid_value':
-      return `${where}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${key}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${where}`;
     case 'unrecognized_keys':
-      return `${where}: unknown key(s) ${issue.keys.join(', ')}`;
+      return `${key}: unknown key(s) ${issue.keys.join(', ')}${where}`;
     default:
-      return `${where}: ${issue.message}`;
+      return `${key}: ${issue.message}${where}`;
   }
 }
 
