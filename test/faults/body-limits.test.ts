@@ -19,7 +19,8 @@ afterAll(async () => {
   rmSync(temp, { recursive: true, force: true });
 });
 
-const errorCode = (body: string | undefined) => (JSON.parse(body ?? '{}') as { error?: { code?: string } }).error?.code;
+const errorCode = (body: string | undefined) =>
+  (JSON.parse(body ?? '{}') as { error?: { code?: string } }).error?.code;
 
 describe('request body limits on a real m serve', () => {
   it('refuses 12 parallel 400 MB sign-in bodies with 413 while RSS stays bounded and another user is served', async () => {
@@ -46,7 +47,9 @@ describe('request body limits on a real m serve', () => {
       }),
     );
     // Another user reads while the flood is under way.
-    const read = fetch(`${server.url}/api/resource/crm.Lead?limit=5`, { headers: { cookie: session.cookie } });
+    const read = fetch(`${server.url}/api/resource/crm.Lead?limit=5`, {
+      headers: { cookie: session.cookie },
+    });
     const results = await Promise.all([...declared, ...chunked, ...withCredential]);
     const reader = await read;
     expect(reader.status).toBe(200);
@@ -64,7 +67,9 @@ describe('request body limits on a real m serve', () => {
     expect(growthMb).toBeLessThan(RSS_GROWTH_BOUND_MB);
 
     // Still serving afterwards.
-    const after = await fetch(`${server.url}/api/resource/crm.Lead?limit=1`, { headers: { cookie: session.cookie } });
+    const after = await fetch(`${server.url}/api/resource/crm.Lead?limit=1`, {
+      headers: { cookie: session.cookie },
+    });
     expect(after.status).toBe(200);
   });
 

@@ -56,7 +56,8 @@ describe('one server per data directory', () => {
           headers: { ...session, 'content-type': 'application/json' },
           body: JSON.stringify({ lead_name: `Kill test ${i}`, source: 'Website' }),
         });
-        if (res.status === 201) acknowledged.push(((await res.json()) as { data: { name: string } }).data.name);
+        if (res.status === 201)
+          acknowledged.push(((await res.json()) as { data: { name: string } }).data.name);
       } catch {
         // the connection died with the server: not acknowledged
       }
@@ -105,7 +106,9 @@ describe('one server per data directory', () => {
   it('lets m keys rotate run against a running server, even several at once, without losing a key', async () => {
     const dataDir = join(temp, 'keys');
     const s = await serve(dataDir);
-    const before = (await (await fetch(`${s.url}/api/v1/security/jwks`)).json()) as { keys: { kid: string }[] };
+    const before = (await (await fetch(`${s.url}/api/v1/security/jwks`)).json()) as {
+      keys: { kid: string }[];
+    };
     const rotations = Array.from({ length: 3 }, () => spawnM(['keys', 'rotate', '--data-dir', dataDir]));
     expect(await Promise.all(rotations.map((r) => r.exited))).toEqual([0, 0, 0]);
     const ring = JSON.parse(readFileSync(join(dataDir, 'keys', 'keyring.json'), 'utf8')) as {
@@ -118,9 +121,9 @@ describe('one server per data directory', () => {
     let kids: string[] = [];
     for (let i = 0; i < 40 && !kids.includes(ring.keys[0]!.kid); i++) {
       await new Promise((r) => setTimeout(r, 500));
-      kids = ((await (await fetch(`${s.url}/api/v1/security/jwks`)).json()) as { keys: { kid: string }[] }).keys.map(
-        (k) => k.kid,
-      );
+      kids = (
+        (await (await fetch(`${s.url}/api/v1/security/jwks`)).json()) as { keys: { kid: string }[] }
+      ).keys.map((k) => k.kid);
     }
     expect(kids).toContain(ring.keys[0]!.kid);
   });
