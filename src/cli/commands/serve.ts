@@ -21,7 +21,7 @@ export interface ServeFlags {
   config?: string;
   mode?: string;
   apps: string[];
-  /** `--pid-file`: where to write this process's PID once it serves (removed on a clean stop). */
+  /** `--pid-file`: where to write this process's PID at start (removed when it stops). */
   pidFile?: string;
   buildMissing: boolean;
   help: boolean;
@@ -57,7 +57,7 @@ Options:
   --mode <mode>      monolith | macroservice (PLATFORM_MODE)
   --app <name>       An app to install; repeat for several (PLATFORM_APPS, default crm and stock).
                      With --mode macroservice: no --app runs a gateway, --app <name> one service process
-  --pid-file <file>  Write the server's PID there once it serves (removed when it stops)
+  --pid-file <file>  Write the server's PID there before it starts (removed when it stops)
   --build-missing    Build the shell and app remotes first when they are missing (npm start)
   -h, --help         This help
 
@@ -211,22 +211,23 @@ export const serveCommand: Command = {
     if (flags.buildMissing) buildIfMissing();
     // Listen for signals before starting, so a signal during the start still shuts down cleanly.
     const signal = untilSignal();
-    let service: StartedService;
-    try {
-      service = await (await load())(config, flags);
-    } catch (err) {
-      console.error(`m serve: could not start: ${(err as Error).message}`);
-      return SERVE_EXIT.failed;
-    }
+    // The PID file exists before the Desk URL is printed, so whoever waits for that line can read it.
     let removePidFile = () => {};
     if (flags.pidFile) {
       try {
         removePidFile = writePidFile(flags.pidFile);
       } catch (err) {
         console.error(`m serve: could not write --pid-file: ${(err as Error).message}`);
-        await service.stop();
         return SERVE_EXIT.failed;
       }
+    }
+    let service: StartedService;
+    try {
+      service = await (await load())(config, flags);
+    } catch (err) {
+      removePidFile();
+      console.error(`m serve: could not start: ${(err as Error).message}`);
+      return SERVE_EXIT.failed;
     }
     const received = await signal;
     console.log(`m serve: ${received} received, shutting down ...`);
