@@ -56,6 +56,7 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
       payloadDecryption({
         policy: security.policy,
         keys: security.keys,
+        replay: security.replay,
         maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
         maxBodyBytes: config.server.max_body_bytes,
       }),

@@ -94,7 +94,10 @@ describe('encryptPayload', () => {
       kid: await backend.env.keyRing.activeKid(),
       htm: 'POST',
       htu: '/api/resource/crm.Customer',
+      iat: expect.any(Number),
+      jti: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
     });
+    expect(Math.abs((header.iat as number) - Date.now() / 1000)).toBeLessThan(3600);
     expect(await backend.env.keyRing.decrypt(body, 'POST', '/api/resource/crm.Customer')).toEqual(BODY);
     await expect(
       backend.env.keyRing.decrypt(body, 'PUT', '/api/resource/crm.Customer'),
