@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
+import type { ErrorCode } from '../../src/protocol';
 import { errorBody } from './errors';
 
-function jsonError(status: number, code: string, message: string): Response {
+function jsonError(status: number, code: ErrorCode, message: string): Response {
   return new Response(JSON.stringify(errorBody(code, message)), {
     status,
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', Connection: 'close' },
@@ -20,7 +21,7 @@ export function adapterErrorResponse(err: unknown): Response {
   return jsonError(500, 'internal_error', 'The server could not complete the request.');
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large.'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request took too long to arrive.'],
 };
@@ -34,11 +35,12 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Socket): void 
     socket.destroy();
     return;
   }
-  const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
+  const fallback: [number, ErrorCode, string] = [
     400,
     'bad_request',
     'The request could not be parsed as HTTP.',
   ];
+  const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? fallback;
   const body = JSON.stringify(errorBody(code, message));
   const reason =
     status === 400 ? 'Bad Request' : status === 431 ? 'Request Header Fields Too Large' : 'Request Timeout';

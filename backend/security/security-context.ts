@@ -1,5 +1,9 @@
 import { join, resolve } from 'node:path';
 import { AuthService } from '../auth/auth-service';
+import type { AuthStore } from '../auth/auth-store';
+import { DbAuthStore } from '../auth/db-auth-store';
+import type { PasswordHasher } from '../auth/password-hasher';
+import { ScryptPasswordHasher } from '../auth/passwords';
 import type { PlatformConfig } from '../config/schema';
 import type { Database } from '../db/database';
 import { PlatformError } from '../http/errors';
@@ -17,8 +21,11 @@ export interface SecurityContext {
   policy: EncryptionPolicy;
   idempotency: IdempotencyStore;
   auth: AuthService;
-  /** Refuses replayed request JWEs (`iat` window and `jti` seen-set). */
-  replay: ReplayGuard;
+  /**
+   * Refuses replayed request JWEs (`iat` window and `jti` seen-set); always set by
+   * {@link createSecurityContext}, absent only in hand-built contexts (the offline mocks).
+   */
+  replay?: ReplayGuard;
   /** Stops the background sweep of expired idempotency records. Idempotent. */
   close(): void;
 }
@@ -39,6 +46,10 @@ export interface SecurityContextOptions {
   idempotency?: IdempotencyStore;
   /** Where seen JWE ids are kept; default this process's memory (MACROSERVICE gateways share one in NATS KV). */
   seenJwes?: SeenSet;
+  /** Users, sessions, API keys and tokens; default the database store. */
+  authStore?: AuthStore;
+  /** Default: scrypt. */
+  passwords?: PasswordHasher;
   /** Environment (for `PLATFORM_ADMIN_PASSWORD`); default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
@@ -65,7 +76,11 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
     options.keys ??
     (await FileKeyStore.open({ dir: join(resolve(config.server.data_dir), 'keys'), graceMs }));
 
-  const auth = new AuthService({ db, sessionTtlMs: config.security.session.ttl_seconds * 1000 });
+  const auth = new AuthService({
+    store: options.authStore ?? new DbAuthStore(db),
+    passwords: options.passwords ?? new ScryptPasswordHasher(),
+    sessionTtlMs: config.security.session.ttl_seconds * 1000,
+  });
   await auth.migrate();
   const env = options.env ?? process.env;
   const password = env.PLATFORM_ADMIN_PASSWORD || DEFAULT_ADMIN_PASSWORD;

@@ -23,9 +23,9 @@ async function errorCode(res: Response): Promise<string | undefined> {
 }
 
 /** Sends raw bytes on a socket and returns the whole answer (the server closes the connection). */
-function rawRequest(bytes: Buffer): Promise<{ status: number; body: string }> {
+function rawRequest(bytes: Buffer, port = server.port): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1');
+    const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (d) => chunks.push(d));
     socket.on('error', reject);
@@ -102,23 +102,47 @@ describe('bad input answers its 4xx in the one JSON error shape', () => {
   });
 });
 
+/** A request with any Host header over a real connection (fetch cannot set Host). */
+function withHost(
+  port: number,
+  method: string,
+  path: string,
+  host: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const body = options.body === undefined ? '' : JSON.stringify(options.body);
+  const headers = {
+    Host: host,
+    Connection: 'close',
+    ...(body
+      ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }
+      : {}),
+    ...options.headers,
+  };
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return rawRequest(Buffer.from(`${method} ${path} HTTP/1.1\r\n${head}\r\n${body}`), port);
+}
+
 describe('Host check (DNS rebinding)', () => {
   it('answers 421 invalid_host to sign-in, writes and the Desk under a foreign Host, even with a matching Origin', async () => {
-    const evil = 'http://evil.example';
-    const login = await request(t.app, 'POST', `${evil}/api/method/login`, {
+    const evil = `evil.example:${server.port}`;
+    const origin = { origin: `http://${evil}` };
+    const login = await withHost(server.port, 'POST', '/api/method/login', evil, {
       body: { usr: 'Administrator', pwd: 'admin' },
-      headers: { origin: evil },
-      anonymous: true,
+      headers: origin,
     });
     expect(login.status).toBe(421);
-    expect(await errorCode(login)).toBe('invalid_host');
-    const write = await request(t.app, 'POST', `${evil}/api/resource/crm.Lead`, {
+    expect(JSON.parse(login.body).error.code).toBe('invalid_host');
+    const write = await withHost(server.port, 'POST', '/api/resource/crm.Lead', evil, {
       body: { lead_name: 'x', source: 'Website' },
-      headers: { origin: evil },
+      headers: origin,
     });
     expect(write.status).toBe(421);
-    const desk = await request(t.app, 'GET', `${evil}/desk/`, { anonymous: true });
+    const desk = await withHost(server.port, 'GET', '/desk/', evil);
     expect(desk.status).toBe(421);
+    expect(desk.body).not.toContain('evil.example');
   });
 
   it('checks the Host header of a real connection and allows the loopback names and the public_url host', async () => {
@@ -129,30 +153,30 @@ describe('Host check (DNS rebinding)', () => {
       [`localhost:${server.port}`, 200],
       ['desk.test', 200],
     ] as const) {
-      const res = await rawRequest(
-        Buffer.from(`GET /api/gateway/remotes HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
-      );
+      const res = await withHost(server.port, 'GET', '/api/gateway/remotes', host);
       expect(res.status, host).toBe(status);
     }
   });
 
   it('takes the Desk gatewayUrl from configuration, never from a foreign Host', async () => {
-    const res = await request(t.app, 'GET', '/desk/', { anonymous: true });
-    const html = await res.text();
+    const res = await withHost(server.port, 'GET', '/desk/', 'desk.test');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('"gatewayUrl":"http://desk.test"');
+    const direct = await request(t.app, 'GET', 'http://evil.example/desk/', { anonymous: true });
+    const html = await direct.text();
     expect(html).toContain('"gatewayUrl":"http://desk.test"');
     expect(html).not.toContain('evil');
   });
 
   it('accepts a host named in server.allowed_hosts', async () => {
     const other = await createTestApp({ config: { 'server.allowed_hosts': ['desk.internal:8443'] } });
+    const otherServer = await startServer(other.app, { host: '127.0.0.1', port: 0 });
     try {
-      expect((await request(other.app, 'GET', 'http://desk.internal:8443/api/gateway/remotes')).status).toBe(
-        200,
-      );
-      expect((await request(other.app, 'GET', 'http://desk.internal:9999/api/gateway/remotes')).status).toBe(
-        421,
-      );
+      const get = (host: string) => withHost(otherServer.port, 'GET', '/api/gateway/remotes', host);
+      expect((await get('desk.internal:8443')).status).toBe(200);
+      expect((await get('desk.internal:9999')).status).toBe(421);
     } finally {
+      await otherServer.close();
       await other.close();
     }
   });
