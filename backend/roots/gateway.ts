@@ -13,6 +13,7 @@ import { RemoteDocTypes } from '../gateway/remote-doctypes';
 import type { AppEnv } from '../http/env';
 import { type CleanupStack, createCleanupStack } from '../lifecycle/cleanup-stack';
 import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
+import { KvSeenSet, SEEN_JWE_BUCKET } from '../security/replay/kv-seen-set';
 import { listen, type RunningServer } from '../server';
 import { boundPublicUrl, buildContext, type ContextOptions, defaultPublicUrl } from './context';
 
@@ -76,6 +77,14 @@ async function buildGateway(
     }),
   );
 
+  // One replay seen-set for every gateway: a token replayed to another gateway is refused too.
+  const pe = config.security.payload_encryption;
+  const seenJwes = new KvSeenSet(
+    await bus.keyValue<number>(SEEN_JWE_BUCKET, {
+      ttlMs: (pe.replay_window_seconds + 2 * pe.clock_skew_seconds) * 1000,
+    }),
+  );
+
   const gatewayConfig: PlatformConfig = { ...config, mode: 'macroservice', apps: [] };
   const contextOptions = { log, ...options.context };
   const gatewayUrl = contextOptions.publicUrl ?? defaultPublicUrl(gatewayConfig);
@@ -91,6 +100,7 @@ async function buildGateway(
         }),
       idempotency,
       policyDoctypes: doctypes,
+      seenJwes,
     },
     stack,
   );
