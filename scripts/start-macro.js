@@ -152,6 +152,8 @@ process.on('SIGTERM', () => void shutdown(0));
 const env = { ...process.env, PLATFORM_MODE: 'macroservice' };
 // One secret for the gateway and its services (requests they exchange are signed with it).
 env.PLATFORM_INTERNAL_SECRET ||= randomBytes(32).toString('base64url');
+// The key wrapping the payload-encryption keys the gateways share in NATS KV (a private NATS starts empty).
+env.PLATFORM_KEY_ENCRYPTION_KEY ||= randomBytes(32).toString('base64url');
 // Its own state next to the MONOLITH one, so both modes can run from one checkout.
 env.PLATFORM_DATA_DIR ||= join('.platform', 'macro');
 

@@ -48,6 +48,11 @@ export const CONFIG_ENV_VARS = ENV_OVERRIDES.map(([env, path]) => ({ env, key: `
 export const OTHER_ENV_VARS: ReadonlyArray<{ env: string; use: string }> = [
   { env: 'PLATFORM_ADMIN_PASSWORD', use: 'password of Administrator, set when the user is first created' },
   { env: 'PLATFORM_INTERNAL_SECRET', use: 'MACROSERVICE: secret shared by the gateway and its services' },
+  {
+    env: 'PLATFORM_KEY_ENCRYPTION_KEY',
+    use: 'MACROSERVICE gateways: key wrapping the key ring they share in NATS KV',
+  },
+  { env: 'PLATFORM_KEY_ENCRYPTION_KEY_FILE', use: 'MACROSERVICE gateways: file holding that key instead' },
   { env: 'UV_THREADPOOL_SIZE', use: 'threads for decryption and password hashing (Node.js, default 4)' },
 ];
 
