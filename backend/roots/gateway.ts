@@ -50,7 +50,9 @@ async function sharedKeyRing(
   const kek = keyEncryptionKeyFromEnv(env);
   const pe = config.security.payload_encryption;
   if (!kek) {
-    log(`WARNING: ${KEK_ENV} is not set: this gateway keeps its own key ring; several gateways need a shared one`);
+    log(
+      `WARNING: ${KEK_ENV} is not set: this gateway keeps its own key ring; several gateways need a shared one`,
+    );
     return undefined;
   }
   return KvKeyStore.open({
