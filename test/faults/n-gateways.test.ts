@@ -133,7 +133,7 @@ class Client {
     return this.send(gateway, path, await this.encrypt(path, body));
   }
 
-  send(gateway: Gateway, path: string, jwe: string): Promise<Response> {
+  async send(gateway: Gateway, path: string, jwe: string): Promise<Response> {
     return call(gateway, 'POST', path, {
       body: jwe,
       headers: {
