@@ -10,13 +10,13 @@ import { openDatabase } from '../../backend/db/open-database';
 import { ROOT_DIR } from '../../backend/roots/context';
 import { createGateway, type Gateway } from '../../backend/roots/gateway';
 import { type RunningService, startService } from '../../backend/roots/service';
-import type { KvKeyStore } from '../../backend/security/keys/kv-key-store';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
 import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import { encryptJwe } from '../../src/sdk/security/encrypt-payload';
 import { type NatsServerHandle, startNatsServer } from '../helpers/nats-server';
 import { makeAppsFixture } from '../helpers/test-app';
 import { type PostgresHandle, startPostgres } from './helpers/postgres-server';
+import { spawnM } from './helpers/serve-process';
 
 const SECRET = 'n-gateways-test-secret-0123456789abcdef';
 const KEK = 'n-gateways-key-encryption-key-0123456789abcdef';
@@ -170,7 +170,16 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
     let created = 0;
     for (let i = 0; i < 24; i++) {
       const gateway = i % 2 === 0 ? b : a;
-      if (i === 8) await (a.ctx.security.keys as KvKeyStore).rotate(); // mid-run, on one gateway
+      if (i === 8) {
+        // Mid-run, the operator rotates the shared ring from the command line.
+        const rotate = spawnM(['keys', 'rotate', '--data-dir', join(temp, 'cli')], {
+          PLATFORM_MODE: 'macroservice',
+          PLATFORM_NATS_URL: nats.url,
+          PLATFORM_KEY_ENCRYPTION_KEY: KEK,
+        });
+        expect(await rotate.exited, rotate.output()).toBe(0);
+        expect(rotate.output()).toContain('shared key ring');
+      }
       if (i === 16) expect(await client.jwks(a)).not.toBe(firstKid); // a client refreshing its JWKS later
       const [path, body] =
         i % 3 === 0
