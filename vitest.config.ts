@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: node-side unit/integration tests, DOM tests of the shell (jsdom), and the end-to-end
-// tests that drive Chromium against a real `m serve` (run one file at a time: they start servers).
-// Timeouts only stop a hung test; they are generous because tests that start servers and databases run
-// several times slower on a busy two-core machine.
+// Four projects: node-side unit/integration tests, DOM tests of the shell (jsdom), the end-to-end tests that
+// drive Chromium against a real `m serve`, and the fault tests that start, flood and kill real servers, NATS
+// and PostgreSQL on 127.0.0.1 (both run one file at a time: they start servers). Timeouts only stop a hung
+// test; they are generous because tests that start servers and databases run several times slower on a busy
+// two-core machine.
 export default defineConfig({
   test: {
     reporters: ['default', './test/reporters/summary-line.ts'],
@@ -14,7 +15,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/shell/**', 'node_modules/**'],
+          exclude: ['test/e2e/**', 'test/shell/**', 'test/faults/**', 'node_modules/**'],
           testTimeout: 90_000,
           hookTimeout: 120_000,
         },
@@ -26,6 +27,17 @@ export default defineConfig({
           environment: 'jsdom',
           include: ['test/shell/**/*.test.{ts,tsx}'],
           testTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'faults',
+          environment: 'node',
+          include: ['test/faults/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
       {

@@ -35,7 +35,17 @@ export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {})
   const { keys, policy, auth } = ctx.security;
   const payloadEncryption = ctx.config.security.payload_encryption;
   app.route('/', securityRoutes({ payloadEncryption, keys, policy }));
-  app.route('/', authRoutes({ auth, sessionTtlSeconds: ctx.config.security.session.ttl_seconds }));
+  app.route(
+    '/',
+    authRoutes({
+      auth,
+      sessionTtlSeconds: ctx.config.security.session.ttl_seconds,
+      secureRequest: {
+        publicUrl: ctx.config.server.public_url,
+        trustedProxies: ctx.config.security.trusted_proxies,
+      },
+    }),
+  );
   app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
   if (options.forwarding) app.route('/', options.forwarding);
   app.route('/', dataRoutes(ctx));

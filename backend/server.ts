@@ -1,7 +1,9 @@
 import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { errorBody } from './http/errors';
+import { adapterErrorResponse, onClientError } from './http/wire-errors';
 
 /** Anything with Hono's `fetch` (the platform app, the macroservice gateway). */
 export interface FetchApp {
@@ -58,12 +60,17 @@ export function listen(options: StartServerOptions): Promise<ListeningServer> {
     supply = resolve;
   });
   let current: FetchApp | undefined;
-  const server = createAdaptorServer({
-    fetch: async (request, env) => {
+  // Malformed requests get the one JSON error shape too: those the adapter cannot turn into a Request
+  // (errorHandler) and those node's HTTP parser refuses (clientError).
+  const listener = getRequestListener(
+    async (request, env) => {
       const app = current ?? (await supplied);
       return app ? app.fetch(request, env as HttpBindings) : unavailable();
     },
-  }) as Server;
+    { errorHandler: adapterErrorResponse },
+  );
+  const server: Server = createServer(listener);
+  server.on('clientError', onClientError);
   const timeout = options.shutdownTimeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Makes sure the system packages the tests drive are present: Debian's `chromium` (end-to-end tests) and
-// `nats-server` (MACROSERVICE tests). When one is missing and we run as root, it is installed with apt-get;
+// Makes sure the system packages the tests drive are present: Debian's `chromium` (end-to-end tests),
+// `nats-server` (MACROSERVICE tests) and `postgresql` (the fault tests run several gateways on one PostgreSQL
+// server; its binaries live under /usr/lib/postgresql/<version>/bin, which is not on PATH). When one is missing and we run as root, it is installed with apt-get;
 // otherwise the run stops with a message naming the package. Nothing is skipped silently.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Each system dependency: the binary the tests look for and the Debian package that provides it. */
 const DEPENDENCIES = [
@@ -14,11 +16,28 @@ const DEPENDENCIES = [
     pkg: 'nats-server',
     env: 'PLATFORM_NATS_SERVER_PATH',
   },
+  {
+    binary: 'initdb',
+    paths: postgresBinaries('initdb'),
+    pkg: 'postgresql',
+    env: 'PLATFORM_POSTGRES_BIN_DIR',
+  },
 ];
+
+/** `/usr/lib/postgresql/<version>/bin/<name>` for every installed version, newest first. */
+function postgresBinaries(name) {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return [];
+  return readdirSync(base)
+    .sort((a, b) => Number(b) - Number(a))
+    .map((version) => join(base, version, 'bin', name));
+}
 
 function locate(dep) {
   const fromEnv = process.env[dep.env];
+  if (dep.pkg === 'postgresql' && fromEnv && existsSync(join(fromEnv, dep.binary))) return fromEnv;
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
+  if (dep.pkg === 'postgresql') return postgresBinaries(dep.binary).find((p) => existsSync(p));
   for (const p of dep.paths) if (existsSync(p)) return p;
   const which = spawnSync('which', [dep.binary], { encoding: 'utf8' });
   return which.status === 0 ? which.stdout.trim() : undefined;

@@ -5,6 +5,7 @@ import { CHANGE_PASSWORD_PATH, GENERATE_API_KEY_PATH, LOGIN_PATH, LOGOUT_PATH } 
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
+import { isSecureRequest, type SecureRequestOptions } from '../http/secure-request';
 import { unauthorized } from '../middleware/auth';
 import type { SecurityContext } from '../security/security-context';
 import { ADMINISTRATOR } from './auth-service';
@@ -36,12 +37,14 @@ function principalOf(c: Context<AppEnv>) {
 export interface AuthRouteDeps {
   auth: SecurityContext['auth'];
   sessionTtlSeconds: number;
+  /** When the session cookie gets `Secure`; default only for requests that are https themselves. */
+  secureRequest?: SecureRequestOptions;
 }
 
 /**
  * Auth routes (Frappe-style RPC paths; AuthMiddleware makes everything but login require a principal):
  * - `POST /api/method/login` `{ usr, pwd }` -> session cookie `sid` (HttpOnly, SameSite=Lax, Path=/, Secure on
- *   https) and `{ message: "Logged In", csrf_token, user }`; wrong credentials are the one 401 body.
+ *   https: see `isSecureRequest`) and `{ message: "Logged In", csrf_token, user }`; wrong credentials are the one 401 body.
  * - `POST /api/method/logout` -> ends the session, clears the cookie.
  * - `GET /api/method/platform.auth.whoami` -> `{ message: { user, via } }`.
  * - `POST /api/method/platform.auth.change_password` `{ old_password, new_password }` (ends other sessions).
@@ -63,7 +66,7 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
       httpOnly: true,
       sameSite: 'Lax',
       path: '/',
-      secure: new URL(c.req.url).protocol === 'https:',
+      secure: isSecureRequest(c, deps.secureRequest ?? { trustedProxies: [] }),
       maxAge: sessionTtl,
     });
     c.header('Cache-Control', 'no-store');

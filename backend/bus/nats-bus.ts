@@ -136,8 +136,8 @@ export class NatsBus implements Bus {
 
   async keyValue<T = unknown>(bucket: string, options: KeyValueOptions): Promise<KeyValueStore<T>> {
     // history 1: only the last value of a key matters; ttl is bucket-wide (per-key TTL needs nats-server 2.11).
-    const kv = await this.#kvm.create(bucket, { ttl: options.ttlMs, history: 1 });
-    const store = new NatsKeyValue<T>(kv, bucket, options.ttlMs, this);
+    const open = () => this.#kvm.create(bucket, { ttl: options.ttlMs, history: 1 });
+    const store = new NatsKeyValue<T>(await open(), bucket, options.ttlMs, this, open, this.log);
     this.#stores.push(store as NatsKeyValue<unknown>);
     return store;
   }

@@ -13,6 +13,17 @@ function isWrongLastSequence(err: unknown): boolean {
   );
 }
 
+/**
+ * True when an operation failed because the bucket's stream does not exist: NATS came back with an empty
+ * store (its JetStream directory lost), so every bucket must be created again.
+ */
+export function isMissingBucket(err: unknown): boolean {
+  if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return true;
+  const e = err as { code?: unknown; message?: unknown; name?: unknown } | undefined;
+  const text = `${String(e?.name ?? '')} ${String(e?.message ?? '')}`.toLowerCase();
+  return text.includes('no responders') || text.includes('stream not found') || e?.code === '503';
+}
+
 function decode<T>(entry: NatsEntry): KvEntry<T> | null {
   if (entry.operation !== 'PUT') return null;
   try {
@@ -33,26 +44,67 @@ function decode<T>(entry: NatsEntry): KvEntry<T> | null {
  */
 export class NatsKeyValue<T> implements KeyValueStore<T> {
   readonly #watches = new Set<Unsubscribe>();
+  #kv: KV;
+  #reopening?: Promise<KV>;
 
+  /**
+   * `reopen` creates the bucket again (same TTL, history 1) when NATS lost it; it is called when an operation
+   * finds the stream missing and after every reconnect, so the bucket is back before the next heartbeat.
+   */
   constructor(
-    private readonly kv: KV,
+    kv: KV,
     readonly bucket: string,
     readonly ttlMs: number,
     private readonly bus: Pick<Bus, 'onStatus'>,
-  ) {}
+    private readonly reopen?: () => Promise<KV>,
+    private readonly log: (line: string) => void = () => {},
+  ) {
+    this.#kv = kv;
+    if (reopen) {
+      bus.onStatus((status) => {
+        if (status === 'connected') void this.#recreate().catch(() => {});
+      });
+    }
+  }
+
+  /** Creates the bucket again (idempotent when it exists); one attempt at a time. */
+  #recreate(): Promise<KV> {
+    if (!this.reopen) return Promise.resolve(this.#kv);
+    this.#reopening ??= this.reopen()
+      .then((kv) => {
+        this.#kv = kv;
+        return kv;
+      })
+      .finally(() => {
+        this.#reopening = undefined;
+      });
+    return this.#reopening;
+  }
+
+  /** Runs `op`; when the bucket is gone (NATS lost its store), creates it again, logs once, retries once. */
+  async #run<R>(op: (kv: KV) => Promise<R>): Promise<R> {
+    try {
+      return await op(this.#kv);
+    } catch (err) {
+      if (!this.reopen || !isMissingBucket(err)) throw err;
+      const kv = await this.#recreate();
+      this.log(`bus: KV bucket ${this.bucket} was missing on NATS (store lost); created it again`);
+      return op(kv);
+    }
+  }
 
   async get(key: string): Promise<KvEntry<T> | null> {
-    const entry = await this.kv.get(key);
+    const entry = await this.#run((kv) => kv.get(key));
     return entry ? decode<T>(entry) : null;
   }
 
   async put(key: string, value: T): Promise<number> {
-    return this.kv.put(key, JSON.stringify(value));
+    return this.#run((kv) => kv.put(key, JSON.stringify(value)));
   }
 
   async create(key: string, value: T): Promise<number> {
     try {
-      return await this.kv.create(key, JSON.stringify(value));
+      return await this.#run((kv) => kv.create(key, JSON.stringify(value)));
     } catch (cause) {
       if (isWrongLastSequence(cause)) {
         throw new PlatformError('kv_key_exists', 'The key already exists.', { cause });
@@ -63,7 +115,7 @@ export class NatsKeyValue<T> implements KeyValueStore<T> {
 
   async update(key: string, value: T, revision: number): Promise<number> {
     try {
-      return await this.kv.update(key, JSON.stringify(value), revision);
+      return await this.#run((kv) => kv.update(key, JSON.stringify(value), revision));
     } catch (cause) {
       if (isWrongLastSequence(cause)) {
         throw new PlatformError('kv_revision_mismatch', 'The key changed since it was read.', { cause });
@@ -73,12 +125,12 @@ export class NatsKeyValue<T> implements KeyValueStore<T> {
   }
 
   async delete(key: string): Promise<void> {
-    await this.kv.delete(key);
+    await this.#run((kv) => kv.delete(key));
   }
 
   async entries(): Promise<KvEntry<T>[]> {
     const keys: string[] = [];
-    for await (const key of await this.kv.keys()) keys.push(key);
+    for await (const key of await this.#run((kv) => kv.keys())) keys.push(key);
     const entries = await Promise.all(keys.map((key) => this.get(key)));
     return entries.filter((e): e is KvEntry<T> => e !== null);
   }
@@ -88,7 +140,7 @@ export class NatsKeyValue<T> implements KeyValueStore<T> {
     let iter: QueuedIterator<KvWatchEntry> | undefined;
 
     const start = async () => {
-      iter = await this.kv.watch({ include: KvWatchInclude.UpdatesOnly });
+      iter = await this.#run((kv) => kv.watch({ include: KvWatchInclude.UpdatesOnly }));
       listener({ type: 'snapshot', entries: await this.entries() });
       return iter;
     };

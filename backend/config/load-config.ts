@@ -41,6 +41,21 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, string, (raw: string) => un
 /** The environment variables that override platform.toml, for documentation and `m serve --help`. */
 export const CONFIG_ENV_VARS = ENV_OVERRIDES.map(([env, path]) => ({ env, key: `tool.platform.${path}` }));
 
+/**
+ * Environment variables the server reads besides the platform.toml overrides (secrets and tuning that have
+ * no key in the file), with what each is for; `m serve --help` lists them next to {@link CONFIG_ENV_VARS}.
+ */
+export const OTHER_ENV_VARS: ReadonlyArray<{ env: string; use: string }> = [
+  { env: 'PLATFORM_ADMIN_PASSWORD', use: 'password of Administrator, set when the user is first created' },
+  { env: 'PLATFORM_INTERNAL_SECRET', use: 'MACROSERVICE: secret shared by the gateway and its services' },
+  {
+    env: 'PLATFORM_KEY_ENCRYPTION_KEY',
+    use: 'MACROSERVICE gateways: key wrapping the key ring they share in NATS KV',
+  },
+  { env: 'PLATFORM_KEY_ENCRYPTION_KEY_FILE', use: 'MACROSERVICE gateways: file holding that key instead' },
+  { env: 'UV_THREADPOOL_SIZE', use: 'threads for decryption and password hashing (Node.js, default 4)' },
+];
+
 function parseBool(raw: string): unknown {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
@@ -59,15 +74,31 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
   node[parts.at(-1)!] = value;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/** Where each dotted path's value came from, the last writer winning: a flag, an environment variable. */
+type Sources = Map<string, string>;
+
+/**
+ * Names the source of the value at `path`: the flag or environment variable that set it (or one of its
+ * parents), else the file. Values themselves are never shown (an environment variable may hold a secret).
+ */
+function sourceOf(path: string[], sources: Sources, file: string): string {
+  for (let n = path.length; n > 0; n--) {
+    const source = sources.get(path.slice(0, n).join('.'));
+    if (source) return ` (set by ${source})`;
+  }
+  return existsSync(file) ? ` (set in ${file})` : '';
+}
+
+function describeIssue(issue: z.core.$ZodIssue, sources: Sources, file: string): string {
   const key = ['tool', 'platform', ...issue.path.map(String)].join('.');
+  const where = sourceOf(issue.path.map(String), sources, file);
   switch (issue.code) {
     case 'invalid_value':
-      return `${key}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${key}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${where}`;
     case 'unrecognized_keys':
-      return `${key}: unknown key(s) ${issue.keys.join(', ')}`;
+      return `${key}: unknown key(s) ${issue.keys.join(', ')}${where}`;
     default:
-      return `${key}: ${issue.message}`;
+      return `${key}: ${issue.message}${where}`;
   }
 }
 
@@ -78,6 +109,8 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Overrides applied last (CLI flags), as dotted TOML paths, e.g. `{ 'server.port': 9000 }`. */
   overrides?: Record<string, unknown>;
+  /** What set each override, for error messages, e.g. `{ 'server.port': 'flag --port' }`; default "override". */
+  overrideSources?: Record<string, string>;
 }
 
 /**
@@ -102,17 +135,24 @@ export function loadConfig(options: LoadConfigOptions = {}): PlatformConfig {
   } else if (explicit) {
     throw new PlatformError('config_invalid', `${file}: file not found`);
   }
+  const sources: Sources = new Map();
   for (const [name, path, parse] of ENV_OVERRIDES) {
     const raw = env[name];
-    if (raw !== undefined && raw !== '') setPath(table, path, parse(raw));
+    if (raw !== undefined && raw !== '') {
+      setPath(table, path, parse(raw));
+      sources.set(path, `environment variable ${name}`);
+    }
   }
   for (const [path, value] of Object.entries(options.overrides ?? {})) {
-    if (value !== undefined) setPath(table, path, value);
+    if (value !== undefined) {
+      setPath(table, path, value);
+      sources.set(path, options.overrideSources?.[path] ?? 'override');
+    }
   }
   const result = platformTomlSchema.safeParse(table);
   if (!result.success) {
-    const lines = result.error.issues.map(describeIssue);
-    throw new PlatformError('config_invalid', `invalid configuration in ${file}:\n  ${lines.join('\n  ')}`);
+    const lines = result.error.issues.map((issue) => describeIssue(issue, sources, file));
+    throw new PlatformError('config_invalid', `invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   return result.data;
 }

@@ -28,7 +28,15 @@ export const platformTomlSchema = z
         data_dir: z.string().min(1).default('.platform'),
         /** A PostgreSQL URL; when absent, PGlite under data_dir. */
         database_url: z.string().optional(),
+        /** Largest request body of a request that presents a credential (cookie or `Authorization`). */
         max_body_bytes: positiveInt.default(1_048_576),
+        /** Largest request body of a request without any credential (sign-in, public routes). */
+        max_anonymous_body_bytes: positiveInt.default(65_536),
+        /**
+         * Host names (optionally `name:port`) this server answers to; any other `Host` is 421 `invalid_host`.
+         * The `public_url` host and the loopback names are always allowed.
+         */
+        allowed_hosts: z.array(z.string().min(1)).default([]),
         shutdown_timeout_ms: positiveInt.default(10_000),
       })
       .strict()
@@ -61,6 +69,10 @@ export const platformTomlSchema = z
             key_grace_seconds: positiveInt.default(86_400),
             jwks_max_age_seconds: positiveInt.default(300),
             max_jwe_bytes: positiveInt.default(1_400_000),
+            /** A JWE whose `iat` is older than this (or a `jti` seen within it) is refused as replayed. */
+            replay_window_seconds: positiveInt.default(300),
+            /** How far a client's clock may run ahead of or behind the server's. */
+            clock_skew_seconds: z.number().int().min(0).default(60),
           })
           .strict()
           .prefault({}),

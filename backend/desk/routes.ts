@@ -6,7 +6,9 @@ import type { AppContext } from '../context';
 import { SERVICE_NAME_PATTERN } from '../gateway/oracle';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { allowedHosts, isAllowedHost } from '../middleware/host-check';
 import { proxyAsset } from './asset-proxy';
+import { DESK_PAGE_HEADERS, deskContentSecurityPolicy } from './page-security';
 import { platformConfigMarkup, platformConfigPayload } from './platform-config';
 import { injectBeforeFirstScript, rewriteAssetUrls } from './shell-html';
 import { assetSegments, etagMatches, readStaticFile, type StaticFile } from './static-files';
@@ -90,6 +92,7 @@ export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const loadShell = shellPage(ctx);
   const installed = new Set(ctx.apps.map((a) => a.name));
+  const hosts = allowedHosts(ctx.config);
 
   // URL parsing has already collapsed `..` segments by now (`/desk/assets/crm/../../x` arrives as `/desk/x`,
   // a deep link); the raw request line still shows them, so traversal attempts are refused, not reinterpreted.
@@ -141,10 +144,18 @@ export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
 
   routes.get('/desk/*', async (c) => {
     if (c.req.path.startsWith('/desk/assets/')) throw notFound();
-    const payload = platformConfigPayload(ctx.config, c.req.url, VERSION);
+    // The gateway URL is configuration: `server.public_url`, else the origin the browser used only when its
+    // host is one this server answers to (the Host check already refused others), else the bind address.
+    const requestUrl = new URL(c.req.url);
+    const base = isAllowedHost(requestUrl, hosts) ? requestUrl.href : ctx.publicUrl;
+    const payload = platformConfigPayload(ctx.config, base, VERSION);
     const html = injectBeforeFirstScript(await loadShell(), platformConfigMarkup(payload));
     c.header('Cache-Control', 'no-cache');
-    c.header('X-Content-Type-Options', 'nosniff');
+    for (const [name, value] of Object.entries(DESK_PAGE_HEADERS)) c.header(name, value);
+    c.header(
+      'Content-Security-Policy',
+      deskContentSecurityPolicy(html, payload.gatewayUrl, ctx.directory.list()),
+    );
     return c.html(html);
   });
 

@@ -2,10 +2,13 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
 import { auth } from './auth';
+import { bodyLimit } from './body-limit';
 import { csrf } from './csrf';
+import { hostCheck } from './host-check';
 import { idempotency } from './idempotency';
 import { payloadDecryption } from './payload-decryption';
 import { rateLimit } from './rate-limit';
+import { requestTarget } from './request-target';
 
 /** What the middleware table reads: the configuration and the security services. */
 export type MiddlewareDeps = Pick<AppContext, 'config' | 'security'>;
@@ -26,6 +29,8 @@ export interface MiddlewareEntry {
  * this order is safe). This is the only place the order is declared.
  */
 export const MIDDLEWARE: readonly MiddlewareEntry[] = [
+  { name: 'HostCheckMiddleware', priority: 5, factory: ({ config }) => hostCheck(config) },
+  { name: 'RequestTargetMiddleware', priority: 6, factory: () => requestTarget() },
   {
     name: 'RateLimitMiddleware',
     priority: 10,
@@ -38,12 +43,23 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
       }),
   },
   {
+    name: 'BodyLimitMiddleware',
+    priority: 12,
+    factory: ({ config }) =>
+      bodyLimit({
+        maxBodyBytes: config.server.max_body_bytes,
+        maxAnonymousBodyBytes: config.server.max_anonymous_body_bytes,
+        maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
+      }),
+  },
+  {
     name: 'PayloadDecryptionMiddleware',
     priority: 15,
     factory: ({ config, security }) =>
       payloadDecryption({
         policy: security.policy,
         keys: security.keys,
+        replay: security.replay,
         maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
         maxBodyBytes: config.server.max_body_bytes,
       }),
@@ -73,7 +89,7 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
 
 /**
  * The middleware chain in the priority order of docs/security.md#middleware-chain (lower runs first):
- * RateLimit 10, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50.
+ * HostCheck 5, RequestTarget 6, RateLimit 10, BodyLimit 12, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50.
  */
 export function middlewareChain(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>[] {
   return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(deps));

@@ -7,11 +7,14 @@ import type { EncryptionPolicy } from '../security/encryption-policy';
 import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
 import { parseDecryptedJson } from '../security/jwe/parse-decrypted-json';
 import type { KeyStore } from '../security/keys/key-store';
+import type { ReplayGuard } from '../security/replay/replay-guard';
 
 /** Options of {@link payloadDecryption}. */
 export interface PayloadDecryptionOptions {
   policy: EncryptionPolicy;
   keys: KeyStore;
+  /** Refuses a token too old or already used; checked after decryption. */
+  replay?: Pick<ReplayGuard, 'check'>;
   /** Largest `application/jose` body (`payload_encryption.max_jwe_bytes`); larger is 413 before any crypto. */
   maxJweBytes: number;
   /** Largest plaintext body read to decide whether a refused plaintext is empty (`server.max_body_bytes`). */
@@ -48,11 +51,12 @@ export const payloadDecryption = (options: PayloadDecryptionOptions): Middleware
       const bytes = await readLimitedBody(c, options.maxJweBytes);
       const token = new TextDecoder('latin1').decode(bytes);
       const rawPath = new URL(c.req.url).pathname;
-      const { plaintext } = await decryptRequestJwe(
+      const { plaintext, header } = await decryptRequestJwe(
         token,
         { method: c.req.method, paths: [rawPath, c.req.path] },
         options.keys,
       );
+      await options.replay?.check(header);
       c.set('jsonBody', parseDecryptedJson(plaintext));
       return next();
     }

@@ -17,6 +17,7 @@ import type { CleanupStack } from '../lifecycle/cleanup-stack';
 import type { DocTypeLookup } from '../security/encryption-policy';
 import type { IdempotencyStore } from '../security/idempotency/idempotency-store';
 import type { KeyStore } from '../security/keys/key-store';
+import type { SeenSet } from '../security/replay/seen-set';
 import { createSecurityContext } from '../security/security-context';
 
 /** The repository root (this file lives in `<root>/backend/roots/`). */
@@ -54,6 +55,8 @@ export interface ContextParts {
   idempotency?: IdempotencyStore;
   /** Where the encryption policy looks flagged fields up; default the local DocType registry. */
   policyDoctypes?: DocTypeLookup;
+  /** Where seen JWE ids are kept (replay check); default this process's memory. */
+  seenJwes?: SeenSet;
 }
 
 /** `server.public_url`, else `http://<host>:<port>` (a wildcard bind address becomes `localhost`). */
@@ -109,6 +112,7 @@ export async function buildContext(
     doctypes: parts.policyDoctypes ?? doctypes,
     keys: options.keys,
     idempotency: parts.idempotency,
+    seenJwes: parts.seenJwes,
   });
   stack.defer(() => security.close());
   const publicUrl = options.publicUrl ?? defaultPublicUrl(config);

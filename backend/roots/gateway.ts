@@ -13,6 +13,10 @@ import { RemoteDocTypes } from '../gateway/remote-doctypes';
 import type { AppEnv } from '../http/env';
 import { type CleanupStack, createCleanupStack } from '../lifecycle/cleanup-stack';
 import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
+import { KEK_ENV, keyEncryptionKeyFromEnv } from '../security/keys/key-encryption-key';
+import type { KeyStore } from '../security/keys/key-store';
+import { KEY_RING_BUCKET, KvKeyStore, type SharedKeyRing } from '../security/keys/kv-key-store';
+import { KvSeenSet, SEEN_JWE_BUCKET } from '../security/replay/kv-seen-set';
 import { listen, type RunningServer } from '../server';
 import { boundPublicUrl, buildContext, type ContextOptions, defaultPublicUrl } from './context';
 
@@ -28,6 +32,36 @@ export interface GatewayOptions {
   bus?: Bus;
   /** What the context may take from the caller (tests: an in-memory database, fixture folders). */
   context?: ContextOptions;
+  /** Environment (for `PLATFORM_KEY_ENCRYPTION_KEY`); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The key ring the deployment's gateways share (NATS KV, private keys wrapped with the key-encryption key)
+ * when `PLATFORM_KEY_ENCRYPTION_KEY` or `_FILE` is set; otherwise undefined (this gateway's own key files,
+ * fine for a single gateway) with a warning, since a JWE made from this gateway's JWKS then fails on another.
+ */
+async function sharedKeyRing(
+  config: PlatformConfig,
+  bus: Bus,
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv,
+): Promise<KeyStore | undefined> {
+  const kek = keyEncryptionKeyFromEnv(env);
+  const pe = config.security.payload_encryption;
+  if (!kek) {
+    log(
+      `WARNING: ${KEK_ENV} is not set: this gateway keeps its own key ring; several gateways need a shared one`,
+    );
+    return undefined;
+  }
+  return KvKeyStore.open({
+    store: await bus.keyValue<SharedKeyRing>(KEY_RING_BUCKET, { ttlMs: 0 }),
+    kek,
+    graceMs: pe.key_grace_seconds * 1000,
+    // Every gateway sees a rotation well within the time a client may cache the JWKS.
+    refreshMs: Math.min(5_000, (pe.jwks_max_age_seconds * 1000) / 2),
+  });
 }
 
 /** A MACROSERVICE gateway app and what it holds. */
@@ -76,8 +110,17 @@ async function buildGateway(
     }),
   );
 
+  // One replay seen-set for every gateway: a token replayed to another gateway is refused too.
+  const pe = config.security.payload_encryption;
+  const seenJwes = new KvSeenSet(
+    await bus.keyValue<number>(SEEN_JWE_BUCKET, {
+      ttlMs: (pe.replay_window_seconds + 2 * pe.clock_skew_seconds) * 1000,
+    }),
+  );
+
   const gatewayConfig: PlatformConfig = { ...config, mode: 'macroservice', apps: [] };
   const contextOptions = { log, ...options.context };
+  contextOptions.keys ??= await sharedKeyRing(config, bus, log, options.env ?? process.env);
   const gatewayUrl = contextOptions.publicUrl ?? defaultPublicUrl(gatewayConfig);
   const ctx = await buildContext(
     gatewayConfig,
@@ -91,6 +134,7 @@ async function buildGateway(
         }),
       idempotency,
       policyDoctypes: doctypes,
+      seenJwes,
     },
     stack,
   );

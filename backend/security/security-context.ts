@@ -12,6 +12,8 @@ import { DbIdempotencyStore } from './idempotency/db-idempotency-store';
 import type { IdempotencyStore } from './idempotency/idempotency-store';
 import { FileKeyStore } from './keys/file-key-store';
 import type { KeyStore } from './keys/key-store';
+import { ReplayGuard } from './replay/replay-guard';
+import { MemorySeenSet, type SeenSet } from './replay/seen-set';
 
 /** The security services the middleware chain and the security/auth routes share (`ctx.security`). */
 export interface SecurityContext {
@@ -19,6 +21,11 @@ export interface SecurityContext {
   policy: EncryptionPolicy;
   idempotency: IdempotencyStore;
   auth: AuthService;
+  /**
+   * Refuses replayed request JWEs (`iat` window and `jti` seen-set); always set by
+   * {@link createSecurityContext}, absent only in hand-built contexts (the offline mocks).
+   */
+  replay?: ReplayGuard;
   /** Stops the background sweep of expired idempotency records. Idempotent. */
   close(): void;
 }
@@ -37,6 +44,8 @@ export interface SecurityContextOptions {
   keys?: KeyStore;
   /** Default: the database store. */
   idempotency?: IdempotencyStore;
+  /** Where seen JWE ids are kept; default this process's memory (MACROSERVICE gateways share one in NATS KV). */
+  seenJwes?: SeenSet;
   /** Users, sessions, API keys and tokens; default the database store. */
   authStore?: AuthStore;
   /** Default: scrypt. */
@@ -95,5 +104,10 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
     sweeper.unref();
   }
   const policy = createEncryptionPolicy({ mode: pe.mode, routes: pe.routes, doctypes: options.doctypes });
-  return { keys, policy, idempotency, auth, close: () => clearInterval(sweeper) };
+  const replay = new ReplayGuard({
+    seen: options.seenJwes ?? new MemorySeenSet(),
+    windowSeconds: pe.replay_window_seconds,
+    clockSkewSeconds: pe.clock_skew_seconds,
+  });
+  return { keys, policy, idempotency, auth, replay, close: () => clearInterval(sweeper) };
 }

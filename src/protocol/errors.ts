@@ -24,6 +24,12 @@ export type ErrorCode =
   | 'gateway_timeout'
   | 'http_error'
   | 'internal_error'
+  | 'request_timeout'
+  | 'headers_too_large'
+  // The request itself: its Host, its URL, characters that cannot be stored.
+  | 'invalid_host'
+  | 'invalid_url'
+  | 'invalid_characters'
   // Request bodies and queries.
   | 'invalid_json'
   | 'invalid_body'
@@ -43,6 +49,7 @@ export type ErrorCode =
   | 'encryption_disabled'
   | 'decryption_failed'
   | 'unknown_key'
+  | 'replayed'
   // Idempotency.
   | 'invalid_idempotency_key'
   | 'idempotency_in_flight'
@@ -62,6 +69,7 @@ export type ErrorCode =
   | 'shell_unavailable'
   // Process-level failures (configuration, bus, key-value store, CLI usage): a 500 at most on the wire.
   | 'config_invalid'
+  | 'data_dir_locked'
   | 'openapi_invalid_dto'
   | 'bus_unavailable'
   | 'bus_closed'

@@ -9,7 +9,7 @@ export const MAX_PROTECTED_HEADER_CHARS = 16_384;
  * Members a request JWE's protected header may carry. Everything else (`zip`, `jku`, `x5u`, `jwk`, `x5c`,
  * `epk`, `p2c`, ...) is refused rather than ignored, so no header can change how the server decrypts.
  */
-const ALLOWED_MEMBERS = new Set(['alg', 'enc', 'kid', 'htm', 'htu', 'cty', 'typ', 'crit']);
+const ALLOWED_MEMBERS = new Set(['alg', 'enc', 'kid', 'htm', 'htu', 'iat', 'jti', 'cty', 'typ', 'crit']);
 /** Extension members this server understands, the only ones `crit` may name (RFC 7516 section 4.1.13). */
 const UNDERSTOOD_CRITICAL = new Set(['htm', 'htu']);
 
@@ -22,6 +22,10 @@ export interface RequestJweHeader {
   htm: string;
   /** Request path (no query) the token was made for. */
   htu: string;
+  /** When the token was made, seconds since the epoch (checked against the replay window after decryption). */
+  iat?: number;
+  /** A random id, unique per token (the replay seen-set's key). */
+  jti?: string;
 }
 
 /** The request a JWE must be bound to (docs/security.md#a-jwe-is-bound-to-its-request). */
@@ -56,8 +60,22 @@ export function parseProtectedHeader(segment: string, target: RequestTarget): Re
   const { kid, htm, htu } = header;
   if (typeof htm !== 'string' || htm !== target.method.toUpperCase()) throw decryptionFailed();
   if (typeof htu !== 'string' || !target.paths.includes(htu)) throw decryptionFailed();
+  if ('iat' in header && !(Number.isSafeInteger(header.iat) && (header.iat as number) >= 0)) {
+    throw decryptionFailed();
+  }
+  if ('jti' in header && !(typeof header.jti === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(header.jti))) {
+    throw decryptionFailed();
+  }
   if (typeof kid !== 'string' || !/^[A-Za-z0-9_.-]{1,128}$/.test(kid)) throw unknownKey();
-  return { alg: JWE_ALG, enc: JWE_ENC, kid, htm, htu };
+  return {
+    alg: JWE_ALG,
+    enc: JWE_ENC,
+    kid,
+    htm,
+    htu,
+    iat: header.iat as number | undefined,
+    jti: header.jti as string | undefined,
+  };
 }
 
 function checkCrit(header: Record<string, unknown>): void {

@@ -1,6 +1,10 @@
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withLockFile } from '../../data-dir/lock-file';
 import { generateKeyMaterial } from './key-material';
+
+/** Lock file serialising changes to a key directory (a server's first start, `m keys rotate`). */
+export const KEYRING_LOCK = 'keyring.lock';
 
 /** File name of the key ring index inside the key directory. */
 export const KEYRING_FILE = 'keyring.json';
@@ -52,7 +56,7 @@ export async function keyRingStamp(dir: string): Promise<string | null> {
 async function writeKeyRing(dir: string, ring: KeyRingFile): Promise<void> {
   // Write then rename: a reader (a running server) never sees a half-written index.
   const tmp = join(dir, `${KEYRING_FILE}.${process.pid}.tmp`);
-  await writeFile(tmp, `${JSON.stringify(ring, null, 2)}\n`, { mode: 0o644 });
+  await writeFile(tmp, `${JSON.stringify(ring, null, 2)}\n`, { mode: 0o600 });
   await rename(tmp, join(dir, KEYRING_FILE));
 }
 
@@ -70,6 +74,14 @@ export interface RotateOptions {
  */
 export async function rotateKeyDir(dir: string, options: RotateOptions): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  return withLockFile(join(dir, KEYRING_LOCK), 'a key rotation', () => rotateLocked(dir, options));
+}
+
+/**
+ * The rotation itself, run under the key directory's lock: two rotations (or a rotation and a first start)
+ * never interleave, so neither loses the other's key; a running server only ever reads whole files.
+ */
+async function rotateLocked(dir: string, options: RotateOptions): Promise<string> {
   const now = (options.now ?? Date.now)();
   const material = await generateKeyMaterial();
   const file = pemPath(dir, material.kid);
@@ -94,6 +106,11 @@ export async function rotateKeyDir(dir: string, options: RotateOptions): Promise
 export async function ensureKeyDir(dir: string, options: RotateOptions): Promise<boolean> {
   const ring = await readKeyRing(dir);
   if (ring.keys.some((k) => k.retired_at === null)) return false;
-  await rotateKeyDir(dir, options);
-  return true;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return withLockFile(join(dir, KEYRING_LOCK), 'a key rotation', async () => {
+    const again = await readKeyRing(dir);
+    if (again.keys.some((k) => k.retired_at === null)) return false;
+    await rotateLocked(dir, options);
+    return true;
+  });
 }

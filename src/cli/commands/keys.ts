@@ -1,7 +1,19 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { NatsBus } from '../../../backend/bus/nats-bus';
 import { loadConfig } from '../../../backend/config/load-config';
+import type { PlatformConfig } from '../../../backend/config/schema';
 import { readKeyRing, rotateKeyDir } from '../../../backend/security/keys/key-dir';
+import {
+  type KeyEncryptionKey,
+  keyEncryptionKeyFromEnv,
+} from '../../../backend/security/keys/key-encryption-key';
+import {
+  KEY_RING_BUCKET,
+  KEY_RING_KEY,
+  KvKeyStore,
+  type SharedKeyRing,
+} from '../../../backend/security/keys/kv-key-store';
 import type { Command } from '../main';
 
 /** Exit codes of `m keys`: 0 done, 1 the operation failed, 2 usage error, 78 invalid configuration. */
@@ -15,6 +27,8 @@ Manages the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits)
   rotate   Adds a new active key. The previous key keeps decrypting for
            security.payload_encryption.key_grace_seconds; keys past their grace period are deleted.
            A running server picks the new key up within 5 seconds (or at once, for a JWE naming it).
+           In MACROSERVICE mode (PLATFORM_MODE) with PLATFORM_KEY_ENCRYPTION_KEY set, both act on
+           the key ring the gateways share in NATS KV (nats.url / PLATFORM_NATS_URL).
 
 Options:
   --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
@@ -47,8 +61,9 @@ export const keysCommand: Command = {
     }
     let dir: string;
     let graceMs: number;
+    let config: PlatformConfig;
     try {
-      const config = loadConfig({
+      config = loadConfig({
         file: values.config,
         overrides: { 'server.data_dir': values['data-dir'] },
       });
@@ -57,6 +72,15 @@ export const keysCommand: Command = {
     } catch (err) {
       console.error(`m keys: ${(err as Error).message}`);
       return KEYS_EXIT.config;
+    }
+    const kek = config.mode === 'macroservice' ? keyEncryptionKeyFromEnv() : undefined;
+    if (kek) {
+      try {
+        return await sharedRing(config, kek, action, values.json ?? false);
+      } catch (err) {
+        console.error(`m keys ${action}: ${(err as Error).message}`);
+        return KEYS_EXIT.failed;
+      }
     }
     try {
       if (action === 'rotate') {
@@ -86,6 +110,49 @@ export const keysCommand: Command = {
     }
   },
 };
+
+/**
+ * MACROSERVICE with `PLATFORM_KEY_ENCRYPTION_KEY`: the gateways' shared key ring in NATS KV. `rotate` adds a
+ * key every gateway picks up within its refresh; `list` shows kids and states (never key material).
+ */
+async function sharedRing(
+  config: PlatformConfig,
+  kek: KeyEncryptionKey,
+  action: 'list' | 'rotate',
+  json: boolean,
+): Promise<number> {
+  if (!config.nats.url) throw new Error('tool.platform.nats.url (PLATFORM_NATS_URL) is required');
+  const bus = await NatsBus.connect({ url: config.nats.url, log: () => {}, name: 'm-keys', maxAttempts: 3 });
+  try {
+    const store = await bus.keyValue<SharedKeyRing>(KEY_RING_BUCKET, { ttlMs: 0 });
+    if (action === 'rotate') {
+      const ring = await KvKeyStore.open({
+        store,
+        kek,
+        graceMs: config.security.payload_encryption.key_grace_seconds * 1000,
+      });
+      const kid = await ring.rotate();
+      console.log(`new active key ${kid} in the shared key ring (NATS KV bucket ${KEY_RING_BUCKET})`);
+      return KEYS_EXIT.ok;
+    }
+    const keys = ((await store.get(KEY_RING_KEY))?.value.keys ?? []).map(
+      ({ kid, created_at, retired_at }) => ({
+        kid,
+        created_at,
+        retired_at,
+      }),
+    );
+    if (json) console.log(JSON.stringify({ bucket: KEY_RING_BUCKET, keys }, null, 2));
+    else
+      for (const k of keys)
+        console.log(
+          `${k.kid}  created ${k.created_at}  ${k.retired_at ? `retired ${k.retired_at}` : 'active'}`,
+        );
+    return KEYS_EXIT.ok;
+  } finally {
+    await bus.close();
+  }
+}
 
 function parse(argv: string[]) {
   return parseArgs({

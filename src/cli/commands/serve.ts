@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_ENV_VARS, loadConfig } from '../../../backend/config/load-config';
+import { CONFIG_ENV_VARS, loadConfig, OTHER_ENV_VARS } from '../../../backend/config/load-config';
 import type { DeploymentMode, PlatformConfig } from '../../../backend/config/schema';
 import type { Command } from '../main';
 
@@ -21,6 +21,8 @@ export interface ServeFlags {
   config?: string;
   mode?: string;
   apps: string[];
+  /** `--pid-file`: where to write this process's PID at start (removed when it stops). */
+  pidFile?: string;
   buildMissing: boolean;
   help: boolean;
 }
@@ -55,11 +57,17 @@ Options:
   --mode <mode>      monolith | macroservice (PLATFORM_MODE)
   --app <name>       An app to install; repeat for several (PLATFORM_APPS, default crm and stock).
                      With --mode macroservice: no --app runs a gateway, --app <name> one service process
+  --pid-file <file>  Write the server's PID there before it starts (removed when it stops)
   --build-missing    Build the shell and app remotes first when they are missing (npm start)
   -h, --help         This help
 
-Environment overrides:
-${CONFIG_ENV_VARS.map(({ env, key }) => `  ${env.padEnd(30)} ${key}`).join('\n')}
+Environment overrides (flags win over them, they win over platform.toml):
+${CONFIG_ENV_VARS.map(({ env, key }) => `  ${env.padEnd(32)} ${key}`).join('\n')}
+
+Other environment variables:
+${OTHER_ENV_VARS.map(({ env, use }) => `  ${env.padEnd(32)} ${use}`).join('\n')}
+
+One server per data directory: a second one on the same directory exits 1 naming the first one's PID.
 
 Exit codes: 0 stopped cleanly by SIGINT/SIGTERM, 1 start failed, 2 usage error, 78 invalid configuration.`;
 
@@ -76,6 +84,7 @@ export function parseServeFlags(argv: string[]): ServeFlags {
       config: { type: 'string' },
       mode: { type: 'string' },
       app: { type: 'string', multiple: true },
+      'pid-file': { type: 'string' },
       'build-missing': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -93,9 +102,41 @@ export function parseServeFlags(argv: string[]): ServeFlags {
       .flatMap((a) => a.split(','))
       .map((a) => a.trim())
       .filter(Boolean),
+    pidFile: values['pid-file'],
     buildMissing: values['build-missing'] ?? false,
     help: values.help ?? false,
   };
+}
+
+/** The flag behind each override of {@link flagOverrides}, for configuration error messages. */
+export const FLAG_SOURCES: Record<string, string> = {
+  'server.port': 'flag --port',
+  'server.host': 'flag --host',
+  'server.data_dir': 'flag --data-dir',
+  mode: 'flag --mode',
+  apps: 'flag --app',
+};
+
+/**
+ * Writes the PID file atomically (a reader never sees it half-written) and returns how to remove it; it is
+ * removed only when it still holds this process's PID.
+ */
+export function writePidFile(file: string): () => void {
+  const path = resolve(file);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${process.pid}\n`);
+  renameSync(tmp, path);
+  return () => {
+    try {
+      if (readPid(path) === process.pid) rmSync(path, { force: true });
+    } catch {
+      // already gone
+    }
+  };
+}
+
+function readPid(path: string): number {
+  return Number(readFileSync(path, 'utf8').trim());
 }
 
 /** The flags as `[tool.platform]` overrides (dotted TOML paths); they win over file and environment. */
@@ -153,7 +194,11 @@ export const serveCommand: Command = {
     }
     let config: PlatformConfig;
     try {
-      config = loadConfig({ file: flags.config, overrides: flagOverrides(flags) });
+      config = loadConfig({
+        file: flags.config,
+        overrides: flagOverrides(flags),
+        overrideSources: FLAG_SOURCES,
+      });
     } catch (err) {
       console.error(`m serve: ${(err as Error).message}`);
       return (err as { code?: string }).code === 'config_invalid' ? SERVE_EXIT.config : SERVE_EXIT.failed;
@@ -166,16 +211,28 @@ export const serveCommand: Command = {
     if (flags.buildMissing) buildIfMissing();
     // Listen for signals before starting, so a signal during the start still shuts down cleanly.
     const signal = untilSignal();
+    // The PID file exists before the Desk URL is printed, so whoever waits for that line can read it.
+    let removePidFile = () => {};
+    if (flags.pidFile) {
+      try {
+        removePidFile = writePidFile(flags.pidFile);
+      } catch (err) {
+        console.error(`m serve: could not write --pid-file: ${(err as Error).message}`);
+        return SERVE_EXIT.failed;
+      }
+    }
     let service: StartedService;
     try {
       service = await (await load())(config, flags);
     } catch (err) {
+      removePidFile();
       console.error(`m serve: could not start: ${(err as Error).message}`);
       return SERVE_EXIT.failed;
     }
     const received = await signal;
     console.log(`m serve: ${received} received, shutting down ...`);
     await service.stop();
+    removePidFile();
     console.log('m serve: stopped.');
     // Everything this command opened is closed; a stray timer elsewhere must not keep the process alive.
     setTimeout(() => process.exit(process.exitCode ?? SERVE_EXIT.ok), 1000).unref();

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { connectBus } from '../../../backend/bus/connect-bus';
 import type { PlatformConfig } from '../../../backend/config/schema';
+import { claimDataDir, restrictTree } from '../../../backend/data-dir/data-dir';
 import { PlatformError } from '../../../backend/http/errors';
 import { createCleanupStack } from '../../../backend/lifecycle/cleanup-stack';
 import { startGateway } from '../../../backend/roots/gateway';
@@ -31,6 +33,11 @@ export async function runMacroservice(
   const stack = createCleanupStack(log);
   try {
     const app = flags.apps[0];
+    // One process per data directory (a service keeps its state in `<data_dir>/services/<app>`), private to
+    // this user; a service restarted after a crash takes its stale lock over.
+    const dataDir = app ? join(config.server.data_dir, 'services', app) : config.server.data_dir;
+    const owned = await claimDataDir(dataDir, app ? `the ${app} service` : 'the gateway');
+    stack.defer(() => owned.release());
     const bus = await connectBus(config, log, app ? `desk-service-${app}` : 'desk-gateway', abort.signal);
     stack.defer(() => bus.close());
     if (app) {
@@ -42,6 +49,7 @@ export async function runMacroservice(
       stack.defer(() => gateway.close());
       console.log(`Desk (MACROSERVICE gateway) on ${gateway.ctx.publicUrl}/desk/`);
     }
+    await restrictTree(owned.dir).catch((err: Error) => log(`m serve: ${err.message}`));
     return { stop: () => stack.close() };
   } catch (err) {
     await stack.close();

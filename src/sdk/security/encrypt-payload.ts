@@ -30,9 +30,19 @@ export function requestBinding(url: string, method: string): RequestBinding {
   return { htm: method.toUpperCase(), htu: pathOf(url) };
 }
 
+/** A random token id: 16 bytes, base64url (the server's replay seen-set key). */
+function randomJti(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
 /**
  * Encrypts `plaintext` to `key` as a compact JWE: `alg RSA-OAEP-256`, `enc A256GCM`, and a protected header
- * carrying `kid`, `htm` and `htu` (authenticated as AAD, so the server can refuse a token replayed elsewhere).
+ * carrying `kid`, `htm` and `htu` (authenticated as AAD, so the server can refuse a token replayed elsewhere),
+ * `iat` (seconds) and a random `jti` (so the server can refuse the same token replayed to the same request).
+ * A token is for one request: encrypt again for a retry.
  */
 export async function encryptJwe(
   plaintext: string,
@@ -41,6 +51,14 @@ export async function encryptJwe(
   binding: RequestBinding,
 ): Promise<string> {
   return new CompactEncrypt(new TextEncoder().encode(plaintext))
-    .setProtectedHeader({ alg: JWE_ALG, enc: JWE_ENC, kid, htm: binding.htm, htu: binding.htu })
+    .setProtectedHeader({
+      alg: JWE_ALG,
+      enc: JWE_ENC,
+      kid,
+      htm: binding.htm,
+      htu: binding.htu,
+      iat: Math.floor(Date.now() / 1000),
+      jti: randomJti(),
+    })
     .encrypt(key);
 }

@@ -147,7 +147,7 @@ describe('GET /desk/assets/...', () => {
     expect([400, 404]).toContain(res.status);
     const text = await res.text();
     expect(text).not.toContain('TOP-SECRET');
-    expect(JSON.parse(text).error.code).toMatch(/^(invalid_path|not_found)$/);
+    expect(JSON.parse(text).error.code).toMatch(/^(invalid_path|invalid_characters|not_found)$/);
   });
 
   it('refuses raw traversal sent as is to a real server', async () => {

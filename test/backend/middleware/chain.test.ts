@@ -14,7 +14,10 @@ afterAll(async () => {
 describe('middlewareChain', () => {
   it('declares the priorities of docs/security.md#middleware-chain once', () => {
     expect(MIDDLEWARE.map((m) => [m.name, m.priority])).toEqual([
+      ['HostCheckMiddleware', 5],
+      ['RequestTargetMiddleware', 6],
       ['RateLimitMiddleware', 10],
+      ['BodyLimitMiddleware', 12],
       ['PayloadDecryptionMiddleware', 15],
       ['CSRFMiddleware', 20],
       ['IdempotencyMiddleware', 30],
@@ -24,7 +27,10 @@ describe('middlewareChain', () => {
 
   it('builds named middleware in priority order', () => {
     expect(middlewareChain(t.ctx).map((m) => m.name)).toEqual([
+      'hostCheck',
+      'requestTarget',
       'rateLimit',
+      'bodyLimit',
       'payloadDecryption',
       'csrf',
       'idempotency',

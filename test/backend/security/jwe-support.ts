@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { CompactEncrypt, importJWK } from 'jose';
 import type { AppContext } from '../../../backend/context';
 import type { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
@@ -45,6 +46,8 @@ export async function craftJwe(
     kid: key.kid,
     htm: options.method,
     htu: options.path,
+    iat: Math.floor(Date.now() / 1000),
+    jti: randomBytes(16).toString('base64url'),
     ...options.header,
   };
   for (const [k, v] of Object.entries(header)) if (v === undefined) delete header[k];

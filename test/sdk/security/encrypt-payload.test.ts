@@ -101,7 +101,10 @@ describe('encryptPayload', () => {
       kid: (await backend.env.keys.active()).kid,
       htm: 'POST',
       htu: '/api/resource/crm.Customer',
+      iat: expect.any(Number),
+      jti: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
     });
+    expect(Math.abs((header.iat as number) - Date.now() / 1000)).toBeLessThan(3600);
     expect(await decryptWithBackendKeys(backend, body, 'POST', '/api/resource/crm.Customer')).toEqual(BODY);
     await expect(
       decryptWithBackendKeys(backend, body, 'PUT', '/api/resource/crm.Customer'),

@@ -1,0 +1,52 @@
+import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { acquireLockFile, type HeldLock } from './lock-file';
+
+/** Name of the lock file inside a data directory. */
+export const DATA_DIR_LOCK = 'server.lock';
+
+/**
+ * Makes every file a process creates from now on private (0600 files, 0700 directories): the embedded
+ * database's files and write-ahead log hold personal data and password hashes.
+ */
+export function restrictUmask(): void {
+  process.umask(0o077);
+}
+
+/**
+ * Removes group and other permissions from `dir` and everything under it (files written by an older version
+ * were readable by everyone). Symbolic links are not followed.
+ */
+export async function restrictTree(dir: string): Promise<void> {
+  const info = await lstat(dir).catch(() => undefined);
+  if (!info || info.isSymbolicLink()) return;
+  if ((info.mode & 0o077) !== 0) await chmod(dir, info.mode & 0o700);
+  if (!info.isDirectory()) return;
+  for (const entry of await readdir(dir)) await restrictTree(join(dir, entry));
+}
+
+/** A data directory this process owns until `release()`. */
+export interface OwnedDataDir {
+  dir: string;
+  release(): void;
+}
+
+/**
+ * Claims a data directory for one server process (docs/operations-robustness.md#one-process-per-data-directory):
+ * creates it (0700), tightens the modes of what it holds, and takes `<dir>/server.lock`. A second process on the
+ * same directory fails with `data_dir_locked` naming the holder's PID; a lock left by a killed process is taken
+ * over.
+ */
+export async function claimDataDir(dataDir: string, purpose = 'm serve'): Promise<OwnedDataDir> {
+  const dir = resolve(dataDir);
+  restrictUmask();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const lock: HeldLock = await acquireLockFile(join(dir, DATA_DIR_LOCK), purpose);
+  try {
+    await restrictTree(dir);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  return { dir, release: () => lock.release() };
+}

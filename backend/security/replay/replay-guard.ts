@@ -1,0 +1,62 @@
+import { PlatformError } from '../../http/errors';
+import type { SeenSet } from './seen-set';
+
+/** Options of {@link ReplayGuard}. */
+export interface ReplayGuardOptions {
+  seen: SeenSet;
+  /** `security.payload_encryption.replay_window_seconds`. */
+  windowSeconds: number;
+  /** `security.payload_encryption.clock_skew_seconds`. */
+  clockSkewSeconds: number;
+  now?: () => number;
+}
+
+/** The replay-relevant members of a decrypted JWE's protected header. */
+export interface ReplayClaims {
+  iat?: number;
+  jti?: string;
+}
+
+/** 400 `replayed`: the token was already used, is too old, or lacks `iat` / `jti`. Never echoes them. */
+export function replayed(message: string): PlatformError {
+  return new PlatformError('replayed', message, { status: 400 });
+}
+
+/**
+ * Refuses replayed request JWEs (docs/security.md#a-jwe-is-bound-to-its-request): the protected header must
+ * carry `iat` (seconds since the epoch) and a random `jti`; a token issued more than the window ago, or more
+ * than the clock skew in the future, is refused, and so is a `jti` already seen within the window. Called only
+ * after the token decrypted, so only authenticated headers reach the seen-set (a forged `jti` cannot fill it or
+ * shadow a real one).
+ */
+export class ReplayGuard {
+  readonly #seen: SeenSet;
+  readonly #windowMs: number;
+  readonly #skewMs: number;
+  readonly #now: () => number;
+
+  constructor(options: ReplayGuardOptions) {
+    this.#seen = options.seen;
+    this.#windowMs = options.windowSeconds * 1000;
+    this.#skewMs = options.clockSkewSeconds * 1000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Throws 400 `replayed` unless the claims are fresh and the `jti` is new. */
+  async check(claims: ReplayClaims): Promise<void> {
+    const { iat, jti } = claims;
+    if (iat === undefined || jti === undefined) {
+      throw replayed('The encrypted payload must carry "iat" and "jti" in its protected header.');
+    }
+    const now = this.#now();
+    const issuedMs = iat * 1000;
+    if (issuedMs < now - this.#windowMs - this.#skewMs || issuedMs > now + this.#skewMs) {
+      throw replayed('The encrypted payload is too old (or from the future); encrypt it again.');
+    }
+    // Remembered until the token could no longer pass the age check anyway.
+    const ttlMs = Math.max(1000, issuedMs + this.#windowMs + this.#skewMs - now);
+    if (!(await this.#seen.add(jti, ttlMs))) {
+      throw replayed('This encrypted payload was already used; encrypt it again.');
+    }
+  }
+}

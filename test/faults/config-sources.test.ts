@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONFIG_ENV_VARS, loadConfig, OTHER_ENV_VARS } from '../../backend/config/load-config';
+import { FLAG_SOURCES } from '../../src/cli/commands/serve';
+import { spawnM } from './helpers/serve-process';
+
+const temp = mkdtempSync(join(tmpdir(), 'fault-config-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+function messageOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect((err as { code?: string }).code).toBe('config_invalid');
+    return (err as Error).message;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('a configuration error names the source of the bad value', () => {
+  const file = join(temp, 'platform.toml');
+  writeFileSync(file, '[tool.platform.server]\nport = 8000\n');
+
+  it('names the environment variable, not the file, for PORT=abc', () => {
+    const message = messageOf(() => loadConfig({ file, env: { PORT: 'abc' } }));
+    expect(message).toContain('tool.platform.server.port');
+    expect(message).toContain('environment variable PORT');
+    expect(message).not.toContain(file);
+  });
+
+  it('names the flag for a bad --port', () => {
+    const message = messageOf(() =>
+      loadConfig({ file, env: {}, overrides: { 'server.port': 70_000 }, overrideSources: FLAG_SOURCES }),
+    );
+    expect(message).toContain('flag --port');
+  });
+
+  it('names the file and key for a bad value in platform.toml', () => {
+    const bad = join(temp, 'bad.toml');
+    writeFileSync(bad, '[tool.platform.server]\nport = "eighty"\n');
+    const message = messageOf(() => loadConfig({ file: bad, env: {} }));
+    expect(message).toContain('tool.platform.server.port');
+    expect(message).toContain(bad);
+  });
+
+  it('m serve exits 78 on PORT=abc, naming PORT', async () => {
+    const run = spawnM(['serve', '--data-dir', join(temp, 'unused')], { PORT: 'abc' });
+    expect(await run.exited).toBe(78);
+    expect(run.output()).toContain('environment variable PORT');
+  });
+
+  it('m serve --help lists every environment variable the command reads', async () => {
+    const run = spawnM(['serve', '--help']);
+    expect(await run.exited).toBe(0);
+    const help = run.output();
+    for (const { env } of [...CONFIG_ENV_VARS, ...OTHER_ENV_VARS]) expect(help).toContain(env);
+    expect(help).toContain('PLATFORM_ADMIN_PASSWORD');
+    expect(help).toContain('PLATFORM_INTERNAL_SECRET');
+    expect(help).toContain('--pid-file');
+  });
+});

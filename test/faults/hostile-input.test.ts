@@ -1,0 +1,261 @@
+import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStaticDirectory } from '../../backend/gateway/service-directory';
+import { type RunningServer, startServer } from '../../backend/server';
+import { request } from '../helpers/http';
+import { createTestApp, type TestApp } from '../helpers/test-app';
+
+let t: TestApp;
+let server: RunningServer;
+beforeAll(async () => {
+  t = await createTestApp({ config: { 'security.trusted_proxies': ['127.0.0.1'] } });
+  server = await startServer(t.app, { host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await server?.close();
+  await t?.close();
+});
+
+async function errorCode(res: Response): Promise<string | undefined> {
+  const text = await res.text();
+  return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+}
+
+/** Sends raw bytes on a socket and returns the whole answer (the server closes the connection). */
+function rawRequest(bytes: Buffer, port = server.port): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+      resolve({ status, body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+    });
+    socket.write(bytes);
+  });
+}
+
+describe('bad input answers its 4xx in the one JSON error shape', () => {
+  it.each([
+    ['a NUL in a field', { lead_name: 'a\u0000b', source: 'Website' }],
+    ['a lone high surrogate in a field', { lead_name: 'a\ud800b', source: 'Website' }],
+    ['a lone low surrogate in a key', { lead_name: 'ok', '\udc00': 1 }],
+  ])('refuses %s with 400 invalid_characters', async (_, body) => {
+    const res = await request(t.app, 'POST', '/api/resource/crm.Lead', { body });
+    expect(res.status).toBe(400);
+    expect(await errorCode(res)).toBe('invalid_characters');
+  });
+
+  it.each([
+    ['a NUL in a filter value', `[["lead_name","=","\\u0000"]]`],
+    ['a lone surrogate in a filter value', `[["lead_name","=","\\ud800"]]`],
+  ])('refuses %s with 400 (the filter is invalid)', async (_, filters) => {
+    const res = await request(t.app, 'GET', `/api/resource/crm.Lead?filters=${encodeURIComponent(filters)}`);
+    expect(res.status).toBe(400);
+    expect(['invalid_filters', 'invalid_characters']).toContain(await errorCode(res));
+  });
+
+  it('refuses a NUL in a path segment or query value with 400 invalid_characters', async () => {
+    for (const path of ['/api/resource/crm.Lead/a%00b', '/api/resource/crm.Lead?lead_name=a%00']) {
+      const res = await request(t.app, 'GET', path);
+      expect(res.status, path).toBe(400);
+      expect(await errorCode(res)).toBe('invalid_characters');
+    }
+  });
+
+  it('refuses percent-encoding that is not UTF-8 with 400 invalid_url', async () => {
+    for (const path of ['/api/resource/crm.Lead?lead_name=%ED%A0%80', '/api/resource/crm.Lead/%FF']) {
+      const res = await request(t.app, 'GET', path);
+      expect(res.status, path).toBe(400);
+      expect(await errorCode(res)).toBe('invalid_url');
+    }
+  });
+
+  it.each([
+    [
+      'a raw non-ASCII byte',
+      Buffer.from('GET /api/resource/crm.Lead/caf\xe9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'latin1'),
+    ],
+    ['a backslash', Buffer.from('GET /desk\\..\\package.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'latin1')],
+    ['a malformed request line', Buffer.from('GET /a b c\r\n\r\n', 'latin1')],
+  ])('answers %s in the URL with 400 and a JSON error body', async (_, bytes) => {
+    const res = await rawRequest(bytes);
+    expect(res.status).toBe(400);
+    const code = (JSON.parse(res.body) as { error: { code: string } }).error.code;
+    expect(['invalid_url', 'bad_request']).toContain(code);
+  });
+
+  it.each([
+    ['__proto__', '{"lead_name":"P","source":"Website","__proto__":{"polluted":true}}'],
+    ['an escaped __proto__', '{"lead_name":"P","source":"Website","\\u005f_proto__":{"polluted":true}}'],
+    ['constructor.prototype', '{"lead_name":"P","source":"Website","constructor":{"prototype":{"x":1}}}'],
+  ])('refuses %s in plain JSON with 400 invalid_json, as when encrypted', async (_, body) => {
+    const res = await request(t.app, 'POST', '/api/resource/crm.Lead', {
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(await errorCode(res)).toBe('invalid_json');
+  });
+});
+
+/** A request with any Host header over a real connection (fetch cannot set Host). */
+function withHost(
+  port: number,
+  method: string,
+  path: string,
+  host: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const body = options.body === undefined ? '' : JSON.stringify(options.body);
+  const headers = {
+    Host: host,
+    Connection: 'close',
+    ...(body
+      ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }
+      : {}),
+    ...options.headers,
+  };
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return rawRequest(Buffer.from(`${method} ${path} HTTP/1.1\r\n${head}\r\n${body}`), port);
+}
+
+describe('Host check (DNS rebinding)', () => {
+  it('answers 421 invalid_host to sign-in, writes and the Desk under a foreign Host, even with a matching Origin', async () => {
+    const evil = `evil.example:${server.port}`;
+    const origin = { origin: `http://${evil}` };
+    const login = await withHost(server.port, 'POST', '/api/method/login', evil, {
+      body: { usr: 'Administrator', pwd: 'admin' },
+      headers: origin,
+    });
+    expect(login.status).toBe(421);
+    expect(JSON.parse(login.body).error.code).toBe('invalid_host');
+    const write = await withHost(server.port, 'POST', '/api/resource/crm.Lead', evil, {
+      body: { lead_name: 'x', source: 'Website' },
+      headers: origin,
+    });
+    expect(write.status).toBe(421);
+    const desk = await withHost(server.port, 'GET', '/desk/', evil);
+    expect(desk.status).toBe(421);
+    expect(desk.body).not.toContain('evil.example');
+  });
+
+  it('checks the Host header of a real connection and allows the loopback names and the public_url host', async () => {
+    for (const [host, status] of [
+      ['evil.example', 421],
+      [`evil.example:${server.port}`, 421],
+      [`127.0.0.1:${server.port}`, 200],
+      [`localhost:${server.port}`, 200],
+      ['desk.test', 200],
+    ] as const) {
+      const res = await withHost(server.port, 'GET', '/api/gateway/remotes', host);
+      expect(res.status, host).toBe(status);
+    }
+  });
+
+  it('takes the Desk gatewayUrl from configuration, never from a foreign Host', async () => {
+    const res = await withHost(server.port, 'GET', '/desk/', 'desk.test');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('"gatewayUrl":"http://desk.test"');
+    const direct = await request(t.app, 'GET', 'http://evil.example/desk/', { anonymous: true });
+    const html = await direct.text();
+    expect(html).toContain('"gatewayUrl":"http://desk.test"');
+    expect(html).not.toContain('evil');
+  });
+
+  it('accepts a host named in server.allowed_hosts', async () => {
+    const other = await createTestApp({ config: { 'server.allowed_hosts': ['desk.internal:8443'] } });
+    const otherServer = await startServer(other.app, { host: '127.0.0.1', port: 0 });
+    try {
+      const get = (host: string) => withHost(otherServer.port, 'GET', '/api/gateway/remotes', host);
+      expect((await get('desk.internal:8443')).status).toBe(200);
+      expect((await get('desk.internal:9999')).status).toBe(421);
+    } finally {
+      await otherServer.close();
+      await other.close();
+    }
+  });
+});
+
+describe('Secure session cookie', () => {
+  async function loginCookie(app: TestApp, headers: Record<string, string> = {}, base = '') {
+    const res = await request(app.app, 'POST', `${base}/api/method/login`, {
+      body: { usr: 'Administrator', pwd: 'admin' },
+      headers,
+      anonymous: true,
+    });
+    expect(res.status).toBe(200);
+    return res.headers.get('set-cookie') ?? '';
+  }
+
+  it('sets Secure when server.public_url is https', async () => {
+    const https = await createTestApp({ config: { 'server.public_url': 'https://desk.example.com' } });
+    try {
+      const cookie = await loginCookie(
+        https,
+        { origin: 'https://desk.example.com' },
+        'https://desk.example.com',
+      );
+      expect(cookie).toMatch(/;\s*Secure/i);
+    } finally {
+      await https.close();
+    }
+  });
+
+  it('omits Secure on plain http and believes X-Forwarded-Proto only from a trusted proxy', async () => {
+    expect(await loginCookie(t)).not.toMatch(/Secure/i);
+    const login = (forwarded: string) =>
+      fetch(`${server.url}/api/method/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-proto': forwarded },
+        body: JSON.stringify({ usr: 'Administrator', pwd: 'admin' }),
+      });
+    // 127.0.0.1 is a trusted proxy in this app.
+    expect((await login('https')).headers.get('set-cookie')).toMatch(/;\s*Secure/i);
+    expect((await login('http')).headers.get('set-cookie')).not.toMatch(/Secure/i);
+  });
+});
+
+describe('Desk page headers', () => {
+  it('sends a CSP with frame-ancestors none, the remotes’ origins and the inline script hashes, and X-Frame-Options', async () => {
+    const withRemote = await createTestApp({
+      directory: createStaticDirectory([
+        {
+          service: 'stock',
+          rev: 1,
+          url: 'https://remotes.example.com:9443/desk/assets/stock/remoteEntry.js',
+          apiUrl: 'https://api.example.com/api',
+          metaUrl: 'https://api.example.com/api/meta',
+          doctypes: ['stock.Item'],
+        },
+      ]),
+    });
+    try {
+      const res = await request(withRemote.app, 'GET', '/desk/', { anonymous: true });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("object-src 'none'");
+      const scriptSrc = csp.split(';').find((d) => d.trim().startsWith('script-src')) ?? '';
+      expect(scriptSrc).toContain("'self'");
+      expect(scriptSrc).toContain('https://remotes.example.com:9443');
+      expect(scriptSrc).not.toContain('unsafe-inline');
+      const html = await res.text();
+      const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+      expect(inline.length).toBeGreaterThan(0);
+      for (const body of inline) {
+        expect(scriptSrc).toContain(`'sha256-${createHash('sha256').update(body).digest('base64')}'`);
+      }
+      expect(csp).toContain('connect-src');
+      expect(csp.split(';').find((d) => d.includes('connect-src'))).toContain('https://api.example.com');
+    } finally {
+      await withRemote.close();
+    }
+  });
+});

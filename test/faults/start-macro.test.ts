@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/nats-server';
+import { ADMIN_PASSWORD, ROOT, waitForOutput } from './helpers/serve-process';
+
+const temp = mkdtempSync(join(tmpdir(), 'fault-macro-'));
+let supervisor: ChildProcess | undefined;
+const pids: number[] = [];
+afterAll(() => {
+  if (supervisor?.exitCode === null) supervisor.kill('SIGKILL');
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(temp, { recursive: true, force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => Promise<boolean>, tries = 120): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (await check().catch(() => false)) return true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+describe('npm run start:macro', () => {
+  it('restarts a dead service while the gateway keeps serving, and stops everything on SIGINT', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['scripts/start-macro.js', '--no-build'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '',
+        PLATFORM_MACRO_SERVICES: 'crm',
+        PLATFORM_DATA_DIR: join(temp, 'data'),
+        PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        PLATFORM_NATS_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    supervisor = child;
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const proc = { child, output: () => out, exited };
+    const gateway = `http://127.0.0.1:${port}`;
+    const started = (name: string) =>
+      [...out.matchAll(new RegExp(`${name} started \\(PID (\\d+)\\)`, 'g'))].map((m) => Number(m[1]));
+    await waitForOutput(proc, /crm started \(PID \d+\)/);
+    for (const name of ['nats', 'gateway', 'crm']) pids.push(...started(name));
+    const crmListed = async () => {
+      const res = await fetch(`${gateway}/api/gateway/remotes`);
+      return res.status === 200 && (await res.text()).includes('"crm"');
+    };
+    expect(await until(crmListed)).toBe(true);
+
+    const [firstCrm] = started('crm');
+    process.kill(firstCrm!, 'SIGKILL');
+    await waitForOutput(proc, /restarting crm in/);
+    // The gateway keeps answering while crm is down and comes back.
+    expect((await fetch(`${gateway}/api/gateway/remotes`)).status).toBe(200);
+    expect(await until(async () => started('crm').length >= 2)).toBe(true);
+    pids.push(...started('crm'));
+    expect(await until(crmListed)).toBe(true);
+    expect(started('gateway')).toHaveLength(1);
+
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    for (const pid of [...started('nats'), ...started('gateway'), ...started('crm')]) {
+      expect(await until(async () => !alive(pid), 40)).toBe(true);
+    }
+  });
+});
