@@ -39,6 +39,8 @@ interface Target {
 async function startPlatform(dataDir: string, databaseUrl?: string): Promise<Target> {
   const server = await startDeskServer({
     dataDir,
+    // A first start creates the cluster; on a busy machine that takes longer than the default minute.
+    timeoutMs: 300_000,
     env: databaseUrl ? { PLATFORM_DATABASE_URL: databaseUrl } : {},
   });
   const login = await fetch(`${server.origin}/api/method/login`, {
@@ -128,39 +130,42 @@ async function run(name: string, start: () => Promise<Target>) {
 }
 
 const rows: { name: string; idle: number; peak: number }[] = [];
-const dirs: string[] = [];
-const fresh = () => {
-  const d = mkdtempSync(join(tmpdir(), 'bench-memory-'));
-  dirs.push(d);
-  return d;
-};
-const pg = await startPostgres();
-try {
-  rows.push(await run('m serve, PGlite', () => startPlatform(fresh())));
-  rows.push(await run('bare Hono, PGlite', () => startBare(join(fresh(), 'db'))));
-  if (pg) {
-    rows.push(
-      await run('m serve, PostgreSQL', () => startPlatform(fresh(), pg.createDatabase('bench_platform'))),
-    );
-    rows.push(await run('bare Hono, PostgreSQL', () => startBare(fresh(), pg.createDatabase('bench_bare'))));
-  } else {
-    console.log('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin): its rows are skipped.');
-  }
-} finally {
-  await pg?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-}
-
 const mb = (n: number) => `${n.toFixed(0)} MB`.padStart(7);
-console.log(
-  `Reference load: ${SEED} creates, then ${REQUESTS} requests (1 in 10 a create) at concurrency ${CONCURRENCY}.`,
-);
-console.log(`${'server'.padEnd(24)} ${'idle'.padStart(7)} ${'peak'.padStart(7)}   vs bare Hono (idle, peak)`);
-for (const row of rows) {
+
+/** Prints a row as soon as it is measured; an `m serve` row with its ratio to the bare app measured before. */
+function report(row: { name: string; idle: number; peak: number }) {
+  rows.push(row);
   const bare = rows.find((r) => r.name === row.name.replace('m serve', 'bare Hono'));
   const ratio =
     bare && bare !== row
       ? `   ${(row.idle / bare.idle).toFixed(2)}x, ${(row.peak / bare.peak).toFixed(2)}x`
       : '';
   console.log(`${row.name.padEnd(24)} ${mb(row.idle)} ${mb(row.peak)}${ratio}`);
+}
+
+const dirs: string[] = [];
+const fresh = () => {
+  const d = mkdtempSync(join(tmpdir(), 'bench-memory-'));
+  dirs.push(d);
+  return d;
+};
+console.log(
+  `Reference load: ${SEED} creates, then ${REQUESTS} requests (1 in 10 a create) at concurrency ${CONCURRENCY}.`,
+);
+console.log(`${'server'.padEnd(24)} ${'idle'.padStart(7)} ${'peak'.padStart(7)}   vs bare Hono (idle, peak)`);
+const pg = await startPostgres();
+try {
+  report(await run('bare Hono, PGlite', () => startBare(join(fresh(), 'db'))));
+  report(await run('m serve, PGlite', () => startPlatform(fresh())));
+  if (pg) {
+    report(await run('bare Hono, PostgreSQL', () => startBare(fresh(), pg.createDatabase('bench_bare'))));
+    report(
+      await run('m serve, PostgreSQL', () => startPlatform(fresh(), pg.createDatabase('bench_platform'))),
+    );
+  } else {
+    console.log('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin): its rows are skipped.');
+  }
+} finally {
+  await pg?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }

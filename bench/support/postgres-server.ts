@@ -95,9 +95,11 @@ export async function startPostgres(): Promise<PostgresServer | undefined> {
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     async stop() {
+      // pg_ctl, not a signal to the child: under root the child is `runuser`, which does not pass it on.
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGINT');
+        const [cmd, args] = run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', 'stop']);
+        execFileSync(cmd, [...args], { stdio: 'ignore' });
         await exited;
       }
       rmSync(dir, { recursive: true, force: true });
