@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import { fieldExpression, searchExpression } from '../db/record-indexes';
 import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import { type Filter, fieldKind, type ListQuery, type OrderBy } from './list-query';
 import type { DocRecord, RecordStore, SumOptions } from './records';
@@ -26,19 +27,15 @@ function toRecord(row: Row, fields?: string[]): DocRecord {
 }
 
 /**
- * Builds SQL for one field: standard columns by a fixed name, DocType fields as `data->>$n` with the field
- * name as a parameter. Field names reach this point only after `fieldKind` accepted them, and even then
- * they are never part of the SQL text.
+ * Builds SQL for one field: standard columns by a fixed name, DocType fields as the same expression their
+ * index is built on (`(data->>'field')`, cast for numbers and booleans), so the planner can use it
+ * (docs/performance.md#indexes). Field names reach this point only after `fieldKind` accepted them (they are
+ * fields of the definition) and `fieldExpression` checks they are identifiers before quoting them.
  */
-function fieldSql(doctype: DocTypeDefinition, field: string, params: unknown[]): string {
-  const kind = fieldKind(doctype, field);
+function fieldSql(doctype: DocTypeDefinition, field: string): string {
   if (field === 'name') return 'name';
   if (field === 'creation' || field === 'modified') return field;
-  params.push(field);
-  const text = `(data->>$${params.length})`;
-  if (kind === 'number') return `${text}::numeric`;
-  if (kind === 'boolean') return `${text}::boolean`;
-  return text;
+  return fieldExpression(doctype, field);
 }
 
 function castParam(doctype: DocTypeDefinition, field: string, index: number): string {
@@ -51,15 +48,10 @@ function castParam(doctype: DocTypeDefinition, field: string, index: number): st
 
 const STANDARD_TIMESTAMPS = new Set(['creation', 'modified']);
 
-/** `(data->>$n)` of a typed field expression such as `(data->>$n)::numeric`. */
-function textOf(column: string): string {
-  return column.replace(/::(numeric|boolean)$/, '');
-}
-
 function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]): string {
   // An empty `in` list matches nothing; decided before any parameter is added (an unused one has no type).
   if (filter.op === 'in' && (filter.value as unknown[]).length === 0) return 'false';
-  const column = fieldSql(doctype, filter.field, params);
+  const column = fieldSql(doctype, filter.field);
   const param = (value: unknown) => {
     params.push(value);
     return castParam(doctype, filter.field, params.length);
@@ -75,11 +67,13 @@ function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]
     case '!=':
       return `${column} IS DISTINCT FROM ${param(filter.value)}`;
     case 'like': {
-      // Pattern matching is on the text form of any field: the stored JSON text, or the column cast.
-      const text =
-        column === 'name' ? 'name' : STANDARD_TIMESTAMPS.has(column) ? `${column}::text` : textOf(column);
+      // Pattern matching is on the text form of any field, case-insensitive. DocType fields compare
+      // lower-cased text with LIKE rather than ILIKE: the same result, and a prefix pattern can then use
+      // the field's `text_pattern_ops` search index.
       params.push(filter.value);
-      return `${text} ILIKE $${params.length}::text`;
+      if (column === 'name') return `name ILIKE $${params.length}::text`;
+      if (STANDARD_TIMESTAMPS.has(column)) return `${column}::text ILIKE $${params.length}::text`;
+      return `${searchExpression(filter.field)} LIKE lower($${params.length}::text)`;
     }
     default:
       return `${column} ${filter.op} ${param(filter.value)}`;
@@ -92,9 +86,9 @@ function whereSql(doctype: DocTypeDefinition, filters: Filter[], params: unknown
   return clauses.join(' AND ');
 }
 
-function orderSql(doctype: DocTypeDefinition, orderBy: OrderBy[], params: unknown[]): string {
+function orderSql(doctype: DocTypeDefinition, orderBy: OrderBy[]): string {
   const keys = orderBy.map(
-    (o) => `${fieldSql(doctype, o.field, params)} ${o.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`,
+    (o) => `${fieldSql(doctype, o.field)} ${o.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`,
   );
   return [...keys, 'name ASC'].join(', ');
 }
@@ -111,7 +105,7 @@ export class DbRecordStore implements RecordStore {
     const params: unknown[] = [];
     const where = whereSql(doctype, query.filters, params);
     const countParams = [...params];
-    const order = orderSql(doctype, query.orderBy, params);
+    const order = orderSql(doctype, query.orderBy);
     params.push(query.pageLength, query.start);
     const [page, count] = await Promise.all([
       this.db.query<Row>(

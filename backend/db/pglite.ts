@@ -1,12 +1,17 @@
 import { PGlite } from '@electric-sql/pglite';
 import type { Database } from './database';
+import { chooseWasmTiering, initdbOutOfProcess, pgliteStartParams } from './pglite-settings';
 
 /**
  * The embedded database: PGlite in memory (`dir` undefined) or persisted under `dir`. PGlite runs one
  * statement at a time, so concurrent callers queue inside it; a transaction holds the queue until it ends.
+ * A new cluster on disk is created in a child process and Postgres runs with small buffers and baseline
+ * WASM code, which keeps an idle server's resident set small (docs/performance.md#memory).
  */
 export async function openPglite(dir?: string): Promise<Database> {
-  const pg = dir ? new PGlite(dir) : new PGlite();
+  chooseWasmTiering();
+  if (dir) await initdbOutOfProcess(dir);
+  const pg = new PGlite({ dataDir: dir, startParams: pgliteStartParams() });
   await pg.waitReady;
   let closed = false;
   return {

@@ -44,6 +44,8 @@ function sendFile(c: Context, file: StaticFile): Response {
     'Cache-Control': file.cacheControl,
     ETag: file.etag,
     'X-Content-Type-Options': 'nosniff',
+    ...(file.encoding ? { 'Content-Encoding': file.encoding } : {}),
+    ...(file.negotiated ? { Vary: 'Accept-Encoding' } : {}),
   };
   if (etagMatches(c.req.header('if-none-match'), file.etag)) return c.body(null, 304, headers);
   if (c.req.method === 'HEAD') return c.body(null, 200, headers);
@@ -108,7 +110,7 @@ export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
 
   routes.get('/desk/assets/shell/*', async (c) => {
     const segments = assetSegments(rawRest(c, '/desk/assets/shell/'));
-    const file = await readStaticFile(join(ctx.distDir, 'shell'), segments);
+    const file = await readStaticFile(join(ctx.distDir, 'shell'), segments, c.req.header('accept-encoding'));
     if (!file) throw notFound();
     return sendFile(c, file);
   });
@@ -118,7 +120,11 @@ export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
     if (!SERVICE_NAME_PATTERN.test(service)) throw notFound();
     const segments = assetSegments(rawRest(c, `/desk/assets/${service}/`));
     if (installed.has(service)) {
-      const file = await readStaticFile(join(ctx.appsDir, service, 'static', 'mfe'), segments);
+      const file = await readStaticFile(
+        join(ctx.appsDir, service, 'static', 'mfe'),
+        segments,
+        c.req.header('accept-encoding'),
+      );
       if (file) return sendFile(c, file);
     }
     if (!ctx.config.desk.mfe_proxy_enabled) throw notFound();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { PlatformError } from '../http/errors';
+import { chooseEncoding, type ContentEncoding, compressedVariant } from './compression';
 
 /** Content types of the files the Desk serves; anything else is `application/octet-stream`. */
 const CONTENT_TYPES: Record<string, string> = {
@@ -77,6 +78,10 @@ export interface StaticFile {
   etag: string;
   contentType: string;
   cacheControl: string;
+  /** `Content-Encoding` of `body` when it is a compressed variant of the file. */
+  encoding?: ContentEncoding;
+  /** True when the answer depends on `Accept-Encoding` (send `Vary: Accept-Encoding`). */
+  negotiated?: boolean;
 }
 
 const etags = new Map<string, { mtimeMs: number; size: number; etag: string }>();
@@ -84,9 +89,15 @@ const etags = new Map<string, { mtimeMs: number; size: number; etag: string }>()
 /**
  * Reads `segments` under `baseDir`, or undefined when there is no such regular file. The resolved path is
  * checked to stay inside `baseDir` even after the segment checks (defence in depth). ETags are content
- * hashes, cached per path by mtime and size.
+ * hashes, cached per path by mtime and size. With an `Accept-Encoding` header, a compressible file is
+ * answered in brotli or gzip (docs/performance.md#compression): the build's precompressed `<file>.br` /
+ * `<file>.gz` when present, else compressed once and kept in memory.
  */
-export async function readStaticFile(baseDir: string, segments: string[]): Promise<StaticFile | undefined> {
+export async function readStaticFile(
+  baseDir: string,
+  segments: string[],
+  acceptEncoding?: string,
+): Promise<StaticFile | undefined> {
   const base = resolve(baseDir);
   const file = resolve(join(base, ...segments));
   if (!file.startsWith(base + sep)) return undefined;
@@ -104,12 +115,25 @@ export async function readStaticFile(baseDir: string, segments: string[]): Promi
     cached = { mtimeMs: info.mtimeMs, size: info.size, etag };
     etags.set(file, cached);
   }
-  return {
+  const plain: StaticFile = {
     body,
     etag: cached.etag,
     contentType: contentTypeOf(file),
     cacheControl: cacheControlOf(file),
   };
+  if (!isCompressible(plain.contentType, body.byteLength)) return plain;
+  plain.negotiated = true;
+  const encoding = chooseEncoding(acceptEncoding);
+  if (!encoding) return plain;
+  const variant = await compressedVariant(file, info.mtimeMs, cached.etag, body, encoding);
+  // A representation in another coding is another entity: its ETag differs (RFC 9110 section 8.8.3).
+  return { ...plain, body: variant, encoding, etag: `${cached.etag.slice(0, -1)}-${encoding}"` };
+}
+
+/** Text formats worth compressing; tiny files are sent as they are (the headers would outweigh the gain). */
+function isCompressible(contentType: string, size: number): boolean {
+  if (size < 1024) return false;
+  return /^(text\/|application\/(json|javascript|wasm)|image\/svg)/.test(contentType);
 }
 
 /** True when an `If-None-Match` header matches the ETag (RFC 9110 section 13.1.2, weak comparison). */

@@ -16,6 +16,11 @@ export interface FieldMeta {
   pii?: boolean;
   /** Shown in list views. */
   inList?: boolean;
+  /**
+   * Give the field a database index, so list filters, sorts and prefix search on it do not scan the
+   * DocType (docs/performance.md#indexes). Link and `unique` fields and the title field are indexed anyway.
+   */
+  index?: boolean;
 }
 
 /** One field of a DocType: the wire contract's field schema, as the metadata endpoint publishes it. */
@@ -33,6 +38,8 @@ export interface DocTypeDefinition<M extends z.ZodObject = z.ZodObject> {
   namePrefix: string;
   model: M;
   fields: DocTypeField[];
+  /** Fields declared `index: true` in their `.meta()` (see {@link indexedFields} for all indexed ones). */
+  indexed?: readonly string[];
 }
 
 /** Marks zod schemas that are DocType models (the only place `encrypted` / `pii` flags are allowed). */
@@ -85,6 +92,13 @@ export function fieldsOf(model: z.ZodObject): DocTypeField[] {
   });
 }
 
+/** The fields of a model declared `index: true`. */
+export function declaredIndexes(model: z.ZodObject): string[] {
+  return Object.entries(model.shape)
+    .filter(([, schema]) => unwrap(schema as z.ZodType).meta.index === true)
+    .map(([name]) => name);
+}
+
 /**
  * Declares a DocType from a zod object model.
  *
@@ -111,7 +125,7 @@ export function defineDocType<M extends z.ZodObject>(def: {
   }
   Object.defineProperty(def.model, DOCTYPE_MODEL, { value: true });
   const namePrefix = def.namePrefix ?? local.slice(0, 4).toUpperCase();
-  return { ...def, app, namePrefix, fields: fieldsOf(def.model) };
+  return { ...def, app, namePrefix, fields: fieldsOf(def.model), indexed: declaredIndexes(def.model) };
 }
 
 /** Pattern of a full DocType name, `<app>.<DocType>`. */

@@ -10,6 +10,7 @@ import { DbRecordStore } from '../data/record-store';
 import type { RecordStore } from '../data/records';
 import type { Database } from '../db/database';
 import { openDatabase } from '../db/open-database';
+import { ensureRecordIndexes } from '../db/record-indexes';
 import { createDocTypeRegistry } from '../doctypes/registry';
 import { createMonolithDirectory } from '../gateway/monolith-directory';
 import type { ServiceDirectory } from '../gateway/service-directory';
@@ -104,6 +105,7 @@ export async function buildContext(
     stack.defer(() => opened.close());
     db = opened;
   }
+  await ensureRecordIndexes(db, doctypes.list(), log);
   const appsDir = options.appsDir ?? join(ROOT_DIR, 'backend', 'apps');
   const security = await createSecurityContext({
     config,

@@ -18,6 +18,8 @@ export interface DeskServer {
   origin: string;
   /** The Desk URL (`<origin>/desk/`). */
   deskUrl: string;
+  /** The server's process id (for its resident set in /proc). */
+  pid: number;
   /** Stops the process (SIGTERM, SIGKILL after 20 s) and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -32,17 +34,17 @@ export interface DeskServerOptions {
 
 /** Starts `m serve --port 0 --data-dir <dataDir>` with the sample apps and waits for the Desk URL. */
 export async function startDeskServer(options: DeskServerOptions): Promise<DeskServer> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PLATFORM_APPS: 'crm,stock',
-    PLATFORM_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-    ...options.env,
-  };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   // Settings of another deployment in the caller's environment must not leak in.
   delete env.PLATFORM_MODE;
   delete env.PLATFORM_NATS_URL;
   delete env.PLATFORM_PUBLIC_URL;
   delete env.PLATFORM_DATABASE_URL;
+  Object.assign(env, {
+    PLATFORM_APPS: 'crm,stock',
+    PLATFORM_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+    ...options.env,
+  });
   const child = spawn(
     process.execPath,
     [join(root, 'bin', 'm.js'), 'serve', '--port', '0', '--data-dir', options.dataDir],
@@ -74,7 +76,7 @@ export async function startDeskServer(options: DeskServerOptions): Promise<DeskS
         reject(new Error(`m serve exited (${code ?? signal}) before it was ready:\n${output}`));
       });
     });
-    return { origin: new URL(deskUrl).origin, deskUrl, stop };
+    return { origin: new URL(deskUrl).origin, deskUrl, pid: child.pid!, stop };
   } catch (error) {
     await stop();
     throw error;

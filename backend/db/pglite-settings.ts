@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { PGlite } from '@electric-sql/pglite';
+
+/**
+ * Postgres settings of the embedded database, chosen for a small resident set (docs/performance.md#memory).
+ * PGlite is a single backend in one process, so the server-sized defaults buy nothing: `shared_buffers`
+ * (128MB by default) is allocated and touched at start inside the WASM heap, and the operating system's page
+ * cache already holds the data files PGlite reads through the Node file system.
+ */
+export const PGLITE_SETTINGS: Readonly<Record<string, string>> = Object.freeze({
+  shared_buffers: '8MB',
+  wal_buffers: '256kB',
+  temp_buffers: '1MB',
+  work_mem: '4MB',
+  maintenance_work_mem: '16MB',
+  // One backend: no parallel plans, no background workers (PGlite's defaults say so too).
+  max_parallel_workers_per_gather: '0',
+});
+
+/** PGlite's start arguments with {@link PGLITE_SETTINGS} appended as `-c name=value`. */
+export function pgliteStartParams(): string[] {
+  const params = [...PGlite.defaultStartParams];
+  for (const [name, value] of Object.entries(PGLITE_SETTINGS)) params.push('-c', `${name}=${value}`);
+  return params;
+}
+
+let tieringChosen = false;
+
+/**
+ * Compiles PGlite's WASM with V8's baseline compiler only. The optimising tier recompiles the hot part of a
+ * 9 MB module in the background and keeps both copies: about 40 MB of resident code for a gain the
+ * database's own I/O-bound work rarely shows (measured in docs/performance.md#memory). It must run before the
+ * module is compiled; it only concerns WebAssembly, which nothing else on the server's hot path uses.
+ */
+export function chooseWasmTiering(): void {
+  if (tieringChosen || process.env.PLATFORM_PGLITE_OPTIMIZE === '1') return;
+  tieringChosen = true;
+  setFlagsFromString('--liftoff-only');
+}
+
+/**
+ * Creates the cluster under `dir` in a short-lived child process when it does not exist yet. PGlite's initdb
+ * runs a second WASM instance (initdb plus a scratch Postgres) whose memory the process keeps after it ends,
+ * about 450 MB; in a child it is returned to the system when the child exits.
+ */
+export async function initdbOutOfProcess(dir: string): Promise<void> {
+  if (existsSync(join(dir, 'PG_VERSION'))) return;
+  const script = `
+    const { PGlite } = await import(${JSON.stringify(import.meta.resolve('@electric-sql/pglite'))});
+    const pg = new PGlite(${JSON.stringify(dir)});
+    await pg.waitReady;
+    await pg.close();
+  `;
+  await new Promise<void>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { timeout: 120_000 },
+      (err, _stdout, stderr) => {
+        if (err) reject(new Error(`initdb of ${dir} failed: ${stderr.trim() || err.message}`));
+        else resolve();
+      },
+    );
+  });
+}

@@ -1,0 +1,125 @@
+import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import type { Database } from './database';
+
+/**
+ * Field indexes of the generic `records` table (docs/performance.md#indexes). Every DocType's records share
+ * one table with their fields in a JSONB `data` column, so an index is a partial expression index: on the
+ * field's expression (`data->>'field'`, cast like the list query casts it), restricted to one DocType by
+ * `WHERE doctype = '<DocType>'`. The list query writes the very same expressions, which is what lets the
+ * planner use them.
+ */
+
+/** How a field's value is compared, and so which expression its index is built on. */
+type ExpressionKind = 'text' | 'number' | 'boolean';
+
+const NUMERIC_TYPES: ReadonlySet<string> = new Set(['int', 'float', 'currency']);
+/** Field and DocType names are identifiers; anything else never reaches SQL text. */
+const SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const SAFE_DOCTYPE = /^[a-z][a-z0-9_]{0,63}\.[A-Z][A-Za-z0-9]{0,63}$/;
+
+/** A name as a SQL string literal, after checking it is an identifier (it comes from a definition). */
+export function nameLiteral(name: string, pattern: RegExp = SAFE_NAME): string {
+  if (!pattern.test(name)) throw new Error(`"${name}" cannot be used in an index expression`);
+  return `'${name}'`;
+}
+
+/** `'crm.Customer'`: a DocType name as a literal, checked against the DocType name pattern. */
+export function doctypeLiteral(doctype: string): string {
+  return nameLiteral(doctype, SAFE_DOCTYPE);
+}
+
+function kindOf(doctype: DocTypeDefinition, field: string): ExpressionKind {
+  const type = doctype.fields.find((f) => f.name === field)?.type as string | undefined;
+  if (type && NUMERIC_TYPES.has(type)) return 'number';
+  if (type === 'boolean') return 'boolean';
+  return 'text';
+}
+
+/**
+ * The SQL expression of a DocType field as the list query and the indexes both write it: `(data->>'f')`,
+ * `((data->>'f')::numeric)` or `((data->>'f')::boolean)`.
+ */
+export function fieldExpression(doctype: DocTypeDefinition, field: string): string {
+  const text = `(data->>${nameLiteral(field)})`;
+  switch (kindOf(doctype, field)) {
+    case 'number':
+      return `(${text}::numeric)`;
+    case 'boolean':
+      return `(${text}::boolean)`;
+    default:
+      return text;
+  }
+}
+
+/** The lower-cased text of a field, the expression prefix search (`like`) is indexed on. */
+export function searchExpression(field: string): string {
+  return `lower(data->>${nameLiteral(field)})`;
+}
+
+/**
+ * The fields of `doctype` that get an index: the title field (title search and the Link picker), every
+ * field declared `index: true`, and Link and `unique` fields (looked up by value on every reference check
+ * and every insert).
+ */
+export function indexedFields(doctype: DocTypeDefinition): string[] {
+  const names = new Set<string>();
+  if (doctype.fields.some((f) => f.name === doctype.titleField)) names.add(doctype.titleField);
+  for (const name of doctype.indexed ?? []) names.add(name);
+  for (const field of doctype.fields) {
+    const flags = field as { type: string; unique?: boolean; link?: unknown; options?: unknown };
+    if (flags.unique === true || flags.type === 'link' || flags.link !== undefined) names.add(field.name);
+  }
+  return [...names].filter((name) => SAFE_NAME.test(name));
+}
+
+/** A short, stable index name within Postgres's 63 bytes: `records_<doctype>_<field>[_search]`. */
+function indexName(doctype: string, field: string, suffix: string): string {
+  const base = `records_${doctype.replace('.', '_')}_${field}${suffix}`.toLowerCase();
+  if (base.length <= 63) return base;
+  let hash = 0;
+  for (const ch of base) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+  return `${base.slice(0, 54)}_${hash.toString(36)}`;
+}
+
+/** The `CREATE INDEX IF NOT EXISTS` statements for one DocType. */
+export function indexStatements(doctype: DocTypeDefinition): string[] {
+  const where = `WHERE doctype = ${doctypeLiteral(doctype.name)}`;
+  const statements: string[] = [];
+  for (const field of indexedFields(doctype)) {
+    statements.push(
+      `CREATE INDEX IF NOT EXISTS ${indexName(doctype.name, field, '')} ON records (${fieldExpression(doctype, field)}) ${where}`,
+    );
+    if (kindOf(doctype, field) === 'text') {
+      statements.push(
+        `CREATE INDEX IF NOT EXISTS ${indexName(doctype.name, field, '_search')} ON records (${searchExpression(field)} text_pattern_ops) ${where}`,
+      );
+    }
+  }
+  return statements;
+}
+
+/** Whether the list query can use an index for `field` of `doctype` (the search index for text). */
+export function isIndexed(doctype: DocTypeDefinition, field: string): boolean {
+  return indexedFields(doctype).includes(field);
+}
+
+/**
+ * Creates the indexes of the installed DocTypes (idempotent: run at every start). An index whose
+ * expression fails on existing data (a field whose type changed) is reported and skipped, not fatal:
+ * lists still work, only slower.
+ */
+export async function ensureRecordIndexes(
+  db: Pick<Database, 'query'>,
+  doctypes: readonly DocTypeDefinition[],
+  log: (line: string) => void = () => {},
+): Promise<void> {
+  for (const doctype of doctypes) {
+    for (const sql of indexStatements(doctype)) {
+      try {
+        await db.query(sql);
+      } catch (err) {
+        log(`index of ${doctype.name} not created: ${(err as Error).message}`);
+      }
+    }
+  }
+}
