@@ -32,7 +32,10 @@ export function maskRecord<R extends Record<string, unknown>>(record: R, fields:
 }
 
 /** Masks every record of a list; see {@link maskRecord}. */
-export function maskRecords<R extends Record<string, unknown>>(records: readonly R[], fields: readonly string[]): R[] {
+export function maskRecords<R extends Record<string, unknown>>(
+  records: readonly R[],
+  fields: readonly string[],
+): R[] {
   return fields.length === 0 ? [...records] : records.map((r) => maskRecord(r, fields));
 }
 

@@ -86,7 +86,10 @@ export class PermissionService {
     await this.#fresh();
     const map: PermissionMap = {};
     for (const doctype of this.doctypes()) {
-      map[doctype] = effectivePermissions(roles, this.#overrides.get(doctype) ?? this.#defaults.get(doctype)!);
+      map[doctype] = effectivePermissions(
+        roles,
+        this.#overrides.get(doctype) ?? this.#defaults.get(doctype)!,
+      );
     }
     return map;
   }

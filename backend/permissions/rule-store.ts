@@ -38,7 +38,9 @@ export class DbPermissionRuleStore implements PermissionRuleStore {
     const { rows } = await this.db.query<{ doctype: string; rules: string }>(
       'SELECT doctype, rules FROM permission_rules',
     );
-    return new Map(rows.map((r) => [r.doctype, (JSON.parse(r.rules) as PermissionRule[]).map(normalizeRule)]));
+    return new Map(
+      rows.map((r) => [r.doctype, (JSON.parse(r.rules) as PermissionRule[]).map(normalizeRule)]),
+    );
   }
 
   async put(doctype: string, rules: readonly PermissionRule[], modifiedAt: number): Promise<void> {

@@ -6,6 +6,7 @@ import { CUSTOMER_STATUSES, Customer, Lead } from './doctypes';
 /** `crm.api.ping`: answers `"pong"`; a cheap authenticated round trip for health checks and load tests. */
 export const ping = defineRpcMethod({
   description: 'Answers "pong".',
+  roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({}),
   handler: () => 'pong',
 });
@@ -13,6 +14,7 @@ export const ping = defineRpcMethod({
 /** `crm.api.customer_count`: the number of customers, optionally of one status. */
 export const customerCount = defineRpcMethod({
   description: 'Number of customers, optionally filtered by status.',
+  roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({ status: z.enum(CUSTOMER_STATUSES).optional() }),
   handler: ({ ctx, kwargs }) =>
     countRecords(ctx.db, Customer.name, kwargs.status ? { status: kwargs.status } : {}),
@@ -21,6 +23,7 @@ export const customerCount = defineRpcMethod({
 /** `crm.api.lead_count`: the number of leads, optionally from one source. */
 export const leadCount = defineRpcMethod({
   description: 'Number of leads, optionally filtered by source.',
+  roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({ source: z.string().max(140).optional() }),
   handler: ({ ctx, kwargs }) =>
     countRecords(ctx.db, Lead.name, kwargs.source !== undefined ? { source: kwargs.source } : {}),

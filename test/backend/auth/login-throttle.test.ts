@@ -8,7 +8,11 @@ function clock(start = 1_000_000) {
   return { now: () => t, advance: (ms: number) => (t += ms) };
 }
 
-async function fail(throttle: LoginThrottle, account: string, address = '10.0.0.1'): Promise<ThrottleDecision> {
+async function fail(
+  throttle: LoginThrottle,
+  account: string,
+  address = '10.0.0.1',
+): Promise<ThrottleDecision> {
   const decision = await throttle.begin(account, address);
   if (decision.allowed) await decision.attempt.failed();
   return decision;

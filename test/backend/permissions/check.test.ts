@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { effectivePermissions, isAllowed, mayCallMethod } from '../../../backend/permissions/check';
-import { maskedValuesIn, maskRecord, maskRecords, PII_MASK, piiFields } from '../../../backend/permissions/mask';
+import {
+  maskedValuesIn,
+  maskRecord,
+  maskRecords,
+  PII_MASK,
+  piiFields,
+} from '../../../backend/permissions/mask';
 import { SYSTEM_MANAGER } from '../../../backend/permissions/model';
 
 const rules = [

@@ -71,6 +71,8 @@ describe('PermissionService', () => {
     expect(() => requireMethod(s, ['Stock User'], 'crm.api.ping')).toThrow('You may not call crm.api.ping.');
     expect(() => requireMethod(s, ['Sales User'], 'crm.api.ping')).not.toThrow();
     expect(() => requireMethod(s, ['Sales User'], 'crm.api.secret')).toThrow();
-    expect(forbidden('read_pii', 'crm.Customer').message).toBe('You may not read personal data of crm.Customer.');
+    expect(forbidden('read_pii', 'crm.Customer').message).toBe(
+      'You may not read personal data of crm.Customer.',
+    );
   });
 });
