@@ -17,6 +17,8 @@ export interface AttemptState {
  * returns the new one (undefined deletes it).
  */
 export interface AttemptStore {
+  /** The current state of a key, or undefined. */
+  get(key: string): Promise<AttemptState | undefined>;
   change(
     key: string,
     update: (current: AttemptState | undefined) => AttemptState | undefined,
@@ -28,6 +30,10 @@ export class MemoryAttemptStore implements AttemptStore {
   readonly #states = new Map<string, AttemptState>();
 
   constructor(private readonly staleAfterMs = 60 * 60_000) {}
+
+  async get(key: string): Promise<AttemptState | undefined> {
+    return this.#states.get(key);
+  }
 
   async change(key: string, update: (current: AttemptState | undefined) => AttemptState | undefined) {
     const next = update(this.#states.get(key));
@@ -54,6 +60,10 @@ const MAX_CAS_TRIES = 8;
  */
 export class KvAttemptStore implements AttemptStore {
   constructor(private readonly kv: KeyValueStore<AttemptState>) {}
+
+  async get(key: string): Promise<AttemptState | undefined> {
+    return (await this.kv.get(key))?.value;
+  }
 
   async change(key: string, update: (current: AttemptState | undefined) => AttemptState | undefined) {
     for (let attempt = 0; attempt < MAX_CAS_TRIES; attempt++) {

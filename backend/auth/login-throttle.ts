@@ -22,11 +22,11 @@ export type ThrottleDecision =
   | { allowed: true; attempt: LoginAttempt }
   | { allowed: false; retryAfterSeconds: number };
 
-/** An admitted sign-in attempt: report its outcome exactly once. */
+/** An admitted sign-in attempt: report its outcome once. */
 export interface LoginAttempt {
-  /** The password was right: the account's counter is cleared and the attempt uncounted at the address. */
+  /** The password was right: the account's failures are forgotten. */
   succeeded(): Promise<void>;
-  /** The password was wrong: the attempt stays counted. */
+  /** The password was wrong: counted against the account and the address. */
   failed(): Promise<void>;
 }
 
@@ -34,12 +34,12 @@ const key = (kind: 'account' | 'address', value: string) =>
   `${kind}.${createHash('sha256').update(value).digest('hex').slice(0, 40)}`;
 
 /**
- * Login throttling per account and per client address. An attempt is counted when it starts (so a burst
- * of concurrent guesses cannot all pass before the first is counted) and uncounted when it succeeds. Once
- * an account has `maxFailures` counted attempts within the window, it is locked for `lockMs`, doubled for
- * every further failure up to `maxLockMs`; while locked every sign-in is refused before any password is
- * checked, the right one included. The address counter works the same with its own, higher limit, so one
- * client guessing across many accounts is stopped while other clients are not.
+ * Login throttling per account and per client address. Once an account has `maxFailures` failed sign-ins
+ * within the window it is locked for `lockMs`, doubled for every further failure up to `maxLockMs`; while
+ * locked every sign-in is refused before any password is checked, the right one included, and a success
+ * clears the count. The address counter works the same with its own, higher limit, so one client guessing
+ * across many accounts is stopped while other clients are not. Only failures count: many users signing in
+ * at once from one address (an office, a load test) are never throttled.
  */
 export class LoginThrottle {
   readonly #store: AttemptStore;
@@ -65,22 +65,13 @@ export class LoginThrottle {
     const accountKey = key('account', account.toLowerCase());
     const addressKey = key('address', address);
     const now = this.#now();
-    let refusedUntil = 0;
-    const count = (limit: number) => (current: AttemptState | undefined) => {
-      const state = this.#live(current, now);
-      if (state.lockedUntil > now) {
-        refusedUntil = Math.max(refusedUntil, state.lockedUntil);
-        return state;
-      }
-      const failures = state.failures + 1;
-      const lockedUntil =
-        failures >= limit ? now + Math.min(this.#lockMs * 2 ** (failures - limit), this.#maxLockMs) : 0;
-      return { failures, firstAt: state.failures === 0 ? now : state.firstAt, lockedUntil };
-    };
-    await this.#store.change(addressKey, count(this.#maxAddressFailures));
-    if (refusedUntil === 0) await this.#store.change(accountKey, count(this.#maxFailures));
-    if (refusedUntil > 0) {
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((refusedUntil - now) / 1000)) };
+    const [byAccount, byAddress] = await Promise.all([
+      this.#store.get(accountKey),
+      this.#store.get(addressKey),
+    ]);
+    const lockedUntil = Math.max(byAccount?.lockedUntil ?? 0, byAddress?.lockedUntil ?? 0);
+    if (lockedUntil > now) {
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((lockedUntil - now) / 1000)) };
     }
     let reported = false;
     return {
@@ -90,16 +81,26 @@ export class LoginThrottle {
           if (reported) return;
           reported = true;
           await this.#store.change(accountKey, () => undefined);
-          await this.#store.change(addressKey, (current) => {
-            if (!current) return undefined;
-            const failures = Math.max(0, current.failures - 1);
-            return failures === 0 ? undefined : { ...current, failures, lockedUntil: 0 };
-          });
         },
         failed: async () => {
+          if (reported) return;
           reported = true;
+          await this.#store.change(accountKey, this.#count(this.#maxFailures));
+          await this.#store.change(addressKey, this.#count(this.#maxAddressFailures));
         },
       },
+    };
+  }
+
+  /** Counts one failure; at `limit` and beyond, locks for the doubling lock-out. */
+  #count(limit: number) {
+    return (current: AttemptState | undefined): AttemptState => {
+      const now = this.#now();
+      const state = this.#live(current, now);
+      const failures = state.failures + 1;
+      const lockedUntil =
+        failures >= limit ? now + Math.min(this.#lockMs * 2 ** (failures - limit), this.#maxLockMs) : 0;
+      return { failures, firstAt: state.failures === 0 ? now : state.firstAt, lockedUntil };
     };
   }
 
