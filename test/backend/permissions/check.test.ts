@@ -78,3 +78,38 @@ describe('masking', () => {
     expect(maskedValuesIn({ email: 'ada@example.com' }, customer)).toEqual([]);
   });
 });
+
+describe('recordAccess', async () => {
+  const { recordAccess } = await import('../../../backend/permissions/record-access');
+  const { effectivePermissions } = await import('../../../backend/permissions/check');
+  const customer = {
+    name: 'crm.Customer',
+    fields: [{ name: 'customer_name' }, { name: 'email', pii: true }],
+  };
+  const service = {
+    permissions: async (roles: readonly string[]) => effectivePermissions(roles, rules),
+  };
+
+  it('masks for a reader without read_pii and refuses filters on masked fields and writes of the mask', async () => {
+    const access = await recordAccess(service, ['Sales User'], customer);
+    expect(access.masked).toEqual(['email']);
+    expect(access.mask({ email: 'a@b.c', customer_name: 'Ada' })).toEqual({
+      email: PII_MASK,
+      customer_name: 'Ada',
+    });
+    expect(() => access.requireQueryable(['customer_name'])).not.toThrow();
+    expect(() => access.requireQueryable(['email'])).toThrow(
+      'You may not read personal data of crm.Customer.',
+    );
+    expect(() => access.refuseMaskedWrite({ email: PII_MASK })).toThrow(
+      expect.objectContaining({ code: 'masked_value' }),
+    );
+    expect(() => access.require('delete')).toThrow('You may not delete crm.Customer.');
+  });
+
+  it('masks nothing for a reader with read_pii', async () => {
+    const access = await recordAccess(service, ['Sales Manager'], customer);
+    expect(access.masked).toEqual([]);
+    expect(access.mask({ email: 'a@b.c' })).toEqual({ email: 'a@b.c' });
+  });
+});
