@@ -49,7 +49,9 @@ try {
     `stock.Item creates, ${CREATE_CONNECTIONS} connections, ${DURATION_S} s; flood: ${FLOOD_CONNECTIONS} connections of wrong passwords for one account`,
   );
   console.log(`  creates alone        median ${alone.latency.p50} ms   p99 ${alone.latency.p99} ms`);
-  console.log(`  creates under flood  median ${underFlood.latency.p50} ms   p99 ${underFlood.latency.p99} ms`);
+  console.log(
+    `  creates under flood  median ${underFlood.latency.p50} ms   p99 ${underFlood.latency.p99} ms`,
+  );
   console.log(
     `  flood: ${flood.requests.total} sign-ins, ${flood['2xx']} accepted, ${flood.non2xx} refused (401 then 429 too_many_attempts)`,
   );
