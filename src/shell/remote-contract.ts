@@ -12,7 +12,7 @@
  * export default { views: { 'crm.Customer': { form: CustomerForm } } } satisfies RemoteViews;
  */
 import type { ComponentType } from 'react';
-import type { DocTypeSchema } from '../sdk/data/protocol';
+import type { DocTypeSchema } from '../protocol';
 
 /** The exposed module the Desk loads from every remote. */
 export const VIEWS_MODULE = './views';

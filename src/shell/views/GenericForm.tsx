@@ -5,7 +5,7 @@
  */
 import { useCreate, useOne, useUpdate } from '@refinedev/core';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import type { FieldSchema } from '../../sdk/data/protocol';
+import type { FieldSchema } from '../../protocol';
 import type { DeskRecord, FormViewProps } from '../remote-contract';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
 import { FieldInput } from './field-input';
