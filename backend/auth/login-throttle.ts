@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from './digest';
 import type { AttemptState, AttemptStore } from './login-attempts';
 
 /** Settings of {@link LoginThrottle} (docs/security.md#login-throttling). */
@@ -30,8 +30,9 @@ export interface LoginAttempt {
   failed(): Promise<void>;
 }
 
+// Hashed: key-value keys allow few characters, and a user name never leaves the process in the clear.
 const key = (kind: 'account' | 'address', value: string) =>
-  `${kind}.${createHash('sha256').update(value).digest('hex').slice(0, 40)}`;
+  `${kind}.${sha256(value).replace(/[^A-Za-z0-9]/g, '')}`;
 
 /**
  * Login throttling per account and per client address. Once an account has `maxFailures` failed sign-ins

@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
+import { USERS_PATHS } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
@@ -54,23 +55,23 @@ export function userRoutes({ users }: { users: UserDirectory }): Hono<AppEnv> {
     c.header('Cache-Control', 'no-store');
     await next();
   });
-  routes.post('/api/method/platform.users.list', async (c) => c.json({ message: await users.listUsers() }));
-  routes.post('/api/method/platform.users.add', async (c) => {
+  routes.post(USERS_PATHS.list, async (c) => c.json({ message: await users.listUsers() }));
+  routes.post(USERS_PATHS.add, async (c) => {
     const { name, password, roles } = await body(c, AddUserRequest);
     await users.addUser(name, password, roles);
     return c.json({ message: null });
   });
-  routes.post('/api/method/platform.users.set_roles', async (c) => {
+  routes.post(USERS_PATHS.setRoles, async (c) => {
     const { name, roles } = await body(c, SetRolesRequest);
     await users.setRoles(name, roles);
     return c.json({ message: null });
   });
-  routes.post('/api/method/platform.users.set_password', async (c) => {
+  routes.post(USERS_PATHS.setPassword, async (c) => {
     const { name, password } = await body(c, SetPasswordRequest);
     await users.setPassword(name, password);
     return c.json({ message: null });
   });
-  routes.post('/api/method/platform.users.disable', async (c) => {
+  routes.post(USERS_PATHS.disable, async (c) => {
     const { name } = await body(c, UserNameRequest);
     await users.disableUser(name);
     return c.json({ message: null });

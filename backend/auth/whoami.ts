@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { WHOAMI_PATH } from '../../src/protocol';
 import type { AppEnv, Principal } from '../http/env';
 import { unauthorized } from '../middleware/auth';
 import type { PermissionMap } from '../permissions/model';
@@ -22,7 +23,7 @@ export interface WhoAmIDeps {
  */
 export function whoamiRoutes({ permissionsOf, csrfToken }: WhoAmIDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  routes.get('/api/method/whoami', async (c) => {
+  routes.get(WHOAMI_PATH, async (c) => {
     const principal = c.get('principal');
     if (!principal) throw unauthorized();
     const credential = presentedCredential(c);

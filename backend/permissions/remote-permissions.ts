@@ -1,6 +1,6 @@
+import { signInternalRequest } from '../auth/internal-auth';
 import type { PermissionSource } from '../auth/whoami';
 import type { ServiceDirectory } from '../gateway/service-directory';
-import { signInternalRequest } from '../macro/internal-auth';
 import type { PermissionMap } from './model';
 
 /** Options of {@link remotePermissionSource}. */

@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { PERMISSIONS_PREFIX } from '../../src/protocol';
 import type { AppEnv, Principal } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
@@ -47,19 +48,19 @@ export function permissionRoutes({ permissions }: PermissionRoutesDeps): Hono<Ap
     return doctype;
   };
 
-  routes.get('/api/permissions', async (c) => {
+  routes.get(PERMISSIONS_PREFIX, async (c) => {
     const map = await permissions.permissionMap(rolesOf(principalOf(c)));
     c.header('Cache-Control', 'no-store');
     return c.json({ message: map });
   });
 
-  routes.get('/api/permissions/:doctype', async (c) => {
+  routes.get(`${PERMISSIONS_PREFIX}/:doctype`, async (c) => {
     const doctype = managed(c);
     c.header('Cache-Control', 'no-store');
     return c.json({ data: { doctype, ...(await permissions.rules(doctype)) } });
   });
 
-  routes.put('/api/permissions/:doctype', async (c) => {
+  routes.put(`${PERMISSIONS_PREFIX}/:doctype`, async (c) => {
     const doctype = managed(c);
     const parsed = SetPermissionsRequest.safeParse(await readJsonBody(c));
     if (!parsed.success) {
@@ -74,7 +75,7 @@ export function permissionRoutes({ permissions }: PermissionRoutesDeps): Hono<Ap
     return c.json({ data: { doctype, ...(await permissions.rules(doctype)) } });
   });
 
-  routes.delete('/api/permissions/:doctype', async (c) => {
+  routes.delete(`${PERMISSIONS_PREFIX}/:doctype`, async (c) => {
     const doctype = managed(c);
     await permissions.resetRules(doctype);
     return c.json({ data: { doctype, ...(await permissions.rules(doctype)) } });

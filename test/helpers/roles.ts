@@ -7,7 +7,7 @@ export async function userWithRoles(
   roles: readonly string[],
   password = `${name}-password`,
 ): Promise<string> {
-  await ctx.security.auth.addUser(name, password, roles);
+  await ctx.security.users.addUser(name, password, roles);
   const { api_key, api_secret } = await ctx.security.auth.generateApiKey(name);
   return `token ${api_key}:${api_secret}`;
 }

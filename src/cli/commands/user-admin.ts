@@ -20,11 +20,5 @@ export interface UserAdmin {
   close(): Promise<void>;
 }
 
-/** Paths of the users API (System Manager only; docs/http-api.md#users). */
-export const USERS_API = {
-  list: '/api/method/platform.users.list',
-  add: '/api/method/platform.users.add',
-  setRoles: '/api/method/platform.users.set_roles',
-  setPassword: '/api/method/platform.users.set_password',
-  disable: '/api/method/platform.users.disable',
-} as const;
+/** Paths of the users API (System Manager only; docs/permissions.md#users). */
+export { USERS_PATHS as USERS_API } from '../../protocol';

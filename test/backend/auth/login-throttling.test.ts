@@ -5,8 +5,8 @@ import { createTestApp, type TestApp } from '../../helpers/test-app';
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
-  await t.ctx.security.auth.addUser('victim', 'victim-password', ['Stock User']);
-  await t.ctx.security.auth.addUser('bystander', 'bystander-password', ['Stock User']);
+  await t.ctx.security.users.addUser('victim', 'victim-password', ['Stock User']);
+  await t.ctx.security.users.addUser('bystander', 'bystander-password', ['Stock User']);
 });
 afterAll(() => t?.close());
 

@@ -18,7 +18,7 @@ let server: RunningServer;
 beforeAll(async () => {
   app = await createTestApp({ config: { 'security.rate_limit.max_requests': 100_000 } });
   server = await startServer(app.app, { host: '127.0.0.1', port: 0 });
-  await app.ctx.security.auth.addUser('load.stock', 'load-stock-password', ['Stock User']);
+  await app.ctx.security.users.addUser('load.stock', 'load-stock-password', ['Stock User']);
 });
 afterAll(async () => {
   await server?.close();
