@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadInstalledApps } from '../apps';
 import { createRpcRegistry } from '../apps/rpc-registry';
+import { ADMINISTRATOR } from '../auth/auth-service';
+import { DEFAULT_ADMIN_PASSWORD, refuseDefaultPasswordOffLoopback } from '../auth/default-password';
 import type { AttemptStore } from '../auth/login-attempts';
 import type { Bus } from '../bus/bus';
 import { InProcessBus } from '../bus/in-process-bus';
@@ -153,4 +155,14 @@ export async function buildContext(
     bus: parts.bus,
     close: () => stack.close(),
   });
+}
+
+/**
+ * Refuses to start a process that keeps users (MONOLITH, a gateway) on an address other machines can reach
+ * while Administrator still has the default password (`config_invalid`, exit 78 from `m serve`).
+ */
+export async function refuseDefaultAdminPassword(ctx: AppContext): Promise<void> {
+  await refuseDefaultPasswordOffLoopback(ctx.config.server.host, () =>
+    ctx.security.auth.checkPassword(ADMINISTRATOR, DEFAULT_ADMIN_PASSWORD),
+  );
 }
