@@ -13,8 +13,8 @@ import { publicDirectory } from '../gateway/public-directory';
 import { RemoteDocTypes } from '../gateway/remote-doctypes';
 import type { AppEnv } from '../http/env';
 import { type CleanupStack, createCleanupStack } from '../lifecycle/cleanup-stack';
-import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
 import { remotePermissionSource } from '../permissions/remote-permissions';
+import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
 import { listen, type RunningServer } from '../server';
 import {
   boundPublicUrl,

@@ -4,12 +4,10 @@
  * would otherwise stop the flood before the login throttle is exercised), a Stock User with an API key and a
  * victim account whose password the flood keeps getting wrong.
  */
-import { createApp } from '../../backend/app';
 import { loadConfig } from '../../backend/config/load-config';
-import { createContext } from '../../backend/create-context';
 import { openDatabase } from '../../backend/db/open-database';
+import { startMonolith } from '../../backend/roots/monolith';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
-import { startServer } from '../../backend/server';
 
 /** A running platform for the benchmark. */
 export interface FloodPlatform {
@@ -33,20 +31,20 @@ export async function startPlatform(): Promise<FloodPlatform> {
   });
   const database = await openDatabase({ memory: true });
   const keys = await MemoryKeyStore.create({ graceMs: 60_000 });
-  const ctx = await createContext(config, { database, keys, log: () => {} });
-  const server = await startServer(createApp(ctx), { host: '127.0.0.1', port: 0 });
-  ctx.publicUrl = server.url;
-  const auth = ctx.security.auth;
-  await auth.createUser('bench.stock', 'bench-stock-password');
-  await auth.createUser('bench.victim', 'bench-victim-password');
+  const monolith = await startMonolith(
+    { ...config, server: { ...config.server, host: '127.0.0.1' } },
+    { database, keys, log: () => {} },
+  );
+  const { users, auth } = monolith.ctx.security;
+  await users.addUser('bench.stock', 'bench-stock-password', ['Stock User']);
+  await users.addUser('bench.victim', 'bench-victim-password', ['Stock User']);
   const { api_key, api_secret } = await auth.generateApiKey('bench.stock');
   return {
-    url: server.url,
+    url: monolith.url,
     stockUserAuthorization: `token ${api_key}:${api_secret}`,
     victim: 'bench.victim',
     async close() {
-      await server.close();
-      await ctx.close();
+      await monolith.close();
       await database.close();
     },
   };

@@ -59,5 +59,6 @@ describe('m user on a stopped server', () => {
     expect(await runUser({ ...base, action: 'roles', name: 'nobody', roles: [] }, env)).toBe(
       USER_EXIT.failed,
     );
-  });
+    // Each command opens the data directory's database anew, as separate `m user` runs do: slow on PGlite.
+  }, 240_000);
 });
