@@ -4,8 +4,10 @@
  * fields it masked. Pure functions over plain records.
  */
 
-/** The value a masked field carries. Fixed, so clients can recognise it; never valid data of a pii field. */
-export const PII_MASK = '••••••';
+import { PII_MASK } from '../../src/protocol';
+
+/** The value a masked field carries (src/protocol): fixed, so clients recognise it. */
+export { PII_MASK };
 
 /** The part of a DocType masking needs: its fields and their `pii` flag. */
 export interface MaskableDocType {

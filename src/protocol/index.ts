@@ -41,6 +41,8 @@ export {
   USERS_PATHS,
   WHOAMI_PATH,
 } from './paths';
+export type { DocTypePermissions } from './permissions';
+export { PII_MASK } from './permissions';
 export { globToRegExp, matchesRoute } from './route-match';
 export type { EncryptionJwk, EncryptionMode, Jwks, RequestBinding, SecurityConfig } from './security';
 export { ENCRYPTION_MODES, JWE_ALG, JWE_ENC } from './security';
