@@ -4,6 +4,7 @@
  * `expect_status` lists 403.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../../backend/server';
@@ -15,9 +16,25 @@ import { createTestApp, type TestApp } from '../../helpers/test-app';
 let app: TestApp;
 let server: RunningServer;
 
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 beforeAll(async () => {
-  app = await createTestApp({ config: { 'security.rate_limit.max_requests': 100_000 } });
-  server = await startServer(app.app, { host: '127.0.0.1', port: 0 });
+  // The manifests' apiUrl is built from the public URL: it must be the served address.
+  const port = await freePort();
+  app = await createTestApp({
+    config: {
+      'server.public_url': `http://127.0.0.1:${port}`,
+      'security.rate_limit.max_requests': 100_000,
+    },
+  });
+  server = await startServer(app.app, { host: '127.0.0.1', port });
   await app.ctx.security.users.addUser('load.stock', 'load-stock-password', ['Stock User']);
 });
 afterAll(async () => {
@@ -52,7 +69,8 @@ const scenario = (r: LoadResult, label: string) => r.scenarios.find((s) => s.lab
 describe('the harness as a Stock User', () => {
   it('signs in by session; a crm RPC answers 403, counted as failures', async () => {
     const result = await run('[200]');
-    expect(scenario(result, 'stock-total').ok).toBeGreaterThan(0);
+    const statuses = JSON.stringify(result.scenarios.map((s) => [s.label, s.statuses]));
+    expect(scenario(result, 'stock-total').ok, statuses).toBeGreaterThan(0);
     const crm = scenario(result, 'crm-count');
     expect(crm.statuses['403']).toBeGreaterThan(0);
     expect(crm.failed).toBe(crm.statuses['403']);
