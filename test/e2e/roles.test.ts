@@ -64,6 +64,9 @@ describe('roles in the Desk (monolith)', () => {
     expect(await nav(page).getByRole('link', { name: 'Customer', exact: true }).count()).toBe(0);
     expect(await nav(page).getByRole('heading', { name: /crm/i }).count()).toBe(0);
     expect(await nav(page).getByRole('link', { name: 'Users' }).count()).toBe(0);
+    // Home lists only what the user may read: no crm cards.
+    expect(await page.getByRole('main').getByText('crm.Customer').count()).toBe(0);
+    await page.getByRole('main').getByText('stock.Item').waitFor();
     await screenshot(page, 'roles-stock-user-desk');
 
     // Creates an item (allowed), then opens it: no Delete button.

@@ -63,7 +63,12 @@ function NewUserForm({ onCreated }: { onCreated(): void }): React.JSX.Element {
     }
   };
   return (
-    <form className="desk-form desk-card" onSubmit={submit} aria-labelledby={`${id}-title`}>
+    <form
+      className="desk-form desk-card"
+      style={{ marginTop: '1.5rem' }}
+      onSubmit={submit}
+      aria-labelledby={`${id}-title`}
+    >
       <h2 id={`${id}-title`} className="desk-form__subtitle">
         New user
       </h2>
