@@ -112,8 +112,8 @@ export class DbAuthStore implements AuthStore {
     );
     const users = new Map<string, { name: string; roles: string[]; enabled: boolean }>();
     for (const row of rows) {
-      let user = users.get(row.name);
-      if (!user) users.set(row.name, (user = { name: row.name, roles: [], enabled: row.enabled }));
+      const user = users.get(row.name) ?? { name: row.name, roles: [], enabled: row.enabled };
+      users.set(row.name, user);
       if (row.role) user.roles.push(row.role);
     }
     return [...users.values()];
