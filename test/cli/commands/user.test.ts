@@ -62,3 +62,38 @@ describe('m user on a stopped server', () => {
     // Each command opens the data directory's database anew, as separate `m user` runs do: slow on PGlite.
   }, 240_000);
 });
+
+describe('m user against a running server', () => {
+  it('lists and adds users through the users API with an administrator API key', async () => {
+    const { createTestApp } = await import('../../helpers/test-app');
+    const { apiKeyAuthorization } = await import('../../helpers/auth');
+    const { startServer } = await import('../../../backend/server');
+    const t = await createTestApp();
+    const server = await startServer(t.app, { host: '127.0.0.1', port: 0 });
+    try {
+      const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+      const env = {
+        PLATFORM_API_KEY: (await apiKeyAuthorization(t.ctx)).replace(/^token /, ''),
+        PW: 'remote-password-1',
+      };
+      const base = { url: server.url, roles: [] as string[], json: true };
+      expect(
+        await runUser(
+          { ...base, action: 'add', name: 'remote.clerk', roles: ['Stock User'], passwordEnv: 'PW' },
+          env,
+        ),
+      ).toBe(USER_EXIT.ok);
+      log.mockClear();
+      expect(await runUser({ ...base, action: 'list' }, env)).toBe(USER_EXIT.ok);
+      const users = JSON.parse(String(log.mock.calls[0]![0])) as unknown[];
+      expect(users).toContainEqual({ name: 'remote.clerk', roles: ['Stock User'], enabled: true });
+      vi.spyOn(console, 'error').mockImplementation(() => {});
+      expect(await runUser({ ...base, action: 'list' }, { PLATFORM_API_KEY: 'nope:nope' })).toBe(
+        USER_EXIT.failed,
+      );
+    } finally {
+      await server.close();
+      await t.close();
+    }
+  }, 120_000);
+});
