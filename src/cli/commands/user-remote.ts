@@ -1,3 +1,5 @@
+import { createHttpClient, type HttpClient } from '../../sdk/http';
+import { SecurityClient } from '../../sdk/security';
 import { USERS_API, type UserAdmin, type UserSummary } from './user-admin';
 
 /** Error of a remote call: the server's stable error code and message. */
@@ -12,14 +14,21 @@ export class RemoteUserError extends Error {
 
 /**
  * `m user ... --url <base>`: the users API of a running server, authenticated as an administrator by
- * `Authorization: token <api_key>:<api_secret>` (from `PLATFORM_API_KEY`).
+ * `Authorization: token <api_key>:<api_secret>` (from `PLATFORM_API_KEY`). Requests go through the SDK's
+ * HTTP client, so a password is sent as a JWE wherever the server's encryption mode asks for it.
  */
 export class RemoteUserAdmin implements UserAdmin {
+  readonly #http: HttpClient;
+
   constructor(
-    private readonly baseUrl: string,
+    baseUrl: string,
     private readonly authorization: string,
-    private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
+    fetchImpl: typeof fetch = fetch,
+  ) {
+    const base = baseUrl.replace(/\/+$/, '');
+    const security = new SecurityClient({ baseUrl: base, fetch: fetchImpl });
+    this.#http = createHttpClient({ baseUrl: base, fetch: fetchImpl, security });
+  }
 
   async add(name: string, password: string, roles: readonly string[]): Promise<void> {
     await this.#call(USERS_API.add, { name, password, roles });
@@ -44,21 +53,16 @@ export class RemoteUserAdmin implements UserAdmin {
   async close(): Promise<void> {}
 
   async #call(path: string, body: unknown): Promise<unknown> {
-    const res = await this.fetchImpl(new URL(path, this.baseUrl), {
-      method: 'POST',
-      headers: { authorization: this.authorization, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json().catch(() => ({}))) as {
-      message?: unknown;
-      error?: { code?: string; message?: string };
-    };
-    if (!res.ok) {
-      throw new RemoteUserError(
-        json.error?.code ?? `http_${res.status}`,
-        json.error?.message ?? res.statusText,
-      );
+    try {
+      const answer = await this.#http.fetch<{ message?: unknown }>(path, {
+        method: 'POST',
+        body,
+        headers: { authorization: this.authorization },
+      });
+      return answer?.message;
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      throw new RemoteUserError(e.code ?? 'http_error', e.message ?? 'The server refused the request.');
     }
-    return json.message;
   }
 }

@@ -68,7 +68,8 @@ describe('m user against a running server', () => {
     const { createTestApp } = await import('../../helpers/test-app');
     const { apiKeyAuthorization } = await import('../../helpers/auth');
     const { startServer } = await import('../../../backend/server');
-    const t = await createTestApp();
+    // selective mode: the users API's password-carrying calls must arrive as JWEs.
+    const t = await createTestApp({ config: { 'security.payload_encryption.mode': 'selective' } });
     const server = await startServer(t.app, { host: '127.0.0.1', port: 0 });
     try {
       const log = vi.spyOn(console, 'log').mockImplementation(() => {});
