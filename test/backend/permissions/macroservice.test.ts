@@ -208,4 +208,32 @@ describe('MACROSERVICE: roles enforced at the service', () => {
       expect(rows).toEqual([]);
     }
   });
+
+  it('two gateways share the failed sign-in counters through NATS KV', async () => {
+    const second = await createGateway(config, {
+      secret: SECRET,
+      log: () => {},
+      context: { database: databases[0]!, keys: await keys(config) },
+    });
+    try {
+      await gateway.ctx.security.users.addUser('guessed', 'guessed-password', ['Stock User']);
+      const login = (g: Gateway, pwd: string) =>
+        g.app.fetch(
+          new Request(`${GATEWAY_URL}/api/method/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ usr: 'guessed', pwd }),
+          }),
+        );
+      for (let i = 0; i < 5; i++) {
+        expect((await login(i % 2 === 0 ? gateway : second, `wrong-${i}`)).status).toBe(401);
+      }
+      const locked = await login(second, 'guessed-password');
+      expect(locked.status).toBe(429);
+      expect(locked.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await login(gateway, 'guessed-password')).status).toBe(429);
+    } finally {
+      await second.close();
+    }
+  });
 });
