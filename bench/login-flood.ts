@@ -1,19 +1,32 @@
 /**
  * Other users' latency under a login flood: the median latency of `POST /api/resource/stock.Item` by a signed-in
  * Stock User (API key), alone and while a second client floods `POST /api/method/login` with wrong passwords for
- * one account, against the real app on a real server (middleware chain, throttling and scrypt included). The
+ * one account, against the real app on a real server in its own process (middleware chain, throttling and
+ * scrypt included). The
  * ratio flood/alone is the figure to compare; login throttling is meant to keep it at or below 2.
  *
  * Run: `npm run bench login-flood`.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { startPlatform } from './support/login-flood-platform';
 
 const CREATE_CONNECTIONS = 4;
 const FLOOD_CONNECTIONS = 32;
 const DURATION_S = 6;
 
-const platform = await startPlatform();
+// The server runs in its own process, as deployed: the generator must not share its event loop.
+const server = spawn(
+  process.execPath,
+  ['--import', 'tsx', join(import.meta.dirname, 'support', 'login-flood-server.ts')],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
+const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
+const platform = JSON.parse(line) as { url: string; stockUserAuthorization: string; victim: string };
 const createUrl = `${platform.url}/api/resource/stock.Item`;
 const createOptions = {
   url: createUrl,
@@ -57,5 +70,6 @@ try {
   );
   console.log(`  ratio under flood / alone (median): ${ratio.toFixed(2)}x (target <= 2x)`);
 } finally {
-  await platform.close();
+  server.kill('SIGTERM');
+  await once(server, 'exit');
 }

@@ -50,6 +50,7 @@ export class LoginThrottle {
   readonly #lockMs: number;
   readonly #maxLockMs: number;
   readonly #now: () => number;
+  readonly #queues = new Map<string, Promise<unknown>>();
 
   constructor(options: LoginThrottleOptions) {
     this.#store = options.store;
@@ -59,6 +60,24 @@ export class LoginThrottle {
     this.#lockMs = options.lockMs ?? 60_000;
     this.#maxLockMs = options.maxLockMs ?? 15 * 60_000;
     this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Runs the sign-ins of one account one after another in this process. A burst of concurrent guesses then
+   * costs at most `maxFailures` password checks before the lock-out answers the rest at once; sign-ins of
+   * other accounts are not held up, and the hash gate bounds the checks in flight anyway.
+   */
+  async oneAtATime<T>(account: string, work: () => Promise<T>): Promise<T> {
+    const queueKey = account.toLowerCase();
+    const previous = this.#queues.get(queueKey) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => {});
+    this.#queues.set(queueKey, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.#queues.get(queueKey) === tail) this.#queues.delete(queueKey);
+    }
   }
 
   /** Admits a sign-in attempt for `account` from `address`, or refuses it with the seconds to wait. */

@@ -85,14 +85,16 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
     const { usr, pwd } = parse(LoginRequest, await readJsonBody(c));
     // Throttled per account and per client address before any password is checked
     // (docs/security.md#login-throttling): a locked account refuses the right password too.
-    const decision = await deps.loginThrottle.begin(usr, clientAddress(c, trusted));
-    if (!decision.allowed) throw tooManyAttempts(decision.retryAfterSeconds);
-    const session = await deps.hashGate.run(() => service.login(usr, pwd));
-    if (!session) {
-      await decision.attempt.failed();
-      throw unauthorized();
-    }
-    await decision.attempt.succeeded();
+    const address = clientAddress(c, trusted);
+    const session = await deps.loginThrottle.oneAtATime(usr, async () => {
+      const decision = await deps.loginThrottle.begin(usr, address);
+      if (!decision.allowed) throw tooManyAttempts(decision.retryAfterSeconds);
+      const started = await deps.hashGate.run(() => service.login(usr, pwd));
+      if (started) await decision.attempt.succeeded();
+      else await decision.attempt.failed();
+      return started;
+    });
+    if (!session) throw unauthorized();
     setCookie(c, SESSION_COOKIE, session.token, {
       httpOnly: true,
       sameSite: 'Lax',

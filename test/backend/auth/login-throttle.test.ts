@@ -83,4 +83,20 @@ describe('LoginThrottle', () => {
       await bus.close();
     }
   });
+
+  it('runs sign-ins of one account one at a time, so a burst of guesses checks at most five passwords', async () => {
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore() });
+    let checked = 0;
+    const guess = () =>
+      throttle.oneAtATime('ada', async () => {
+        const decision = await throttle.begin('ada', '10.0.0.1');
+        if (!decision.allowed) return 'locked';
+        checked++;
+        await decision.attempt.failed();
+        return 'wrong';
+      });
+    const answers = await Promise.all(Array.from({ length: 20 }, guess));
+    expect(checked).toBe(5);
+    expect(answers.filter((a) => a === 'locked')).toHaveLength(15);
+  });
 });
