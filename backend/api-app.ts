@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import { authRoutes } from './auth/routes';
+import { userRoutes } from './auth/user-routes';
+import { type PermissionSource, whoamiRoutes } from './auth/whoami';
 import type { AppContext } from './context';
 import { dataRoutes } from './data/routes';
 import { discoveryLimits } from './gateway/oracle';
@@ -8,6 +10,7 @@ import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { middlewareChain } from './middleware/chain';
 import { openapiRoutes } from './openapi/routes';
+import { permissionRoutes, rolesOf } from './permissions/routes';
 import { securityRoutes } from './security/routes';
 
 /** Options of {@link createApiApp}. */
@@ -19,6 +22,11 @@ export interface CreateApiAppOptions {
   forwarding?: Hono<AppEnv>;
   /** Routes serving the Desk's pages and assets (backend/desk), mounted after the API routes. */
   frontend?: Hono<AppEnv>;
+  /**
+   * Where whoami gets a principal's permissions; default this process's rules (MONOLITH). A MACROSERVICE
+   * gateway asks its services (backend/permissions/remote-permissions.ts).
+   */
+  permissionsOf?: PermissionSource;
 }
 
 /**
@@ -32,7 +40,7 @@ export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {})
   app.onError(handleError(ctx.log));
   app.notFound(notFound);
   for (const middleware of middlewareChain(ctx)) app.use('*', middleware);
-  const { keys, policy, auth } = ctx.security;
+  const { keys, policy, auth, users, loginThrottle, hashGate } = ctx.security;
   const payloadEncryption = ctx.config.security.payload_encryption;
   app.route('/', securityRoutes({ payloadEncryption, keys, policy }));
   app.route(
@@ -44,8 +52,17 @@ export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {})
         publicUrl: ctx.config.server.public_url,
         trustedProxies: ctx.config.security.trusted_proxies,
       },
+      loginThrottle,
+      hashGate,
+      trustedProxies: ctx.config.security.trusted_proxies,
     }),
   );
+  const permissionsOf =
+    options.permissionsOf ?? ((principal) => ctx.permissions.permissionMap(rolesOf(principal)));
+  app.route('/', whoamiRoutes({ permissionsOf, csrfToken: (session) => auth.csrfToken(session) }));
+  app.route('/', userRoutes({ users }));
+  // The rules live where the data does: here in MONOLITH; a gateway forwards them to the owning service.
+  if (!options.forwarding) app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
   if (options.forwarding) app.route('/', options.forwarding);
   app.route('/', dataRoutes(ctx));

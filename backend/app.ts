@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
-import { createApiApp } from './api-app';
+import { type CreateApiAppOptions, createApiApp } from './api-app';
 import { trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { dataRoutes } from './data/routes';
 import { deskRoutes } from './desk/routes';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
+import { permissionRoutes } from './permissions/routes';
 
 /** Options of {@link createApp}. */
 export interface CreateAppOptions {
@@ -14,6 +15,8 @@ export interface CreateAppOptions {
    * (backend/gateway/forward.ts), mounted after the middleware chain and before the local data routes.
    */
   forwarding?: Hono<AppEnv>;
+  /** Where whoami gets a principal's permissions (a gateway: from its services); see `createApiApp`. */
+  permissionsOf?: CreateApiAppOptions['permissionsOf'];
 }
 
 /**
@@ -36,6 +39,7 @@ export function createServiceApp(ctx: AppContext, secret: string): Hono<AppEnv> 
   app.notFound(notFound);
   app.use('*', trustGateway(secret));
   app.route('/', dataRoutes(ctx));
+  app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   app.route('/', deskRoutes(ctx));
   return app;
 }

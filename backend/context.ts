@@ -6,6 +6,7 @@ import type { RecordStore } from './data/records';
 import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
+import type { PermissionService } from './permissions/permission-service';
 import type { SecurityContext } from './security/security-context';
 
 /** A line logger; never given request bodies, secrets or personal data. */
@@ -29,6 +30,11 @@ export interface AppContext {
   readonly doctypes: DocTypeRegistry;
   /** The RPC methods of the installed apps. */
   readonly rpc: RpcRegistry;
+  /**
+   * Who may do what with this process's DocTypes and RPC methods: the apps' declared rules, replaced per
+   * DocType by rules stored at run time (docs/permissions.md).
+   */
+  readonly permissions: PermissionService;
   /** Which service owns which DocType and where its remote and APIs live. */
   readonly directory: ServiceDirectory;
   /**

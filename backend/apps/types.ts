@@ -3,6 +3,7 @@ import type { MenuItem } from '../../src/protocol';
 import type { AppContext } from '../context';
 import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import type { Principal } from '../http/env';
+import type { PermissionRule } from '../permissions/model';
 
 /** What an RPC method receives: the shared context, the caller, positional `args` and validated `kwargs`. */
 export interface RpcCall<K = Record<string, unknown>> {
@@ -20,6 +21,8 @@ export interface RpcCall<K = Record<string, unknown>> {
  */
 export interface RpcMethod<K = Record<string, unknown>> {
   description: string;
+  /** Roles that may call it (docs/permissions.md); none declared: System Managers only. */
+  roles?: readonly string[];
   kwargs: z.ZodType<K>;
   handler(call: RpcCall<K>): unknown | Promise<unknown>;
 }
@@ -34,6 +37,11 @@ export interface InstalledApp {
   // biome-ignore lint/suspicious/noExplicitAny: each method has its own kwargs type
   methods: Record<string, RpcMethod<any>>;
   menus: MenuItem[];
+  /**
+   * Default permissions per DocType (full name -> rules per role; docs/permissions.md). A DocType without
+   * rules is for System Managers only. Administrators may replace them at run time.
+   */
+  permissions?: Record<string, readonly PermissionRule[]>;
 }
 
 /**
@@ -44,6 +52,7 @@ export interface InstalledApp {
  */
 export function defineRpcMethod<S extends z.ZodType>(method: {
   description: string;
+  roles?: readonly string[];
   kwargs: S;
   handler(call: RpcCall<z.output<S>>): unknown | Promise<unknown>;
 }): RpcMethod<z.output<S>> {

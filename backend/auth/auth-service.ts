@@ -1,9 +1,11 @@
 import { base64url } from 'jose';
 import type { Principal } from '../http/env';
+import { SYSTEM_MANAGER } from '../permissions/model';
 import type { AuthStore } from './auth-store';
 import type { PresentedCredential } from './credentials';
 import { constantTimeEqual, hmacSha256, randomBytes, randomToken, sha256 } from './digest';
 import type { PasswordHasher } from './password-hasher';
+import { UserAdministration } from './user-administration';
 
 /** The built-in administrator created on first start. */
 export const ADMINISTRATOR = 'Administrator';
@@ -46,6 +48,7 @@ export class AuthService {
   readonly #now: () => number;
   readonly #cache = new Map<string, CacheEntry>();
   #csrfSecret: Uint8Array = new Uint8Array(0);
+  #users: UserAdministration | undefined;
 
   constructor(options: AuthServiceOptions) {
     this.#store = options.store;
@@ -60,10 +63,30 @@ export class AuthService {
     this.#csrfSecret = base64url.decode(await this.#store.init(randomToken()));
   }
 
-  /** Creates `Administrator` when missing (first start). Returns true when it did. */
+  /**
+   * Creates `Administrator` when missing (first start) and makes sure it holds `System Manager` (databases
+   * from before roles existed). Returns true when it created it.
+   */
   async ensureAdministrator(password: string): Promise<boolean> {
-    if (await this.#store.passwordHash(ADMINISTRATOR)) return false;
-    return this.#store.createUser(ADMINISTRATOR, await this.#passwords.hash(password), this.#now());
+    const exists = await this.#store.hasUser(ADMINISTRATOR);
+    const created =
+      !exists &&
+      (await this.#store.createUser(ADMINISTRATOR, await this.#passwords.hash(password), this.#now()));
+    const roles = await this.#store.roles(ADMINISTRATOR);
+    if (!roles.includes(SYSTEM_MANAGER))
+      await this.#store.setRoles(ADMINISTRATOR, [...roles, SYSTEM_MANAGER]);
+    return created;
+  }
+
+  /** Users and roles: adding, listing, changing roles and passwords, disabling (with revocation). */
+  get users(): UserAdministration {
+    this.#users ??= new UserAdministration({
+      store: this.#store,
+      passwords: this.#passwords,
+      forgetCachedCredentials: () => this.#cache.clear(),
+      now: this.#now,
+    });
+    return this.#users;
   }
 
   /** Adds a user (no-op when it exists). */
@@ -102,7 +125,8 @@ export class AuthService {
   async changePassword(name: string, oldPassword: string, newPassword: string, keepSession?: string) {
     if (!(await this.checkPassword(name, oldPassword))) return false;
     await this.#store.setPasswordHash(name, await this.#passwords.hash(newPassword));
-    await this.#store.deleteOtherSessions(name, keepSession ? sha256(keepSession) : '');
+    // Every other session, every bearer token and every API key: any of them could be the stolen one.
+    await this.#store.revokeCredentials(name, keepSession ? sha256(keepSession) : '');
     this.#cache.clear();
     return true;
   }
@@ -144,6 +168,8 @@ export class AuthService {
     if (cached && cached.until > now) return cached.principal;
     const found = await this.#lookup(credential, now);
     if (!found) return undefined;
+    // API keys and bearer tokens act with their user's current roles, like a session.
+    found.principal.roles = await this.#store.roles(found.principal.user);
     if (this.#cache.size > 10_000) this.#cache.clear();
     const until = Math.min(now + this.#cacheTtlMs, found.expiresAt ?? Number.POSITIVE_INFINITY);
     this.#cache.set(cacheKey, { principal: found.principal, until });

@@ -25,4 +25,19 @@ export interface AuthStore {
   addApiKey(apiKey: string, secretHash: string, user: string, createdAt: number): Promise<void>;
   /** The enabled user of an API key and the hash of its secret, or undefined. */
   apiKey(apiKey: string): Promise<{ user: string; secretHash: string } | undefined>;
+  /** True when a user of that name exists, enabled or not. */
+  hasUser(name: string): Promise<boolean>;
+  /** Every user with roles and whether enabled, sorted by name. */
+  listUsers(): Promise<Array<{ name: string; roles: string[]; enabled: boolean }>>;
+  /** A user's roles, sorted. */
+  roles(name: string): Promise<string[]>;
+  /** Replaces a user's roles. */
+  setRoles(name: string, roles: readonly string[]): Promise<void>;
+  /** Enables or disables a user (a disabled user's credentials are found by no lookup). */
+  setEnabled(name: string, enabled: boolean): Promise<void>;
+  /**
+   * Revokes a user's credentials: every session but the one with `keepSessionIdHash` (none when empty), every
+   * bearer token and every API key.
+   */
+  revokeCredentials(name: string, keepSessionIdHash: string): Promise<void>;
 }

@@ -99,4 +99,51 @@ export class DbAuthStore implements AuthStore {
     );
     return rows[0] && { user: rows[0].user_name, secretHash: rows[0].secret_hash };
   }
+
+  async hasUser(name: string): Promise<boolean> {
+    const { rows } = await this.db.query('SELECT 1 FROM auth_users WHERE name = $1', [name]);
+    return rows.length > 0;
+  }
+
+  async listUsers() {
+    const { rows } = await this.db.query<{ name: string; enabled: boolean; role: string | null }>(
+      `SELECT u.name, u.enabled, r.role FROM auth_users u LEFT JOIN auth_user_roles r ON r.user_name = u.name
+       ORDER BY u.name, r.role`,
+    );
+    const users = new Map<string, { name: string; roles: string[]; enabled: boolean }>();
+    for (const row of rows) {
+      const user = users.get(row.name) ?? { name: row.name, roles: [], enabled: row.enabled };
+      users.set(row.name, user);
+      if (row.role) user.roles.push(row.role);
+    }
+    return [...users.values()];
+  }
+
+  async roles(name: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ role: string }>(
+      'SELECT role FROM auth_user_roles WHERE user_name = $1 ORDER BY role',
+      [name],
+    );
+    return rows.map((r) => r.role);
+  }
+
+  async setRoles(name: string, roles: readonly string[]): Promise<void> {
+    await this.db.query('DELETE FROM auth_user_roles WHERE user_name = $1', [name]);
+    for (const role of new Set(roles)) {
+      await this.db.query('INSERT INTO auth_user_roles (user_name, role) VALUES ($1, $2)', [name, role]);
+    }
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    await this.db.query('UPDATE auth_users SET enabled = $2 WHERE name = $1', [name, enabled]);
+  }
+
+  async revokeCredentials(name: string, keepSessionIdHash: string): Promise<void> {
+    await this.db.query('DELETE FROM auth_sessions WHERE user_name = $1 AND id_hash <> $2', [
+      name,
+      keepSessionIdHash,
+    ]);
+    await this.db.query('DELETE FROM auth_tokens WHERE user_name = $1', [name]);
+    await this.db.query('DELETE FROM auth_api_keys WHERE user_name = $1', [name]);
+  }
 }

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { PERMISSIONS_PREFIX } from '../../src/protocol';
 import type { AppEnv, Principal } from '../http/env';
 import { errorResponse, PlatformError } from '../http/errors';
 
@@ -84,7 +85,13 @@ export function verifyInternalRequest(
   if (!principal) return null;
   try {
     const parsed = JSON.parse(Buffer.from(principal, 'base64url').toString('utf8')) as Principal;
-    return typeof parsed?.user === 'string' && typeof parsed?.via === 'string' ? parsed : undefined;
+    const roles = (parsed as { roles?: unknown })?.roles;
+    // The roles a service enforces come from here only: a malformed list makes the whole signature useless.
+    const rolesOk =
+      roles === undefined || (Array.isArray(roles) && roles.every((r) => typeof r === 'string'));
+    return typeof parsed?.user === 'string' && typeof parsed?.via === 'string' && rolesOk
+      ? parsed
+      : undefined;
   } catch {
     return undefined;
   }
@@ -92,7 +99,12 @@ export function verifyInternalRequest(
 
 /** True for the paths a service answers only for its gateway (data API and RPC need a principal). */
 function isProtected(path: string): boolean {
-  return path.startsWith('/api/resource/') || path.startsWith('/api/method/');
+  return (
+    path.startsWith('/api/resource/') ||
+    path.startsWith('/api/method/') ||
+    path === PERMISSIONS_PREFIX ||
+    path.startsWith(`${PERMISSIONS_PREFIX}/`)
+  );
 }
 
 /**

@@ -10,7 +10,7 @@ interface Grant {
  * Same rules as the database store: lookups find only enabled users, deleting a user is not offered.
  */
 export class MemoryAuthStore implements AuthStore {
-  readonly #users = new Map<string, { passwordHash: string; enabled: boolean }>();
+  readonly #users = new Map<string, { passwordHash: string; enabled: boolean; roles: string[] }>();
   readonly #sessions = new Map<string, Grant>();
   readonly #tokens = new Map<string, Grant>();
   readonly #apiKeys = new Map<string, { user: string; secretHash: string }>();
@@ -27,7 +27,7 @@ export class MemoryAuthStore implements AuthStore {
 
   async createUser(name: string, passwordHash: string): Promise<boolean> {
     if (this.#users.has(name)) return false;
-    this.#users.set(name, { passwordHash, enabled: true });
+    this.#users.set(name, { passwordHash, enabled: true, roles: [] });
     return true;
   }
 
@@ -75,5 +75,37 @@ export class MemoryAuthStore implements AuthStore {
   async apiKey(apiKey: string): Promise<{ user: string; secretHash: string } | undefined> {
     const key = this.#apiKeys.get(apiKey);
     return key && this.#enabled(key.user) ? { ...key } : undefined;
+  }
+
+  async hasUser(name: string): Promise<boolean> {
+    return this.#users.has(name);
+  }
+
+  async listUsers() {
+    return [...this.#users]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, u]) => ({ name, roles: [...u.roles], enabled: u.enabled }));
+  }
+
+  async roles(name: string): Promise<string[]> {
+    return [...(this.#users.get(name)?.roles ?? [])];
+  }
+
+  async setRoles(name: string, roles: readonly string[]): Promise<void> {
+    const user = this.#users.get(name);
+    if (user) user.roles = [...new Set(roles)].sort();
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    const user = this.#users.get(name);
+    if (user) user.enabled = enabled;
+  }
+
+  async revokeCredentials(name: string, keepSessionIdHash: string): Promise<void> {
+    for (const [id, grant] of this.#sessions) {
+      if (grant.user === name && id !== keepSessionIdHash) this.#sessions.delete(id);
+    }
+    for (const [id, grant] of this.#tokens) if (grant.user === name) this.#tokens.delete(id);
+    for (const [key, value] of this.#apiKeys) if (value.user === name) this.#apiKeys.delete(key);
   }
 }

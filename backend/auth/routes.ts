@@ -1,14 +1,23 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { z } from 'zod';
-import { CHANGE_PASSWORD_PATH, GENERATE_API_KEY_PATH, LOGIN_PATH, LOGOUT_PATH } from '../../src/protocol';
+import {
+  CHANGE_PASSWORD_PATH,
+  GENERATE_API_KEY_PATH,
+  ISSUE_TOKEN_PATH,
+  LOGIN_PATH,
+  LOGOUT_PATH,
+} from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import { isSecureRequest, type SecureRequestOptions } from '../http/secure-request';
 import { unauthorized } from '../middleware/auth';
+import { clientAddress } from '../middleware/client-address';
+import { forbidden } from '../permissions/guard';
+import { SYSTEM_MANAGER } from '../permissions/model';
+import { rolesOf } from '../permissions/routes';
 import type { SecurityContext } from '../security/security-context';
-import { ADMINISTRATOR } from './auth-service';
 import { presentedCredential, SESSION_COOKIE } from './credentials';
 import { ChangePasswordRequest, GenerateApiKeyRequest, IssueTokenRequest, LoginRequest } from './dto';
 
@@ -33,12 +42,26 @@ function principalOf(c: Context<AppEnv>) {
   return principal;
 }
 
-/** What {@link authRoutes} reads: the auth store and the session lifetime (`security.session.ttl_seconds`). */
+/**
+ * What {@link authRoutes} reads: the auth store, the session lifetime (`security.session.ttl_seconds`), the
+ * login throttle and hash gate, and the proxies whose `X-Forwarded-For` names the client address.
+ */
 export interface AuthRouteDeps {
   auth: SecurityContext['auth'];
   sessionTtlSeconds: number;
   /** When the session cookie gets `Secure`; default only for requests that are https themselves. */
   secureRequest?: SecureRequestOptions;
+  loginThrottle: SecurityContext['loginThrottle'];
+  hashGate: SecurityContext['hashGate'];
+  trustedProxies: readonly string[];
+}
+
+function tooManyAttempts(retryAfterSeconds: number): PlatformError {
+  return new PlatformError(
+    'too_many_attempts',
+    `Too many failed sign-ins; try again in ${retryAfterSeconds} s.`,
+    { status: 429, headers: { 'Retry-After': String(retryAfterSeconds) } },
+  );
 }
 
 /**
@@ -49,18 +72,31 @@ export interface AuthRouteDeps {
  * - `GET /api/method/platform.auth.whoami` -> `{ message: { user, via } }`.
  * - `POST /api/method/platform.auth.change_password` `{ old_password, new_password }` (ends other sessions).
  * - `POST /api/method/platform.auth.generate_api_key` `{ user? }` -> `{ message: { api_key, api_secret } }`;
- *   only Administrator may name another user. Use as `Authorization: token <api_key>:<api_secret>`.
+ *   only a System Manager may name another user. Use as `Authorization: token <api_key>:<api_secret>`.
  * - `POST /api/method/platform.auth.issue_token` `{ expires_in? }` -> `{ message: { access_token,
- *   token_type: "Bearer", expires_in } }` for the calling user. Use as `Authorization: Bearer <token>`.
+ *   token_type: "Bearer", expires_in } }` for the calling user (not for a bearer-token caller: 403). Use as
+ *   `Authorization: Bearer <token>`.
+ * Sign-ins are throttled (docs/security.md#login-throttling): 429 `too_many_attempts` with `Retry-After`.
  */
 export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const service = deps.auth;
   const sessionTtl = deps.sessionTtlSeconds;
+  const trusted = new Set(deps.trustedProxies);
 
   app.post(LOGIN_PATH, async (c) => {
     const { usr, pwd } = parse(LoginRequest, await readJsonBody(c));
-    const session = await service.login(usr, pwd);
+    // Throttled per account and per client address before any password is checked
+    // (docs/security.md#login-throttling): a locked account refuses the right password too.
+    const address = clientAddress(c, trusted);
+    const session = await deps.loginThrottle.oneAtATime(usr, async () => {
+      const decision = await deps.loginThrottle.begin(usr, address);
+      if (!decision.allowed) throw tooManyAttempts(decision.retryAfterSeconds);
+      const started = await deps.hashGate.run(() => service.login(usr, pwd));
+      if (started) await decision.attempt.succeeded();
+      else await decision.attempt.failed();
+      return started;
+    });
     if (!session) throw unauthorized();
     setCookie(c, SESSION_COOKIE, session.token, {
       httpOnly: true,
@@ -100,8 +136,8 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   app.post(GENERATE_API_KEY_PATH, async (c) => {
     const principal = principalOf(c);
     const { user = principal.user } = parse(GenerateApiKeyRequest, await readJsonBody(c));
-    if (user !== principal.user && principal.user !== ADMINISTRATOR) {
-      throw new PlatformError('forbidden', 'Only Administrator may create API keys for another user.', {
+    if (user !== principal.user && !rolesOf(principal).includes(SYSTEM_MANAGER)) {
+      throw new PlatformError('forbidden', 'Only a System Manager may create API keys for another user.', {
         status: 403,
       });
     }
@@ -112,8 +148,10 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
     return c.json({ message: await service.generateApiKey(user) });
   });
 
-  app.post('/api/method/platform.auth.issue_token', async (c) => {
-    const { user } = principalOf(c);
+  app.post(ISSUE_TOKEN_PATH, async (c) => {
+    const { user, via } = principalOf(c);
+    // A token minting tokens would outlive its own expiry and any revocation of it.
+    if (via === 'bearer') throw forbidden('call', 'platform.auth.issue_token with a bearer token');
     const { expires_in = MAX_TOKEN_TTL_SECONDS } = parse(IssueTokenRequest, await readJsonBody(c));
     const seconds = Math.min(expires_in, MAX_TOKEN_TTL_SECONDS);
     const token = await service.issueToken(user, seconds * 1000);

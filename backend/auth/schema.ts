@@ -26,6 +26,11 @@ CREATE TABLE IF NOT EXISTS auth_tokens (
   user_name TEXT NOT NULL REFERENCES auth_users (name) ON DELETE CASCADE,
   expires_at BIGINT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS auth_user_roles (
+  user_name TEXT NOT NULL REFERENCES auth_users (name) ON DELETE CASCADE,
+  role TEXT NOT NULL,
+  PRIMARY KEY (user_name, role)
+);
 CREATE TABLE IF NOT EXISTS auth_secrets (
   name TEXT PRIMARY KEY,
   value TEXT NOT NULL

@@ -5,6 +5,9 @@ import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
+import { requireMethod } from '../permissions/guard';
+import { type RecordAccess, recordAccess } from '../permissions/record-access';
+import { rolesOf } from '../permissions/routes';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
 import { validateDocument, validateKwargs } from './validate';
@@ -26,6 +29,16 @@ async function documentBody(c: Context<AppEnv>): Promise<Record<string, unknown>
   return Object.fromEntries(Object.entries(body).filter(([k]) => !IGNORED_KEYS.has(k)));
 }
 
+/** The caller's access to a DocType (docs/permissions.md): checked before each operation, masking replies. */
+function accessTo(ctx: AppContext, c: Context<AppEnv>, doctype: DocTypeDefinition): Promise<RecordAccess> {
+  return recordAccess(ctx.permissions, rolesOf(c.get('principal')), doctype);
+}
+
+/** `masked_fields` names what the reply masked; absent when nothing was. */
+function maskedFields(access: RecordAccess): { masked_fields?: string[] } {
+  return access.masked.length > 0 ? { masked_fields: access.masked } : {};
+}
+
 function notFound(): PlatformError {
   return new PlatformError('not_found', 'No such record.', { status: 404 });
 }
@@ -39,7 +52,9 @@ function notFound(): PlatformError {
  * - `POST /api/resource/:doctype`, `GET|PUT|DELETE /api/resource/:doctype/:name`: `{ data }`;
  * - `POST /api/method/:method`: `{ message }`.
  * Bodies are read only through `readJsonBody` (the decryption middleware's plaintext). Authentication is
- * the middleware chain's job; the principal it set is handed to RPC methods.
+ * the middleware chain's job; the principal it set is handed to RPC methods. Every operation first checks
+ * the principal's roles (docs/permissions.md): a refusal is 403 `forbidden`; a reader without `read_pii`
+ * gets `pii` fields masked and `masked_fields` naming them.
  */
 export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -49,29 +64,43 @@ export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
 
   routes.get('/api/resource/:doctype', async (c) => {
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
+    const access = await accessTo(ctx, c, doctype);
+    access.require('read');
     const query = parseListQuery(doctype, c.req.query());
+    access.requireQueryable([...query.filters, ...query.orderBy].map((f) => f.field));
+    const page = await store.list(doctype, query);
     c.header('Cache-Control', 'no-store');
-    return c.json(await store.list(doctype, query));
+    return c.json({ ...page, data: access.maskAll(page.data), ...maskedFields(access) });
   });
 
   routes.post('/api/resource/:doctype', async (c) => {
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
-    const data = validateDocument(doctype, await documentBody(c));
-    return c.json({ data: await store.insert(doctype, data) }, 201);
+    const access = await accessTo(ctx, c, doctype);
+    access.require('create');
+    const body = await documentBody(c);
+    access.refuseMaskedWrite(body);
+    const data = validateDocument(doctype, body);
+    const record = await store.insert(doctype, data);
+    return c.json({ data: access.mask(record), ...maskedFields(access) }, 201);
   });
 
   routes.get('/api/resource/:doctype/:name', async (c) => {
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
+    const access = await accessTo(ctx, c, doctype);
+    access.require('read');
     const record = await store.get(doctype, c.req.param('name'));
     if (!record) throw notFound();
     c.header('Cache-Control', 'no-store');
-    return c.json({ data: record });
+    return c.json({ data: access.mask(record), ...maskedFields(access) });
   });
 
   routes.put('/api/resource/:doctype/:name', async (c) => {
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
     const name = c.req.param('name');
+    const access = await accessTo(ctx, c, doctype);
+    access.require('write');
     const changes = await documentBody(c);
+    access.refuseMaskedWrite(changes);
     const existing = await store.get(doctype, name);
     if (!existing) throw notFound();
     // A partial update: the stored fields, overlaid with the sent ones; `null` clears a field.
@@ -84,20 +113,23 @@ export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
     }
     const record = await store.update(doctype, name, validateDocument(doctype, merged));
     if (!record) throw notFound();
-    return c.json({ data: record });
+    return c.json({ data: access.mask(record), ...maskedFields(access) });
   });
 
   routes.delete('/api/resource/:doctype/:name', async (c) => {
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
+    const access = await accessTo(ctx, c, doctype);
+    access.require('delete');
     const record = await store.delete(doctype, c.req.param('name'));
     if (!record) throw notFound();
-    return c.json({ data: record });
+    return c.json({ data: access.mask(record), ...maskedFields(access) });
   });
 
   routes.post('/api/method/:method', async (c) => {
     const name = c.req.param('method');
     const method = RPC_NAME_PATTERN.test(name) ? ctx.rpc.get(name) : undefined;
     if (!method) throw new PlatformError('unknown_method', 'No such method.', { status: 404 });
+    requireMethod(ctx.permissions, rolesOf(c.get('principal')), name);
     const body = await readJsonBody(c);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new PlatformError('invalid_body', 'The body must be a JSON object of keyword arguments.', {

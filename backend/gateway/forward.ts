@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { Agent, type Dispatcher, request } from 'undici';
-import type { ServiceManifest } from '../../src/protocol';
+import { PERMISSIONS_PREFIX, type ServiceManifest } from '../../src/protocol';
 import { INTERNAL_SECRET_ENV, signInternalRequest, TRUST_REJECTED_HEADER } from '../auth/internal-auth';
 import type { Logger } from '../context';
 import type { AppEnv } from '../http/env';
@@ -194,6 +194,8 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
   };
   app.all('/api/resource/*', toApi);
   app.all('/api/method/*', toApi);
+  // A DocType's permission rules are kept by the service owning it (docs/permissions.md#at-run-time).
+  app.all(`${PERMISSIONS_PREFIX}/*`, toApi);
   app.get('/api/meta/:service', (c) => {
     const manifest = options.directory.get(c.req.param('service'));
     if (!manifest) throw unknownService('No service of this name is registered.');

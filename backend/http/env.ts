@@ -4,6 +4,11 @@ export interface Principal {
   user: string;
   /** How the request authenticated. */
   via: 'session' | 'api_key' | 'bearer';
+  /**
+   * The user's roles when the credential was resolved (docs/permissions.md). In MACROSERVICE they travel in
+   * the principal the gateway signs; a service takes roles from nowhere else. Absent: no roles.
+   */
+  roles?: readonly string[];
 }
 
 /**

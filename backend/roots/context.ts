@@ -2,6 +2,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadInstalledApps } from '../apps';
 import { createRpcRegistry } from '../apps/rpc-registry';
+import { ADMINISTRATOR } from '../auth/auth-service';
+import { DEFAULT_ADMIN_PASSWORD, refuseDefaultPasswordOffLoopback } from '../auth/default-password';
+import type { AttemptStore } from '../auth/login-attempts';
 import type { Bus } from '../bus/bus';
 import { InProcessBus } from '../bus/in-process-bus';
 import type { PlatformConfig } from '../config/schema';
@@ -15,6 +18,9 @@ import { createDocTypeRegistry } from '../doctypes/registry';
 import { createMonolithDirectory } from '../gateway/monolith-directory';
 import type { ServiceDirectory } from '../gateway/service-directory';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
+import { declarationsOf } from '../permissions/from-apps';
+import { PermissionService } from '../permissions/permission-service';
+import { DbPermissionRuleStore, type PermissionRuleStore } from '../permissions/rule-store';
 import type { DocTypeLookup } from '../security/encryption-policy';
 import type { IdempotencyStore } from '../security/idempotency/idempotency-store';
 import type { KeyStore } from '../security/keys/key-store';
@@ -37,6 +43,8 @@ export interface ContextOptions {
   publicDir?: string;
   /** Payload-encryption keys (tests: a MemoryKeyStore); default the key files under `<data_dir>/keys`. */
   keys?: KeyStore;
+  /** Where rules changed at run time are stored; default the `permission_rules` table of the database. */
+  permissionRules?: PermissionRuleStore;
   /**
    * Base URL browsers reach this process at; default {@link defaultPublicUrl}. The `start*` roots pass the
    * address they bound when `server.public_url` is not configured.
@@ -58,6 +66,13 @@ export interface ContextParts {
   policyDoctypes?: DocTypeLookup;
   /** Where seen JWE ids are kept (replay check); default this process's memory. */
   seenJwes?: SeenSet;
+  /**
+   * Whether this process keeps users (creates Administrator, answers sign-ins): MONOLITH and gateways do, a
+   * MACROSERVICE service does not (it takes the principal its gateway signs). Default true.
+   */
+  users?: boolean;
+  /** Where failed sign-ins are counted; default this process's memory (a gateway passes the shared KV). */
+  loginAttempts?: AttemptStore;
 }
 
 /** `server.public_url`, else `http://<host>:<port>` (a wildcard bind address becomes `localhost`). */
@@ -115,8 +130,15 @@ export async function buildContext(
     keys: options.keys,
     idempotency: parts.idempotency,
     seenJwes: parts.seenJwes,
+    administrator: parts.users ?? true,
+    loginAttempts: parts.loginAttempts,
   });
   stack.defer(() => security.close());
+  const permissions = new PermissionService({
+    declarations: declarationsOf(apps),
+    store: options.permissionRules ?? new DbPermissionRuleStore(db),
+  });
+  await permissions.init();
   const publicUrl = options.publicUrl ?? defaultPublicUrl(config);
   const directory = parts.directory
     ? parts.directory(apps, appsDir, publicUrl)
@@ -129,6 +151,7 @@ export async function buildContext(
     apps,
     doctypes,
     rpc,
+    permissions,
     directory,
     publicUrl,
     appsDir,
@@ -138,4 +161,14 @@ export async function buildContext(
     bus: parts.bus,
     close: () => stack.close(),
   });
+}
+
+/**
+ * Refuses to start a process that keeps users (MONOLITH, a gateway) on an address other machines can reach
+ * while Administrator still has the default password (`config_invalid`, exit 78 from `m serve`).
+ */
+export async function refuseDefaultAdminPassword(ctx: AppContext): Promise<void> {
+  await refuseDefaultPasswordOffLoopback(ctx.config.server.host, () =>
+    ctx.security.auth.checkPassword(ADMINISTRATOR, DEFAULT_ADMIN_PASSWORD),
+  );
 }

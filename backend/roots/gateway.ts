@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { createApp } from '../app';
 import { readInternalSecret } from '../auth/internal-auth';
+import { type AttemptState, KvAttemptStore } from '../auth/login-attempts';
 import type { Bus } from '../bus/bus';
 import { connectBus, manifestTiming } from '../bus/connect-bus';
 import type { PlatformConfig } from '../config/schema';
@@ -12,16 +13,28 @@ import { publicDirectory } from '../gateway/public-directory';
 import { RemoteDocTypes } from '../gateway/remote-doctypes';
 import type { AppEnv } from '../http/env';
 import { type CleanupStack, createCleanupStack } from '../lifecycle/cleanup-stack';
+import { remotePermissionSource } from '../permissions/remote-permissions';
 import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
 import { KEK_ENV, keyEncryptionKeyFromEnv } from '../security/keys/key-encryption-key';
 import type { KeyStore } from '../security/keys/key-store';
 import { KEY_RING_BUCKET, KvKeyStore, type SharedKeyRing } from '../security/keys/kv-key-store';
 import { KvSeenSet, SEEN_JWE_BUCKET } from '../security/replay/kv-seen-set';
 import { listen, type RunningServer } from '../server';
-import { boundPublicUrl, buildContext, type ContextOptions, defaultPublicUrl } from './context';
+import {
+  boundPublicUrl,
+  buildContext,
+  type ContextOptions,
+  defaultPublicUrl,
+  refuseDefaultAdminPassword,
+} from './context';
 
 /** KV bucket of the idempotency records gateways share (TTL `security.idempotency.ttl_seconds`). */
 export const IDEMPOTENCY_BUCKET = 'platform_idempotency';
+
+/** KV bucket of the failed sign-in counters every gateway shares (docs/security.md#login-throttling). */
+export const LOGIN_ATTEMPTS_BUCKET = 'login_attempts';
+/** Idle counters are forgotten after the longest window plus the longest lock-out. */
+const LOGIN_ATTEMPTS_TTL_MS = 30 * 60_000;
 
 /** Options of {@link createGateway} and {@link startGateway}. */
 export interface GatewayOptions {
@@ -135,14 +148,21 @@ async function buildGateway(
       idempotency,
       policyDoctypes: doctypes,
       seenJwes,
+      // Every gateway counts failed sign-ins in the same bucket, so a second gateway is no second chance.
+      loginAttempts: new KvAttemptStore(
+        await bus.keyValue<AttemptState>(LOGIN_ATTEMPTS_BUCKET, { ttlMs: LOGIN_ATTEMPTS_TTL_MS }),
+      ),
     },
     stack,
   );
+  await refuseDefaultAdminPassword(ctx);
 
   const forwarding = new Hono<AppEnv>();
   forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log }));
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
-  return { app: createApp(ctx, { forwarding }), ctx, directory };
+  // whoami's permissions come from the services, each computing them from the roles this gateway signs.
+  const permissionsOf = remotePermissionSource({ directory, secret, timeoutMs });
+  return { app: createApp(ctx, { forwarding, permissionsOf }), ctx, directory };
 }
 
 /**

@@ -6,7 +6,13 @@ import type { ServiceDirectory } from '../gateway/service-directory';
 import type { AppEnv } from '../http/env';
 import { createCleanupStack } from '../lifecycle/cleanup-stack';
 import { listen, type RunningServer } from '../server';
-import { boundPublicUrl, buildContext, type ContextOptions, inProcessBus } from './context';
+import {
+  boundPublicUrl,
+  buildContext,
+  type ContextOptions,
+  inProcessBus,
+  refuseDefaultAdminPassword,
+} from './context';
 
 /** Options of {@link createMonolith} and {@link startMonolith}. */
 export interface MonolithOptions extends ContextOptions {
@@ -40,6 +46,7 @@ export async function createMonolith(
       { bus: inProcessBus(stack), directory: given && (() => given) },
       stack,
     );
+    await refuseDefaultAdminPassword(ctx);
     return { app: createApp(ctx), ctx, close: () => stack.close() };
   } catch (err) {
     await stack.close();

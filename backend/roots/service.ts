@@ -85,6 +85,8 @@ export async function startService(
       },
       {
         bus,
+        // Users live at the gateway: a service neither creates nor announces an Administrator of its own.
+        users: false,
         directory: (apps, appsDir, publicUrl) => {
           directory = createMonolithDirectory({ apps, appsDir, publicUrl: () => publicUrl });
           return directory;

@@ -2,8 +2,13 @@ import { join, resolve } from 'node:path';
 import { AuthService } from '../auth/auth-service';
 import type { AuthStore } from '../auth/auth-store';
 import { DbAuthStore } from '../auth/db-auth-store';
+import { DEFAULT_ADMIN_PASSWORD } from '../auth/default-password';
+import { HashGate } from '../auth/hash-gate';
+import { type AttemptStore, MemoryAttemptStore } from '../auth/login-attempts';
+import { LoginThrottle } from '../auth/login-throttle';
 import type { PasswordHasher } from '../auth/password-hasher';
 import { ScryptPasswordHasher } from '../auth/passwords';
+import type { UserDirectory } from '../auth/user-directory';
 import type { PlatformConfig } from '../config/schema';
 import type { Database } from '../db/database';
 import { PlatformError } from '../http/errors';
@@ -26,6 +31,12 @@ export interface SecurityContext {
    * {@link createSecurityContext}, absent only in hand-built contexts (the offline mocks).
    */
   replay?: ReplayGuard;
+  /** Users and roles (the users API, `m user`); the same as `auth.users`. */
+  users: UserDirectory;
+  /** Counts failed sign-ins and locks accounts and addresses out (docs/security.md#login-throttling). */
+  loginThrottle: LoginThrottle;
+  /** Bounds the password checks in flight. */
+  hashGate: HashGate;
   /** Stops the background sweep of expired idempotency records. Idempotent. */
   close(): void;
 }
@@ -50,12 +61,15 @@ export interface SecurityContextOptions {
   authStore?: AuthStore;
   /** Default: scrypt. */
   passwords?: PasswordHasher;
+  /** Whether to create Administrator on first start (not in a MACROSERVICE service). Default true. */
+  administrator?: boolean;
+  /** Where failed sign-ins are counted; default this process's memory. */
+  loginAttempts?: AttemptStore;
   /** Environment (for `PLATFORM_ADMIN_PASSWORD`); default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
 
-/** Default password of `Administrator` when `PLATFORM_ADMIN_PASSWORD` is not set (a warning is logged). */
-export const DEFAULT_ADMIN_PASSWORD = 'admin';
+export { DEFAULT_ADMIN_PASSWORD } from '../auth/default-password';
 
 /**
  * Builds the security services at start: checks that the JWKS cache is shorter than the key grace period
@@ -84,7 +98,7 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
   await auth.migrate();
   const env = options.env ?? process.env;
   const password = env.PLATFORM_ADMIN_PASSWORD || DEFAULT_ADMIN_PASSWORD;
-  if (await auth.ensureAdministrator(password)) {
+  if (options.administrator !== false && (await auth.ensureAdministrator(password))) {
     log(
       env.PLATFORM_ADMIN_PASSWORD
         ? 'created user Administrator with the password from PLATFORM_ADMIN_PASSWORD'
@@ -109,5 +123,16 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
     windowSeconds: pe.replay_window_seconds,
     clockSkewSeconds: pe.clock_skew_seconds,
   });
-  return { keys, policy, idempotency, auth, replay, close: () => clearInterval(sweeper) };
+  const loginThrottle = new LoginThrottle({ store: options.loginAttempts ?? new MemoryAttemptStore() });
+  return {
+    keys,
+    policy,
+    idempotency,
+    auth,
+    replay,
+    users: auth.users,
+    loginThrottle,
+    hashGate: new HashGate(),
+    close: () => clearInterval(sweeper),
+  };
 }

@@ -13,6 +13,9 @@ import { createRpcRegistry } from '../../backend/apps/rpc-registry';
 import { stockApp } from '../../backend/apps/stock/app';
 import type { InstalledApp } from '../../backend/apps/types';
 import { AuthService } from '../../backend/auth/auth-service';
+import { HashGate } from '../../backend/auth/hash-gate';
+import { MemoryAttemptStore } from '../../backend/auth/login-attempts';
+import { LoginThrottle } from '../../backend/auth/login-throttle';
 import { MemoryAuthStore } from '../../backend/auth/memory-auth-store';
 import { Pbkdf2PasswordHasher } from '../../backend/auth/pbkdf2-password-hasher';
 import { InProcessBus } from '../../backend/bus/in-process-bus';
@@ -24,6 +27,9 @@ import { createDocTypeRegistry, type DocTypeRegistry } from '../../backend/docty
 import { createStaticDirectory } from '../../backend/gateway/service-directory';
 import type { AppEnv } from '../../backend/http/env';
 import { handleError, notFound, PlatformError } from '../../backend/http/errors';
+import { declarationsOf } from '../../backend/permissions/from-apps';
+import { PermissionService } from '../../backend/permissions/permission-service';
+import { MemoryPermissionRuleStore } from '../../backend/permissions/rule-store';
 import { createEncryptionPolicy, type EncryptionPolicy } from '../../backend/security/encryption-policy';
 import { MemoryIdempotencyStore } from '../../backend/security/idempotency/memory-idempotency-store';
 import { WebCryptoKeyStore } from '../../backend/security/keys/webcrypto-key-store';
@@ -164,6 +170,13 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   });
   await auth.migrate();
   await auth.ensureAdministrator(MOCK_USER.pwd);
+  const loginThrottle = new LoginThrottle({ store: new MemoryAttemptStore() });
+  const hashGate = new HashGate();
+  const permissions = new PermissionService({
+    declarations: declarationsOf(apps),
+    store: new MemoryPermissionRuleStore(),
+  });
+  await permissions.init();
   const records = new MemoryRecordStore();
   if (options.records !== 'empty') seedRecords(records, doctypes);
   const bus = new InProcessBus();
@@ -177,6 +190,9 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
       policy: createEncryptionPolicy({ mode, routes, doctypes }),
       idempotency,
       auth,
+      users: auth.users,
+      loginThrottle,
+      hashGate,
       close: () => {},
     };
     return {
@@ -187,6 +203,7 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
       apps,
       doctypes,
       rpc,
+      permissions,
       directory,
       publicUrl: options.baseUrl ?? '',
       appsDir: '',

@@ -22,6 +22,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'Manage the payload-encryption keys (m keys list | m keys rotate).',
     load: async () => (await import('./commands/keys')).keysCommand,
   },
+  user: {
+    summary: 'Manage users and roles (m user add | list | roles | passwd | disable).',
+    load: async () => (await import('./commands/user')).userCommand,
+  },
 };
 
 function usage(): string {

@@ -21,6 +21,7 @@ import {
   GENERATE_API_KEY_PATH,
   LOGIN_PATH,
   SECURITY_PREFIX,
+  USERS_PATHS,
 } from './paths';
 import { matchesRoute } from './route-match';
 import type { EncryptionMode } from './security';
@@ -33,6 +34,8 @@ export const BUILTIN_SELECTIVE_ROUTES: readonly string[] = [
   LOGIN_PATH,
   CHANGE_PASSWORD_PATH,
   GENERATE_API_KEY_PATH,
+  USERS_PATHS.add,
+  USERS_PATHS.setPassword,
 ];
 
 /** Path prefixes `strict` mode leaves alone (see the table above). */

@@ -44,6 +44,12 @@ export type ErrorCode =
   | 'invalid_credentials'
   | 'csrf_failed'
   | 'untrusted_caller'
+  // Sign-in throttling, users and permissions (docs/permissions.md).
+  | 'too_many_attempts'
+  | 'login_busy'
+  | 'user_exists'
+  | 'unknown_user'
+  | 'masked_value'
   // Payload encryption.
   | 'encryption_required'
   | 'encryption_disabled'

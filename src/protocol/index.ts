@@ -30,13 +30,19 @@ export {
   DISCOVERY_QUERY_PATH,
   GATEWAY_PREFIX,
   GENERATE_API_KEY_PATH,
+  ISSUE_TOKEN_PATH,
   JWKS_PATH,
   LOGIN_PATH,
   LOGOUT_PATH,
+  PERMISSIONS_PREFIX,
   REMOTES_PATH,
   SECURITY_CONFIG_PATH,
   SECURITY_PREFIX,
+  USERS_PATHS,
+  WHOAMI_PATH,
 } from './paths';
+export type { DocTypePermissions } from './permissions';
+export { PII_MASK } from './permissions';
 export { globToRegExp, matchesRoute } from './route-match';
 export type { EncryptionJwk, EncryptionMode, Jwks, RequestBinding, SecurityConfig } from './security';
 export { ENCRYPTION_MODES, JWE_ALG, JWE_ENC } from './security';

@@ -15,6 +15,30 @@ export const CHANGE_PASSWORD_PATH = '/api/method/platform.auth.change_password';
 /** `POST`: creates an API key (a credential-carrying answer and body). */
 export const GENERATE_API_KEY_PATH = '/api/method/platform.auth.generate_api_key';
 
+/**
+ * `GET`: who is signed in: `{ message: { user, full_name, csrf_token, roles, permissions } }`, `permissions`
+ * mapping each installed DocType to `{ read, create, write, delete, read_pii }` (docs/permissions.md).
+ */
+export const WHOAMI_PATH = '/api/method/whoami';
+
+/** `POST`: issues a bearer token for the calling user (never for a bearer-token caller). */
+export const ISSUE_TOKEN_PATH = '/api/method/platform.auth.issue_token';
+
+/** The users API (System Managers; docs/permissions.md#users): every call is `POST` with a JSON body. */
+export const USERS_PATHS = {
+  list: '/api/method/platform.users.list',
+  add: '/api/method/platform.users.add',
+  setRoles: '/api/method/platform.users.set_roles',
+  setPassword: '/api/method/platform.users.set_password',
+  disable: '/api/method/platform.users.disable',
+} as const;
+
+/**
+ * Prefix of the permissions endpoints: `GET /api/permissions` (the caller's), `GET|PUT|DELETE
+ * /api/permissions/<doctype>` (a DocType's rules, System Managers).
+ */
+export const PERMISSIONS_PREFIX = '/api/permissions';
+
 /** Prefix of every gateway endpoint (discovery, remotes, asset proxy). */
 export const GATEWAY_PREFIX = '/api/gateway/';
 

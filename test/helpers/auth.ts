@@ -8,9 +8,18 @@ export async function apiKeyAuthorization(ctx: AppContext, user = ADMINISTRATOR)
   return `token ${api_key}:${api_secret}`;
 }
 
-/** Creates a user with a password (no-op when it exists). */
-export async function createUser(ctx: AppContext, name: string, password: string): Promise<void> {
+/**
+ * Creates a user with a password (no-op when it exists) holding `roles`; by default `Sales User`, who may
+ * create and read the crm DocTypes the tests use (docs/permissions.md).
+ */
+export async function createUser(
+  ctx: AppContext,
+  name: string,
+  password: string,
+  roles: readonly string[] = ['Sales User'],
+): Promise<void> {
   await ctx.security.auth.createUser(name, password);
+  await ctx.security.users.setRoles(name, roles);
 }
 
 /** A logged-in cookie session: the `Cookie` header value and the CSRF token bound to it. */

@@ -5,6 +5,7 @@ import { CUSTOMER_STATUSES, Customer, Lead } from './doctypes';
 /** `crm.api.ping`: answers `"pong"`; a cheap authenticated round trip for health checks and load tests. */
 export const ping = defineRpcMethod({
   description: 'Answers "pong".',
+  roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({}),
   handler: () => 'pong',
 });
@@ -12,6 +13,7 @@ export const ping = defineRpcMethod({
 /** `crm.api.customer_count`: the number of customers, optionally of one status. */
 export const customerCount = defineRpcMethod({
   description: 'Number of customers, optionally filtered by status.',
+  roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({ status: z.enum(CUSTOMER_STATUSES).optional() }),
   handler: ({ ctx, kwargs }) =>
     ctx.records.count(Customer.name, kwargs.status ? { status: kwargs.status } : {}),
@@ -20,6 +22,7 @@ export const customerCount = defineRpcMethod({
 /** `crm.api.lead_count`: the number of leads, optionally from one source. */
 export const leadCount = defineRpcMethod({
   description: 'Number of leads, optionally filtered by source.',
+  roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({ source: z.string().max(140).optional() }),
   handler: ({ ctx, kwargs }) =>
     ctx.records.count(Lead.name, kwargs.source !== undefined ? { source: kwargs.source } : {}),

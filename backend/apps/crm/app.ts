@@ -16,4 +16,17 @@ export const crmApp: InstalledApp = {
     { label: 'Customers', doctype: Customer.name },
     { label: 'Leads', doctype: Lead.name },
   ],
+  // Sales Users work with customers and leads but see no personal data and delete nothing; Support Agents
+  // look customers up (without personal data) when answering tickets.
+  permissions: {
+    [Customer.name]: [
+      { role: 'Sales User', read: true, create: true, write: true },
+      { role: 'Sales Manager', read: true, create: true, write: true, delete: true, read_pii: true },
+      { role: 'Support Agent', read: true },
+    ],
+    [Lead.name]: [
+      { role: 'Sales User', read: true, create: true, write: true },
+      { role: 'Sales Manager', read: true, create: true, write: true, delete: true, read_pii: true },
+    ],
+  },
 };

@@ -5,6 +5,7 @@ import { Item } from './doctypes';
 /** `stock.api.ping`: answers `"pong"`. */
 export const ping = defineRpcMethod({
   description: 'Answers "pong".',
+  roles: ['Stock User', 'Stock Manager'],
   kwargs: z.object({}),
   handler: () => 'pong',
 });
@@ -12,6 +13,7 @@ export const ping = defineRpcMethod({
 /** `stock.api.total_quantity`: the quantity on hand summed over all items, or over the given item codes. */
 export const totalQuantity = defineRpcMethod({
   description: 'Sum of quantity over all items, or over the given item codes.',
+  roles: ['Stock User', 'Stock Manager'],
   kwargs: z.object({ item_codes: z.array(z.string().max(140)).max(500).optional() }),
   async handler({ ctx, kwargs }) {
     const codes = kwargs.item_codes;
@@ -24,6 +26,7 @@ export const totalQuantity = defineRpcMethod({
 /** `stock.api.stock_value`: the value of the stock on hand, sum of quantity x price. */
 export const stockValue = defineRpcMethod({
   description: 'Sum of quantity times price over all items.',
+  roles: ['Stock User', 'Stock Manager'],
   kwargs: z.object({}),
   handler: ({ ctx }) => ctx.records.sum(Item.name, ['quantity', 'price']),
 });

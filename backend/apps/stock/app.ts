@@ -16,4 +16,15 @@ export const stockApp: InstalledApp = {
     { label: 'Items', doctype: Item.name },
     { label: 'Warehouses', doctype: Warehouse.name },
   ],
+  // Stock Users keep items and warehouses up to date but delete nothing; Stock Managers may do everything.
+  permissions: {
+    [Item.name]: [
+      { role: 'Stock User', read: true, create: true, write: true },
+      { role: 'Stock Manager', read: true, create: true, write: true, delete: true, read_pii: true },
+    ],
+    [Warehouse.name]: [
+      { role: 'Stock User', read: true, create: true, write: true },
+      { role: 'Stock Manager', read: true, create: true, write: true, delete: true, read_pii: true },
+    ],
+  },
 };

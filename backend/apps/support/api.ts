@@ -5,6 +5,7 @@ import { Ticket } from './doctypes';
 /** `support.api.open_count`: how many tickets are not closed. */
 export const openCount = defineRpcMethod({
   description: 'Number of tickets whose status is not Closed.',
+  roles: ['Support Agent'],
   kwargs: z.object({}),
   async handler({ ctx }) {
     const { rows } = await ctx.db.query<{ count: string | number }>(

@@ -227,7 +227,8 @@ export const serveCommand: Command = {
     } catch (err) {
       removePidFile();
       console.error(`m serve: could not start: ${(err as Error).message}`);
-      return SERVE_EXIT.failed;
+      // An unsafe setting found while starting (the default password off loopback) is a configuration error.
+      return (err as { code?: string }).code === 'config_invalid' ? SERVE_EXIT.config : SERVE_EXIT.failed;
     }
     const received = await signal;
     console.log(`m serve: ${received} received, shutting down ...`);

@@ -6,6 +6,7 @@
 /** A screen of the Desk. */
 export type DeskRoute =
   | { kind: 'home' }
+  | { kind: 'users' }
   | { kind: 'list'; docType: string }
   | { kind: 'new'; docType: string }
   | { kind: 'edit'; docType: string; id: string };
@@ -14,6 +15,7 @@ export type DeskRoute =
 export function parseRoute(hash: string): DeskRoute {
   const path = hash.replace(/^#/, '').replace(/^\/+/, '');
   const [section, docType, id, ...rest] = path.split('/');
+  if (section === 'users' && !docType) return { kind: 'users' };
   if (section !== 'app' || !docType || rest.length > 0) return { kind: 'home' };
   const decodedDocType = safeDecode(docType);
   if (id === undefined || id === '') return { kind: 'list', docType: decodedDocType };
@@ -26,6 +28,8 @@ export function formatRoute(route: DeskRoute): string {
   switch (route.kind) {
     case 'home':
       return '#/';
+    case 'users':
+      return '#/users';
     case 'list':
       return `#/app/${encodeURIComponent(route.docType)}`;
     case 'new':

@@ -14,6 +14,7 @@ import { DocTypePage } from './DocTypePage';
 import { Home } from './Home';
 import { LoginScreen } from './LoginScreen';
 import { Sidebar } from './Sidebar';
+import { UsersPage } from './UsersPage';
 
 /** Query defaults: client errors (4xx) are final, anything else is retried once. */
 export function createQueryClient(): QueryClient {
@@ -57,7 +58,7 @@ function Layout(): React.JSX.Element {
   const [menuOpen, setMenuOpen] = useState(false);
   const mainRef = useRef<HTMLElement>(null);
   const session = useSession();
-  const routeKey = route.kind === 'home' ? 'home' : route.docType;
+  const routeKey = route.kind === 'home' || route.kind === 'users' ? route.kind : route.docType;
 
   // Move focus to the new screen on navigation, as a page load would (WCAG 2.4.3).
   useEffect(() => {
@@ -106,6 +107,8 @@ function Layout(): React.JSX.Element {
       <main id="desk-main" ref={mainRef} tabIndex={-1} className="desk-main">
         {route.kind === 'home' ? (
           <Home />
+        ) : route.kind === 'users' ? (
+          <UsersPage />
         ) : (
           <DocTypePage key={route.docType} route={route} navigate={navigate} />
         )}

@@ -7,6 +7,7 @@ import { useInvalidate } from '@refinedev/core';
 import { useEffect, useState } from 'react';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDocTypeOwner } from '../hooks/use-doc-type-owner';
+import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
 import type { DeskRecord, FormViewProps, ListViewProps } from '../remote-contract';
@@ -17,7 +18,7 @@ import { RemoteBoundary } from './RemoteBoundary';
 import { RemoteUnavailable } from './RemoteUnavailable';
 import { describeError, Empty, ErrorState, Loading } from './states';
 
-type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' }>;
+type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' } | { kind: 'users' }>;
 
 /** Props of {@link DocTypePage}. */
 export interface DocTypePageProps {
@@ -29,6 +30,7 @@ export interface DocTypePageProps {
 export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.Element {
   const { docType } = route;
   const platform = usePlatform();
+  const permissions = usePermissions();
   const owner = useDocTypeOwner(docType);
   const catalog = useCatalog();
   const service = owner.status === 'ready' ? owner.owner : undefined;
@@ -108,7 +110,11 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       <Page
         title={schema.label}
         service={service!}
-        actions={<NewButton label={schema.label} onClick={props.onCreate} />}
+        actions={
+          permissions.can(docType, 'create') ? (
+            <NewButton label={schema.label} onClick={props.onCreate} />
+          ) : undefined
+        }
       >
         {notice}
         {List ? (

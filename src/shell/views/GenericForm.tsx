@@ -6,6 +6,7 @@
 import { useCreate, useOne, useUpdate } from '@refinedev/core';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import type { FieldSchema } from '../../protocol';
+import { PII_MASK } from '../../protocol';
 import type { DeskRecord, FormViewProps } from '../remote-contract';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
 import { FieldInput } from './field-input';
@@ -70,7 +71,10 @@ function FormBody({
   onSaved,
   onCancel,
 }: FormViewProps & { initial: DeskRecord }): React.JSX.Element {
-  const fields = formFields(schema.fields);
+  // Personal data the server masked for this user is shown as hidden and never sent back
+  // (docs/permissions.md#personal-data).
+  const hidden = schema.fields.filter((f) => initial[f.name] === PII_MASK);
+  const fields = formFields(schema.fields).filter((f) => initial[f.name] !== PII_MASK);
   const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initial }));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<{ code?: string; message: string } | undefined>();
@@ -128,6 +132,11 @@ function FormBody({
           {failure.message}
           {failure.code ? <code className="desk-banner__code">{failure.code}</code> : null}
         </div>
+      ) : null}
+      {hidden.length > 0 ? (
+        <p className="desk-form__note">
+          Hidden (personal data you may not see): {hidden.map((f) => f.label).join(', ')}.
+        </p>
       ) : null}
       <div className="desk-form__grid">
         {fields.map((field) => (

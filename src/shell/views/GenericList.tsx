@@ -5,6 +5,7 @@
 import { type CrudFilter, type CrudSort, useList } from '@refinedev/core';
 import { useEffect, useId, useState } from 'react';
 import type { FieldSchema } from '../../protocol';
+import { usePermissions } from '../hooks/use-permissions';
 import type { DeskRecord, ListViewProps } from '../remote-contract';
 import { formatRoute } from '../routing/route';
 import { describeError, Empty, ErrorState, Loading } from './states';
@@ -49,6 +50,7 @@ function display(value: unknown): string {
 
 /** The generic list view (see {@link ListViewProps}). */
 export function GenericList({ docType, schema, onCreate }: ListViewProps): React.JSX.Element {
+  const permissions = usePermissions();
   const columns = listColumns(schema);
   const filterable = columns.filter((f) => f.type !== 'boolean');
   const [page, setPage] = useState(1);
@@ -129,7 +131,7 @@ export function GenericList({ docType, schema, onCreate }: ListViewProps): React
         />
       ) : rows.length === 0 ? (
         <Empty title={filtered ? 'No records match these filters.' : `No ${schema.label} records yet.`}>
-          {filtered ? null : (
+          {filtered || !permissions.can(docType, 'create') ? null : (
             <button type="button" className="desk-button desk-button--primary" onClick={onCreate}>
               Create the first {schema.label}
             </button>

@@ -1,5 +1,6 @@
 /** The Desk's home: a card per DocType and the dashboard widgets each service's remote contributes. */
 import { useCatalog } from '../hooks/use-catalog';
+import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
 import { formatRoute } from '../routing/route';
@@ -10,7 +11,15 @@ import { RemoteUnavailable } from './RemoteUnavailable';
 export function Home(): React.JSX.Element {
   const snapshot = useCatalog();
   const { config } = usePlatform();
-  const services = Object.values(snapshot.services).sort((a, b) => a.service.localeCompare(b.service));
+  const permissions = usePermissions();
+  const readable = (docType: string) => !permissions.ready || permissions.can(docType, 'read');
+  // A service shows its widgets only to users who may read one of its DocTypes (docs/permissions.md).
+  const services = Object.values(snapshot.services)
+    .sort((a, b) => a.service.localeCompare(b.service))
+    .filter((s) => {
+      const meta = snapshot.metadata[s.service];
+      return meta?.status !== 'ready' || meta.value.doctypes.some((d) => readable(d.name));
+    });
   return (
     <div className="desk-page">
       <div className="desk-page__header">
@@ -33,14 +42,16 @@ export function Home(): React.JSX.Element {
         {services.flatMap((s) => {
           const meta = snapshot.metadata[s.service];
           if (meta?.status !== 'ready') return [];
-          return meta.value.doctypes.map((d) => (
-            <li key={d.name} className="desk-card">
-              <a href={formatRoute({ kind: 'list', docType: d.name })}>
-                <span className="desk-card__title">{d.label}</span>
-                <span className="desk-card__meta">{d.name}</span>
-              </a>
-            </li>
-          ));
+          return meta.value.doctypes
+            .filter((d) => readable(d.name))
+            .map((d) => (
+              <li key={d.name} className="desk-card">
+                <a href={formatRoute({ kind: 'list', docType: d.name })}>
+                  <span className="desk-card__title">{d.label}</span>
+                  <span className="desk-card__meta">{d.name}</span>
+                </a>
+              </li>
+            ));
         })}
       </ul>
     </div>

@@ -1,5 +1,6 @@
 /** The sidebar: every service (app) with its DocTypes, each service loading and failing on its own. */
 import { useCatalog } from '../hooks/use-catalog';
+import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { type DeskRoute, formatRoute } from '../routing/route';
 import { describeError } from './states';
@@ -15,8 +16,16 @@ export interface SidebarProps {
 export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element {
   const { catalog } = usePlatform();
   const snapshot = useCatalog();
-  const services = Object.keys(snapshot.services).sort();
-  const current = route.kind === 'home' ? undefined : route.docType;
+  const permissions = usePermissions();
+  // A service whose DocTypes the user may not read is left out once whoami answered (docs/permissions.md).
+  const services = Object.keys(snapshot.services)
+    .sort()
+    .filter((service) => {
+      const meta = snapshot.metadata[service];
+      if (!permissions.ready || meta?.status !== 'ready') return true;
+      return meta.value.doctypes.some((d) => permissions.can(d.name, 'read'));
+    });
+  const current = route.kind === 'home' || route.kind === 'users' ? undefined : route.docType;
   return (
     <nav className="desk-sidebar" aria-label="Apps">
       <a
@@ -27,6 +36,16 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
       >
         Home
       </a>
+      {permissions.isSystemManager ? (
+        <a
+          className={`desk-sidebar__home${route.kind === 'users' ? ' is-active' : ''}`}
+          href={formatRoute({ kind: 'users' })}
+          onClick={onNavigate}
+          aria-current={route.kind === 'users' ? 'page' : undefined}
+        >
+          Users
+        </a>
+      ) : null}
       {snapshot.remotes.status === 'error' ? (
         <div className="desk-sidebar__error" role="alert">
           <p>The list of apps could not be loaded.</p>
@@ -71,18 +90,20 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
               </div>
             ) : (
               <ul>
-                {meta.value.doctypes.map((d) => (
-                  <li key={d.name}>
-                    <a
-                      href={formatRoute({ kind: 'list', docType: d.name })}
-                      className={current === d.name ? 'is-active' : undefined}
-                      aria-current={current === d.name ? 'page' : undefined}
-                      onClick={onNavigate}
-                    >
-                      {d.label}
-                    </a>
-                  </li>
-                ))}
+                {meta.value.doctypes
+                  .filter((d) => !permissions.ready || permissions.can(d.name, 'read'))
+                  .map((d) => (
+                    <li key={d.name}>
+                      <a
+                        href={formatRoute({ kind: 'list', docType: d.name })}
+                        className={current === d.name ? 'is-active' : undefined}
+                        aria-current={current === d.name ? 'page' : undefined}
+                        onClick={onNavigate}
+                      >
+                        {d.label}
+                      </a>
+                    </li>
+                  ))}
               </ul>
             )}
           </section>

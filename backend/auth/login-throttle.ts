@@ -1,0 +1,133 @@
+import { sha256 } from './digest';
+import type { AttemptState, AttemptStore } from './login-attempts';
+
+/** Settings of {@link LoginThrottle} (docs/security.md#login-throttling). */
+export interface LoginThrottleOptions {
+  store: AttemptStore;
+  /** Failed sign-ins of one account within `windowMs` before it is locked. Default 5. */
+  maxFailures?: number;
+  /** Failed sign-ins from one client address within `windowMs` before it is locked. Default 50. */
+  maxAddressFailures?: number;
+  /** The window failures are counted in. Default 15 minutes. */
+  windowMs?: number;
+  /** The first lock-out; each further failure doubles it. Default 60 s. */
+  lockMs?: number;
+  /** The longest lock-out. Default 15 minutes. */
+  maxLockMs?: number;
+  now?: () => number;
+}
+
+/** The outcome of {@link LoginThrottle.begin}. */
+export type ThrottleDecision =
+  | { allowed: true; attempt: LoginAttempt }
+  | { allowed: false; retryAfterSeconds: number };
+
+/** An admitted sign-in attempt: report its outcome once. */
+export interface LoginAttempt {
+  /** The password was right: the account's failures are forgotten. */
+  succeeded(): Promise<void>;
+  /** The password was wrong: counted against the account and the address. */
+  failed(): Promise<void>;
+}
+
+// Hashed: key-value keys allow few characters, and a user name never leaves the process in the clear.
+const key = (kind: 'account' | 'address', value: string) =>
+  `${kind}.${sha256(value).replace(/[^A-Za-z0-9]/g, '')}`;
+
+/**
+ * Login throttling per account and per client address. Once an account has `maxFailures` failed sign-ins
+ * within the window it is locked for `lockMs`, doubled for every further failure up to `maxLockMs`; while
+ * locked every sign-in is refused before any password is checked, the right one included, and a success
+ * clears the count. The address counter works the same with its own, higher limit, so one client guessing
+ * across many accounts is stopped while other clients are not. Only failures count: many users signing in
+ * at once from one address (an office, a load test) are never throttled.
+ */
+export class LoginThrottle {
+  readonly #store: AttemptStore;
+  readonly #maxFailures: number;
+  readonly #maxAddressFailures: number;
+  readonly #windowMs: number;
+  readonly #lockMs: number;
+  readonly #maxLockMs: number;
+  readonly #now: () => number;
+  readonly #queues = new Map<string, Promise<unknown>>();
+
+  constructor(options: LoginThrottleOptions) {
+    this.#store = options.store;
+    this.#maxFailures = options.maxFailures ?? 5;
+    this.#maxAddressFailures = options.maxAddressFailures ?? 50;
+    this.#windowMs = options.windowMs ?? 15 * 60_000;
+    this.#lockMs = options.lockMs ?? 60_000;
+    this.#maxLockMs = options.maxLockMs ?? 15 * 60_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Runs the sign-ins of one account one after another in this process. A burst of concurrent guesses then
+   * costs at most `maxFailures` password checks before the lock-out answers the rest at once; sign-ins of
+   * other accounts are not held up, and the hash gate bounds the checks in flight anyway.
+   */
+  async oneAtATime<T>(account: string, work: () => Promise<T>): Promise<T> {
+    const queueKey = account.toLowerCase();
+    const previous = this.#queues.get(queueKey) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => {});
+    this.#queues.set(queueKey, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.#queues.get(queueKey) === tail) this.#queues.delete(queueKey);
+    }
+  }
+
+  /** Admits a sign-in attempt for `account` from `address`, or refuses it with the seconds to wait. */
+  async begin(account: string, address: string): Promise<ThrottleDecision> {
+    const accountKey = key('account', account.toLowerCase());
+    const addressKey = key('address', address);
+    const now = this.#now();
+    const [byAccount, byAddress] = await Promise.all([
+      this.#store.get(accountKey),
+      this.#store.get(addressKey),
+    ]);
+    const lockedUntil = Math.max(byAccount?.lockedUntil ?? 0, byAddress?.lockedUntil ?? 0);
+    if (lockedUntil > now) {
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((lockedUntil - now) / 1000)) };
+    }
+    let reported = false;
+    return {
+      allowed: true,
+      attempt: {
+        succeeded: async () => {
+          if (reported) return;
+          reported = true;
+          await this.#store.change(accountKey, () => undefined);
+        },
+        failed: async () => {
+          if (reported) return;
+          reported = true;
+          await this.#store.change(accountKey, this.#count(this.#maxFailures));
+          await this.#store.change(addressKey, this.#count(this.#maxAddressFailures));
+        },
+      },
+    };
+  }
+
+  /** Counts one failure; at `limit` and beyond, locks for the doubling lock-out. */
+  #count(limit: number) {
+    return (current: AttemptState | undefined): AttemptState => {
+      const now = this.#now();
+      const state = this.#live(current, now);
+      const failures = state.failures + 1;
+      const lockedUntil =
+        failures >= limit ? now + Math.min(this.#lockMs * 2 ** (failures - limit), this.#maxLockMs) : 0;
+      return { failures, firstAt: state.failures === 0 ? now : state.firstAt, lockedUntil };
+    };
+  }
+
+  /** A state still inside its window (or still locked), else a fresh one. */
+  #live(current: AttemptState | undefined, now: number): AttemptState {
+    if (!current) return { failures: 0, firstAt: now, lockedUntil: 0 };
+    const expired = now - current.firstAt > this.#windowMs && current.lockedUntil <= now;
+    return expired ? { failures: 0, firstAt: now, lockedUntil: 0 } : current;
+  }
+}

@@ -1,0 +1,80 @@
+import { type Context, Hono } from 'hono';
+import { z } from 'zod';
+import { USERS_PATHS } from '../../src/protocol';
+import type { AppEnv } from '../http/env';
+import { PlatformError } from '../http/errors';
+import { readJsonBody } from '../http/read-body';
+import { unauthorized } from '../middleware/auth';
+import { RoleList } from '../permissions/dto';
+import { forbidden } from '../permissions/guard';
+import { SYSTEM_MANAGER } from '../permissions/model';
+import { rolesOf } from '../permissions/routes';
+import type { UserDirectory } from './user-directory';
+
+/** Pattern of a user name: printable, no leading or trailing space, at most 140 characters. */
+const USER_NAME = z
+  .string()
+  .min(1)
+  .max(140)
+  .regex(/^[^\s\p{C}](?:[^\p{C}]*[^\s\p{C}])?$/u);
+const PASSWORD = z.string().min(8).max(1024);
+
+/** Request DTOs of the users API (no `pii` flags: not DocType models). */
+const AddUserRequest = z.strictObject({ name: USER_NAME, password: PASSWORD, roles: RoleList });
+const SetRolesRequest = z.strictObject({ name: USER_NAME, roles: RoleList });
+const SetPasswordRequest = z.strictObject({ name: USER_NAME, password: PASSWORD });
+const UserNameRequest = z.strictObject({ name: USER_NAME });
+
+async function body<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<T> {
+  const parsed = schema.safeParse(await readJsonBody(c));
+  if (parsed.success) return parsed.data;
+  // Field names and codes only: a password is never echoed back.
+  const fields = parsed.error.issues.map((i) => ({
+    field: i.path.join('.') || '(body)',
+    code: i.code,
+    message: 'Invalid value.',
+  }));
+  throw new PlatformError('validation_failed', 'The request body is not valid.', { status: 400, fields });
+}
+
+/**
+ * The users API (docs/permissions.md#users), for System Managers only; each call is `POST` with a JSON body
+ * and answers `{ message }`:
+ * - `platform.users.list` `{}` -> `[{ name, roles, enabled }]`;
+ * - `platform.users.add` `{ name, password, roles }`;
+ * - `platform.users.set_roles` `{ name, roles }`;
+ * - `platform.users.set_password` `{ name, password }` (revokes the user's sessions, tokens and keys);
+ * - `platform.users.disable` `{ name }` (the same revocation).
+ */
+export function userRoutes({ users }: { users: UserDirectory }): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.use('/api/method/platform.users.*', async (c, next) => {
+    const principal = c.get('principal');
+    if (!principal) throw unauthorized();
+    if (!rolesOf(principal).includes(SYSTEM_MANAGER)) throw forbidden('manage', 'users');
+    c.header('Cache-Control', 'no-store');
+    await next();
+  });
+  routes.post(USERS_PATHS.list, async (c) => c.json({ message: await users.listUsers() }));
+  routes.post(USERS_PATHS.add, async (c) => {
+    const { name, password, roles } = await body(c, AddUserRequest);
+    await users.addUser(name, password, roles);
+    return c.json({ message: null });
+  });
+  routes.post(USERS_PATHS.setRoles, async (c) => {
+    const { name, roles } = await body(c, SetRolesRequest);
+    await users.setRoles(name, roles);
+    return c.json({ message: null });
+  });
+  routes.post(USERS_PATHS.setPassword, async (c) => {
+    const { name, password } = await body(c, SetPasswordRequest);
+    await users.setPassword(name, password);
+    return c.json({ message: null });
+  });
+  routes.post(USERS_PATHS.disable, async (c) => {
+    const { name } = await body(c, UserNameRequest);
+    await users.disableUser(name);
+    return c.json({ message: null });
+  });
+  return routes;
+}

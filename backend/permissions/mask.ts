@@ -1,0 +1,50 @@
+/**
+ * Masking of personal data on the read path (docs/permissions.md#personal-data): a reader without
+ * `read_pii` on a DocType receives every `pii` field replaced by one fixed mask, and the response names the
+ * fields it masked. Pure functions over plain records.
+ */
+
+import { PII_MASK } from '../../src/protocol';
+
+/** The value a masked field carries (src/protocol): fixed, so clients recognise it. */
+export { PII_MASK };
+
+/** The part of a DocType masking needs: its fields and their `pii` flag. */
+export interface MaskableDocType {
+  name: string;
+  fields: ReadonlyArray<{ name: string; pii?: boolean }>;
+}
+
+/** Names of a DocType's `pii` fields. */
+export function piiFields(doctype: MaskableDocType): string[] {
+  return doctype.fields.filter((f) => f.pii === true).map((f) => f.name);
+}
+
+/**
+ * A copy of `record` with each pii field that holds a value replaced by {@link PII_MASK}. A field the record
+ * does not carry stays absent (a reader learns only that a value exists, as the Desk shows it).
+ */
+export function maskRecord<R extends Record<string, unknown>>(record: R, fields: readonly string[]): R {
+  if (fields.length === 0) return record;
+  const copy: Record<string, unknown> = { ...record };
+  for (const field of fields) {
+    if (copy[field] !== undefined && copy[field] !== null) copy[field] = PII_MASK;
+  }
+  return copy as R;
+}
+
+/** Masks every record of a list; see {@link maskRecord}. */
+export function maskRecords<R extends Record<string, unknown>>(
+  records: readonly R[],
+  fields: readonly string[],
+): R[] {
+  return fields.length === 0 ? [...records] : records.map((r) => maskRecord(r, fields));
+}
+
+/**
+ * The pii fields of a write body that carry the mask (a client echoing a masked read back): such a write is
+ * refused, so the mask is never stored in place of the real value.
+ */
+export function maskedValuesIn(body: Record<string, unknown>, doctype: MaskableDocType): string[] {
+  return piiFields(doctype).filter((field) => body[field] === PII_MASK);
+}

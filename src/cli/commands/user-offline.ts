@@ -1,0 +1,44 @@
+import { AuthService } from '../../../backend/auth/auth-service';
+import { DbAuthStore } from '../../../backend/auth/db-auth-store';
+import { ScryptPasswordHasher } from '../../../backend/auth/passwords';
+import { loadConfig } from '../../../backend/config/load-config';
+import { openDatabase } from '../../../backend/db/open-database';
+import type { UserAdmin } from './user-admin';
+
+/** Where a stopped server keeps its state (as for `m serve`). */
+export interface OfflineOptions {
+  /** `--data-dir`; default `PLATFORM_DATA_DIR`, else `.platform`. */
+  dataDir?: string;
+  /** `--config`: the platform.toml to read. */
+  config?: string;
+}
+
+/**
+ * Opens the users of a stopped server: its database (`server.database_url`, else `<data_dir>`'s PGlite),
+ * through the same auth service the server uses, so passwords are hashed and credentials revoked alike.
+ * PGlite allows one process at a time: with the server running, use `--url` instead.
+ */
+export async function openOfflineUserAdmin(options: OfflineOptions): Promise<UserAdmin> {
+  const config = loadConfig({ file: options.config, overrides: { 'server.data_dir': options.dataDir } });
+  const db = await openDatabase({ dataDir: config.server.data_dir, databaseUrl: config.server.database_url });
+  try {
+    const auth = new AuthService({
+      store: new DbAuthStore(db),
+      passwords: new ScryptPasswordHasher(),
+      sessionTtlMs: config.security.session.ttl_seconds * 1000,
+    });
+    await auth.migrate();
+    const users = auth.users;
+    return {
+      add: (name, password, roles) => users.addUser(name, password, roles),
+      list: () => users.listUsers(),
+      setRoles: (name, roles) => users.setRoles(name, roles),
+      setPassword: (name, password) => users.setPassword(name, password),
+      disable: (name) => users.disableUser(name),
+      close: () => db.close(),
+    };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}

@@ -1,0 +1,67 @@
+import { useEffect, useSyncExternalStore } from 'react';
+import { fetchWithCredentials } from '../../sdk/http';
+import type { DeskPlatform } from '../platform/create-platform';
+import {
+  type DeskOperation,
+  type PermissionsState,
+  PermissionsStore,
+  permits,
+  SYSTEM_MANAGER_ROLE,
+  WHOAMI_PATH,
+  type WhoAmI,
+} from '../platform/permissions';
+import { usePlatform } from './use-platform';
+import { useSession } from './use-session';
+
+const stores = new WeakMap<DeskPlatform, PermissionsStore>();
+
+/** The permissions store of a platform (one per Desk), created on first use. */
+export function permissionsStoreOf(platform: DeskPlatform): PermissionsStore {
+  let store = stores.get(platform);
+  if (!store) {
+    store = new PermissionsStore(async () => {
+      const answer = await fetchWithCredentials<{ message: WhoAmI }>(
+        `${platform.config.gatewayUrl}${WHOAMI_PATH}`,
+      );
+      return answer.message;
+    });
+    stores.set(platform, store);
+  }
+  return store;
+}
+
+/** What {@link usePermissions} returns. */
+export interface Permissions {
+  state: PermissionsState;
+  /** True once whoami answered. */
+  ready: boolean;
+  roles: string[];
+  isSystemManager: boolean;
+  /** True when the user may perform `operation` on `docType` (false until known). */
+  can(docType: string, operation: DeskOperation): boolean;
+}
+
+/**
+ * The signed-in user's roles and permissions, loaded after each sign-in and forgotten on sign-out, for
+ * hiding navigation, buttons and fields the user may not use.
+ */
+export function usePermissions(): Permissions {
+  const platform = usePlatform();
+  const session = useSession();
+  const store = permissionsStoreOf(platform);
+  const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
+  const signedIn = session.status === 'signed-in';
+  const user = session.status === 'signed-in' ? session.user : undefined;
+  useEffect(() => {
+    if (!signedIn) store.clear();
+    else store.ensure(user ?? '(current user)');
+  }, [store, signedIn, user]);
+  const roles = state.status === 'ready' ? state.whoami.roles : [];
+  return {
+    state,
+    ready: state.status === 'ready',
+    roles,
+    isSystemManager: roles.includes(SYSTEM_MANAGER_ROLE),
+    can: (docType, operation) => permits(state, docType, operation),
+  };
+}

@@ -1,0 +1,267 @@
+/**
+ * The Users page (`#/users`), for System Managers: lists users with their roles, creates a user, replaces a
+ * user's roles, resets a password and disables a user. A password reset or a disable signs the user out
+ * everywhere (the server revokes their sessions, tokens and API keys).
+ */
+import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import { usePermissions } from '../hooks/use-permissions';
+import { usePlatform } from '../hooks/use-platform';
+import { describeError, ErrorState, Loading } from './states';
+import { type DeskUser, KNOWN_ROLES, usersApi } from './users-api';
+
+function RoleChoices({
+  selected,
+  onChange,
+  legend,
+}: {
+  selected: string[];
+  onChange(roles: string[]): void;
+  legend: string;
+}): React.JSX.Element {
+  const roles = [...new Set([...KNOWN_ROLES, ...selected])];
+  return (
+    <fieldset className="desk-field desk-roles">
+      <legend>{legend}</legend>
+      {roles.map((role) => (
+        <label key={role} className="desk-field--check">
+          <input
+            type="checkbox"
+            checked={selected.includes(role)}
+            onChange={(e) =>
+              onChange(e.target.checked ? [...selected, role] : selected.filter((r) => r !== role))
+            }
+          />{' '}
+          {role}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function NewUserForm({ onCreated }: { onCreated(): void }): React.JSX.Element {
+  const { config } = usePlatform();
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [roles, setRoles] = useState<string[]>([]);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await usersApi(config.gatewayUrl).add(name.trim(), password, roles);
+      setName('');
+      setPassword('');
+      setRoles([]);
+      onCreated();
+    } catch (err) {
+      setError(describeError(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      className="desk-form desk-card"
+      style={{ marginTop: '1.5rem' }}
+      onSubmit={submit}
+      aria-labelledby={`${id}-title`}
+    >
+      <h2 id={`${id}-title`} className="desk-form__subtitle">
+        New user
+      </h2>
+      <div className="desk-form__grid">
+        <label className="desk-field">
+          <span>User name</span>
+          <input required value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" />
+        </label>
+        <label className="desk-field">
+          <span>Password (at least 8 characters)</span>
+          <input
+            required
+            type="password"
+            minLength={8}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            autoComplete="new-password"
+          />
+        </label>
+      </div>
+      <RoleChoices legend="Roles" selected={roles} onChange={setRoles} />
+      {error ? (
+        <p className="desk-field__error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div className="desk-actions">
+        <button type="submit" className="desk-button desk-button--primary" disabled={busy}>
+          Create user
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): React.JSX.Element {
+  const { config } = usePlatform();
+  const api = usersApi(config.gatewayUrl);
+  const [editing, setEditing] = useState<'roles' | 'password' | undefined>();
+  const [roles, setRoles] = useState(user.roles);
+  const [password, setPassword] = useState('');
+  const [message, setMessage] = useState<string>();
+  const act = async (work: () => Promise<unknown>, done: string) => {
+    setMessage(undefined);
+    try {
+      await work();
+      setEditing(undefined);
+      setPassword('');
+      setMessage(done);
+      onChanged();
+    } catch (err) {
+      setMessage(describeError(err).message);
+    }
+  };
+  return (
+    <tr>
+      <th scope="row">{user.name}</th>
+      <td>{user.enabled ? 'Enabled' : 'Disabled'}</td>
+      <td>
+        {editing === 'roles' ? (
+          <RoleChoices legend={`Roles of ${user.name}`} selected={roles} onChange={setRoles} />
+        ) : (
+          user.roles.join(', ') || '—'
+        )}
+        {editing === 'password' ? (
+          <label className="desk-field">
+            <span>New password for {user.name}</span>
+            <input
+              type="password"
+              minLength={8}
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              autoComplete="new-password"
+            />
+          </label>
+        ) : null}
+        {message ? <p role="status">{message}</p> : null}
+      </td>
+      <td>
+        <div className="desk-actions">
+          {editing === 'roles' ? (
+            <button
+              type="button"
+              className="desk-button desk-button--small desk-button--primary"
+              onClick={() => act(() => api.setRoles(user.name, roles), 'Roles saved.')}
+            >
+              Save roles
+            </button>
+          ) : editing === 'password' ? (
+            <button
+              type="button"
+              className="desk-button desk-button--small desk-button--primary"
+              disabled={password.length < 8}
+              onClick={() => act(() => api.setPassword(user.name, password), 'Password reset; signed out.')}
+            >
+              Set password
+            </button>
+          ) : (
+            <>
+              <button
+                type="button"
+                className="desk-button desk-button--small"
+                onClick={() => setEditing('roles')}
+              >
+                Edit roles
+              </button>
+              <button
+                type="button"
+                className="desk-button desk-button--small"
+                onClick={() => setEditing('password')}
+              >
+                Reset password
+              </button>
+              {user.enabled ? (
+                <button
+                  type="button"
+                  className="desk-button desk-button--small"
+                  onClick={() => act(() => api.disable(user.name), 'Disabled; signed out.')}
+                >
+                  Disable
+                </button>
+              ) : null}
+            </>
+          )}
+          {editing ? (
+            <button
+              type="button"
+              className="desk-button desk-button--small"
+              onClick={() => setEditing(undefined)}
+            >
+              Cancel
+            </button>
+          ) : null}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** The Users page; a user who is not a System Manager sees a refusal instead. */
+export function UsersPage(): React.JSX.Element {
+  const { config } = usePlatform();
+  const permissions = usePermissions();
+  const [users, setUsers] = useState<DeskUser[]>();
+  const [error, setError] = useState<unknown>();
+  const reload = useCallback(() => {
+    usersApi(config.gatewayUrl)
+      .list()
+      .then((list) => {
+        setUsers(list);
+        setError(undefined);
+      })
+      .catch(setError);
+  }, [config.gatewayUrl]);
+  useEffect(() => {
+    if (permissions.isSystemManager) reload();
+  }, [permissions.isSystemManager, reload]);
+
+  if (!permissions.ready) return <Loading />;
+  if (!permissions.isSystemManager) {
+    return <ErrorState title="Only a System Manager may manage users." code="forbidden" />;
+  }
+  return (
+    <section className="desk-users" aria-labelledby="desk-users-title">
+      <header className="desk-page__header">
+        <h1 id="desk-users-title" className="desk-page__title">
+          Users
+        </h1>
+      </header>
+      {error ? (
+        <ErrorState title="The users could not be loaded." {...describeError(error)} onRetry={reload} />
+      ) : !users ? (
+        <Loading />
+      ) : (
+        <div className="desk-table-wrap">
+          <table className="desk-table">
+            <thead>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col">Status</th>
+                <th scope="col">Roles</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <UserRow key={`${u.name}:${u.roles.join()}:${u.enabled}`} user={u} onChanged={reload} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <NewUserForm onCreated={reload} />
+    </section>
+  );
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { HashGate } from '../../../backend/auth/hash-gate';
+
+describe('HashGate', () => {
+  it('runs at most `concurrency` tasks at once and refuses beyond the queue with login_busy', async () => {
+    const gate = new HashGate({ concurrency: 2, maxQueued: 2 });
+    let running = 0;
+    let peak = 0;
+    const releases: Array<() => void> = [];
+    const task = () =>
+      gate.run(async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise<void>((r) => releases.push(r));
+        running--;
+        return 'done';
+      });
+    const accepted = [task(), task(), task(), task()];
+    await expect(task()).rejects.toMatchObject({ code: 'login_busy', status: 503 });
+    while (releases.length > 0 || running > 0) {
+      releases.shift()?.();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    expect(await Promise.all(accepted)).toEqual(['done', 'done', 'done', 'done']);
+    expect(peak).toBe(2);
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { KvAttemptStore, MemoryAttemptStore } from '../../../backend/auth/login-attempts';
+import { LoginThrottle, type ThrottleDecision } from '../../../backend/auth/login-throttle';
+import { InProcessBus } from '../../../backend/bus/in-process-bus';
+
+function clock(start = 1_000_000) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+async function fail(
+  throttle: LoginThrottle,
+  account: string,
+  address = '10.0.0.1',
+): Promise<ThrottleDecision> {
+  const decision = await throttle.begin(account, address);
+  if (decision.allowed) await decision.attempt.failed();
+  return decision;
+}
+
+describe('LoginThrottle', () => {
+  it('refuses the sixth attempt after five failures, the right password included, and not another account', async () => {
+    const c = clock();
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore(), now: c.now });
+    for (let i = 0; i < 5; i++) expect((await fail(throttle, 'ada')).allowed).toBe(true);
+    const sixth = await throttle.begin('ada', '10.0.0.1');
+    expect(sixth).toEqual({ allowed: false, retryAfterSeconds: 60 });
+    expect((await throttle.begin('Ada', '10.0.0.2')).allowed).toBe(false);
+    const other = await throttle.begin('grace', '10.0.0.1');
+    expect(other.allowed).toBe(true);
+  });
+
+  it('doubles the lock-out for each further failure, up to the cap, and a success resets', async () => {
+    const c = clock();
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore(), now: c.now, maxLockMs: 200_000 });
+    for (let i = 0; i < 5; i++) await fail(throttle, 'ada');
+    c.advance(60_000);
+    expect((await fail(throttle, 'ada')).allowed).toBe(true);
+    expect(await throttle.begin('ada', '10.0.0.1')).toEqual({ allowed: false, retryAfterSeconds: 120 });
+    c.advance(120_000);
+    await fail(throttle, 'ada');
+    expect(await throttle.begin('ada', '10.0.0.1')).toEqual({ allowed: false, retryAfterSeconds: 200 });
+    c.advance(200_000);
+    const right = await throttle.begin('ada', '10.0.0.1');
+    expect(right.allowed).toBe(true);
+    if (right.allowed) await right.attempt.succeeded();
+    for (let i = 0; i < 4; i++) expect((await fail(throttle, 'ada')).allowed).toBe(true);
+  });
+
+  it('forgets failures older than the window', async () => {
+    const c = clock();
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore(), now: c.now });
+    for (let i = 0; i < 4; i++) await fail(throttle, 'ada');
+    c.advance(15 * 60_000 + 1);
+    for (let i = 0; i < 4; i++) expect((await fail(throttle, 'ada')).allowed).toBe(true);
+  });
+
+  it('never throttles many successful sign-ins of one account from one address', async () => {
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore() });
+    const decisions = await Promise.all(Array.from({ length: 50 }, () => throttle.begin('ada', '10.0.0.1')));
+    for (const d of decisions) if (d.allowed) await d.attempt.succeeded();
+    expect(decisions.every((d) => d.allowed)).toBe(true);
+    expect((await throttle.begin('ada', '10.0.0.1')).allowed).toBe(true);
+  });
+
+  it('locks a client address guessing across many accounts', async () => {
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore(), maxAddressFailures: 10 });
+    for (let i = 0; i < 10; i++) expect((await fail(throttle, `user${i}`, '10.9.9.9')).allowed).toBe(true);
+    expect((await throttle.begin('someone-else', '10.9.9.9')).allowed).toBe(false);
+    expect((await throttle.begin('someone-else', '10.9.9.8')).allowed).toBe(true);
+  });
+
+  it('shares counters between gateways through a key-value bucket', async () => {
+    const bus = new InProcessBus();
+    try {
+      const kv = await bus.keyValue<never>('login_attempts', { ttlMs: 3_600_000 });
+      const one = new LoginThrottle({ store: new KvAttemptStore(kv) });
+      const two = new LoginThrottle({ store: new KvAttemptStore(kv) });
+      for (let i = 0; i < 5; i++) await fail(i % 2 ? one : two, 'ada');
+      expect((await one.begin('ada', '10.0.0.1')).allowed).toBe(false);
+      expect((await two.begin('ada', '10.0.0.1')).allowed).toBe(false);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('runs sign-ins of one account one at a time, so a burst of guesses checks at most five passwords', async () => {
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore() });
+    let checked = 0;
+    const guess = () =>
+      throttle.oneAtATime('ada', async () => {
+        const decision = await throttle.begin('ada', '10.0.0.1');
+        if (!decision.allowed) return 'locked';
+        checked++;
+        await decision.attempt.failed();
+        return 'wrong';
+      });
+    const answers = await Promise.all(Array.from({ length: 20 }, guess));
+    expect(checked).toBe(5);
+    expect(answers.filter((a) => a === 'locked')).toHaveLength(15);
+  });
+});

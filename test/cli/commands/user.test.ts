@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseUserFlags, runUser, USER_EXIT, userCommand } from '../../../src/cli/commands/user';
+
+const dirs: string[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('m user: arguments', () => {
+  it('parses add with roles, roles with positional roles, and the target', () => {
+    expect(parseUserFlags(['add', 'ada', '--role', 'Stock User', '--role', 'Sales User'], {})).toMatchObject({
+      action: 'add',
+      name: 'ada',
+      roles: ['Stock User', 'Sales User'],
+    });
+    expect(parseUserFlags(['roles', 'ada', 'Stock User', 'Support Agent'], {})).toMatchObject({
+      action: 'roles',
+      roles: ['Stock User', 'Support Agent'],
+    });
+    expect(parseUserFlags(['list'], { PLATFORM_URL: 'http://127.0.0.1:1' })).toMatchObject({
+      url: 'http://127.0.0.1:1',
+    });
+  });
+
+  it('exits 2 on a usage error', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(await userCommand.run(['shred'])).toBe(USER_EXIT.usage);
+    expect(await userCommand.run(['add', 'ada'])).toBe(USER_EXIT.usage);
+    expect(await userCommand.run(['list', 'ada'])).toBe(USER_EXIT.usage);
+  });
+});
+
+describe('m user on a stopped server', () => {
+  it('adds, lists, changes roles, sets a password and disables users in the data directory', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'desk-cli-user-'));
+    dirs.push(dataDir);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const env = { PW: 'clerk-password-1', PW2: 'clerk-password-2' };
+    const base = { dataDir, roles: [] as string[], json: false };
+    expect(
+      await runUser({ ...base, action: 'add', name: 'clerk', roles: ['Stock User'], passwordEnv: 'PW' }, env),
+    ).toBe(USER_EXIT.ok);
+    expect(
+      await runUser({ ...base, action: 'roles', name: 'clerk', roles: ['Stock User', 'Support Agent'] }, env),
+    ).toBe(USER_EXIT.ok);
+    expect(await runUser({ ...base, action: 'passwd', name: 'clerk', passwordEnv: 'PW2' }, env)).toBe(
+      USER_EXIT.ok,
+    );
+    expect(await runUser({ ...base, action: 'disable', name: 'clerk' }, env)).toBe(USER_EXIT.ok);
+    log.mockClear();
+    expect(await runUser({ ...base, action: 'list', json: true }, env)).toBe(USER_EXIT.ok);
+    const users = JSON.parse(String(log.mock.calls[0]![0])) as Array<{ name: string }>;
+    expect(users).toContainEqual({ name: 'clerk', roles: ['Stock User', 'Support Agent'], enabled: false });
+    expect(await runUser({ ...base, action: 'roles', name: 'nobody', roles: [] }, env)).toBe(
+      USER_EXIT.failed,
+    );
+    // Each command opens the data directory's database anew, as separate `m user` runs do: slow on PGlite.
+  }, 240_000);
+});
+
+describe('m user against a running server', () => {
+  it('lists and adds users through the users API with an administrator API key', async () => {
+    const { createTestApp } = await import('../../helpers/test-app');
+    const { apiKeyAuthorization } = await import('../../helpers/auth');
+    const { startServer } = await import('../../../backend/server');
+    // selective mode: the users API's password-carrying calls must arrive as JWEs.
+    const t = await createTestApp({ config: { 'security.payload_encryption.mode': 'selective' } });
+    const server = await startServer(t.app, { host: '127.0.0.1', port: 0 });
+    try {
+      const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+      const env = {
+        PLATFORM_API_KEY: (await apiKeyAuthorization(t.ctx)).replace(/^token /, ''),
+        PW: 'remote-password-1',
+      };
+      const base = { url: server.url, roles: [] as string[], json: true };
+      expect(
+        await runUser(
+          { ...base, action: 'add', name: 'remote.clerk', roles: ['Stock User'], passwordEnv: 'PW' },
+          env,
+        ),
+      ).toBe(USER_EXIT.ok);
+      log.mockClear();
+      expect(await runUser({ ...base, action: 'list' }, env)).toBe(USER_EXIT.ok);
+      const users = JSON.parse(String(log.mock.calls[0]![0])) as unknown[];
+      expect(users).toContainEqual({ name: 'remote.clerk', roles: ['Stock User'], enabled: true });
+      vi.spyOn(console, 'error').mockImplementation(() => {});
+      expect(await runUser({ ...base, action: 'list' }, { PLATFORM_API_KEY: 'nope:nope' })).toBe(
+        USER_EXIT.failed,
+      );
+    } finally {
+      await server.close();
+      await t.close();
+    }
+  }, 120_000);
+});
