@@ -14,11 +14,26 @@ import { type SecurityClient, securityClient } from '../../sdk/security';
 import { type RemoteViews, VIEWS_MODULE } from '../remote-contract';
 import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
-import { isUnauthorized, SessionStore } from './session';
+import { NoticeStore } from './notices';
+import { isUnauthorized, SessionStore, type SessionUser } from './session';
+import { openSessionChannel } from './session-sync';
 
 /** Session endpoints (docs/security.md#auth), under the gateway. */
 const LOGIN_PATH = '/api/method/login';
 const LOGOUT_PATH = '/api/method/logout';
+/** Who is signed in: the user, the name to show, and the session's CSRF token (docs/http-api.md#who-am-i). */
+export const WHOAMI_PATH = '/api/method/whoami';
+
+/** `GET /api/method/whoami` answer; `roles` and `permissions` may be absent. */
+interface WhoamiAnswer {
+  message?: {
+    user?: string;
+    full_name?: string;
+    csrf_token?: string;
+    roles?: string[];
+    permissions?: SessionUser['permissions'];
+  };
+}
 
 /** Everything the shell shares, created by {@link createPlatform}. */
 export interface DeskPlatform {
@@ -31,6 +46,13 @@ export interface DeskPlatform {
   remoteViews: KeyedStore<RemoteViews>;
   dataProvider: DataProvider;
   session: SessionStore;
+  /** Short confirmations after an action ("Customer saved."). */
+  notices: NoticeStore;
+  /**
+   * Asks the server who is signed in and records it (with the session's CSRF token); a 401 means signed out.
+   * Called at boot, and when another tab signs in.
+   */
+  checkSession(): Promise<void>;
   /** Session login (`POST /api/method/login` with `usr`/`pwd`). */
   login(usr: string, pwd: string): Promise<void>;
   logout(): Promise<void>;
@@ -58,8 +80,10 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   const discovery = DiscoveryClient.getInstance({ gatewayUrl: config.gatewayUrl });
   securityClient.configure({ configUrl: config.securityConfigUrl, baseUrl: config.gatewayUrl });
   const remotes = new RemoteLoader();
-  // A CSRF token kept from a login earlier in this tab means a session probably exists; a 401 corrects it.
-  const session = new SessionStore(csrfTokenStore.get() ? { status: 'signed-in' } : { status: 'signed-out' });
+  // Until the server answered `whoami`, the Desk does not know: it shows neither the sign-in screen nor data.
+  const session = new SessionStore({ status: 'checking' });
+  const channel = openSessionChannel();
+  const notices = new NoticeStore();
   const catalog = new DeskCatalog({
     gatewayUrl: config.gatewayUrl,
     fetchRemotes: (url) => fetchWithCredentials<RemotesMap>(url),
@@ -81,6 +105,49 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     return mod.default ?? mod;
   });
   const dataProvider = withSessionGuard(frameworkMDataProvider({ discovery }), session);
+  const afterSignIn = () => {
+    // Metadata the catalog held back while signed out, or that failed, loads now.
+    void catalog.loadRemotes().then(() => catalog.loadPendingMetadata());
+  };
+
+  async function checkSession(): Promise<void> {
+    try {
+      const answer = await fetchWithCredentials<WhoamiAnswer>(`${config.gatewayUrl}${WHOAMI_PATH}`);
+      const who = answer?.message;
+      if (!who?.user) throw new Error('whoami named no user');
+      if (who.csrf_token) csrfTokenStore.set(who.csrf_token);
+      const wasSignedIn = session.getSnapshot().status === 'signed-in';
+      session.signedIn({
+        user: who.user,
+        fullName: who.full_name || undefined,
+        roles: who.roles,
+        permissions: who.permissions,
+      });
+      if (!wasSignedIn) afterSignIn();
+    } catch (error) {
+      if (isUnauthorized(error)) {
+        csrfTokenStore.clear();
+        session.signedOut();
+        return;
+      }
+      // The server could not be asked (offline, an older server): a token kept in this tab says a session
+      // probably exists; the first 401 corrects it.
+      if (session.getSnapshot().status === 'checking') {
+        if (csrfTokenStore.get()) session.signedIn();
+        else session.signedOut();
+      }
+    }
+  }
+
+  channel.listen((event) => {
+    if (event === 'signed-out') {
+      csrfTokenStore.clear();
+      session.signedOut();
+    } else if (session.getSnapshot().status !== 'signed-in') {
+      void checkSession();
+    }
+  });
+
   return {
     config,
     discovery,
@@ -90,17 +157,22 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     remoteViews,
     dataProvider,
     session,
+    notices,
+    checkSession,
     async login(usr, pwd) {
       await sdkLogin(usr, pwd, { url: `${config.gatewayUrl}${LOGIN_PATH}` });
       session.signedIn(usr);
-      // Metadata the catalog held back while signed out, or that failed, loads now.
-      void catalog.loadRemotes().then(() => catalog.loadPendingMetadata());
+      channel.post('signed-in');
+      afterSignIn();
+      // The name to show, roles and permissions come with whoami.
+      void checkSession();
     },
     async logout() {
       try {
         await sdkLogout({ url: `${config.gatewayUrl}${LOGOUT_PATH}` });
       } finally {
         session.signedOut();
+        channel.post('signed-out');
       }
     },
   };

@@ -5,11 +5,12 @@
  */
 import { useCreate, useOne, useUpdate } from '@refinedev/core';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import type { FieldSchema } from '../../sdk/data/protocol';
+import { type DeskField, deskFields, initialValues } from '../fields';
 import type { DeskRecord, FormViewProps } from '../remote-contract';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
+import { type FailureWords, failureWords } from '../words/failure';
 import { FieldInput } from './field-input';
-import { describeError, ErrorState, Loading } from './states';
+import { DeveloperDetails, ErrorState, Loading } from './states';
 
 /** Server-side field errors (`{ error: { fields } }` surfaced by the SDK) as a name -> message map. */
 export function serverFieldErrors(error: unknown): FieldErrors {
@@ -25,7 +26,7 @@ export function serverFieldErrors(error: unknown): FieldErrors {
 }
 
 /** Editable fields of a schema, in declaration order. */
-export function formFields(fields: FieldSchema[]): FieldSchema[] {
+export function formFields(fields: readonly DeskField[]): DeskField[] {
   return fields.filter((f) => f.name !== 'name');
 }
 
@@ -39,14 +40,16 @@ export function GenericForm({ docType, schema, id, onSaved, onCancel }: FormView
   });
   if (editing && query.isLoading) return <Loading label={`Loading ${schema.label}…`} />;
   if (editing && query.isError) {
-    const { code, message } = describeError(query.error);
     return (
       <ErrorState
-        title={`Could not load this ${schema.label}.`}
-        message={message}
-        code={code}
+        title={`This ${schema.label.toLowerCase()} could not be opened.`}
+        error={query.error}
         onRetry={() => query.refetch()}
-      />
+      >
+        <button type="button" className="desk-button" onClick={onCancel}>
+          Back to the list
+        </button>
+      </ErrorState>
     );
   }
   return (
@@ -55,7 +58,7 @@ export function GenericForm({ docType, schema, id, onSaved, onCancel }: FormView
       docType={docType}
       schema={schema}
       id={id}
-      initial={record ?? {}}
+      initial={editing ? (record ?? {}) : initialValues(formFields(deskFields(schema)))}
       onSaved={onSaved}
       onCancel={onCancel}
     />
@@ -70,10 +73,10 @@ function FormBody({
   onSaved,
   onCancel,
 }: FormViewProps & { initial: DeskRecord }): React.JSX.Element {
-  const fields = formFields(schema.fields);
+  const fields = formFields(deskFields(schema));
   const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initial }));
   const [errors, setErrors] = useState<FieldErrors>({});
-  const [failure, setFailure] = useState<{ code?: string; message: string } | undefined>();
+  const [failure, setFailure] = useState<FailureWords | undefined>();
   const { mutateAsync: create, mutation: createState } = useCreate<DeskRecord>();
   const { mutateAsync: update, mutation: updateState } = useUpdate<DeskRecord>();
   const saving = createState.isPending || updateState.isPending;
@@ -97,7 +100,7 @@ function FormBody({
       focusFirstInvalid(found);
       return;
     }
-    const payload = toPayload(fields, values);
+    const payload = toPayload(fields, values, { clearBlank: Boolean(id) });
     try {
       const saved = id
         ? await update({ resource: docType, id, values: payload, meta: { schema } })
@@ -106,7 +109,7 @@ function FormBody({
     } catch (error) {
       const fromServer = serverFieldErrors(error);
       setErrors(fromServer);
-      setFailure(describeError(error));
+      setFailure(failureWords(error));
       focusFirstInvalid(fromServer);
     }
   };
@@ -126,7 +129,7 @@ function FormBody({
       {failure ? (
         <div className="desk-banner desk-banner--error" role="alert">
           {failure.message}
-          {failure.code ? <code className="desk-banner__code">{failure.code}</code> : null}
+          <DeveloperDetails words={failure} />
         </div>
       ) : null}
       <div className="desk-form__grid">

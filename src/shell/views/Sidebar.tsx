@@ -1,8 +1,13 @@
-/** The sidebar: every service (app) with its DocTypes, each service loading and failing on its own. */
+/**
+ * The sidebar: every installed app with its DocTypes, labelled by the app's own menu entries, each app
+ * loading and failing on its own.
+ */
 import { useCatalog } from '../hooks/use-catalog';
 import { usePlatform } from '../hooks/use-platform';
+import { navEntries, serviceLabel } from '../platform/navigation';
 import { type DeskRoute, formatRoute } from '../routing/route';
-import { describeError } from './states';
+import { failureWords } from '../words/failure';
+import { DeveloperDetails } from './states';
 
 /** Props of {@link Sidebar}. */
 export interface SidebarProps {
@@ -15,7 +20,9 @@ export interface SidebarProps {
 export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element {
   const { catalog } = usePlatform();
   const snapshot = useCatalog();
-  const services = Object.keys(snapshot.services).sort();
+  const services = Object.keys(snapshot.services).sort((a, b) =>
+    serviceLabel(a, readyMeta(snapshot, a)).localeCompare(serviceLabel(b, readyMeta(snapshot, b))),
+  );
   const current = route.kind === 'home' ? undefined : route.docType;
   return (
     <nav className="desk-sidebar" aria-label="Apps">
@@ -29,14 +36,16 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
       </a>
       {snapshot.remotes.status === 'error' ? (
         <div className="desk-sidebar__error" role="alert">
-          <p>The list of apps could not be loaded.</p>
-          <button
-            type="button"
-            className="desk-button desk-button--small"
-            onClick={() => catalog.retryRemotes()}
-          >
-            Retry
-          </button>
+          <p>Some apps could not be listed.</p>
+          {failureWords(snapshot.remotes.error).retryable ? (
+            <button
+              type="button"
+              className="desk-button desk-button--small"
+              onClick={() => catalog.retryRemotes()}
+            >
+              Try again
+            </button>
+          ) : null}
         </div>
       ) : null}
       {services.length === 0 && snapshot.remotes.status !== 'error' ? (
@@ -47,39 +56,32 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
       {services.map((service) => {
         const meta = snapshot.metadata[service];
         const headingId = `desk-app-${service}`;
+        const label = serviceLabel(service, meta?.status === 'ready' ? meta.value : undefined);
         return (
           <section key={service} className="desk-sidebar__app" aria-labelledby={headingId}>
             <h2 id={headingId} className="desk-sidebar__app-name">
-              {service}
+              {label}
             </h2>
             {!meta || meta.status === 'loading' ? (
               <p className="desk-sidebar__loading" role="status">
                 Loading…
               </p>
             ) : meta.status === 'error' ? (
-              <div className="desk-sidebar__error" role="alert">
-                <p>
-                  Unavailable <code>{describeError(meta.error).code ?? 'error'}</code>
-                </p>
-                <button
-                  type="button"
-                  className="desk-button desk-button--small"
-                  onClick={() => catalog.retryMetadata(service).catch(() => {})}
-                >
-                  Retry
-                </button>
-              </div>
+              <SidebarError
+                error={meta.error}
+                onRetry={() => catalog.retryMetadata(service).catch(() => {})}
+              />
             ) : (
               <ul>
-                {meta.value.doctypes.map((d) => (
-                  <li key={d.name}>
+                {navEntries(meta.value).map((entry) => (
+                  <li key={entry.docType}>
                     <a
-                      href={formatRoute({ kind: 'list', docType: d.name })}
-                      className={current === d.name ? 'is-active' : undefined}
-                      aria-current={current === d.name ? 'page' : undefined}
+                      href={formatRoute({ kind: 'list', docType: entry.docType })}
+                      className={current === entry.docType ? 'is-active' : undefined}
+                      aria-current={current === entry.docType ? 'page' : undefined}
                       onClick={onNavigate}
                     >
-                      {d.label}
+                      {entry.label}
                     </a>
                   </li>
                 ))}
@@ -89,5 +91,25 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
         );
       })}
     </nav>
+  );
+}
+
+function readyMeta(snapshot: ReturnType<typeof useCatalog>, service: string) {
+  const state = snapshot.metadata[service];
+  return state?.status === 'ready' ? state.value : undefined;
+}
+
+function SidebarError({ error, onRetry }: { error: unknown; onRetry(): void }): React.JSX.Element {
+  const words = failureWords(error);
+  return (
+    <div className="desk-sidebar__error" role="alert">
+      <p>This app is not available right now.</p>
+      <DeveloperDetails words={words} />
+      {words.retryable ? (
+        <button type="button" className="desk-button desk-button--small" onClick={onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
   );
 }
