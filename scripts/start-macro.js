@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run start:macro`: the platform in MACROSERVICE mode on one machine. Starts a private nats-server (a
 // free port, a temporary JetStream store) unless PLATFORM_NATS_URL names one, then the gateway (PORT, default
-// 8000) and one service process per sample app (crm, stock; each on a free port), prints the Desk URL, and
+// 8000) and one service process per sample app (crm, stock, support; each on a free port), prints the Desk URL, and
 // stops everything on Ctrl-C / SIGTERM. Exit codes: 0 stopped by a signal, 1 a process failed to start or died.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVICES = (process.env.PLATFORM_MACRO_SERVICES ?? 'crm,stock').split(',').filter(Boolean);
+const SERVICES = (process.env.PLATFORM_MACRO_SERVICES ?? 'crm,stock,support').split(',').filter(Boolean);
 const children = [];
 let stopping = false;
 let storeDir;

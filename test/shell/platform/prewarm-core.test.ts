@@ -102,6 +102,8 @@ describe('prewarmCore', () => {
       }),
     );
     const platform: DeskPlatform = createPlatform(CONFIG);
+    expect(platform.session.getSnapshot()).toEqual({ status: 'checking' });
+    await platform.checkSession();
     expect(platform.session.getSnapshot()).toEqual({ status: 'signed-out' });
 
     const report = await prewarmCore(platform);
@@ -114,7 +116,7 @@ describe('prewarmCore', () => {
 
     await platform.login('Administrator', 'admin');
 
-    expect(platform.session.getSnapshot()).toEqual({ status: 'signed-in', user: 'Administrator' });
+    expect(platform.session.getSnapshot()).toMatchObject({ status: 'signed-in', user: 'Administrator' });
     await vi.waitFor(() => {
       const { metadata } = platform.catalog.getSnapshot();
       expect([metadata.crm?.status, metadata.stock?.status]).toEqual(['ready', 'ready']);
@@ -126,6 +128,7 @@ describe('prewarmCore', () => {
     csrfTokenStore.set('token-from-an-earlier-login');
     backend.server.use(http.get(`${ORIGIN}/api/meta/:app`, () => failure(401, 'unauthorized')));
     const platform = createPlatform(CONFIG);
+    await platform.checkSession();
     expect(platform.session.getSnapshot().status).toBe('signed-in');
 
     await prewarmCore(platform);
