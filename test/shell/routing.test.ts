@@ -1,11 +1,6 @@
 /** The Desk's routes in the URL hash: a list's search, filters, sort and page survive a reload and a shared link. */
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PAGE_SIZE,
-  emptyListState,
-  formatRoute,
-  parseRoute,
-} from '../../src/shell/routing/route';
+import { DEFAULT_PAGE_SIZE, emptyListState, formatRoute, parseRoute } from '../../src/shell/routing/route';
 
 describe('list routes', () => {
   it('round-trips search, filters, sort, page and page size through the hash', () => {

@@ -4,7 +4,7 @@
  * browser when the security mode asks for it (docs/sdk.md#payload-encryption-and-http).
  */
 import { useCreate, useOne, useUpdate } from '@refinedev/core';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { type DeskField, deskFields, initialValues } from '../fields';
 import type { DeskRecord, FormViewProps } from '../remote-contract';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
@@ -82,9 +82,6 @@ function FormBody({
   const saving = createState.isPending || updateState.isPending;
   const idPrefix = useId();
   const formRef = useRef<HTMLFormElement>(null);
-  const headingRef = useRef<HTMLHeadingElement>(null);
-
-  useEffect(() => headingRef.current?.focus(), []);
 
   const focusFirstInvalid = (errs: FieldErrors) => {
     const first = fields.find((f) => errs[f.name]);
@@ -114,18 +111,10 @@ function FormBody({
     }
   };
 
+  // The page's heading names the record; the form itself is labelled for assistive technology only.
   const title = id ? `${schema.label}: ${String(initial[schema.titleField] ?? id)}` : `New ${schema.label}`;
   return (
-    <form
-      ref={formRef}
-      className="desk-form"
-      noValidate
-      onSubmit={onSubmit}
-      aria-labelledby={`${idPrefix}-title`}
-    >
-      <h2 id={`${idPrefix}-title`} ref={headingRef} tabIndex={-1} className="desk-form__title">
-        {title}
-      </h2>
+    <form ref={formRef} className="desk-form" noValidate onSubmit={onSubmit} aria-label={title}>
       {failure ? (
         <div className="desk-banner desk-banner--error" role="alert">
           {failure.message}

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setDeveloperDetails } from '../../../src/shell/words/developer-details';
 import { RemoteBoundary } from '../../../src/shell/views/RemoteBoundary';
+import { setDeveloperDetails } from '../../../src/shell/words/developer-details';
 
 /** A remote's component that throws while `broken.value` is true. */
 function CustomerForm({ broken }: { broken: { value: boolean } }): React.JSX.Element {
