@@ -1,5 +1,5 @@
 import { Refine } from '@refinedev/core';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../../src/sdk/data';
