@@ -1,6 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { sha256 } from './digest';
+
+export { sha256 } from './digest';
 
 /** Name of the session cookie (HttpOnly, SameSite=Lax, Path=/). */
 export const SESSION_COOKIE = 'sid';
@@ -31,11 +33,6 @@ export function presentedCredential(c: Context): PresentedCredential | undefined
   }
   const session = getCookie(c, SESSION_COOKIE);
   return session ? { kind: 'session', token: session } : undefined;
-}
-
-/** SHA-256, base64url. Secrets are stored and compared only in this form. */
-export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
 }
 
 /**

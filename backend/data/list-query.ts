@@ -1,5 +1,5 @@
 import type { DocTypeDefinition, FieldType } from '../doctypes/define-doctype';
-import { PlatformError } from '../http/errors';
+import { type ErrorCode, PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
 
 /** Filter operators of the list API (docs/http-api.md#doctype-data-api-and-rpc, Frappe-style). */
@@ -61,11 +61,11 @@ export function fieldKind(doctype: DocTypeDefinition, field: string): FieldKind 
   return 'text';
 }
 
-function bad(code: string, message: string): PlatformError {
+function bad(code: ErrorCode, message: string): PlatformError {
   return new PlatformError(code, message, { status: 400 });
 }
 
-function parseJsonParam(raw: string, code: string, what: string): unknown {
+function parseJsonParam(raw: string, code: ErrorCode, what: string): unknown {
   try {
     return parseSafeJson(raw, { maxDepth: 4 });
   } catch {
@@ -73,7 +73,7 @@ function parseJsonParam(raw: string, code: string, what: string): unknown {
   }
 }
 
-function knownField(doctype: DocTypeDefinition, field: unknown, code: string, where: string): string {
+function knownField(doctype: DocTypeDefinition, field: unknown, code: ErrorCode, where: string): string {
   if (typeof field !== 'string' || fieldKind(doctype, field) === undefined) {
     throw bad(code, `${where} names a field ${doctype.name} does not have.`);
   }

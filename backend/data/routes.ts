@@ -7,7 +7,6 @@ import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
-import { RecordStore } from './record-store';
 import { validateDocument, validateKwargs } from './validate';
 
 /** Keys a client may send back with a document (from a previous read) that are not fields: ignored. */
@@ -44,7 +43,7 @@ function notFound(): PlatformError {
  */
 export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const store = new RecordStore(ctx.db);
+  const store = ctx.records;
 
   routes.get('/api/meta/:app', (c) => c.json(serviceMetadata(ctx, c.req.param('app'))));
 

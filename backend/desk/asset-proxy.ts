@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { PlatformError } from '../http/errors';
+import { type ErrorCode, PlatformError } from '../http/errors';
 import { cacheControlOf } from './static-files';
 
 /** Hop-by-hop headers (RFC 9110 section 7.6.1), never forwarded in either direction. */
@@ -59,7 +59,7 @@ export function outboundHeaders(incoming: Headers): Record<string, string> {
   return out;
 }
 
-function upstreamError(code: string, message: string, status = 502): PlatformError {
+function upstreamError(code: ErrorCode, message: string, status = 502): PlatformError {
   return new PlatformError(code, message, { status });
 }
 

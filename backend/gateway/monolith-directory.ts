@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../src/protocol';
 import type { DirectoryListener, ServiceDirectory } from './service-directory';
 
 /** Options of {@link createMonolithDirectory}. */

@@ -43,8 +43,12 @@ export async function readLimitedBody(
     }
     chunks.push(value);
   }
-  const body = Buffer.concat(chunks, total);
-  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
   cache.arrayBuffer = Promise.resolve(bytes.slice().buffer);
   return bytes;
 }

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { GATEWAY_PREFIX, LOGIN_PATH, SECURITY_PREFIX } from '../../src/protocol';
 import { type PresentedCredential, presentedCredential } from '../auth/credentials';
 import type { AppEnv, Principal } from '../http/env';
 import { PlatformError } from '../http/errors';
@@ -12,9 +13,9 @@ export interface AuthOptions {
 }
 
 /** Paths under `/api/` anyone may call; every other `/api/` path needs a principal. */
-export const PUBLIC_API_PREFIXES = ['/api/gateway/', '/api/v1/security/'] as const;
+export const PUBLIC_API_PREFIXES = [GATEWAY_PREFIX, SECURITY_PREFIX] as const;
 /** Exact public `/api/` paths. */
-export const PUBLIC_API_PATHS = ['/api/method/login', '/api/openapi.json'] as const;
+export const PUBLIC_API_PATHS = [LOGIN_PATH, '/api/openapi.json'] as const;
 
 /** True when the path needs a principal: everything under `/api/` except the public endpoints. */
 export function requiresPrincipal(path: string): boolean {

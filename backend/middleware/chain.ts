@@ -7,6 +7,9 @@ import { idempotency } from './idempotency';
 import { payloadDecryption } from './payload-decryption';
 import { rateLimit } from './rate-limit';
 
+/** What the middleware table reads: the configuration and the security services. */
+export type MiddlewareDeps = Pick<AppContext, 'config' | 'security'>;
+
 /**
  * One row of the middleware table: a middleware of docs/security.md#middleware-chain, its priority, and how
  * to build it from the context.
@@ -15,7 +18,7 @@ export interface MiddlewareEntry {
   name: string;
   /** Lower runs first (docs/security.md#middleware-chain). */
   priority: number;
-  factory(ctx: AppContext): MiddlewareHandler<AppEnv>;
+  factory(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>;
 }
 
 /**
@@ -72,6 +75,6 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
  * The middleware chain in the priority order of docs/security.md#middleware-chain (lower runs first):
  * RateLimit 10, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50.
  */
-export function middlewareChain(ctx: AppContext): MiddlewareHandler<AppEnv>[] {
-  return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(ctx));
+export function middlewareChain(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>[] {
+  return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(deps));
 }

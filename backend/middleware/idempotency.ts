@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
+import { IDEMPOTENCY_HEADER, isMutating } from '../../src/protocol';
+import { sha256 } from '../auth/digest';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
@@ -13,11 +14,8 @@ export interface IdempotencyOptions {
   ttlMs: number;
 }
 
-/** Request header naming an idempotent operation. */
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** Response header marking a replayed response. */
 export const REPLAY_HEADER = 'Idempotent-Replayed';
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
 /** A valid key: 1-255 printable ASCII characters (no CR/LF, no control or non-ASCII characters). */
@@ -36,8 +34,6 @@ export function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
-
-const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('base64url');
 
 /**
  * The payload fingerprint (docs/security.md#idempotency-is-keyed-by-caller): the hash of the canonical
@@ -65,7 +61,7 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
  */
 export const idempotency = (options: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
   async function idempotency(c, next) {
-    if (!UNSAFE.has(c.req.method) || !c.req.raw.headers.has(IDEMPOTENCY_HEADER)) return next();
+    if (!isMutating(c.req.method) || !c.req.raw.headers.has(IDEMPOTENCY_HEADER)) return next();
     const key = c.req.raw.headers.get(IDEMPOTENCY_HEADER)!;
     if (!isValidIdempotencyKey(key)) {
       throw new PlatformError(

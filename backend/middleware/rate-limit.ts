@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { JOSE_CONTENT_TYPE } from '../../src/sdk/security/protocol';
+import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import { credentialHash, presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { errorResponse } from '../http/errors';

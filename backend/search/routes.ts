@@ -1,11 +1,8 @@
 import { Hono } from 'hono';
+import { MAX_SEARCH_LENGTH, SEARCH_PATH } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { type SearchFanOutDeps, searchEverywhere } from './fan-out';
-import { MAX_SEARCH_LENGTH } from './search-answer';
-
-/** Path of the global search. */
-export const SEARCH_PATH = '/api/search';
 
 /** Request headers a search passes on to its sub-requests: credentials and what identifies the client. */
 const PASSED_HEADERS = [

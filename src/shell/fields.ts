@@ -2,7 +2,7 @@
  * The Desk's view of DocType fields: the metadata's fields plus what newer services publish (`default`,
  * `link`, `unique`, the `datetime` and `link` types). Older services simply lack them.
  */
-import type { FieldSchema } from '../sdk/data/protocol';
+import type { FieldSchema } from '../protocol';
 
 /** A field as the Desk reads it. */
 export type DeskField = Omit<FieldSchema, 'type'> & {

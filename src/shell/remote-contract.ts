@@ -12,7 +12,7 @@
  * export default { views: { 'crm.Customer': { form: CustomerForm } } } satisfies RemoteViews;
  */
 import type { ComponentType } from 'react';
-import type { DocTypeSchema } from '../sdk/data/protocol';
+import type { DocTypeSchema } from '../protocol';
 import type { ListState } from './routing/route';
 
 export type { ListState };

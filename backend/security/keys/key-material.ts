@@ -6,7 +6,7 @@ import {
 } from 'node:crypto';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint } from 'jose';
-import { type EncryptionJwk, JWE_ALG } from '../../../src/sdk/security/protocol';
+import { type EncryptionJwk, JWE_ALG } from '../../../src/protocol';
 
 const generateKeyPair = promisify(generateKeyPairCb);
 

@@ -1,4 +1,4 @@
-import type { EncryptionJwk } from '../../../src/sdk/security/protocol';
+import type { EncryptionJwk } from '../../../src/protocol';
 
 /**
  * One payload-encryption key as the server holds it. The private half is held as non-extractable WebCrypto

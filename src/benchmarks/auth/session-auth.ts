@@ -1,9 +1,10 @@
+import { CSRF_HEADER, isSafeMethod } from '../../protocol';
 import type { HttpClient } from '../engine/http-client';
 import { jsonOf } from '../engine/http-client';
 import { harnessError } from '../errors';
 import type { PayloadEncoder } from '../target/encryptor';
 import { CookieJar } from './cookie-jar';
-import { isUnsafe, type UserAuth } from './user-auth';
+import type { UserAuth } from './user-auth';
 
 /** What a session login needs. */
 export interface SessionOptions {
@@ -48,7 +49,8 @@ export function sessionAuth(o: SessionOptions): UserAuth {
       const h: Record<string, string> = {};
       const cookie = jar.header();
       if (cookie) h.cookie = cookie;
-      if (csrf && isUnsafe(method)) h['x-csrf-token'] = csrf;
+      // Lower-case names, like every header this harness sends.
+      if (csrf && !isSafeMethod(method)) h[CSRF_HEADER.toLowerCase()] = csrf;
       return h;
     },
     observe(res) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOGIN_PATH } from '../../protocol';
 
 /**
  * The load-test YAML schema (docs/load-testing.md#configuration), in its YAML spelling. Defaults are those of
@@ -33,7 +34,7 @@ const thresholdsSchema = z.strictObject({
 const authSchema = z.discriminatedUnion('mode', [
   z.strictObject({
     mode: z.literal('session'),
-    login_url: nonEmpty.default('/api/method/login'),
+    login_url: nonEmpty.default(LOGIN_PATH),
     username: nonEmpty,
     password: nonEmpty,
   }),

@@ -1,4 +1,4 @@
-import type { DocTypeSchema } from '../../sdk/data/protocol';
+import type { DocTypeSchema } from '../../protocol';
 
 /** A request body as it goes on the wire. */
 export interface EncodedBody {

@@ -14,12 +14,11 @@ import type {
   GetListParams,
   MetaQuery,
 } from '@refinedev/core';
+import type { FlaggedSchema, ListResponse, RecordResponse, RpcResponse } from '../../protocol';
 import { DiscoveryClient } from '../discovery/discovery-client';
 import { SdkError } from '../errors';
 import { httpClient } from '../http/default-client';
 import type { HttpClient } from '../http/http-client';
-import type { FlaggedSchema } from '../security/encrypt-payload';
-import type { ListResponse, RecordResponse, RpcResponse } from './protocol';
 import { listQuery } from './query-params';
 
 /** Options of {@link frameworkMDataProvider}. */

@@ -8,12 +8,13 @@
  * 4. hydration of the PluginRegistry and of the manifest cache from the answer.
  * A failed batch rejects only its own callers with a coded error and writes nothing, so a retry starts clean.
  */
+
+import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from '../../protocol';
 import { SdkError } from '../errors';
 import { Hooks } from '../hooks';
 import { tryReadPlatformConfig } from '../platform-config';
 import { SnapshotStore } from '../store';
 import { PluginRegistry } from './plugin-registry';
-import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from './protocol';
 import { postDiscoveryQuery } from './transport';
 
 /** Options of {@link DiscoveryClient}; everything environmental is injectable. */

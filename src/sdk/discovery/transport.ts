@@ -3,11 +3,14 @@
  * with a timeout, checks the answer's shape and turns every failure into a coded {@link SdkError}
  * (`discovery_timeout`, `discovery_failed`), so a batch's callers get one error they can switch on.
  */
-import { isAbortError, SdkError } from '../errors';
-import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from './protocol';
 
-/** Path of the batch endpoint under the gateway's base URL. */
-export const DISCOVERY_QUERY_PATH = '/api/gateway/discovery/query';
+import {
+  DISCOVERY_QUERY_PATH,
+  type DiscoveryQuery,
+  type DiscoveryResult,
+  type ServiceManifest,
+} from '../../protocol';
+import { isAbortError, SdkError } from '../errors';
 
 /** What {@link postDiscoveryQuery} needs from its caller. */
 export interface DiscoveryTransport {

@@ -5,9 +5,6 @@
  * usable.
  */
 
-/** Name of the request header carrying the token. */
-export const CSRF_HEADER = 'X-CSRF-Token';
-
 /** Where the token is kept. */
 export interface CsrfTokenStore {
   get(): string | undefined;

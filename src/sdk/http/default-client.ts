@@ -3,8 +3,8 @@
  * `sessionStorage`. `fetchWithCredentials`, `login` and `logout` are its methods as plain functions.
  */
 
+import type { FlaggedSchema } from '../../protocol';
 import { securityClient } from '../security/default-client';
-import type { FlaggedSchema } from '../security/encrypt-payload';
 import type { CsrfTokenStore } from './csrf';
 import { createHttpClient, type HttpClient, type LoginResponse, type RequestOptions } from './http-client';
 

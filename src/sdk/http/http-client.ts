@@ -9,11 +9,19 @@
  *   retries once;
  * - every non-2xx answer is one {@link HttpError}.
  */
-import { SERVICE_HEADER } from '../discovery/protocol';
+import {
+  CSRF_HEADER,
+  type FlaggedSchema,
+  hasFlaggedFields,
+  isSafeMethod,
+  JSON_CONTENT_TYPE,
+  LOGIN_PATH,
+  LOGOUT_PATH,
+  SERVICE_HEADER,
+} from '../../protocol';
 import { isAbortError, SdkError } from '../errors';
-import { type FlaggedSchema, hasFlaggedFields, JSON_CONTENT_TYPE } from '../security/encrypt-payload';
 import type { SecurityClient } from '../security/security-client';
-import { CSRF_HEADER, type CsrfTokenStore, createCsrfTokenStore } from './csrf';
+import { type CsrfTokenStore, createCsrfTokenStore } from './csrf';
 import { httpErrorFrom } from './http-error';
 
 /** Options of one request. */
@@ -61,7 +69,6 @@ export interface HttpClient {
   readonly csrf: CsrfTokenStore;
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Answers to an encrypted body that mean the client's policy or keys are stale (rotation, mode change). */
 const STALE_POLICY_CODES = new Set(['unknown_key', 'unknown_kid', 'encryption_disabled']);
 
@@ -164,7 +171,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (!sendHeaders.has('Accept')) sendHeaders.set('Accept', 'application/json');
       if (prepared.contentType) sendHeaders.set('Content-Type', prepared.contentType);
       const token = csrf.get();
-      if (token && !SAFE_METHODS.has(method)) sendHeaders.set(CSRF_HEADER, token);
+      if (token && !isSafeMethod(method)) sendHeaders.set(CSRF_HEADER, token);
       if (service) sendHeaders.set(SERVICE_HEADER, service);
       let response: Response;
       try {
@@ -209,7 +216,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     fetch: request,
     csrf,
     async login(usr, pwd, loginOptions = {}) {
-      const answer = await request<LoginResponse>(loginOptions.url ?? '/api/method/login', {
+      const answer = await request<LoginResponse>(loginOptions.url ?? LOGIN_PATH, {
         method: 'POST',
         body: { usr, pwd },
         signal: loginOptions.signal,
@@ -219,7 +226,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     },
     async logout(logoutOptions = {}) {
       try {
-        await request(logoutOptions.url ?? '/api/method/logout', { method: 'POST', body: {} });
+        await request(logoutOptions.url ?? LOGOUT_PATH, { method: 'POST', body: {} });
       } finally {
         csrf.clear();
       }

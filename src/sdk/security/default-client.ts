@@ -2,7 +2,8 @@
  * The page's default SecurityClient. It needs no setup in the Desk: its config URL comes from
  * `__PLATFORM_CONFIG__.securityConfigUrl` on first use. Tests and other hosts call `configure()` on it.
  */
-import type { EncryptedPayload, FlaggedSchema } from './encrypt-payload';
+import type { FlaggedSchema } from '../../protocol';
+import type { EncryptedPayload } from './encrypt-payload';
 import { SecurityClient } from './security-client';
 
 /** The shared SecurityClient used by {@link encryptPayload} and the default `fetchWithCredentials`. */

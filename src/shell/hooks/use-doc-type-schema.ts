@@ -1,4 +1,4 @@
-import type { DocTypeSchema } from '../../sdk/data/protocol';
+import type { DocTypeSchema } from '../../protocol';
 import { useDocTypeSchemas } from './use-doc-type-schemas';
 
 /**

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { DocTypeSchema } from '../../sdk/data/protocol';
+import type { DocTypeSchema } from '../../protocol';
 import { useCatalog } from './use-catalog';
 import { usePlatform } from './use-platform';
 

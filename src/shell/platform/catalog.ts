@@ -4,9 +4,8 @@
  * manifests prewarmed for `coreServices` (which include data-only services). Each service's metadata
  * (`metaUrl`) loads independently, so one failing service degrades only its own entries.
  */
-import type { DocTypeSchema, ServiceMetadata } from '../../sdk/data/protocol';
-import type { RemotesMap, ServiceManifest } from '../../sdk/discovery/protocol';
-import { SnapshotStore } from '../../sdk/store';
+import type { DocTypeSchema, ServiceMetadata } from '../../protocol';
+import { REMOTES_PATH, type RemotesMap, type ServiceManifest } from '../../protocol';
 import { KeyedStore, type LoadState } from './keyed-store';
 
 /** Where a service lives, whichever source told us. */
@@ -43,18 +42,16 @@ export interface DeskCatalogOptions {
   canLoadMetadata?(): boolean;
 }
 
-/** Path of the gateway's remotes map (docs/http-api.md#gateway-discovery). */
-export const REMOTES_PATH = '/api/gateway/remotes';
-
 /** Services, their metadata, and a DocType lookup over them. */
-export class DeskCatalog extends SnapshotStore<CatalogSnapshot> {
+export class DeskCatalog {
   readonly #metadata: KeyedStore<ServiceMetadata>;
   readonly #remotes: KeyedStore<RemotesMap>;
   #services: Record<string, ServiceEntry> = {};
+  #snapshot: CatalogSnapshot | undefined;
+  readonly #listeners = new Set<() => void>();
   readonly #canLoadMetadata: () => boolean;
 
   constructor(options: DeskCatalogOptions) {
-    super();
     this.#canLoadMetadata = options.canLoadMetadata ?? (() => true);
     this.#metadata = new KeyedStore((service) => {
       const entry = this.#services[service];
@@ -62,8 +59,8 @@ export class DeskCatalog extends SnapshotStore<CatalogSnapshot> {
       return options.fetchMetadata(entry.metaUrl);
     });
     this.#remotes = new KeyedStore(() => options.fetchRemotes(`${options.gatewayUrl}${REMOTES_PATH}`));
-    this.#metadata.subscribe(() => this.notify());
-    this.#remotes.subscribe(() => this.notify());
+    this.#metadata.subscribe(() => this.#changed());
+    this.#remotes.subscribe(() => this.#changed());
   }
 
   /** Loads the remotes map and the metadata of every service in it. Failures stay in the snapshot. */
@@ -112,7 +109,7 @@ export class DeskCatalog extends SnapshotStore<CatalogSnapshot> {
         ...this.#services,
         [entry.service]: { ...known, ...entry, url: entry.url ?? known?.url ?? null },
       };
-      this.notify();
+      this.#changed();
     }
     if (!this.#canLoadMetadata()) return Promise.resolve(undefined);
     return this.#metadata.load(entry.service);
@@ -146,12 +143,26 @@ export class DeskCatalog extends SnapshotStore<CatalogSnapshot> {
     return undefined;
   }
 
-  /** Remotes, services and metadata as they are now. */
-  protected override createSnapshot(): CatalogSnapshot {
-    return {
+  /** Subscribes to changes (for `useSyncExternalStore`). */
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  };
+
+  /** The current snapshot (same object until something changes). */
+  getSnapshot = (): CatalogSnapshot => {
+    this.#snapshot ??= {
       remotes: this.#remotes.get('remotes') ?? { status: 'idle' },
       services: this.#services,
       metadata: this.#metadata.getSnapshot(),
     };
+    return this.#snapshot;
+  };
+
+  #changed(): void {
+    this.#snapshot = undefined;
+    for (const listener of [...this.#listeners]) listener();
   }
 }

@@ -4,8 +4,8 @@
  * views, session). Nothing here renders; React reads these through the hooks in `../hooks`.
  */
 import type { DataProvider } from '@refinedev/core';
+import { LOGIN_PATH, LOGOUT_PATH, type RemotesMap, WHOAMI_PATH, type WhoamiResponse } from '../../protocol';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../sdk/data';
-import type { RemotesMap } from '../../sdk/discovery';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
 import type { PlatformConfig } from '../../sdk/platform-config';
@@ -15,25 +15,11 @@ import { type RemoteViews, VIEWS_MODULE } from '../remote-contract';
 import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
 import { NoticeStore } from './notices';
-import { isUnauthorized, SessionStore, type SessionUser } from './session';
+import { isUnauthorized, SessionStore } from './session';
 import { openSessionChannel } from './session-sync';
 
-/** Session endpoints (docs/security.md#auth), under the gateway. */
-const LOGIN_PATH = '/api/method/login';
-const LOGOUT_PATH = '/api/method/logout';
-/** Who is signed in: the user, the name to show, and the session's CSRF token (docs/http-api.md#who-am-i). */
-export const WHOAMI_PATH = '/api/method/whoami';
-
 /** `GET /api/method/whoami` answer; `roles` and `permissions` may be absent. */
-interface WhoamiAnswer {
-  message?: {
-    user?: string;
-    full_name?: string;
-    csrf_token?: string;
-    roles?: string[];
-    permissions?: SessionUser['permissions'];
-  };
-}
+type WhoamiAnswer = Partial<WhoamiResponse>;
 
 /** Everything the shell shares, created by {@link createPlatform}. */
 export interface DeskPlatform {

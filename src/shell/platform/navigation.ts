@@ -3,7 +3,7 @@
  * menu entries ("Customers") and ordered as the app lists them; DocTypes an app has no menu entry for come
  * after, under their label.
  */
-import type { ServiceMetadata } from '../../sdk/data/protocol';
+import type { ServiceMetadata } from '../../protocol';
 import { pluralLabel } from '../words/plural';
 
 /** One navigation entry: a DocType's list. */

@@ -6,7 +6,7 @@
  */
 import { type CrudFilter, useDeleteMany, useInvalidate, useList } from '@refinedev/core';
 import { useEffect, useId, useState } from 'react';
-import type { FieldSchema } from '../../sdk/data/protocol';
+import type { FieldSchema } from '../../protocol';
 import { type DeskField, deskFields, formatDateTime, linkTarget } from '../fields';
 import { useDebounced } from '../hooks/use-debounced';
 import { type LinkTitles, useLinkTitles } from '../hooks/use-link-titles';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DiscoveryResult, RemotesMap } from '../../../src/sdk/discovery/protocol';
+import type { DiscoveryResult, RemotesMap } from '../../../src/protocol';
 import { TEST_ORIGIN } from '../../helpers/http';
 import { createTestApp, makeAppsFixture, type TestApp } from '../../helpers/test-app';
 
