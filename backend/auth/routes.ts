@@ -1,7 +1,14 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { z } from 'zod';
-import { CHANGE_PASSWORD_PATH, GENERATE_API_KEY_PATH, LOGIN_PATH, LOGOUT_PATH } from '../../src/protocol';
+import {
+  CHANGE_PASSWORD_PATH,
+  GENERATE_API_KEY_PATH,
+  LOGIN_PATH,
+  LOGOUT_PATH,
+  WHOAMI_PATH,
+  type WhoamiResponse,
+} from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
@@ -43,6 +50,7 @@ export interface AuthRouteDeps {
  * - `POST /api/method/login` `{ usr, pwd }` -> session cookie `sid` (HttpOnly, SameSite=Lax, Path=/, Secure on
  *   https) and `{ message: "Logged In", csrf_token, user }`; wrong credentials are the one 401 body.
  * - `POST /api/method/logout` -> ends the session, clears the cookie.
+ * - `GET /api/method/whoami` -> `{ message: { user, full_name, csrf_token } }` (docs/http-api.md#who-am-i).
  * - `GET /api/method/platform.auth.whoami` -> `{ message: { user, via } }`.
  * - `POST /api/method/platform.auth.change_password` `{ old_password, new_password }` (ends other sessions).
  * - `POST /api/method/platform.auth.generate_api_key` `{ user? }` -> `{ message: { api_key, api_secret } }`;
@@ -76,6 +84,17 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
     if (credential?.kind === 'session') await service.logout(credential.token);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.json({ message: 'Logged Out' });
+  });
+
+  app.get(WHOAMI_PATH, (c) => {
+    const { user } = principalOf(c);
+    const credential = presentedCredential(c);
+    // The token bound to this session, so any tab of the browser holding the cookie can make unsafe
+    // requests; other credentials carry no ambient authority and need none.
+    const csrfToken = credential?.kind === 'session' ? service.csrfToken(credential.token) : '';
+    c.header('Cache-Control', 'no-store');
+    const answer: WhoamiResponse = { message: { user, full_name: user, csrf_token: csrfToken } };
+    return c.json(answer);
   });
 
   app.get('/api/method/platform.auth.whoami', (c) => {
