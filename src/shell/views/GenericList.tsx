@@ -16,6 +16,7 @@ import { DEFAULT_PAGE_SIZE, emptyListState, formatRoute, type ListState } from '
 import { failureWords } from '../words/failure';
 import { countOf, pluralLabel } from '../words/plural';
 import { ConfirmDialog } from './ConfirmDialog';
+import { LinkInput } from './LinkInput';
 import { Empty, ErrorState, Loading } from './states';
 
 /** Page sizes offered to the user. */
@@ -168,7 +169,20 @@ export function GenericList({
         {filterable.map((field) => (
           <div key={field.name} className="desk-filters__item">
             <label htmlFor={`${filterId}-${field.name}`}>{field.label}</label>
-            {field.type === 'select' && field.options ? (
+            {linkTarget(field) ? (
+              // A Link filter picks a record by its title, like the form does; the URL keeps its id.
+              <LinkInput
+                id={`${filterId}-${field.name}`}
+                name={field.name}
+                target={linkTarget(field)!}
+                value={draft.filters[field.name]}
+                onChange={(value) => {
+                  const filtersNow = { ...draft.filters, [field.name]: value ?? '' };
+                  setDraft((d) => ({ ...d, filters: filtersNow }));
+                  setState({ ...state, q: draft.q || undefined, filters: filtersNow, page: 1 });
+                }}
+              />
+            ) : field.type === 'select' && field.options ? (
               <select
                 id={`${filterId}-${field.name}`}
                 value={draft.filters[field.name] ?? ''}
