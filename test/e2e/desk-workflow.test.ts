@@ -172,16 +172,31 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
     }
   });
 
-  it('refuses to delete a customer a ticket still links to, in plain words', async () => {
-    await page.goto(`${target.deskUrl}#/app/crm.Customer/${customerId}`);
-    await page.getByRole('button', { name: 'Delete' }).click();
-    const dialog = page.getByRole('alertdialog');
-    await dialog.getByRole('button', { name: 'Delete' }).click();
-    const alert = page.getByRole('alert').filter({ hasText: 'was not deleted' });
-    await alert.waitFor();
-    expect(await alert.textContent()).toContain('Other records refer to this one');
-    await expectNoInternals(page);
-  });
+  // A record another record of the same service links to cannot be deleted (409 linked). In MONOLITH the
+  // ticket and the customer share one process; in MACROSERVICE they live in two services, whose links to
+  // each other are not tracked, so there the dialog is only cancelled.
+  it(
+    mode === 'monolith'
+      ? 'refuses to delete a customer a ticket still links to, in plain words'
+      : 'asks before deleting a customer, and Cancel keeps it',
+    async () => {
+      await page.goto(`${target.deskUrl}#/app/crm.Customer/${customerId}`);
+      await page.getByRole('button', { name: 'Delete' }).click();
+      const dialog = page.getByRole('alertdialog');
+      if (mode === 'monolith') {
+        await dialog.getByRole('button', { name: 'Delete' }).click();
+        const alert = page.getByRole('alert').filter({ hasText: 'was not deleted' });
+        await alert.waitFor();
+        expect(await alert.textContent()).toContain('Other records refer to this one');
+        await screenshot(page, `${mode}-workflow-delete-refused`);
+      } else {
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await dialog.waitFor({ state: 'detached' });
+      }
+      await page.getByRole('heading', { level: 1, name: customerName }).waitFor();
+      await expectNoInternals(page);
+    },
+  );
 
   it('deletes the ticket after the confirmation', async () => {
     await page.goto(`${target.deskUrl}#/app/support.Ticket/${ticketId}`);
