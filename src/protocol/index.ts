@@ -10,6 +10,7 @@ export type {
   DiscoveryUnit,
   RemotesMap,
   ServiceManifest,
+  ServicesMap,
 } from './discovery';
 export type { DocTypeSchema, FieldSchema, FieldType, FlaggedSchema } from './doctype-schema';
 export { hasFlaggedFields } from './doctype-schema';
@@ -37,6 +38,7 @@ export {
   SEARCH_PATH,
   SECURITY_CONFIG_PATH,
   SECURITY_PREFIX,
+  SERVICES_PATH,
   WHOAMI_PATH,
 } from './paths';
 export { globToRegExp, matchesRoute } from './route-match';

@@ -38,3 +38,6 @@ export const WHOAMI_PATH = '/api/method/whoami';
 
 /** `GET ?q=<text>`: records of every service whose title contains the text (`SearchAnswer`). */
 export const SEARCH_PATH = '/api/search';
+
+/** `GET`: every registered service, UI remote or not (`ServicesMap`), for the Desk's navigation. */
+export const SERVICES_PATH = '/api/gateway/services';

@@ -4,7 +4,14 @@
  * views, session). Nothing here renders; React reads these through the hooks in `../hooks`.
  */
 import type { DataProvider } from '@refinedev/core';
-import { LOGIN_PATH, LOGOUT_PATH, type RemotesMap, WHOAMI_PATH, type WhoamiResponse } from '../../protocol';
+import {
+  LOGIN_PATH,
+  LOGOUT_PATH,
+  type RemotesMap,
+  type ServicesMap,
+  WHOAMI_PATH,
+  type WhoamiResponse,
+} from '../../protocol';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../sdk/data';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
@@ -42,6 +49,8 @@ export interface DeskPlatform {
   /** Session login (`POST /api/method/login` with `usr`/`pwd`). */
   login(usr: string, pwd: string): Promise<void>;
   logout(): Promise<void>;
+  /** Stops following the other tabs (a page keeps its platform for its lifetime; tests end theirs). */
+  dispose(): void;
 }
 
 /** Wraps a data provider so a 401 on any call signs the Desk out (the login screen shows again). */
@@ -73,6 +82,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   const catalog = new DeskCatalog({
     gatewayUrl: config.gatewayUrl,
     fetchRemotes: (url) => fetchWithCredentials<RemotesMap>(url),
+    fetchServices: (url) => fetchWithCredentials<ServicesMap>(url),
     canLoadMetadata: () => session.getSnapshot().status === 'signed-in',
     fetchMetadata: async (metaUrl) => {
       try {
@@ -125,7 +135,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     }
   }
 
-  channel.listen((event) => {
+  const stopListening = channel.listen((event) => {
     if (event === 'signed-out') {
       csrfTokenStore.clear();
       session.signedOut();
@@ -153,6 +163,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
       // The name to show, roles and permissions come with whoami.
       void checkSession();
     },
+    dispose: () => stopListening(),
     async logout() {
       try {
         await sdkLogout({ url: `${config.gatewayUrl}${LOGOUT_PATH}` });

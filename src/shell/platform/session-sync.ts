@@ -28,7 +28,10 @@ export function openSessionChannel(): SessionChannel {
         if (message.data === 'signed-in' || message.data === 'signed-out') listener(message.data);
       };
       channel.addEventListener('message', onMessage);
-      return () => channel.removeEventListener('message', onMessage);
+      return () => {
+        channel.removeEventListener('message', onMessage);
+        channel.close();
+      };
     },
   };
 }
