@@ -101,7 +101,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
     customerName = created.data.name;
 
     await page.goto(`${target.deskUrl}#/app/crm.Customer`);
-    await page.getByRole('cell', { name: customer.name }).waitFor();
+    await page.getByRole('cell', { name: customer.name, exact: true }).waitFor();
     await screenshot(page, `${mode}-customer-list`);
   });
 
@@ -126,7 +126,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
     itemName = ((await response!.json()) as { data: { name: string } }).data.name;
 
     await page.goto(`${target.deskUrl}#/app/stock.Item`);
-    await page.getByRole('cell', { name: item.name }).waitFor();
+    await page.getByRole('cell', { name: item.name, exact: true }).waitFor();
     await screenshot(page, `${mode}-item-list`);
   });
 
@@ -150,7 +150,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
       await screenshot(broken, `${mode}-crm-remote-down`);
 
       await appLink(broken, 'Items').click();
-      await broken.getByRole('cell', { name: item.name }).waitFor();
+      await broken.getByRole('cell', { name: item.name, exact: true }).waitFor();
       expect(await broken.getByRole('alert').count()).toBe(0);
     } finally {
       await context.close();

@@ -112,7 +112,7 @@ describe('npm run dev (offline)', () => {
     // Saving confirms, and the form stays on the stored record.
     await page.getByRole('status').getByText('Item “Offline widget” saved.').waitFor();
     await page.goto(`${base}#/app/stock.Item`);
-    await itemList.getByRole('cell', { name: 'Offline widget' }).waitFor();
+    await itemList.getByRole('cell', { name: 'Offline widget', exact: true }).waitFor();
     await itemList.getByText('1–4 of 4 items').waitFor();
     for (const name of seededItems) await itemList.getByRole('cell', { name, exact: true }).waitFor();
     await screenshot(page, 'offline-stock-item-list');
