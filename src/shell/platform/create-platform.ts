@@ -138,7 +138,8 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   const stopListening = channel.listen((event) => {
     if (event === 'signed-out') {
       csrfTokenStore.clear();
-      session.signedOut();
+      // Signed out in another tab: this one says the session ended rather than showing a bare sign-in.
+      session.signedOut('expired');
     } else if (session.getSnapshot().status !== 'signed-in') {
       void checkSession();
     }

@@ -143,7 +143,7 @@ function CustomerFormBody({
       aria-labelledby={`${uid}-title`}
     >
       <h2 id={`${uid}-title`} className="desk-form__title">
-        {id ? `Customer: ${initial.customer_name || id}` : 'New customer'}
+        {id ? 'Customer details' : 'New customer'}
       </h2>
       <p className="desk-form__subtitle">Email and phone are personal data.</p>
       {failure ? (
