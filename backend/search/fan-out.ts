@@ -19,6 +19,12 @@ export interface SearchFanOutDeps {
   timeoutMs: number;
 }
 
+/** Who searches: the URL of their request (its origin) and the headers carrying their credentials. */
+export interface SearchCaller {
+  url: string;
+  headers: Headers;
+}
+
 /** The part of a service's metadata the search reads. */
 interface MetaAnswer {
   doctypes?: Array<{ name: string; label: string; titleField: string }>;
@@ -39,18 +45,39 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-async function getJson<T>(deps: SearchFanOutDeps, base: Request, path: string, service: string): Promise<T> {
+/**
+ * A GET request carrying `headers` as given. A browser drops a `Cookie` header from a `Request` it builds
+ * (the offline mocks run this code in one), so the headers are a plain `Headers` object the request hands
+ * out in place of its own; on a server this is the same as passing them in.
+ */
+function getRequest(url: URL, headers: Headers): Request {
+  const request = new Request(url, { method: 'GET' });
+  return new Proxy(request, {
+    get(target, property) {
+      if (property === 'headers') return headers;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+async function getJson<T>(
+  deps: SearchFanOutDeps,
+  base: SearchCaller,
+  path: string,
+  service: string,
+): Promise<T> {
   const headers = new Headers(base.headers);
   headers.set('x-platform-service', service);
   headers.set('accept', 'application/json');
-  const response = await deps.dispatch(new Request(new URL(path, base.url), { method: 'GET', headers }));
+  const response = await deps.dispatch(getRequest(new URL(path, base.url), headers));
   if (!response.ok) throw new Error(`status ${response.status}`);
   return (await response.json()) as T;
 }
 
 async function searchService(
   deps: SearchFanOutDeps,
-  base: Request,
+  base: SearchCaller,
   service: string,
   q: string,
 ): Promise<SearchGroup[]> {
@@ -87,7 +114,7 @@ async function searchService(
  */
 export async function searchEverywhere(
   deps: SearchFanOutDeps,
-  base: Request,
+  base: SearchCaller,
   q: string,
 ): Promise<SearchAnswer> {
   const services = deps.services().map((s) => s.service);

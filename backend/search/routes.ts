@@ -41,7 +41,8 @@ export function searchRoutes(deps: SearchRouteDeps): Hono<AppEnv> {
       const value = c.req.header(name);
       if (value !== undefined) headers.set(name, value);
     }
-    const base = new Request(c.req.url, { headers });
+    // Not a Request: a browser (the offline mocks) would drop the Cookie header from one.
+    const base = { url: c.req.url, headers };
     const answer = await searchEverywhere(
       { ...deps, dispatch: (request) => deps.dispatch(request, c.env) },
       base,
