@@ -50,7 +50,7 @@ export const DEV_PLATFORM_CONFIG: PlatformConfigPayload = {
   mode: 'monolith',
   gatewayUrl: '',
   deskBase: '/desk/',
-  coreServices: ['crm', 'stock'],
+  coreServices: ['crm', 'stock', 'support'],
   securityConfigUrl: '/api/v1/security/config',
   version: `${pkg.version}-dev`,
 };

@@ -11,6 +11,7 @@ import { handleError, notFound } from './http/errors';
 import { middlewareChain } from './middleware/chain';
 import { openapiRoutes } from './openapi/routes';
 import { permissionRoutes, rolesOf } from './permissions/routes';
+import { searchRoutes } from './search/routes';
 import { securityRoutes } from './security/routes';
 
 /** Options of {@link createApiApp}. */
@@ -66,6 +67,16 @@ export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {})
   app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
   if (options.forwarding) app.route('/', options.forwarding);
   app.route('/', dataRoutes(ctx));
+  // The search asks every service through this same app, so each part passes the security chain and the
+  // routing (local or forwarded) of an ordinary request.
+  app.route(
+    '/',
+    searchRoutes({
+      services: () => ctx.directory.list(),
+      dispatch: (request, env) => Promise.resolve(app.fetch(request, env)),
+      timeoutMs: ctx.config.desk.upstream_timeout_ms,
+    }),
+  );
   if (options.frontend) app.route('/', options.frontend);
   // Last: the OpenAPI document lists every route registered above (and fails the start on a flagged DTO).
   app.route('/', openapiRoutes(ctx, app.routes));

@@ -2,8 +2,10 @@ import { Hono } from 'hono';
 import { type CreateApiAppOptions, createApiApp } from './api-app';
 import { trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
+import { peerLinkResolver } from './data/peer-links';
 import { dataRoutes } from './data/routes';
 import { deskRoutes } from './desk/routes';
+import type { ServiceDirectory } from './gateway/service-directory';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { permissionRoutes } from './permissions/routes';
@@ -33,12 +35,22 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
  * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
  * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here.
  */
-export function createServiceApp(ctx: AppContext, secret: string): Hono<AppEnv> {
+export function createServiceApp(
+  ctx: AppContext,
+  secret: string,
+  options: { peers?: () => ServiceDirectory | undefined } = {},
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(handleError(ctx.log));
   app.notFound(notFound);
   app.use('*', trustGateway(secret));
-  app.route('/', dataRoutes(ctx));
+  // Link fields to DocTypes of other services are checked with their owners, found in `peers`.
+  const remoteLinks = peerLinkResolver({
+    directory: options.peers ?? (() => undefined),
+    secret,
+    timeoutMs: ctx.config.desk.upstream_timeout_ms,
+  });
+  app.route('/', dataRoutes(ctx, { remoteLinks }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   app.route('/', deskRoutes(ctx));
   return app;

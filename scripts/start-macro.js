@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run start:macro`: the platform in MACROSERVICE mode on one machine. Starts a private nats-server (a
 // free port, a temporary JetStream store) unless PLATFORM_NATS_URL names one, then the gateway (PORT, default
-// 8000) and one service process per sample app (crm, stock; each on a free port), and prints the Desk URL.
+// 8000) and one service process per sample app (crm, stock, support; each on a free port), and prints the Desk URL.
 //
 // It supervises what it started: a process that dies is restarted with backoff (1 s, doubling to 30 s; back to
 // 1 s once it has run for a minute) while the others keep serving. Ctrl-C / SIGTERM stops everything (services
@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVICES = (process.env.PLATFORM_MACRO_SERVICES ?? 'crm,stock').split(',').filter(Boolean);
+const SERVICES = (process.env.PLATFORM_MACRO_SERVICES ?? 'crm,stock,support').split(',').filter(Boolean);
 const BUILD = !process.argv.includes('--no-build');
 /** Restart delays: the first after 1 s, doubling up to 30 s. */
 const BACKOFF_MS = { first: 1_000, max: 30_000 };

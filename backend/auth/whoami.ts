@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { WHOAMI_PATH } from '../../src/protocol';
+import { WHOAMI_PATH, type WhoamiResponse } from '../../src/protocol';
 import type { AppEnv, Principal } from '../http/env';
 import { unauthorized } from '../middleware/auth';
 import type { PermissionMap } from '../permissions/model';
@@ -19,7 +19,7 @@ export interface WhoAmIDeps {
 /**
  * `GET /api/method/whoami` (docs/permissions.md#who-am-i): `{ message: { user, full_name, csrf_token, roles,
  * permissions } }`, where `permissions` maps every installed DocType to `{ read, create, write, delete,
- * read_pii }` for the caller's roles. `csrf_token` is null for header-authenticated callers.
+ * read_pii }` for the caller's roles. `csrf_token` is empty for header-authenticated callers.
  */
 export function whoamiRoutes({ permissionsOf, csrfToken }: WhoAmIDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -28,15 +28,18 @@ export function whoamiRoutes({ permissionsOf, csrfToken }: WhoAmIDeps): Hono<App
     if (!principal) throw unauthorized();
     const credential = presentedCredential(c);
     c.header('Cache-Control', 'no-store');
-    return c.json({
+    const answer: WhoamiResponse = {
       message: {
         user: principal.user,
         full_name: principal.user,
-        csrf_token: credential?.kind === 'session' ? csrfToken(credential.token) : null,
+        // The token bound to this session, so any tab of the browser holding the cookie can make unsafe
+        // requests; header-authenticated callers carry no ambient authority and need none.
+        csrf_token: credential?.kind === 'session' ? csrfToken(credential.token) : '',
         roles: [...rolesOf(principal)],
         permissions: await permissionsOf(principal),
       },
-    });
+    };
+    return c.json(answer);
   });
   return routes;
 }

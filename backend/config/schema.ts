@@ -18,7 +18,7 @@ export const platformTomlSchema = z
   .object({
     mode: z.enum(DEPLOYMENT_MODES).default('monolith'),
     /** Installed apps (MONOLITH) under backend/apps, or the apps this process serves (`m serve --app`). */
-    apps: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).default(['crm', 'stock']),
+    apps: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).default(['crm', 'stock', 'support']),
     server: z
       .object({
         host: z.string().min(1).default('127.0.0.1'),
@@ -43,7 +43,7 @@ export const platformTomlSchema = z
       .prefault({}),
     desk: z
       .object({
-        core_services: z.array(z.string()).default(['crm', 'stock']),
+        core_services: z.array(z.string()).default(['crm', 'stock', 'support']),
         mfe_proxy_enabled: z.boolean().default(false),
         upstream_timeout_ms: positiveInt.default(5_000),
       })

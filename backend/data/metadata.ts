@@ -15,7 +15,8 @@ export function docTypeSchema(doctype: DocTypeDefinition): DocTypeSchema {
 }
 
 /**
- * `GET /api/meta/<app>` (the service's `metaUrl`): its DocTypes with their fields and flags, and its menus.
+ * `GET /api/meta/<app>` (the service's `metaUrl`): its label, its DocTypes with their fields (types, flags,
+ * defaults, links) and its menus.
  * 404 `unknown_service` when the app is not installed in this process.
  */
 export function serviceMetadata(ctx: Pick<AppContext, 'apps'>, service: string): ServiceMetadata {
@@ -23,6 +24,7 @@ export function serviceMetadata(ctx: Pick<AppContext, 'apps'>, service: string):
   if (!app) throw new PlatformError('unknown_service', 'No such service is installed.', { status: 404 });
   return {
     service: app.name,
+    label: app.label,
     doctypes: app.doctypes.map(docTypeSchema),
     menus: app.menus.map((m) => ({ ...m })),
   };

@@ -8,6 +8,7 @@ import { readJsonBody } from '../http/read-body';
 import { requireMethod } from '../permissions/guard';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
+import { checkLinks, checkNotLinked, checkUnique, type IntegrityDeps, type LinkResolver } from './integrity';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
 import { validateDocument, validateKwargs } from './validate';
@@ -39,6 +40,23 @@ function maskedFields(access: RecordAccess): { masked_fields?: string[] } {
   return access.masked.length > 0 ? { masked_fields: access.masked } : {};
 }
 
+/** Options of {@link dataRoutes}. */
+export interface DataRouteOptions {
+  /** Where Link fields to DocTypes of other services are checked (MACROSERVICE); see integrity.ts. */
+  remoteLinks?: LinkResolver;
+}
+
+/**
+ * The fields of `data` whose value differs from `existing`: an update re-checks only the links it changes,
+ * so a record whose linked record was deleted elsewhere can still be edited.
+ */
+function changedOnly(
+  data: Record<string, unknown>,
+  existing: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(data).filter(([k, v]) => existing[k] !== v));
+}
+
 function notFound(): PlatformError {
   return new PlatformError('not_found', 'No such record.', { status: 404 });
 }
@@ -51,14 +69,21 @@ function notFound(): PlatformError {
  *   limit_page_length, order_by; see list-query.ts);
  * - `POST /api/resource/:doctype`, `GET|PUT|DELETE /api/resource/:doctype/:name`: `{ data }`;
  * - `POST /api/method/:method`: `{ message }`.
+ * Writes keep records consistent (integrity.ts): 409 `duplicate` for a used `unique` value, 422
+ * `link_not_found` for a Link to no record, 409 `linked` for deleting a record another one links to.
  * Bodies are read only through `readJsonBody` (the decryption middleware's plaintext). Authentication is
  * the middleware chain's job; the principal it set is handed to RPC methods. Every operation first checks
  * the principal's roles (docs/permissions.md): a refusal is 403 `forbidden`; a reader without `read_pii`
  * gets `pii` fields masked and `masked_fields` naming them.
  */
-export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
+export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const store = ctx.records;
+  const integrity: IntegrityDeps = {
+    records: store,
+    doctypes: ctx.doctypes,
+    remoteLinks: options.remoteLinks,
+  };
 
   routes.get('/api/meta/:app', (c) => c.json(serviceMetadata(ctx, c.req.param('app'))));
 
@@ -80,6 +105,8 @@ export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
     const body = await documentBody(c);
     access.refuseMaskedWrite(body);
     const data = validateDocument(doctype, body);
+    await checkUnique(integrity, doctype, data);
+    await checkLinks(integrity, doctype, data, c.get('principal'));
     const record = await store.insert(doctype, data);
     return c.json({ data: access.mask(record), ...maskedFields(access) }, 201);
   });
@@ -111,7 +138,10 @@ export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
       if (value === null) delete merged[key];
       else merged[key] = value;
     }
-    const record = await store.update(doctype, name, validateDocument(doctype, merged));
+    const data = validateDocument(doctype, merged);
+    await checkUnique(integrity, doctype, data, name);
+    await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
+    const record = await store.update(doctype, name, data);
     if (!record) throw notFound();
     return c.json({ data: access.mask(record), ...maskedFields(access) });
   });
@@ -120,7 +150,10 @@ export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
     const access = await accessTo(ctx, c, doctype);
     access.require('delete');
-    const record = await store.delete(doctype, c.req.param('name'));
+    const name = c.req.param('name');
+    if (!(await store.get(doctype, name))) throw notFound();
+    await checkNotLinked(integrity, doctype, name);
+    const record = await store.delete(doctype, name);
     if (!record) throw notFound();
     return c.json({ data: access.mask(record), ...maskedFields(access) });
   });

@@ -106,6 +106,8 @@ export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
     await next();
   });
 
+  // The site's root is the Desk: a person typing the bare host lands on it rather than on a 404.
+  routes.get('/', (c) => c.redirect('/desk/', 302));
   routes.get('/desk', (c) => c.redirect('/desk/', 301));
 
   routes.get('/desk/assets/shell/*', async (c) => {

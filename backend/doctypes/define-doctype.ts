@@ -16,6 +16,10 @@ export interface FieldMeta {
   pii?: boolean;
   /** Shown in list views. */
   inList?: boolean;
+  /** Makes a Link field: the full name of the DocType whose records it names, e.g. `crm.Customer`. */
+  link?: string;
+  /** No two records may share the value (409 `duplicate`). */
+  unique?: boolean;
   /**
    * Give the field a database index, so list filters, sorts and prefix search on it do not scan the
    * DocType (docs/performance.md#indexes). Link and `unique` fields and the title field are indexed anyway.
@@ -45,9 +49,22 @@ export interface DocTypeDefinition<M extends z.ZodObject = z.ZodObject> {
 /** Marks zod schemas that are DocType models (the only place `encrypted` / `pii` flags are allowed). */
 export const DOCTYPE_MODEL = Symbol.for('framework-m.doctype-model');
 
-function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean; meta: FieldMeta } {
+/** A default worth publishing: a JSON scalar (a factory's result or an object is left to the server). */
+function publishableDefault(value: unknown): unknown {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? value
+    : undefined;
+}
+
+function unwrap(schema: z.ZodType): {
+  inner: z.ZodType;
+  optional: boolean;
+  meta: FieldMeta;
+  defaultValue?: unknown;
+} {
   let current: z.ZodType = schema;
   let optional = false;
+  let defaultValue: unknown;
   let meta: FieldMeta = { ...(current.meta() as FieldMeta | undefined) };
   while (
     current instanceof z.ZodOptional ||
@@ -55,14 +72,18 @@ function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean; meta:
     current instanceof z.ZodDefault
   ) {
     optional = true;
+    if (current instanceof z.ZodDefault && defaultValue === undefined) {
+      defaultValue = publishableDefault(current.def.defaultValue);
+    }
     current = current.unwrap() as z.ZodType;
     meta = { ...(current.meta() as FieldMeta | undefined), ...meta };
   }
-  return { inner: current, optional, meta };
+  return { inner: current, optional, meta, defaultValue };
 }
 
 function inferType(inner: z.ZodType, meta: FieldMeta): FieldType {
   if (meta.type) return meta.type;
+  if (meta.link) return 'link';
   if (inner instanceof z.ZodEnum) return 'select';
   if (inner instanceof z.ZodBoolean) return 'boolean';
   if (inner instanceof z.ZodNumber) return inner.format === 'safeint' ? 'int' : 'float';
@@ -77,7 +98,7 @@ function humanize(name: string): string {
 /** Derives the field list of a DocType model from its zod shape and `.meta()`. */
 export function fieldsOf(model: z.ZodObject): DocTypeField[] {
   return Object.entries(model.shape).map(([name, schema]) => {
-    const { inner, optional, meta } = unwrap(schema as z.ZodType);
+    const { inner, optional, meta, defaultValue } = unwrap(schema as z.ZodType);
     const field: DocTypeField = {
       name,
       type: inferType(inner, meta),
@@ -88,6 +109,15 @@ export function fieldsOf(model: z.ZodObject): DocTypeField[] {
     if (meta.encrypted) field.encrypted = true;
     if (meta.pii) field.pii = true;
     if (meta.inList) field.inList = true;
+    if (defaultValue !== undefined) field.default = defaultValue;
+    if (meta.link) {
+      if (!DOCTYPE_NAME_PATTERN.test(meta.link)) {
+        throw new Error(`Field "${name}" links to "${meta.link}", which is not a <app>.<DocType> name`);
+      }
+      field.link = meta.link;
+    }
+    if (meta.unique) field.unique = true;
+    if (meta.index) field.index = true;
     return field;
   });
 }

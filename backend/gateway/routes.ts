@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { DISCOVERY_QUERY_PATH, REMOTES_PATH } from '../../src/protocol';
+import { DISCOVERY_QUERY_PATH, REMOTES_PATH, SERVICES_PATH, type ServicesMap } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import {
@@ -23,6 +23,7 @@ export interface GatewayRouteDeps {
 /**
  * Gateway discovery endpoints (docs/http-api.md#gateway-discovery), public by design (docs/security.md#auth):
  * - `GET /api/gateway/remotes`: the remotes map of services that ship a UI remote;
+ * - `GET /api/gateway/services`: every registered service (the Desk lists them all in its navigation);
  * - `POST /api/gateway/discovery/query`: batch owner resolution with the manifest `rev` handshake;
  * - `GET /api/gateway/discovery/:resource`: one owner, 404 `unknown_resource`.
  * Answers are computed per request from the directory, so a manifest change is visible at once; they are
@@ -35,6 +36,14 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
   routes.get(REMOTES_PATH, (c) => {
     c.header('Cache-Control', 'no-cache');
     return c.json(remotesMap(directory));
+  });
+
+  routes.get(SERVICES_PATH, (c) => {
+    const services: ServicesMap = {};
+    for (const m of directory.list())
+      services[m.service] = { url: m.url, apiUrl: m.apiUrl, metaUrl: m.metaUrl };
+    c.header('Cache-Control', 'no-cache');
+    return c.json(services);
   });
 
   routes.post(DISCOVERY_QUERY_PATH, async (c) => {

@@ -6,6 +6,7 @@ import type { Bus } from '../bus/bus';
 import { connectBus, manifestTiming } from '../bus/connect-bus';
 import type { PlatformConfig } from '../config/schema';
 import type { Logger } from '../context';
+import { BusServiceDirectory } from '../gateway/bus-directory';
 import { type ManifestDraft, ManifestPublisher } from '../gateway/manifests/manifest-publisher';
 import { createMonolithDirectory, type MonolithDirectory } from '../gateway/monolith-directory';
 import { PlatformError } from '../http/errors';
@@ -94,7 +95,9 @@ export async function startService(
       },
       stack,
     );
-    server.serve(createServiceApp(ctx, secret));
+    // The other services, for Link fields to their DocTypes: the same manifests the gateway routes by.
+    let peers: BusServiceDirectory | undefined;
+    server.serve(createServiceApp(ctx, secret, { peers: () => peers }));
     // Once serving, stopping the server comes before releasing the context the requests use.
     stack.defer(() => server.close());
     const own = directory?.get(name);
@@ -102,6 +105,17 @@ export async function startService(
     const scanned = directory;
 
     const store = await bus.keyValue<ServiceManifest>(config.nats.bucket, { ttlMs });
+    const peerDirectory = new BusServiceDirectory({
+      bus,
+      store: await bus.keyValue(config.nats.bucket, { ttlMs }),
+      ttlMs,
+      heartbeatMs,
+      busSourceOfTruth: false,
+      log,
+    });
+    await peerDirectory.start();
+    stack.defer(() => peerDirectory.close());
+    peers = peerDirectory;
     const publisher = new ManifestPublisher({ bus, store, heartbeatMs, log });
     await publisher.start(draftOf(own));
     stack.defer(() => publisher.stop());

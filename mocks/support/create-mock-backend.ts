@@ -11,6 +11,7 @@ import { createApiApp } from '../../backend/api-app';
 import { crmApp } from '../../backend/apps/crm/app';
 import { createRpcRegistry } from '../../backend/apps/rpc-registry';
 import { stockApp } from '../../backend/apps/stock/app';
+import { supportApp } from '../../backend/apps/support/app';
 import type { InstalledApp } from '../../backend/apps/types';
 import { AuthService } from '../../backend/auth/auth-service';
 import { HashGate } from '../../backend/auth/hash-gate';
@@ -46,7 +47,7 @@ export interface MockBackendOptions {
   mode?: EncryptionMode;
   /** Extra selective-mode routes (merged with the built-in ones). */
   routes?: string[];
-  /** Apps to install; default the sample apps `crm` and `stock`. */
+  /** Apps to install; default the sample apps `crm`, `stock` and `support`. */
   apps?: InstalledApp[];
   /** Origin the manifests point at (`''` = the page's origin); default `''`. */
   baseUrl?: string;
@@ -154,7 +155,7 @@ function withCookieCapture(api: Hono<AppEnv>): Hono<AppEnv> {
 
 /** Builds the offline backend: the platform's API app over in-memory stores (see the file comment). */
 export async function createMockBackend(options: MockBackendOptions = {}): Promise<MockBackend> {
-  const apps = options.apps ?? [crmApp, stockApp];
+  const apps = options.apps ?? [crmApp, stockApp, supportApp];
   const doctypes = createDocTypeRegistry(apps);
   const manifests = manifestsOf(apps, options.baseUrl, options.remotes);
   const config = configOf(apps, options.mode ?? 'metadata', options.routes ?? []);

@@ -49,6 +49,17 @@ const GENERATORS: Record<string, { count: number; make(faker: Faker, i: number):
         price: Number(faker.commerce.price({ min: 2, max: 900 })),
       }),
     },
+    // After the customers: each ticket links to one of them (CUST-00001, ...).
+    'support.Ticket': {
+      count: 2,
+      make: (faker, i) => ({
+        subject: `${faker.hacker.verb()} ${faker.hacker.noun()} fails`.replace(/^\w/, (c) => c.toUpperCase()),
+        customer: `CUST-${String(i + 1).padStart(5, '0')}`,
+        description: faker.lorem.sentences(2),
+        status: i === 0 ? 'Open' : 'Replied',
+        priority: i === 0 ? 'High' : 'Medium',
+      }),
+    },
     'stock.Warehouse': {
       count: 2,
       make: (faker) => ({

@@ -56,3 +56,6 @@ export interface DiscoveryResult {
 export interface DiscoveryOwner {
   owner: string;
 }
+
+/** `GET /api/gateway/services`: every registered service with where it lives; `url` is null without a UI remote. */
+export type ServicesMap = Record<string, { url: string | null; apiUrl: string; metaUrl: string }>;

@@ -14,7 +14,9 @@ export type FieldType =
   | 'currency'
   | 'select'
   | 'boolean'
-  | 'date';
+  | 'date'
+  | 'datetime'
+  | 'link';
 
 /** One DocType field. `encrypted` and `pii` are the field flags: either makes the DocType "flagged". */
 export interface FieldSchema {
@@ -26,6 +28,14 @@ export interface FieldSchema {
   encrypted?: boolean;
   pii?: boolean;
   inList?: boolean;
+  /** The value a new record starts with. */
+  default?: unknown;
+  /** For a `link` field: the full name of the DocType it refers to, e.g. `crm.Customer`. */
+  link?: string;
+  /** No two records of the DocType may share this field's value (409 `duplicate`). */
+  unique?: boolean;
+  /** The field is filtered or sorted on often: the database keeps an index on it. */
+  index?: boolean;
 }
 
 /** A DocType's schema: what `meta.schema` carries into `encryptPayload`. */

@@ -40,6 +40,10 @@ export type ErrorCode =
   | 'invalid_paging'
   | 'invalid_path'
   | 'validation_failed'
+  // Records and the links between them.
+  | 'duplicate'
+  | 'link_not_found'
+  | 'linked'
   // Authentication and CSRF.
   | 'invalid_credentials'
   | 'csrf_failed'

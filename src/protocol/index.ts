@@ -10,6 +10,7 @@ export type {
   DiscoveryUnit,
   RemotesMap,
   ServiceManifest,
+  ServicesMap,
 } from './discovery';
 export type { DocTypeSchema, FieldSchema, FieldType, FlaggedSchema } from './doctype-schema';
 export { hasFlaggedFields } from './doctype-schema';
@@ -36,13 +37,18 @@ export {
   LOGOUT_PATH,
   PERMISSIONS_PREFIX,
   REMOTES_PATH,
+  SEARCH_PATH,
   SECURITY_CONFIG_PATH,
   SECURITY_PREFIX,
+  SERVICES_PATH,
   USERS_PATHS,
   WHOAMI_PATH,
 } from './paths';
 export type { DocTypePermissions } from './permissions';
 export { PII_MASK } from './permissions';
 export { globToRegExp, matchesRoute } from './route-match';
+export type { SearchAnswer, SearchGap, SearchGroup, SearchHit } from './search';
+export { HITS_PER_DOCTYPE, MAX_SEARCH_LENGTH } from './search';
 export type { EncryptionJwk, EncryptionMode, Jwks, RequestBinding, SecurityConfig } from './security';
 export { ENCRYPTION_MODES, JWE_ALG, JWE_ENC } from './security';
+export type { WhoamiResponse } from './session';

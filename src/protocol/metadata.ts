@@ -10,6 +10,8 @@ export interface MenuItem {
 /** `GET <metaUrl>`: the DocTypes and menus a service publishes. */
 export interface ServiceMetadata {
   service: string;
+  /** The app's name for people, e.g. `CRM`; absent from older services. */
+  label?: string;
   doctypes: DocTypeSchema[];
   menus: MenuItem[];
 }

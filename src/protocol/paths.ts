@@ -56,3 +56,9 @@ export const SECURITY_CONFIG_PATH = '/api/v1/security/config';
 
 /** `GET`: the public encryption keys (`Jwks`); the config's `jwks_uri` names it. */
 export const JWKS_PATH = '/api/v1/security/jwks';
+
+/** `GET ?q=<text>`: records of every service whose title contains the text (`SearchAnswer`). */
+export const SEARCH_PATH = '/api/search';
+
+/** `GET`: every registered service, UI remote or not (`ServicesMap`), for the Desk's navigation. */
+export const SERVICES_PATH = '/api/gateway/services';

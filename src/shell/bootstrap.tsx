@@ -36,6 +36,8 @@ function boot(): void {
     return;
   }
   const platform = createPlatform(config);
+  // Who is signed in (and the session's CSRF token): a reload or a new tab of a signed-in browser stays in.
+  void platform.checkSession();
   // The page shows a contained notice; the console keeps the cause for the team that ships the remote.
   platform.remotes.hooks.on('loadRemoteError', ({ service, exposed, error }) => {
     console.error(`Desk: the ${service} remote could not load ${exposed}:`, error.cause ?? error);

@@ -13,6 +13,9 @@
  */
 import type { ComponentType } from 'react';
 import type { DocTypeSchema } from '../protocol';
+import type { ListState } from './routing/route';
+
+export type { ListState };
 
 /** The exposed module the Desk loads from every remote. */
 export const VIEWS_MODULE = './views';
@@ -42,6 +45,13 @@ export interface ListViewProps {
   onOpen(id: string): void;
   /** Open an empty form. */
   onCreate(): void;
+  /**
+   * The list's search, filters, sort and page as the URL has them; a view that supports them calls
+   * `onStateChange` on every change so a reload or a shared link shows the same page. Optional: a view may
+   * keep its own state.
+   */
+  state?: ListState;
+  onStateChange?(state: ListState): void;
 }
 
 /** Views replacing the generic ones for one DocType; a missing entry keeps the generic view. */

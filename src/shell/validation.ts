@@ -2,7 +2,7 @@
  * Client-side field validation of the generic form, derived from DocType metadata. It only spares the user
  * a round trip: the backend validates every write against the DocType's zod model anyway.
  */
-import type { FieldSchema } from '../protocol';
+import type { DeskField } from './fields';
 
 /** Field name -> message, for the fields that are invalid. */
 export type FieldErrors = Record<string, string>;
@@ -17,7 +17,7 @@ export function isBlank(value: unknown): boolean {
 }
 
 /** Validates one value; returns a message, or undefined when valid. */
-export function validateField(field: FieldSchema, value: unknown): string | undefined {
+export function validateField(field: DeskField, value: unknown): string | undefined {
   if (isBlank(value))
     return field.required && field.type !== 'boolean' ? `${field.label} is required.` : undefined;
   const text = String(value).trim();
@@ -33,6 +33,8 @@ export function validateField(field: FieldSchema, value: unknown): string | unde
       return Number.isFinite(Number(text)) ? undefined : `${field.label} must be a number.`;
     case 'date':
       return DATE.test(text) ? undefined : `${field.label} must be a date (YYYY-MM-DD).`;
+    case 'datetime':
+      return Number.isNaN(new Date(text).getTime()) ? `${field.label} must be a date and time.` : undefined;
     case 'select':
       return !field.options || field.options.includes(text)
         ? undefined
@@ -43,7 +45,7 @@ export function validateField(field: FieldSchema, value: unknown): string | unde
 }
 
 /** Validates every field of a form. */
-export function validateRecord(fields: FieldSchema[], values: Record<string, unknown>): FieldErrors {
+export function validateRecord(fields: DeskField[], values: Record<string, unknown>): FieldErrors {
   const errors: FieldErrors = {};
   for (const field of fields) {
     const message = validateField(field, values[field.name]);
@@ -54,9 +56,13 @@ export function validateRecord(fields: FieldSchema[], values: Record<string, unk
 
 /**
  * Converts form state (strings from inputs) to the JSON the data API expects: numbers for numeric types,
- * booleans as is, blank optional fields left out.
+ * booleans as is, date-times as ISO 8601, blank optional fields left out (or, with `clearBlank`, null).
  */
-export function toPayload(fields: FieldSchema[], values: Record<string, unknown>): Record<string, unknown> {
+export function toPayload(
+  fields: DeskField[],
+  values: Record<string, unknown>,
+  options: { clearBlank?: boolean } = {},
+): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   for (const field of fields) {
     const value = values[field.name];
@@ -64,8 +70,17 @@ export function toPayload(fields: FieldSchema[], values: Record<string, unknown>
       payload[field.name] = Boolean(value);
       continue;
     }
-    if (isBlank(value)) continue;
+    if (isBlank(value)) {
+      // An update sends null to clear what the record had; a new record just leaves the field out.
+      if (options.clearBlank && !field.required) payload[field.name] = null;
+      continue;
+    }
     const text = String(value).trim();
+    if (field.type === 'datetime') {
+      const date = new Date(text);
+      payload[field.name] = Number.isNaN(date.getTime()) ? text : date.toISOString();
+      continue;
+    }
     payload[field.name] =
       field.type === 'int' || field.type === 'float' || field.type === 'currency' ? Number(text) : text;
   }

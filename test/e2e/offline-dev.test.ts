@@ -84,7 +84,7 @@ describe('npm run dev (offline)', () => {
     await expect(
       page
         .getByRole('navigation', { name: 'Apps' })
-        .getByRole('link', { name: 'Item', exact: true })
+        .getByRole('link', { name: 'Items', exact: true })
         .waitFor(),
     ).resolves.toBeUndefined();
 
@@ -98,10 +98,10 @@ describe('npm run dev (offline)', () => {
     const itemList = page.getByRole('region', { name: 'Item list' });
     for (const name of seededItems) await itemList.getByRole('cell', { name, exact: true }).waitFor();
     expect(await itemList.getByRole('row').count()).toBe(1 + seededItems.length);
-    await itemList.getByText('1–3 of 3').waitFor();
+    await itemList.getByText('1–3 of 3 items').waitFor();
 
     await page.goto(`${base}#/app/crm.Customer/new`);
-    await page.getByText('crm customer form').waitFor();
+    await page.getByRole('heading', { level: 2, name: 'New customer' }).waitFor();
 
     await page.goto(`${base}#/app/stock.Item/new`);
     await page.getByLabel(/Item code/i).fill('OFF-1');
@@ -109,12 +109,11 @@ describe('npm run dev (offline)', () => {
     await page.getByLabel(/Quantity/i).fill('3');
     await page.getByLabel(/Price/i).fill('9.5');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page
-      .getByRole('cell', { name: 'Offline widget' })
-      .or(page.getByRole('link', { name: /OFF-1|Offline widget/ }))
-      .first()
-      .waitFor();
-    await itemList.getByText('1–4 of 4').waitFor();
+    // Saving confirms, and the form stays on the stored record.
+    await page.getByRole('status').getByText('Item “Offline widget” saved.').waitFor();
+    await page.goto(`${base}#/app/stock.Item`);
+    await itemList.getByRole('cell', { name: 'Offline widget', exact: true }).waitFor();
+    await itemList.getByText('1–4 of 4 items').waitFor();
     for (const name of seededItems) await itemList.getByRole('cell', { name, exact: true }).waitFor();
     await screenshot(page, 'offline-stock-item-list');
   });

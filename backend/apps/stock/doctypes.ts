@@ -8,7 +8,7 @@ export const Item = defineDocType({
   titleField: 'item_name',
   namePrefix: 'ITEM',
   model: z.object({
-    item_code: z.string().trim().min(1).max(140).meta({ label: 'Item Code', inList: true }),
+    item_code: z.string().trim().min(1).max(140).meta({ label: 'Item Code', inList: true, unique: true }),
     item_name: z.string().trim().min(1).max(140).meta({ label: 'Item Name', inList: true }),
     quantity: z.int().min(0).max(1_000_000_000).meta({ label: 'Quantity', inList: true }).default(0),
     price: z.number().min(0).max(1e12).meta({ label: 'Price', type: 'currency' }).default(0),

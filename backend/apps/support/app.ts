@@ -3,8 +3,8 @@ import { openCount } from './api';
 import { Ticket } from './doctypes';
 
 /**
- * The sample support app: tickets. A data-only service (no UI remote: the Desk shows its generic views), and
- * not installed by default; `PLATFORM_APPS=crm,stock,support` installs it.
+ * The sample support app: tickets, each linked to a customer of the crm app (another service). A data-only
+ * service (no UI remote: the Desk shows its generic views), installed by default.
  */
 export const supportApp: InstalledApp = {
   name: 'support',

@@ -1,4 +1,4 @@
-import { useCallback, useSyncExternalStore } from 'react';
+import { useCallback, useMemo, useSyncExternalStore } from 'react';
 import { type DeskRoute, formatRoute, parseRoute } from '../routing/route';
 
 function subscribe(onChange: () => void): () => void {
@@ -8,11 +8,27 @@ function subscribe(onChange: () => void): () => void {
 
 const getHash = () => window.location.hash;
 
-/** The current Desk route (from the URL hash) and a `navigate` that pushes a history entry. */
-export function useRoute(): { route: DeskRoute; navigate: (to: DeskRoute) => void } {
+/** How {@link useRoute}'s `navigate` changes the history. */
+export interface NavigateOptions {
+  /** Replace the current history entry (list state changes) instead of adding one. */
+  replace?: boolean;
+}
+
+/** Navigates to `to`: a new history entry, or (with `replace`) in place of the current one. */
+export function navigateTo(to: DeskRoute, options: NavigateOptions = {}): void {
+  const hash = formatRoute(to);
+  if (window.location.hash === hash) return;
+  if (options.replace) window.location.replace(hash);
+  else window.location.hash = hash;
+}
+
+/** The current Desk route (from the URL hash) and a `navigate` that pushes (or replaces) a history entry. */
+export function useRoute(): {
+  route: DeskRoute;
+  navigate: (to: DeskRoute, options?: NavigateOptions) => void;
+} {
   const hash = useSyncExternalStore(subscribe, getHash, () => '');
-  const navigate = useCallback((to: DeskRoute) => {
-    window.location.hash = formatRoute(to);
-  }, []);
-  return { route: parseRoute(hash), navigate };
+  const navigate = useCallback((to: DeskRoute, options?: NavigateOptions) => navigateTo(to, options), []);
+  const route = useMemo(() => parseRoute(hash), [hash]);
+  return { route, navigate };
 }

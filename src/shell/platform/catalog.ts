@@ -5,7 +5,13 @@
  * (`metaUrl`) loads independently, so one failing service degrades only its own entries.
  */
 import type { DocTypeSchema, ServiceMetadata } from '../../protocol';
-import { REMOTES_PATH, type RemotesMap, type ServiceManifest } from '../../protocol';
+import {
+  REMOTES_PATH,
+  type RemotesMap,
+  SERVICES_PATH,
+  type ServiceManifest,
+  type ServicesMap,
+} from '../../protocol';
 import { KeyedStore, type LoadState } from './keyed-store';
 
 /** Where a service lives, whichever source told us. */
@@ -33,6 +39,12 @@ export interface DeskCatalogOptions {
   gatewayUrl: string;
   /** Fetches `GET /api/gateway/remotes`. */
   fetchRemotes(url: string): Promise<RemotesMap>;
+  /**
+   * Fetches `GET /api/gateway/services` (every registered service, with or without a UI remote), so the
+   * navigation lists data-only services that are not prewarmed too. Optional: without it, only the remotes
+   * map and the prewarmed services are known.
+   */
+  fetchServices?(url: string): Promise<ServicesMap>;
   /** Fetches a service's metadata from its `metaUrl` (the SDK's `fetchServiceMetadata`). */
   fetchMetadata(metaUrl: string): Promise<ServiceMetadata>;
   /**
@@ -51,7 +63,12 @@ export class DeskCatalog {
   readonly #listeners = new Set<() => void>();
   readonly #canLoadMetadata: () => boolean;
 
+  readonly #fetchServices: DeskCatalogOptions['fetchServices'];
+  readonly #gatewayUrl: string;
+
   constructor(options: DeskCatalogOptions) {
+    this.#fetchServices = options.fetchServices;
+    this.#gatewayUrl = options.gatewayUrl;
     this.#canLoadMetadata = options.canLoadMetadata ?? (() => true);
     this.#metadata = new KeyedStore((service) => {
       const entry = this.#services[service];
@@ -65,6 +82,16 @@ export class DeskCatalog {
 
   /** Loads the remotes map and the metadata of every service in it. Failures stay in the snapshot. */
   async loadRemotes(): Promise<void> {
+    const listing = this.#fetchServices?.(`${this.#gatewayUrl}${SERVICES_PATH}`).then(
+      (services) =>
+        // Settles once every listed service's metadata did (or could not yet: signed out).
+        Promise.all(
+          Object.entries(services).map(([service, unit]) =>
+            this.addService({ service, ...unit }).catch(() => undefined),
+          ),
+        ).then(() => undefined),
+      () => {}, // best effort: the remotes map and the prewarmed services still fill the navigation
+    );
     try {
       const map = await this.#remotes.load('remotes');
       for (const [service, unit] of Object.entries(map)) {
@@ -73,6 +100,7 @@ export class DeskCatalog {
     } catch {
       // Recorded in the snapshot; the sidebar shows it with a retry.
     }
+    await listing;
   }
 
   /** Retries the remotes map. */

@@ -4,7 +4,14 @@
  * views, session). Nothing here renders; React reads these through the hooks in `../hooks`.
  */
 import type { DataProvider } from '@refinedev/core';
-import { LOGIN_PATH, LOGOUT_PATH, type RemotesMap } from '../../protocol';
+import {
+  LOGIN_PATH,
+  LOGOUT_PATH,
+  type RemotesMap,
+  type ServicesMap,
+  WHOAMI_PATH,
+  type WhoamiResponse,
+} from '../../protocol';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../sdk/data';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
@@ -14,7 +21,12 @@ import { type SecurityClient, securityClient } from '../../sdk/security';
 import { type RemoteViews, VIEWS_MODULE } from '../remote-contract';
 import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
+import { NoticeStore } from './notices';
 import { isUnauthorized, SessionStore } from './session';
+import { openSessionChannel } from './session-sync';
+
+/** `GET /api/method/whoami` answer; `roles` and `permissions` may be absent. */
+type WhoamiAnswer = Partial<WhoamiResponse>;
 
 /** Everything the shell shares, created by {@link createPlatform}. */
 export interface DeskPlatform {
@@ -27,9 +39,18 @@ export interface DeskPlatform {
   remoteViews: KeyedStore<RemoteViews>;
   dataProvider: DataProvider;
   session: SessionStore;
+  /** Short confirmations after an action ("Customer saved."). */
+  notices: NoticeStore;
+  /**
+   * Asks the server who is signed in and records it (with the session's CSRF token); a 401 means signed out.
+   * Called at boot, and when another tab signs in.
+   */
+  checkSession(): Promise<void>;
   /** Session login (`POST /api/method/login` with `usr`/`pwd`). */
   login(usr: string, pwd: string): Promise<void>;
   logout(): Promise<void>;
+  /** Stops following the other tabs (a page keeps its platform for its lifetime; tests end theirs). */
+  dispose(): void;
 }
 
 /** Wraps a data provider so a 401 on any call signs the Desk out (the login screen shows again). */
@@ -54,11 +75,14 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   const discovery = DiscoveryClient.getInstance({ gatewayUrl: config.gatewayUrl });
   securityClient.configure({ configUrl: config.securityConfigUrl, baseUrl: config.gatewayUrl });
   const remotes = new RemoteLoader();
-  // A CSRF token kept from a login earlier in this tab means a session probably exists; a 401 corrects it.
-  const session = new SessionStore(csrfTokenStore.get() ? { status: 'signed-in' } : { status: 'signed-out' });
+  // Until the server answered `whoami`, the Desk does not know: it shows neither the sign-in screen nor data.
+  const session = new SessionStore({ status: 'checking' });
+  const channel = openSessionChannel();
+  const notices = new NoticeStore();
   const catalog = new DeskCatalog({
     gatewayUrl: config.gatewayUrl,
     fetchRemotes: (url) => fetchWithCredentials<RemotesMap>(url),
+    fetchServices: (url) => fetchWithCredentials<ServicesMap>(url),
     canLoadMetadata: () => session.getSnapshot().status === 'signed-in',
     fetchMetadata: async (metaUrl) => {
       try {
@@ -77,6 +101,50 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     return mod.default ?? mod;
   });
   const dataProvider = withSessionGuard(frameworkMDataProvider({ discovery }), session);
+  const afterSignIn = () => {
+    // Metadata the catalog held back while signed out, or that failed, loads now.
+    void catalog.loadRemotes().then(() => catalog.loadPendingMetadata());
+  };
+
+  async function checkSession(): Promise<void> {
+    try {
+      const answer = await fetchWithCredentials<WhoamiAnswer>(`${config.gatewayUrl}${WHOAMI_PATH}`);
+      const who = answer?.message;
+      if (!who?.user) throw new Error('whoami named no user');
+      if (who.csrf_token) csrfTokenStore.set(who.csrf_token);
+      const wasSignedIn = session.getSnapshot().status === 'signed-in';
+      session.signedIn({
+        user: who.user,
+        fullName: who.full_name || undefined,
+        roles: who.roles,
+        permissions: who.permissions,
+      });
+      if (!wasSignedIn) afterSignIn();
+    } catch (error) {
+      if (isUnauthorized(error)) {
+        csrfTokenStore.clear();
+        session.signedOut();
+        return;
+      }
+      // The server could not be asked (offline, an older server): a token kept in this tab says a session
+      // probably exists; the first 401 corrects it.
+      if (session.getSnapshot().status === 'checking') {
+        if (csrfTokenStore.get()) session.signedIn();
+        else session.signedOut();
+      }
+    }
+  }
+
+  const stopListening = channel.listen((event) => {
+    if (event === 'signed-out') {
+      csrfTokenStore.clear();
+      // Signed out in another tab: this one says the session ended rather than showing a bare sign-in.
+      session.signedOut('expired');
+    } else if (session.getSnapshot().status !== 'signed-in') {
+      void checkSession();
+    }
+  });
+
   return {
     config,
     discovery,
@@ -86,17 +154,23 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     remoteViews,
     dataProvider,
     session,
+    notices,
+    checkSession,
     async login(usr, pwd) {
       await sdkLogin(usr, pwd, { url: `${config.gatewayUrl}${LOGIN_PATH}` });
       session.signedIn(usr);
-      // Metadata the catalog held back while signed out, or that failed, loads now.
-      void catalog.loadRemotes().then(() => catalog.loadPendingMetadata());
+      channel.post('signed-in');
+      afterSignIn();
+      // The name to show, roles and permissions come with whoami.
+      void checkSession();
     },
+    dispose: () => stopListening(),
     async logout() {
       try {
         await sdkLogout({ url: `${config.gatewayUrl}${LOGOUT_PATH}` });
       } finally {
         session.signedOut();
+        channel.post('signed-out');
       }
     },
   };

@@ -1,24 +1,95 @@
 /**
  * The Desk's routes live in the URL hash (`/desk/#/app/crm.Customer/new`), so every screen is a deep link
- * the backend never has to know about: it serves one `index.html` at `/desk/` whatever the route.
+ * the backend never has to know about: it serves one `index.html` at `/desk/` whatever the route. A list's
+ * state (search, filters, sort, page) is the hash's query (`#/app/crm.Customer?status=Active&sort=
+ * customer_name:desc&page=2`), so a reload or a shared link shows the same page of the same list.
  */
+
+/** Sort of a list: a field and a direction. */
+export interface ListSort {
+  field: string;
+  order: 'asc' | 'desc';
+}
+
+/** What a list shows: its search text, per-field filters, sort and page. */
+export interface ListState {
+  /** Free text matched against the record title. */
+  q?: string;
+  /** Field name -> filter text (or exact option). */
+  filters: Record<string, string>;
+  sort?: ListSort;
+  /** 1-based page number. */
+  page: number;
+  pageSize: number;
+}
+
+/** Page size of a list when the URL names none. */
+export const DEFAULT_PAGE_SIZE = 20;
+
+/** Query keys the list state uses itself; a field of the same name cannot be filtered from the URL. */
+const RESERVED = new Set(['q', 'sort', 'page', 'size']);
 
 /** A screen of the Desk. */
 export type DeskRoute =
   | { kind: 'home' }
   | { kind: 'users' }
-  | { kind: 'list'; docType: string }
+  | { kind: 'list'; docType: string; state?: ListState }
   | { kind: 'new'; docType: string }
   | { kind: 'edit'; docType: string; id: string };
 
+/** An empty list state (first page, nothing filtered). */
+export function emptyListState(): ListState {
+  return { filters: {}, page: 1, pageSize: DEFAULT_PAGE_SIZE };
+}
+
+/** Parses the query part of a list route; unknown or malformed values fall back on the defaults. */
+export function parseListState(query: string): ListState {
+  const params = new URLSearchParams(query);
+  const state = emptyListState();
+  for (const [key, value] of params) {
+    if (!value) continue;
+    if (key === 'q') state.q = value;
+    else if (key === 'page') state.page = positive(value) ?? 1;
+    else if (key === 'size') state.pageSize = positive(value) ?? DEFAULT_PAGE_SIZE;
+    else if (key === 'sort') {
+      const [field, order] = value.split(':');
+      if (field) state.sort = { field, order: order === 'desc' ? 'desc' : 'asc' };
+    } else if (!RESERVED.has(key)) state.filters[key] = value;
+  }
+  return state;
+}
+
+/** Formats a list state as a query string (without `?`); defaults are left out so plain lists stay plain. */
+export function formatListState(state: ListState | undefined): string {
+  if (!state) return '';
+  const params = new URLSearchParams();
+  if (state.q?.trim()) params.set('q', state.q);
+  for (const [field, value] of Object.entries(state.filters)) {
+    if (value.trim() && !RESERVED.has(field)) params.set(field, value);
+  }
+  if (state.sort) params.set('sort', `${state.sort.field}:${state.sort.order}`);
+  if (state.page > 1) params.set('page', String(state.page));
+  if (state.pageSize !== DEFAULT_PAGE_SIZE) params.set('size', String(state.pageSize));
+  return params.toString();
+}
+
+function positive(value: string): number | undefined {
+  return /^\d{1,6}$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
+}
+
 /** Parses a `location.hash` (with or without the leading `#`); anything unknown is home. */
 export function parseRoute(hash: string): DeskRoute {
-  const path = hash.replace(/^#/, '').replace(/^\/+/, '');
+  const raw = hash.replace(/^#/, '').replace(/^\/+/, '');
+  const queryAt = raw.indexOf('?');
+  const path = queryAt === -1 ? raw : raw.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : raw.slice(queryAt + 1);
   const [section, docType, id, ...rest] = path.split('/');
   if (section === 'users' && !docType) return { kind: 'users' };
   if (section !== 'app' || !docType || rest.length > 0) return { kind: 'home' };
   const decodedDocType = safeDecode(docType);
-  if (id === undefined || id === '') return { kind: 'list', docType: decodedDocType };
+  if (id === undefined || id === '') {
+    return { kind: 'list', docType: decodedDocType, state: parseListState(query) };
+  }
   if (id === 'new') return { kind: 'new', docType: decodedDocType };
   return { kind: 'edit', docType: decodedDocType, id: safeDecode(id) };
 }
@@ -30,8 +101,10 @@ export function formatRoute(route: DeskRoute): string {
       return '#/';
     case 'users':
       return '#/users';
-    case 'list':
-      return `#/app/${encodeURIComponent(route.docType)}`;
+    case 'list': {
+      const query = formatListState(route.state);
+      return `#/app/${encodeURIComponent(route.docType)}${query ? `?${query}` : ''}`;
+    }
     case 'new':
       return `#/app/${encodeURIComponent(route.docType)}/new`;
     case 'edit':

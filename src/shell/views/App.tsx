@@ -1,6 +1,6 @@
 /**
  * The Desk's root: Refine (with the SDK's data provider and the shell's QueryClient), the session gate, and
- * the layout (header, sidebar, main) around the current route.
+ * the layout (header with the search box, sidebar, main, notices) around the current route.
  */
 import { Refine } from '@refinedev/core';
 import { QueryClient } from '@tanstack/react-query';
@@ -10,10 +10,14 @@ import { useRoute } from '../hooks/use-route';
 import { useSession } from '../hooks/use-session';
 import { isUnauthorized } from '../platform/session';
 import { formatRoute } from '../routing/route';
+import { setDeveloperDetails, useDeveloperDetails } from '../words/developer-details';
+import { CommandPalette } from './CommandPalette';
 import { DocTypePage } from './DocTypePage';
 import { Home } from './Home';
 import { LoginScreen } from './LoginScreen';
+import { Notices } from './Notices';
 import { Sidebar } from './Sidebar';
+import { Loading } from './states';
 import { UsersPage } from './UsersPage';
 
 /** Query defaults: client errors (4xx) are final, anything else is retried once. */
@@ -47,24 +51,51 @@ export function App({ queryClient }: { queryClient: QueryClient }): React.JSX.El
         warnWhenUnsavedChanges: false,
       }}
     >
-      {session.status === 'signed-out' ? <LoginScreen expired={session.reason === 'expired'} /> : <Layout />}
+      {session.status === 'checking' ? (
+        <main className="desk-login">
+          <Loading label="Opening the Desk…" />
+        </main>
+      ) : session.status === 'signed-out' ? (
+        <LoginScreen expired={session.reason === 'expired'} />
+      ) : (
+        <Layout />
+      )}
     </Refine>
   );
+}
+
+/** True for the shortcut that opens the search: Ctrl+K, or ⌘K on a Mac. */
+function isSearchShortcut(event: KeyboardEvent): boolean {
+  return (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k';
 }
 
 function Layout(): React.JSX.Element {
   const platform = usePlatform();
   const { route, navigate } = useRoute();
   const [menuOpen, setMenuOpen] = useState(false);
+  const [searching, setSearching] = useState(false);
   const mainRef = useRef<HTMLElement>(null);
   const session = useSession();
-  const routeKey = route.kind === 'home' || route.kind === 'users' ? route.kind : route.docType;
+  const developer = useDeveloperDetails();
+  const routeKey =
+    route.kind === 'home' || route.kind === 'users' ? route.kind : `${route.kind}:${route.docType}`;
+  const shownName = session.status === 'signed-in' ? (session.fullName ?? session.user) : undefined;
 
   // Move focus to the new screen on navigation, as a page load would (WCAG 2.4.3).
   useEffect(() => {
     void routeKey;
     mainRef.current?.focus({ preventScroll: true });
   }, [routeKey]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!isSearchShortcut(event)) return;
+      event.preventDefault();
+      setSearching(true);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 
   return (
     <div className={`desk${menuOpen ? ' desk--menu-open' : ''}`}>
@@ -85,14 +116,31 @@ function Layout(): React.JSX.Element {
         <a className="desk-header__brand" href={formatRoute({ kind: 'home' })}>
           Desk
         </a>
-        <span className="desk-header__mode">{platform.config.mode}</span>
+        {developer ? <span className="desk-header__mode">{platform.config.mode}</span> : null}
         {__DESK_DEV__ ? (
-          <span className="desk-header__mode desk-header__mode--dev">offline · mocked API</span>
+          <span className="desk-header__mode desk-header__mode--dev">offline · sample data</span>
         ) : null}
+        <button
+          type="button"
+          className="desk-header__search"
+          aria-haspopup="dialog"
+          aria-keyshortcuts="Control+K Meta+K"
+          onClick={() => setSearching(true)}
+        >
+          Search or jump to…
+          <kbd className="desk-header__kbd">Ctrl K</kbd>
+        </button>
         <span className="desk-header__spacer" />
-        {session.status === 'signed-in' && session.user ? (
-          <span className="desk-header__user">{session.user}</span>
-        ) : null}
+        {shownName ? <span className="desk-header__user">{shownName}</span> : null}
+        <button
+          type="button"
+          className="desk-button desk-button--small desk-header__toggle"
+          aria-pressed={developer}
+          title="Show deployment, service and error details for people who build the platform"
+          onClick={() => setDeveloperDetails(!developer)}
+        >
+          Developer details
+        </button>
         <button
           type="button"
           className="desk-button desk-button--small"
@@ -113,6 +161,8 @@ function Layout(): React.JSX.Element {
           <DocTypePage key={route.docType} route={route} navigate={navigate} />
         )}
       </main>
+      <Notices />
+      {searching ? <CommandPalette onClose={() => setSearching(false)} navigate={navigate} /> : null}
     </div>
   );
 }

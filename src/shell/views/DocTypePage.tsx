@@ -2,28 +2,38 @@
  * One DocType's screen (list, new, edit). It resolves the owner through discovery, takes the schema from the
  * owner's metadata, and renders the owner's remote views when its `./views` module provides them, else the
  * generic views. A remote that fails to load or throws is contained here: the generic view stays usable.
+ * Around the views it owns the record workflow every DocType shares: the record's id and timestamps, Delete
+ * with a confirmation, a confirmation after save, and the tab title.
  */
-import { useInvalidate } from '@refinedev/core';
+import { useDelete, useInvalidate, useOne } from '@refinedev/core';
 import { useEffect, useState } from 'react';
+import { formatDateTime } from '../fields';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDocTypeOwner } from '../hooks/use-doc-type-owner';
+import { useDocumentTitle } from '../hooks/use-document-title';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
+import type { NavigateOptions } from '../hooks/use-route';
+import { navEntries } from '../platform/navigation';
 import type { DeskRecord, FormViewProps, ListViewProps } from '../remote-contract';
-import type { DeskRoute } from '../routing/route';
+import { type DeskRoute, emptyListState, formatRoute } from '../routing/route';
+import { useDeveloperDetails } from '../words/developer-details';
+import { failureWords } from '../words/failure';
+import { pluralLabel } from '../words/plural';
+import { ConfirmDialog } from './ConfirmDialog';
 import { GenericForm } from './GenericForm';
 import { GenericList } from './GenericList';
 import { RemoteBoundary } from './RemoteBoundary';
 import { RemoteUnavailable } from './RemoteUnavailable';
-import { describeError, Empty, ErrorState, Loading } from './states';
+import { DeveloperDetails, Empty, ErrorState, Loading } from './states';
 
 type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' } | { kind: 'users' }>;
 
 /** Props of {@link DocTypePage}. */
 export interface DocTypePageProps {
   route: DocTypeRoute;
-  navigate(to: DeskRoute): void;
+  navigate(to: DeskRoute, options?: NavigateOptions): void;
 }
 
 /** The list or form screen of `route.docType`. */
@@ -49,37 +59,50 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
   const views = useRemoteViews(service, Boolean(entry?.url));
   const [standard, setStandard] = useState(false);
   const invalidate = useInvalidate();
+  const schema = meta?.status === 'ready' ? meta.value.doctypes.find((d) => d.name === docType) : undefined;
+  const listLabel =
+    meta?.status === 'ready' ? navEntries(meta.value).find((e) => e.docType === docType)?.label : undefined;
+  useDocumentTitle(
+    ...(route.kind === 'list' ? [listLabel ?? (schema ? pluralLabel(schema.label) : undefined)] : []),
+  );
 
-  if (owner.status === 'loading') return <Loading label={`Finding the service of ${docType}…`} />;
+  if (owner.status === 'loading') return <Loading label="Loading…" />;
   if (owner.status === 'error') {
-    return (
-      <ErrorState
-        title={`Could not find the service of ${docType}.`}
-        {...describeError(owner.error)}
-        onRetry={owner.retry}
-      />
-    );
+    return <ErrorState title="This page could not be opened." error={owner.error} onRetry={owner.retry} />;
   }
   if (owner.status === 'unknown') {
     return (
-      <Empty title={`No service provides ${docType}.`}>
-        <a href="#/">Back to the Desk home</a>
+      <Empty title="No app installed here provides this page.">
+        <DeveloperDetails extra={<>No service owns {docType}.</>} />
+        <a href="#/">Back to the home page</a>
       </Empty>
     );
   }
-  if (!meta || meta.status === 'loading') return <Loading label={`Loading ${docType}…`} />;
+  if (!meta || meta.status === 'loading') return <Loading label="Loading…" />;
   if (meta.status === 'error') {
     return (
       <ErrorState
-        title={`The ${service} service did not send its metadata.`}
-        {...describeError(meta.error)}
+        title="This app is not available right now."
+        error={meta.error}
         onRetry={() => platform.catalog.retryMetadata(service!).catch(() => {})}
       />
     );
   }
-  const schema = meta.value.doctypes.find((d) => d.name === docType);
-  if (!schema) return <Empty title={`${service} does not describe ${docType}.`} />;
-  if (views?.status === 'loading') return <Loading label={`Loading the ${service} interface…`} />;
+  if (!schema) {
+    return (
+      <Empty title="This page does not exist.">
+        <DeveloperDetails
+          extra={
+            <>
+              {service} does not describe {docType}.
+            </>
+          }
+        />
+        <a href="#/">Back to the home page</a>
+      </Empty>
+    );
+  }
+  if (views?.status === 'loading') return <Loading label="Loading…" />;
 
   const custom = views?.status === 'ready' && !standard ? views.value.views?.[docType] : undefined;
   const notice =
@@ -104,12 +127,15 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       schema,
       onOpen: (id) => navigate({ kind: 'edit', docType, id }),
       onCreate: () => navigate({ kind: 'new', docType }),
+      state: route.state ?? emptyListState(),
+      onStateChange: (state) => navigate({ kind: 'list', docType, state }, { replace: true }),
     };
     const List = custom?.list;
     return (
       <Page
-        title={schema.label}
+        title={listLabel ?? pluralLabel(schema.label)}
         service={service!}
+        docType={docType}
         actions={
           permissions.can(docType, 'create') ? (
             <NewButton label={schema.label} onClick={props.onCreate} />
@@ -118,7 +144,11 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       >
         {notice}
         {List ? (
-          <RemoteBoundary service={service!} what={`The ${schema.label} list`} actions={useStandard}>
+          <RemoteBoundary
+            service={service!}
+            what={`The ${schema.label.toLowerCase()} list`}
+            actions={useStandard}
+          >
             <List {...props} />
           </RemoteBoundary>
         ) : (
@@ -128,28 +158,163 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
     );
   }
 
+  const id = route.kind === 'edit' ? route.id : undefined;
   const formProps: FormViewProps = {
     docType,
     schema,
-    id: route.kind === 'edit' ? route.id : undefined,
+    id,
     onSaved: (record: DeskRecord) => {
       void invalidate({ resource: docType, invalidates: ['list', 'many', 'detail'] });
-      navigate({ kind: 'list', docType });
-      void record;
+      const title = record?.[schema.titleField];
+      platform.notices.show(
+        `${schema.label} ${typeof title === 'string' && title ? `“${title}” ` : ''}saved.`,
+      );
+      if (!id && typeof record?.name === 'string')
+        navigate({ kind: 'edit', docType, id: record.name }, { replace: true });
     },
     onCancel: () => navigate({ kind: 'list', docType }),
   };
   const Form = custom?.form;
+  const back = () => navigate({ kind: 'list', docType });
   return (
-    <Page title={schema.label} service={service!} back={() => navigate({ kind: 'list', docType })}>
+    <RecordPage
+      key={id ?? 'new'}
+      docType={docType}
+      label={schema.label}
+      listLabel={listLabel ?? pluralLabel(schema.label)}
+      titleField={schema.titleField}
+      service={service!}
+      id={id}
+      back={back}
+      onDeleted={back}
+    >
       {notice}
       {Form ? (
-        <RemoteBoundary service={service!} what={`The ${schema.label} form`} actions={useStandard}>
+        <RemoteBoundary
+          service={service!}
+          what={`The ${schema.label.toLowerCase()} form`}
+          actions={useStandard}
+        >
           <Form {...formProps} />
         </RemoteBoundary>
       ) : (
         <GenericForm {...formProps} />
       )}
+    </RecordPage>
+  );
+}
+
+/** A record's screen: its title, id and timestamps, and Delete with a confirmation. */
+function RecordPage({
+  docType,
+  label,
+  listLabel,
+  titleField,
+  service,
+  id,
+  back,
+  onDeleted,
+  children,
+}: {
+  docType: string;
+  label: string;
+  listLabel: string;
+  titleField: string;
+  service: string;
+  id?: string;
+  back(): void;
+  onDeleted(): void;
+  children: React.ReactNode;
+}): React.JSX.Element {
+  const { notices } = usePlatform();
+  const { result: record } = useOne<DeskRecord>({
+    resource: docType,
+    id: id ?? '',
+    queryOptions: { enabled: id !== undefined },
+  });
+  const title = id === undefined ? undefined : String(record?.[titleField] ?? '') || id;
+  useDocumentTitle(id === undefined ? `New ${label}` : title, label);
+  const permissions = usePermissions();
+  const [confirming, setConfirming] = useState(false);
+  const { mutateAsync: remove, mutation: removing } = useDelete();
+  const [failure, setFailure] = useState<string | undefined>();
+
+  const confirmDelete = async () => {
+    if (id === undefined) return;
+    setFailure(undefined);
+    try {
+      await remove({ resource: docType, id, successNotification: false, errorNotification: false });
+      setConfirming(false);
+      notices.show(`${label} “${title}” deleted.`);
+      onDeleted();
+    } catch (error) {
+      setConfirming(false);
+      setFailure(`${label} “${title}” was not deleted. ${failureWords(error).message}`);
+    }
+  };
+
+  return (
+    <Page
+      title={id === undefined ? `New ${label}` : (title ?? label)}
+      service={service}
+      docType={docType}
+      back={back}
+      backLabel={listLabel}
+      actions={
+        id !== undefined && permissions.can(docType, 'delete') ? (
+          <button
+            type="button"
+            className="desk-button desk-button--danger"
+            onClick={() => setConfirming(true)}
+          >
+            Delete
+          </button>
+        ) : undefined
+      }
+    >
+      {id !== undefined && record ? (
+        <dl className="desk-record-info" aria-label="Record details">
+          <div>
+            <dt>ID</dt>
+            <dd>
+              <code>{id}</code>
+            </dd>
+          </div>
+          {record.creation ? (
+            <div>
+              <dt>Created</dt>
+              <dd>
+                <time dateTime={String(record.creation)}>{formatDateTime(record.creation)}</time>
+              </dd>
+            </div>
+          ) : null}
+          {record.modified ? (
+            <div>
+              <dt>Modified</dt>
+              <dd>
+                <time dateTime={String(record.modified)}>{formatDateTime(record.modified)}</time>
+              </dd>
+            </div>
+          ) : null}
+        </dl>
+      ) : null}
+      {failure ? (
+        <div className="desk-banner desk-banner--error" role="alert">
+          {failure}
+        </div>
+      ) : null}
+      {children}
+      {confirming ? (
+        <ConfirmDialog
+          title={`Delete ${label.toLowerCase()} “${title}”?`}
+          confirmLabel="Delete"
+          busy={removing.isPending}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => void confirmDelete()}
+        >
+          <p>This cannot be undone.</p>
+        </ConfirmDialog>
+      ) : null}
     </Page>
   );
 }
@@ -165,29 +330,43 @@ function NewButton({ label, onClick }: { label: string; onClick(): void }): Reac
 function Page({
   title,
   service,
+  docType,
   actions,
   back,
+  backLabel,
   children,
 }: {
   title: string;
   service: string;
+  docType: string;
   actions?: React.ReactNode;
   back?: () => void;
+  backLabel?: string;
   children: React.ReactNode;
 }): React.JSX.Element {
+  const developer = useDeveloperDetails();
   return (
     <div className="desk-page">
       <div className="desk-page__header">
         <div>
           {back ? (
-            <button type="button" className="desk-button desk-button--link desk-page__back" onClick={back}>
-              ← {title} list
-            </button>
+            <a
+              className="desk-page__back"
+              href={formatRoute({ kind: 'list', docType })}
+              onClick={(e) => {
+                e.preventDefault();
+                back();
+              }}
+            >
+              ← {backLabel}
+            </a>
           ) : null}
           <h1 className="desk-page__title">{title}</h1>
-          <p className="desk-page__service">
-            Service: <code>{service}</code>
-          </p>
+          {developer ? (
+            <p className="desk-page__service">
+              <code>{docType}</code> · service <code>{service}</code>
+            </p>
+          ) : null}
         </div>
         {actions ? <div className="desk-actions">{actions}</div> : null}
       </div>

@@ -4,13 +4,14 @@
  * browser when the security mode asks for it (docs/sdk.md#payload-encryption-and-http).
  */
 import { useCreate, useOne, useUpdate } from '@refinedev/core';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import type { FieldSchema } from '../../protocol';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { PII_MASK } from '../../protocol';
+import { type DeskField, deskFields, initialValues } from '../fields';
 import type { DeskRecord, FormViewProps } from '../remote-contract';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
+import { type FailureWords, failureWords } from '../words/failure';
 import { FieldInput } from './field-input';
-import { describeError, ErrorState, Loading } from './states';
+import { DeveloperDetails, ErrorState, Loading } from './states';
 
 /** Server-side field errors (`{ error: { fields } }` surfaced by the SDK) as a name -> message map. */
 export function serverFieldErrors(error: unknown): FieldErrors {
@@ -26,7 +27,7 @@ export function serverFieldErrors(error: unknown): FieldErrors {
 }
 
 /** Editable fields of a schema, in declaration order. */
-export function formFields(fields: FieldSchema[]): FieldSchema[] {
+export function formFields(fields: readonly DeskField[]): DeskField[] {
   return fields.filter((f) => f.name !== 'name');
 }
 
@@ -40,14 +41,16 @@ export function GenericForm({ docType, schema, id, onSaved, onCancel }: FormView
   });
   if (editing && query.isLoading) return <Loading label={`Loading ${schema.label}…`} />;
   if (editing && query.isError) {
-    const { code, message } = describeError(query.error);
     return (
       <ErrorState
-        title={`Could not load this ${schema.label}.`}
-        message={message}
-        code={code}
+        title={`This ${schema.label.toLowerCase()} could not be opened.`}
+        error={query.error}
         onRetry={() => query.refetch()}
-      />
+      >
+        <button type="button" className="desk-button" onClick={onCancel}>
+          Back to the list
+        </button>
+      </ErrorState>
     );
   }
   return (
@@ -56,7 +59,7 @@ export function GenericForm({ docType, schema, id, onSaved, onCancel }: FormView
       docType={docType}
       schema={schema}
       id={id}
-      initial={record ?? {}}
+      initial={editing ? (record ?? {}) : initialValues(formFields(deskFields(schema)))}
       onSaved={onSaved}
       onCancel={onCancel}
     />
@@ -74,18 +77,15 @@ function FormBody({
   // Personal data the server masked for this user is shown as hidden and never sent back
   // (docs/permissions.md#personal-data).
   const hidden = schema.fields.filter((f) => initial[f.name] === PII_MASK);
-  const fields = formFields(schema.fields).filter((f) => initial[f.name] !== PII_MASK);
+  const fields = formFields(deskFields(schema)).filter((f) => initial[f.name] !== PII_MASK);
   const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initial }));
   const [errors, setErrors] = useState<FieldErrors>({});
-  const [failure, setFailure] = useState<{ code?: string; message: string } | undefined>();
+  const [failure, setFailure] = useState<FailureWords | undefined>();
   const { mutateAsync: create, mutation: createState } = useCreate<DeskRecord>();
   const { mutateAsync: update, mutation: updateState } = useUpdate<DeskRecord>();
   const saving = createState.isPending || updateState.isPending;
   const idPrefix = useId();
   const formRef = useRef<HTMLFormElement>(null);
-  const headingRef = useRef<HTMLHeadingElement>(null);
-
-  useEffect(() => headingRef.current?.focus(), []);
 
   const focusFirstInvalid = (errs: FieldErrors) => {
     const first = fields.find((f) => errs[f.name]);
@@ -101,7 +101,7 @@ function FormBody({
       focusFirstInvalid(found);
       return;
     }
-    const payload = toPayload(fields, values);
+    const payload = toPayload(fields, values, { clearBlank: Boolean(id) });
     try {
       const saved = id
         ? await update({ resource: docType, id, values: payload, meta: { schema } })
@@ -110,27 +110,19 @@ function FormBody({
     } catch (error) {
       const fromServer = serverFieldErrors(error);
       setErrors(fromServer);
-      setFailure(describeError(error));
+      setFailure(failureWords(error));
       focusFirstInvalid(fromServer);
     }
   };
 
+  // The page's heading names the record; the form itself is labelled for assistive technology only.
   const title = id ? `${schema.label}: ${String(initial[schema.titleField] ?? id)}` : `New ${schema.label}`;
   return (
-    <form
-      ref={formRef}
-      className="desk-form"
-      noValidate
-      onSubmit={onSubmit}
-      aria-labelledby={`${idPrefix}-title`}
-    >
-      <h2 id={`${idPrefix}-title`} ref={headingRef} tabIndex={-1} className="desk-form__title">
-        {title}
-      </h2>
+    <form ref={formRef} className="desk-form" noValidate onSubmit={onSubmit} aria-label={title}>
       {failure ? (
         <div className="desk-banner desk-banner--error" role="alert">
           {failure.message}
-          {failure.code ? <code className="desk-banner__code">{failure.code}</code> : null}
+          <DeveloperDetails words={failure} />
         </div>
       ) : null}
       {hidden.length > 0 ? (

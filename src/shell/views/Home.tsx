@@ -1,9 +1,12 @@
-/** The Desk's home: a card per DocType and the dashboard widgets each service's remote contributes. */
+/** The Desk's home: the dashboard widgets each app's remote contributes, and a card per list. */
 import { useCatalog } from '../hooks/use-catalog';
+import { useDocumentTitle } from '../hooks/use-document-title';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
+import { navEntries, serviceLabel } from '../platform/navigation';
 import { formatRoute } from '../routing/route';
+import { useDeveloperDetails } from '../words/developer-details';
 import { RemoteBoundary } from './RemoteBoundary';
 import { RemoteUnavailable } from './RemoteUnavailable';
 
@@ -12,6 +15,8 @@ export function Home(): React.JSX.Element {
   const snapshot = useCatalog();
   const { config } = usePlatform();
   const permissions = usePermissions();
+  const developer = useDeveloperDetails();
+  useDocumentTitle('Home');
   const readable = (docType: string) => !permissions.ready || permissions.can(docType, 'read');
   // A service shows its widgets only to users who may read one of its DocTypes (docs/permissions.md).
   const services = Object.values(snapshot.services)
@@ -24,10 +29,12 @@ export function Home(): React.JSX.Element {
     <div className="desk-page">
       <div className="desk-page__header">
         <div>
-          <h1 className="desk-page__title">Desk</h1>
-          <p className="desk-page__service">
-            {config.mode === 'macroservice' ? 'Macroservice' : 'Monolith'} · version {config.version}
-          </p>
+          <h1 className="desk-page__title">Home</h1>
+          {developer ? (
+            <p className="desk-page__service">
+              {config.mode === 'macroservice' ? 'Macroservice' : 'Monolith'} · version {config.version}
+            </p>
+          ) : null}
         </div>
       </div>
       <div className="desk-widgets">
@@ -37,18 +44,19 @@ export function Home(): React.JSX.Element {
             <ServiceWidgets key={s.service} service={s.service} apiUrl={s.apiUrl} />
           ))}
       </div>
-      <h2 className="desk-section-title">DocTypes</h2>
+      <h2 className="desk-section-title">Lists</h2>
       <ul className="desk-cards">
         {services.flatMap((s) => {
           const meta = snapshot.metadata[s.service];
           if (meta?.status !== 'ready') return [];
-          return meta.value.doctypes
-            .filter((d) => readable(d.name))
-            .map((d) => (
-              <li key={d.name} className="desk-card">
-                <a href={formatRoute({ kind: 'list', docType: d.name })}>
-                  <span className="desk-card__title">{d.label}</span>
-                  <span className="desk-card__meta">{d.name}</span>
+          const app = serviceLabel(s.service, meta.value);
+          return navEntries(meta.value)
+            .filter((entry) => readable(entry.docType))
+            .map((entry) => (
+              <li key={entry.docType} className="desk-card">
+                <a href={formatRoute({ kind: 'list', docType: entry.docType })}>
+                  <span className="desk-card__title">{entry.label}</span>
+                  <span className="desk-card__meta">{developer ? entry.docType : app}</span>
                 </a>
               </li>
             ));
@@ -63,19 +71,21 @@ function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }
   const views = useRemoteViews(service, true);
   if (!views || views.status === 'loading') {
     return (
-      <section className="desk-widget" aria-busy="true" aria-label={`${service} widgets`}>
-        <p role="status">Loading {service}…</p>
+      <section className="desk-widget" aria-busy="true" aria-label="Loading">
+        <p role="status">Loading…</p>
       </section>
     );
   }
   if (views.status === 'error') {
     return (
-      <section className="desk-widget desk-widget--error" aria-label={`${service} widgets`}>
+      <section className="desk-widget desk-widget--error" aria-label="Unavailable">
         <RemoteUnavailable
           service={service}
           error={views.error}
           onRetry={() => remoteViews.retry(service).catch(() => {})}
-        />
+        >
+          Its dashboard cards are missing for now.
+        </RemoteUnavailable>
       </section>
     );
   }
@@ -88,7 +98,7 @@ function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }
             <h2 id={`widget-${service}-${widget.id}`} className="desk-widget__title">
               {widget.title}
             </h2>
-            <RemoteBoundary service={service} what={`The ${widget.title} widget`}>
+            <RemoteBoundary service={service} what={`The ${widget.title} card`}>
               <Widget service={service} apiUrl={apiUrl} />
             </RemoteBoundary>
           </section>

@@ -1,7 +1,7 @@
 /** The sign-in screen (session login, `POST /api/method/login` with `usr` / `pwd`). */
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { usePlatform } from '../hooks/use-platform';
-import { describeError } from './states';
+import { failureWords } from '../words/failure';
 
 /** Sign-in form; `expired` explains why it shows again. */
 export function LoginScreen({ expired }: { expired?: boolean }): React.JSX.Element {
@@ -21,11 +21,11 @@ export function LoginScreen({ expired }: { expired?: boolean }): React.JSX.Eleme
     try {
       await login(usr.trim(), pwd);
     } catch (e) {
-      const { code } = describeError(e);
+      const words = failureWords(e);
       setError(
-        code === 'unauthorized' || code === 'invalid_credentials'
+        words.code === 'unauthorized' || words.code === 'invalid_credentials' || words.status === 401
           ? 'Wrong user name or password.'
-          : describeError(e).message,
+          : `Signing in did not work. ${words.message}`,
       );
       setBusy(false);
       passwordRef.current?.select();

@@ -1,9 +1,9 @@
 /**
  * The error boundary around everything a UI remote renders: a remote that throws shows a contained error
- * (naming the service, with Retry) and the rest of the Desk keeps working.
+ * (with "Try again"; the service and the cause are developer details) and the rest of the Desk keeps working.
  */
 import { Component, type ErrorInfo, type ReactNode } from 'react';
-import { describeError, ErrorState } from './states';
+import { ErrorState } from './states';
 
 /** Props of {@link RemoteBoundary}. */
 export interface RemoteBoundaryProps {
@@ -39,13 +39,16 @@ export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
     if (this.state.error === undefined) {
       return <RemoteScope key={this.state.attempt}>{this.props.children}</RemoteScope>;
     }
-    const { message } = describeError(this.state.error);
+    const cause = this.state.error as { message?: unknown };
+    const error = {
+      code: 'remote_render_failed',
+      message: `${this.props.service}: ${typeof cause?.message === 'string' ? cause.message : 'render failed'}`,
+    };
     return (
       <div className="desk-remote-error" data-remote={this.props.service}>
         <ErrorState
-          title={`${this.props.what} (from ${this.props.service}) stopped working.`}
-          message={message}
-          code="remote_render_failed"
+          title={`${this.props.what} stopped working.`}
+          error={error}
           onRetry={() => this.setState((s) => ({ error: undefined, attempt: s.attempt + 1 }))}
         >
           {this.props.actions}

@@ -1,8 +1,12 @@
 /** The contained notice shown when a service's UI remote could not be loaded. */
 import type { ReactNode } from 'react';
-import { describeError } from './states';
+import { failureWords } from '../words/failure';
+import { DeveloperDetails } from './states';
 
-/** A banner (role=alert) naming the service and the error code, with Retry. */
+/**
+ * A banner (role=alert) saying which part of the Desk could not load and that the standard view stands in;
+ * "Try again" only when the failure may pass. The service name and the code are developer details.
+ */
 export function RemoteUnavailable({
   service,
   error,
@@ -14,19 +18,18 @@ export function RemoteUnavailable({
   onRetry(): void;
   children?: ReactNode;
 }): React.JSX.Element {
-  const { code, message } = describeError(error);
+  const words = failureWords(error);
   return (
     <div className="desk-banner desk-banner--warning desk-remote-error" role="alert" data-remote={service}>
       <p>
-        <strong>The {service} interface could not be loaded.</strong> {children ?? null}
+        <strong>Part of this page could not be loaded.</strong> {children ?? null}
       </p>
-      <p className="desk-banner__detail">
-        {message}
-        {code ? <code className="desk-banner__code">{code}</code> : null}
-      </p>
-      <button type="button" className="desk-button" onClick={onRetry}>
-        Retry
-      </button>
+      <DeveloperDetails words={words} extra={<>The {service} interface did not load.</>} />
+      {words.retryable ? (
+        <button type="button" className="desk-button" onClick={onRetry}>
+          Try again
+        </button>
+      ) : null}
     </div>
   );
 }

@@ -1,9 +1,14 @@
-/** The sidebar: every service (app) with its DocTypes, each service loading and failing on its own. */
+/**
+ * The sidebar: every installed app with its DocTypes, labelled by the app's own menu entries, each app
+ * loading and failing on its own.
+ */
 import { useCatalog } from '../hooks/use-catalog';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
+import { navEntries, serviceLabel } from '../platform/navigation';
 import { type DeskRoute, formatRoute } from '../routing/route';
-import { describeError } from './states';
+import { failureWords } from '../words/failure';
+import { DeveloperDetails } from './states';
 
 /** Props of {@link Sidebar}. */
 export interface SidebarProps {
@@ -19,7 +24,9 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
   const permissions = usePermissions();
   // A service whose DocTypes the user may not read is left out once whoami answered (docs/permissions.md).
   const services = Object.keys(snapshot.services)
-    .sort()
+    .sort((a, b) =>
+      serviceLabel(a, readyMeta(snapshot, a)).localeCompare(serviceLabel(b, readyMeta(snapshot, b))),
+    )
     .filter((service) => {
       const meta = snapshot.metadata[service];
       if (!permissions.ready || meta?.status !== 'ready') return true;
@@ -48,14 +55,16 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
       ) : null}
       {snapshot.remotes.status === 'error' ? (
         <div className="desk-sidebar__error" role="alert">
-          <p>The list of apps could not be loaded.</p>
-          <button
-            type="button"
-            className="desk-button desk-button--small"
-            onClick={() => catalog.retryRemotes()}
-          >
-            Retry
-          </button>
+          <p>Some apps could not be listed.</p>
+          {failureWords(snapshot.remotes.error).retryable ? (
+            <button
+              type="button"
+              className="desk-button desk-button--small"
+              onClick={() => catalog.retryRemotes()}
+            >
+              Try again
+            </button>
+          ) : null}
         </div>
       ) : null}
       {services.length === 0 && snapshot.remotes.status !== 'error' ? (
@@ -66,41 +75,34 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
       {services.map((service) => {
         const meta = snapshot.metadata[service];
         const headingId = `desk-app-${service}`;
+        const label = serviceLabel(service, meta?.status === 'ready' ? meta.value : undefined);
         return (
           <section key={service} className="desk-sidebar__app" aria-labelledby={headingId}>
             <h2 id={headingId} className="desk-sidebar__app-name">
-              {service}
+              {label}
             </h2>
             {!meta || meta.status === 'loading' ? (
               <p className="desk-sidebar__loading" role="status">
                 Loading…
               </p>
             ) : meta.status === 'error' ? (
-              <div className="desk-sidebar__error" role="alert">
-                <p>
-                  Unavailable <code>{describeError(meta.error).code ?? 'error'}</code>
-                </p>
-                <button
-                  type="button"
-                  className="desk-button desk-button--small"
-                  onClick={() => catalog.retryMetadata(service).catch(() => {})}
-                >
-                  Retry
-                </button>
-              </div>
+              <SidebarError
+                error={meta.error}
+                onRetry={() => catalog.retryMetadata(service).catch(() => {})}
+              />
             ) : (
               <ul>
-                {meta.value.doctypes
-                  .filter((d) => !permissions.ready || permissions.can(d.name, 'read'))
-                  .map((d) => (
-                    <li key={d.name}>
+                {navEntries(meta.value)
+                  .filter((entry) => !permissions.ready || permissions.can(entry.docType, 'read'))
+                  .map((entry) => (
+                    <li key={entry.docType}>
                       <a
-                        href={formatRoute({ kind: 'list', docType: d.name })}
-                        className={current === d.name ? 'is-active' : undefined}
-                        aria-current={current === d.name ? 'page' : undefined}
+                        href={formatRoute({ kind: 'list', docType: entry.docType })}
+                        className={current === entry.docType ? 'is-active' : undefined}
+                        aria-current={current === entry.docType ? 'page' : undefined}
                         onClick={onNavigate}
                       >
-                        {d.label}
+                        {entry.label}
                       </a>
                     </li>
                   ))}
@@ -110,5 +112,25 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
         );
       })}
     </nav>
+  );
+}
+
+function readyMeta(snapshot: ReturnType<typeof useCatalog>, service: string) {
+  const state = snapshot.metadata[service];
+  return state?.status === 'ready' ? state.value : undefined;
+}
+
+function SidebarError({ error, onRetry }: { error: unknown; onRetry(): void }): React.JSX.Element {
+  const words = failureWords(error);
+  return (
+    <div className="desk-sidebar__error" role="alert">
+      <p>This app is not available right now.</p>
+      <DeveloperDetails words={words} />
+      {words.retryable ? (
+        <button type="button" className="desk-button desk-button--small" onClick={onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
   );
 }

@@ -229,7 +229,7 @@ export function UsersPage(): React.JSX.Element {
 
   if (!permissions.ready) return <Loading />;
   if (!permissions.isSystemManager) {
-    return <ErrorState title="Only a System Manager may manage users." code="forbidden" />;
+    return <ErrorState title="Only a System Manager may manage users." />;
   }
   return (
     <section className="desk-users" aria-labelledby="desk-users-title">

@@ -1,18 +1,20 @@
 /** One labelled input of the generic form, chosen by the field's metadata type. */
-import type { FieldSchema } from '../../protocol';
+import { type DeskField, linkTarget } from '../fields';
+import { LinkInput } from './LinkInput';
 
-const INPUT_TYPES: Partial<Record<FieldSchema['type'], string>> = {
+const INPUT_TYPES: Partial<Record<DeskField['type'], string>> = {
   email: 'email',
   phone: 'tel',
   int: 'number',
   float: 'number',
   currency: 'number',
   date: 'date',
+  datetime: 'datetime-local',
 };
 
 /** Props of {@link FieldInput}. */
 export interface FieldInputProps {
-  field: FieldSchema;
+  field: DeskField;
   value: unknown;
   error?: string;
   /** DOM id prefix, unique per form. */
@@ -47,7 +49,23 @@ export function FieldInput({
     onBlur,
   };
   let control: React.JSX.Element;
-  if (field.type === 'boolean') {
+  const target = linkTarget(field);
+  if (target) {
+    control = (
+      <LinkInput
+        id={id}
+        name={field.name}
+        target={target}
+        value={value}
+        disabled={disabled}
+        describedBy={describedBy}
+        invalid={Boolean(error)}
+        required={field.required}
+        onChange={onChange}
+        onBlur={onBlur}
+      />
+    );
+  } else if (field.type === 'boolean') {
     control = (
       <input
         {...common}
@@ -75,7 +93,7 @@ export function FieldInput({
     control = (
       <textarea
         {...common}
-        rows={4}
+        rows={5}
         value={value == null ? '' : String(value)}
         onChange={(e) => onChange(e.target.value)}
       />
@@ -89,14 +107,14 @@ export function FieldInput({
           field.type === 'int' ? 1 : field.type === 'float' || field.type === 'currency' ? 'any' : undefined
         }
         autoComplete={field.type === 'email' ? 'email' : field.type === 'phone' ? 'tel' : 'off'}
-        value={value == null ? '' : String(value)}
+        value={field.type === 'datetime' ? toLocalInput(value) : value == null ? '' : String(value)}
         onChange={(e) => onChange(e.target.value)}
       />
     );
   }
   return (
     <div
-      className={`desk-field${field.type === 'boolean' ? ' desk-field--check' : ''}${error ? ' desk-field--invalid' : ''}`}
+      className={`desk-field${field.type === 'boolean' ? ' desk-field--check' : ''}${field.type === 'text' ? ' desk-field--wide' : ''}${error ? ' desk-field--invalid' : ''}`}
     >
       <label htmlFor={id}>
         {field.label}
@@ -120,4 +138,14 @@ export function FieldInput({
       ) : null}
     </div>
   );
+}
+
+/** An ISO date-time as a `datetime-local` input shows it (local time, minutes). */
+export function toLocalInput(value: unknown): string {
+  if (typeof value !== 'string' || !value) return '';
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value)) return value;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return value;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }

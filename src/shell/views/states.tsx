@@ -1,5 +1,7 @@
 /** Loading, empty and error states shared by every Desk screen (and usable by remotes through the CSS classes). */
 import type { ReactNode } from 'react';
+import { useDeveloperDetails } from '../words/developer-details';
+import { type FailureWords, failureWords } from '../words/failure';
 
 /** A polite, screen-reader-announced loading indicator. */
 export function Loading({ label = 'Loading…' }: { label?: string }): React.JSX.Element {
@@ -21,33 +23,59 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
   );
 }
 
-/** An error state (role=alert) with a Retry button when `onRetry` is given. */
+/**
+ * The internals of a failure (code, status, technical message, and any `extra` such as a service name),
+ * shown only when the developer details are switched on.
+ */
+export function DeveloperDetails({
+  words,
+  extra,
+}: {
+  words?: FailureWords;
+  extra?: ReactNode;
+}): React.JSX.Element | null {
+  const on = useDeveloperDetails();
+  if (!on) return null;
+  return (
+    <p className="desk-dev-details">
+      {extra}
+      {words?.code ? (
+        <>
+          {' '}
+          Code: <code>{words.code}</code>
+        </>
+      ) : null}
+      {words?.status ? <> · HTTP {words.status}</> : null}
+      {words?.technical ? <> · {words.technical}</> : null}
+    </p>
+  );
+}
+
+/**
+ * An error state (role=alert): what happened and what to do, in plain words. Retry shows only when trying
+ * again can help (a network problem, a service that was down), never for a missing record or a refusal.
+ */
 export function ErrorState({
   title,
-  message,
-  code,
+  error,
   onRetry,
   children,
 }: {
   title: string;
-  message?: string;
-  code?: string;
+  error?: unknown;
   onRetry?: () => void;
   children?: ReactNode;
 }): React.JSX.Element {
+  const words = failureWords(error);
   return (
     <div className="desk-state desk-state--error" role="alert">
       <p className="desk-state__title">{title}</p>
-      {message ? <p className="desk-state__message">{message}</p> : null}
-      {code ? (
-        <p className="desk-state__code">
-          Code: <code>{code}</code>
-        </p>
-      ) : null}
+      <p className="desk-state__message">{words.message}</p>
+      <DeveloperDetails words={words} />
       <div className="desk-actions">
-        {onRetry ? (
+        {onRetry && words.retryable ? (
           <button type="button" className="desk-button" onClick={onRetry}>
-            Retry
+            Try again
           </button>
         ) : null}
         {children}

@@ -35,6 +35,12 @@ describe('GET /desk and /desk/', () => {
     expect(res.headers.get('location')).toBe('/desk/');
   });
 
+  it('redirects the site root to the Desk', async () => {
+    const res = await t.request('GET', '/');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/desk/');
+  });
+
   it('injects __PLATFORM_CONFIG__ before the first script and rewrites relative asset URLs', async () => {
     const res = await t.request('GET', '/desk/');
     expect(res.status).toBe(200);

@@ -53,7 +53,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts the platform in `mode`; resolves once the Desk answers and both sample apps are discoverable. */
+/** Starts the platform in `mode`; resolves once the Desk answers and the sample apps are discoverable. */
 export async function startDeskTarget(mode: DeskMode): Promise<DeskTarget> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `desk-e2e-${mode}-`));
@@ -107,17 +107,21 @@ export async function startDeskTarget(mode: DeskMode): Promise<DeskTarget> {
   return target;
 }
 
-/** True once the gateway resolves both sample apps' DocTypes to their services. */
+/** True once the gateway resolves the sample apps' DocTypes to their services. */
 async function discoverable(origin: string): Promise<boolean> {
   try {
     const response = await fetch(`${origin}/api/gateway/discovery/query`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resources: ['crm.Customer', 'stock.Item'] }),
+      body: JSON.stringify({ resources: ['crm.Customer', 'stock.Item', 'support.Ticket'] }),
     });
     if (!response.ok) return false;
     const body = (await response.json()) as { resources?: Record<string, string | null> };
-    return body.resources?.['crm.Customer'] === 'crm' && body.resources?.['stock.Item'] === 'stock';
+    return (
+      body.resources?.['crm.Customer'] === 'crm' &&
+      body.resources?.['stock.Item'] === 'stock' &&
+      body.resources?.['support.Ticket'] === 'support'
+    );
   } catch {
     return false;
   }

@@ -1,6 +1,7 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RemoteBoundary } from '../../../src/shell/views/RemoteBoundary';
+import { setDeveloperDetails } from '../../../src/shell/words/developer-details';
 
 /** A remote's component that throws while `broken.value` is true. */
 function CustomerForm({ broken }: { broken: { value: boolean } }): React.JSX.Element {
@@ -18,7 +19,7 @@ afterEach(() => {
 });
 
 describe('RemoteBoundary', () => {
-  it('contains a throwing remote view: an alert naming the service, Retry, and the siblings still render', () => {
+  it('contains a throwing remote view: an alert in plain words with Try again, internals only as developer details, and the siblings still render', () => {
     const broken = { value: true };
     const onError = vi.fn();
     render(
@@ -39,9 +40,11 @@ describe('RemoteBoundary', () => {
     );
 
     const alert = screen.getByRole('alert');
-    expect(within(alert).getByText('The Customer form (from crm) stopped working.')).toBeTruthy();
-    expect(within(alert).getByText('customerForm is not a function')).toBeTruthy();
-    expect(within(alert).getByText('remote_render_failed')).toBeTruthy();
+    expect(within(alert).getByText('The Customer form stopped working.')).toBeTruthy();
+    // What failed inside (the service, the code, the cause) is for developers only.
+    expect(alert.textContent).not.toContain('remote_render_failed');
+    expect(alert.textContent).not.toContain('crm');
+    expect(within(alert).getByRole('button', { name: 'Try again' })).toBeTruthy();
     expect(within(alert).getByRole('button', { name: 'Use the standard view' })).toBeTruthy();
     expect(alert.closest('[data-remote]')?.getAttribute('data-remote')).toBe('crm');
     expect(screen.getByText('Sidebar links')).toBeTruthy();
@@ -50,7 +53,23 @@ describe('RemoteBoundary', () => {
     expect(onError.mock.calls[0]![0]).toMatchObject({ message: 'customerForm is not a function' });
   });
 
-  it('renders the remote again on Retry once it no longer throws', () => {
+  it('shows the service, the code and the cause once the developer details are switched on', () => {
+    setDeveloperDetails(true);
+    try {
+      render(
+        <RemoteBoundary service="crm" what="The Customer form">
+          <CustomerForm broken={{ value: true }} />
+        </RemoteBoundary>,
+      );
+      const alert = screen.getByRole('alert');
+      expect(within(alert).getByText('remote_render_failed')).toBeTruthy();
+      expect(alert.textContent).toContain('crm: customerForm is not a function');
+    } finally {
+      setDeveloperDetails(false);
+    }
+  });
+
+  it('renders the remote again on Try again once it no longer throws', () => {
     const broken = { value: true };
     render(
       <RemoteBoundary service="crm" what="The Customer form">
@@ -60,7 +79,7 @@ describe('RemoteBoundary', () => {
     expect(screen.queryByText('crm customer form')).toBeNull();
 
     broken.value = false;
-    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
 
     expect(screen.getByText('crm customer form')).toBeTruthy();
     expect(screen.queryByRole('alert')).toBeNull();
@@ -75,7 +94,7 @@ describe('RemoteBoundary', () => {
       </RemoteBoundary>,
     );
 
-    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
 
     expect(screen.getByRole('alert').textContent).toContain('stopped working');
     expect(onError).toHaveBeenCalledTimes(2);

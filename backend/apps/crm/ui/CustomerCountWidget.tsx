@@ -2,6 +2,9 @@
 import { useCustom } from '@refinedev/core';
 import type { WidgetProps } from '../../../../src/shell/remote-contract';
 
+const PLURAL = new Intl.PluralRules('en');
+const CUSTOMER_NOUN: Partial<Record<Intl.LDMLPluralRule, string>> = { one: 'customer', other: 'customers' };
+
 /** Shows `{ message: <count> }` of `POST <apiUrl>/method/crm.api.customer_count`. */
 export function CustomerCountWidget({ apiUrl }: WidgetProps): React.JSX.Element {
   const { query, result } = useCustom<{ message?: number }>({
@@ -24,7 +27,8 @@ export function CustomerCountWidget({ apiUrl }: WidgetProps): React.JSX.Element 
   const count = typeof data === 'number' ? data : (data?.message ?? 0);
   return (
     <p className="desk-widget__figure">
-      <span className="desk-widget__number">{count}</span> customers ·{' '}
+      <span className="desk-widget__number">{count}</span>{' '}
+      {CUSTOMER_NOUN[PLURAL.select(count)] ?? 'customers'} ·{' '}
       <a href="#/app/crm.Customer/new">Add a customer</a>
     </p>
   );

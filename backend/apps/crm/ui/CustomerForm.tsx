@@ -43,9 +43,9 @@ export function CustomerForm({ docType, schema, id, onSaved, onCancel }: FormVie
   if (id && query.isError) {
     return (
       <div className="desk-state desk-state--error" role="alert">
-        <p className="desk-state__title">Could not load this customer.</p>
+        <p className="desk-state__title">This customer could not be opened. Try again in a moment.</p>
         <button type="button" className="desk-button" onClick={() => query.refetch()}>
-          Retry
+          Try again
         </button>
       </div>
     );
@@ -143,9 +143,9 @@ function CustomerFormBody({
       aria-labelledby={`${uid}-title`}
     >
       <h2 id={`${uid}-title`} className="desk-form__title">
-        {id ? `Customer: ${initial.customer_name || id}` : 'New customer'}
+        {id ? 'Customer details' : 'New customer'}
       </h2>
-      <p className="desk-form__subtitle">crm customer form</p>
+      <p className="desk-form__subtitle">Email and phone are personal data.</p>
       {failure ? (
         <div className="desk-banner desk-banner--error" role="alert">
           {failure}

@@ -1,6 +1,8 @@
 /** Dashboard card: how many items exist and the five with the lowest quantity. */
 import { useList } from '@refinedev/core';
 
+const PLURAL = new Intl.PluralRules('en');
+
 /** Lists the lowest-stock items through the Desk's Refine data provider. */
 export function StockSummary(): React.JSX.Element {
   const { query, result } = useList<{ name?: string; item_name?: string; quantity?: number }>({
@@ -25,10 +27,12 @@ export function StockSummary(): React.JSX.Element {
         No items yet · <a href="#/app/stock.Item/new">Add an item</a>
       </p>
     );
+  const total = result.total ?? result.data.length;
   return (
     <>
       <p className="desk-widget__figure">
-        <span className="desk-widget__number">{result.total ?? result.data.length}</span> items
+        <span className="desk-widget__number">{total}</span>{' '}
+        {PLURAL.select(total) === 'one' ? 'item' : 'items'}
       </p>
       <ul className="desk-widget__list" aria-label="Lowest stock">
         {result.data.map((item) => (

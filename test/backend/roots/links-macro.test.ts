@@ -1,0 +1,141 @@
+/**
+ * MACROSERVICE with a real nats-server, a gateway and two service processes (crm, support): a Ticket's Link
+ * to a Customer is checked with the crm service (201 for a customer that exists, 422 `link_not_found` for
+ * one that does not), and the global search at the gateway finds records of both services.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../backend/config/load-config';
+import type { PlatformConfig } from '../../../backend/config/schema';
+import type { Database } from '../../../backend/db/database';
+import { openDatabase } from '../../../backend/db/open-database';
+import { ROOT_DIR } from '../../../backend/roots/context';
+import { createGateway, type Gateway } from '../../../backend/roots/gateway';
+import { type RunningService, startService } from '../../../backend/roots/service';
+import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
+import type { DiscoveryResult, SearchAnswer } from '../../../src/protocol';
+import { apiKeyAuthorization } from '../../helpers/auth';
+import { type NatsServerHandle, startNatsServer, waitUntil } from '../../helpers/nats-server';
+import { makeAppsFixture } from '../../helpers/test-app';
+
+const SECRET = 'macroservice-links-secret-0123456789abcdef';
+const GATEWAY_URL = 'http://gateway.test';
+
+let nats: NatsServerHandle;
+let config: PlatformConfig;
+let appsDir: string;
+let dataDir: string;
+let gateway: Gateway;
+const services: RunningService[] = [];
+const databases: Database[] = [];
+let authorization: string;
+
+const keys = (cfg: PlatformConfig) =>
+  MemoryKeyStore.create({ graceMs: cfg.security.payload_encryption.key_grace_seconds * 1000 });
+
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  return gateway.app.fetch(
+    new Request(`${GATEWAY_URL}${path}`, {
+      method,
+      headers: {
+        authorization,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
+}
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  appsDir = makeAppsFixture({ crm: false, support: false });
+  dataDir = mkdtempSync(join(tmpdir(), 'desk-links-'));
+  config = loadConfig({
+    file: join(ROOT_DIR, 'platform.toml'),
+    env: {},
+    overrides: {
+      mode: 'macroservice',
+      'server.port': 0,
+      'server.data_dir': dataDir,
+      'server.public_url': GATEWAY_URL,
+      'security.payload_encryption.mode': 'disabled',
+      'nats.url': nats.url,
+      'nats.ttl_seconds': 3,
+      'nats.heartbeat_seconds': 1,
+      'desk.upstream_timeout_ms': 3_000,
+    },
+  });
+  const gatewayDb = await openDatabase({ memory: true });
+  databases.push(gatewayDb);
+  gateway = await createGateway(config, {
+    secret: SECRET,
+    log: () => {},
+    context: { database: gatewayDb, keys: await keys(config) },
+  });
+  authorization = await apiKeyAuthorization(gateway.ctx);
+  const serviceConfig = { ...config, server: { ...config.server, public_url: undefined } };
+  for (const app of ['crm', 'support']) {
+    const database = await openDatabase({ memory: true });
+    databases.push(database);
+    services.push(
+      await startService(serviceConfig, {
+        app,
+        secret: SECRET,
+        log: () => {},
+        context: { database, appsDir, keys: await keys(serviceConfig) },
+      }),
+    );
+  }
+  await waitUntil(async () => {
+    const res = await send('POST', '/api/gateway/discovery/query', {
+      resources: ['crm.Customer', 'support.Ticket'],
+    });
+    const body = (await res.json()) as DiscoveryResult;
+    return body.resources['crm.Customer'] === 'crm' && body.resources['support.Ticket'] === 'support';
+  });
+}, 180_000);
+
+afterAll(async () => {
+  for (const s of services) await s.close();
+  await gateway?.close();
+  for (const d of databases) await d.close();
+  await nats?.dispose();
+  for (const dir of [appsDir, dataDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Link fields across services in MACROSERVICE', () => {
+  it('stores a ticket linking a customer of the crm service, and refuses one linking no customer with 422', async () => {
+    const created = await send('POST', '/api/resource/crm.Customer', { customer_name: 'Ada Macro' });
+    expect(created.status).toBe(201);
+    const customer = ((await created.json()) as { data: { name: string } }).data.name;
+
+    // The support service learns the crm service from the bus; retry until it has.
+    let linked: Response | undefined;
+    await waitUntil(async () => {
+      linked = await send('POST', '/api/resource/support.Ticket', { subject: 'Macro link', customer });
+      return linked.status !== 503;
+    });
+    expect(linked!.status).toBe(201);
+    expect(await linked!.json()).toMatchObject({ data: { customer } });
+
+    const broken = await send('POST', '/api/resource/support.Ticket', {
+      subject: 'Nobody',
+      customer: 'CUST-99999',
+    });
+    expect(broken.status).toBe(422);
+    expect(await broken.json()).toMatchObject({
+      error: { code: 'link_not_found', fields: [{ field: 'customer', code: 'link_not_found' }] },
+    });
+  });
+
+  it('searches both services from the gateway', async () => {
+    const res = await send('GET', '/api/search?q=macro');
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as SearchAnswer;
+    expect(answer.incomplete).toEqual([]);
+    const titles = Object.fromEntries(answer.groups.map((g) => [g.docType, g.hits.map((h) => h.title)]));
+    expect(titles).toEqual({ 'crm.Customer': ['Ada Macro'], 'support.Ticket': ['Macro link'] });
+  });
+});
