@@ -34,6 +34,11 @@ export interface InstalledApp {
   // biome-ignore lint/suspicious/noExplicitAny: each method has its own kwargs type
   methods: Record<string, RpcMethod<any>>;
   menus: MenuItem[];
+  /**
+   * The app's folder when it was installed from a path (`<dir>/static/mfe/` holds its UI remote); built-in
+   * apps live in `backend/apps/<name>/`.
+   */
+  dir?: string;
 }
 
 /**

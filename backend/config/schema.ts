@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APP_NAME_SPEC, isAppPath } from '../apps/app-spec';
 
 /** Payload-encryption modes of SPEC.md (PayloadEncryptionConfig.mode). */
 export const ENCRYPTION_MODES = ['disabled', 'selective', 'metadata', 'strict'] as const;
@@ -20,8 +21,18 @@ const routePattern = z.string().startsWith('/', 'a route pattern starts with "/"
 export const platformTomlSchema = z
   .object({
     mode: z.enum(DEPLOYMENT_MODES).default('monolith'),
-    /** Installed apps (MONOLITH) under backend/apps, or the apps this process serves (`m serve --app`). */
-    apps: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).default(['crm', 'stock']),
+    /**
+     * Installed apps (MONOLITH): names of apps under backend/apps or paths to app folders; or the app this
+     * process serves (`m serve --app`).
+     */
+    apps: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((v) => APP_NAME_SPEC.test(v) || isAppPath(v), 'an app name or a path to an app folder'),
+      )
+      .default(['crm', 'stock']),
     server: z
       .object({
         host: z.string().min(1).default('127.0.0.1'),

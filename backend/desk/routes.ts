@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Context, Hono } from 'hono';
+import { appDirOf } from '../apps/index';
 import type { AppContext } from '../context';
 import { SERVICE_NAME_PATTERN } from '../gateway/oracle';
 import type { AppEnv } from '../http/env';
@@ -83,7 +84,7 @@ function shellPage(ctx: AppContext) {
 export function deskRoutes(ctx: AppContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const loadShell = shellPage(ctx);
-  const installed = new Set(ctx.apps.map((a) => a.name));
+  const installed = new Map(ctx.apps.map((a) => [a.name, appDirOf(a, ctx.appsDir)]));
 
   // URL parsing has already collapsed `..` segments by now (`/desk/assets/crm/../../x` arrives as `/desk/x`,
   // a deep link); the raw request line still shows them, so traversal attempts are refused, not reinterpreted.
@@ -108,8 +109,9 @@ export function deskRoutes(ctx: AppContext): Hono<AppEnv> {
     const service = c.req.param('service');
     if (!SERVICE_NAME_PATTERN.test(service)) throw notFound();
     const segments = assetSegments(rawRest(c, `/desk/assets/${service}/`));
-    if (installed.has(service)) {
-      const file = await readStaticFile(join(ctx.appsDir, service, 'static', 'mfe'), segments);
+    const appDir = installed.get(service);
+    if (appDir !== undefined) {
+      const file = await readStaticFile(join(appDir, 'static', 'mfe'), segments);
       if (file) return sendFile(c, file);
     }
     if (!ctx.config.desk.mfe_proxy_enabled) throw notFound();

@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import { appDirOf } from '../apps/index';
 import type { DirectoryListener, ServiceDirectory } from './service-directory';
 
 /** Options of {@link createMonolithDirectory}. */
 export interface MonolithDirectoryOptions {
   /** The installed apps (name and DocType names). */
-  apps: ReadonlyArray<{ name: string; doctypes: ReadonlyArray<{ name: string }> }>;
-  /** Folder holding `<app>/static/mfe/remoteEntry.js`. */
+  apps: ReadonlyArray<{ name: string; dir?: string; doctypes: ReadonlyArray<{ name: string }> }>;
+  /** Folder holding `<app>/static/mfe/remoteEntry.js` (an app with its own `dir` has it there instead). */
   appsDir: string;
   /** Base of every manifest URL; read on each scan so a server bound to port 0 can fill it in later. */
   publicUrl: () => string;
@@ -51,7 +52,7 @@ export function createMonolithDirectory(options: MonolithDirectoryOptions): Mono
     const nextPrints = new Map<string, string>();
     let changed = false;
     for (const app of [...options.apps].sort((a, b) => a.name.localeCompare(b.name))) {
-      const hasRemote = existsSync(join(options.appsDir, app.name, REMOTE_ENTRY_PATH));
+      const hasRemote = existsSync(join(appDirOf(app, options.appsDir), REMOTE_ENTRY_PATH));
       const body = {
         service: app.name,
         url: hasRemote ? `${base}/desk/assets/${app.name}/remoteEntry.js` : null,
