@@ -21,3 +21,5 @@ export type { FieldMeta, FieldType } from '../../backend/doctypes/define-doctype
 export { defineDocType } from '../../backend/doctypes/define-doctype';
 export type { AppDefinition, DefinedApp } from './define-app';
 export { APP_NAME_PATTERN, defineApp, FIELD_FLAGS, isDefinedApp } from './define-app';
+export type { CreateBodyOf, RecordOf, UpdateBodyOf } from './records';
+export { countRecords } from './records';
