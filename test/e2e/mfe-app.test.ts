@@ -1,0 +1,89 @@
+/**
+ * A team's app from outside the repository, in Chromium: `m new app` into a temporary folder, `npm install`,
+ * `npm test`, `npm run build`, `npm start` (a MONOLITH Desk with the platform's apps and this one). The
+ * Desk's navigation shows the Note DocType, the app's own remote form creates a Note whose email leaves the
+ * browser as a JWE, and the list shows it. Each step is timed (printed at the end).
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot } from './support/browser';
+import { E2E_ADMIN_PASSWORD } from './support/desk-target';
+import { type ScaffoldedApp, type StartedApp, scaffold, startApp } from './support/scaffolded-app';
+
+const COMPACT_JWE = /^[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+$/;
+const npm = 'npm';
+
+function appLink(page: Page, label: string) {
+  return page.getByRole('navigation', { name: 'Apps' }).getByRole('link', { name: label, exact: true });
+}
+
+describe('a scaffolded app in a MONOLITH Desk', () => {
+  let app: ScaffoldedApp;
+  let server: StartedApp;
+  let browser: Browser;
+  let page: Page;
+  const suffix = Date.now().toString(36);
+  const note = {
+    title: `First note ${suffix}`,
+    body: 'Written from the team repository.',
+    email: `nora.${suffix}@example.com`,
+  };
+
+  beforeAll(async () => {
+    app = scaffold('notes');
+    app.run('npm test', npm, ['test']);
+    app.run('npm run typecheck', npm, ['run', 'typecheck']);
+    app.run('npm run build', npm, ['run', 'build']);
+    const started = Date.now();
+    server = await startApp(app);
+    app.timings['npm start (until discoverable)'] = Date.now() - started;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    app?.dispose();
+    if (app) console.log(`scaffold timings (ms): ${JSON.stringify(app.timings)}`);
+  });
+
+  it('shows the Note DocType in the navigation next to the platform apps', async () => {
+    const started = Date.now();
+    await page.goto(server.deskUrl);
+    await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await appLink(page, 'Note').waitFor();
+    await appLink(page, 'Customer').waitFor();
+    app.timings['sign-in to Note in navigation'] = Date.now() - started;
+    await screenshot(page, 'mfe-app-home');
+  });
+
+  it("creates a Note with the app's own form, its email sent as a JWE, and lists it", async () => {
+    const started = Date.now();
+    await page.goto(`${server.deskUrl}#/app/notes.Note/new`);
+    await page.getByText('notes note form').waitFor();
+    app.timings['first render of the remote form'] = Date.now() - started;
+    await page.getByLabel('Title').fill(note.title);
+    await page.getByLabel('Body').fill(note.body);
+    await page.getByLabel('Email').fill(note.email);
+    await screenshot(page, 'mfe-app-note-form');
+
+    const sent = page.waitForRequest(
+      (r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/resource/notes.Note',
+    );
+    await page.getByRole('button', { name: 'Save note' }).click();
+    const request = await sent;
+    const response = await request.response();
+    expect(request.headers()['content-type']).toBe('application/jose');
+    expect(request.postData() ?? '').toMatch(COMPACT_JWE);
+    expect(request.postData() ?? '').not.toContain(note.email);
+    expect(response?.status()).toBe(201);
+    const created = (await response!.json()) as { data: { name: string; email: string; title: string } };
+    expect(created.data).toMatchObject({ title: note.title, email: note.email });
+
+    await page.goto(`${server.deskUrl}#/app/notes.Note`);
+    await page.getByRole('cell', { name: note.title }).waitFor();
+    await screenshot(page, 'mfe-app-note-list');
+  });
+});
