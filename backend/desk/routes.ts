@@ -112,7 +112,12 @@ export function deskRoutes(ctx: AppContext): Hono<AppEnv> {
     const appDir = installed.get(service);
     if (appDir !== undefined) {
       const file = await readStaticFile(join(appDir, 'static', 'mfe'), segments);
-      if (file) return sendFile(c, file);
+      if (file) {
+        const response = sendFile(c, file);
+        // Public build files: a Desk on another origin loads them with Subresource Integrity, which needs CORS.
+        response.headers.set('Access-Control-Allow-Origin', '*');
+        return response;
+      }
     }
     if (!ctx.config.desk.mfe_proxy_enabled) throw notFound();
     const manifest = ctx.directory.get(service);

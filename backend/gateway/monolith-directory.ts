@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
 import { appDirOf } from '../apps/index';
+import { remoteEntryIntegrity } from '../apps/remote-integrity';
 import type { DirectoryListener, ServiceDirectory } from './service-directory';
 
 /** Options of {@link createMonolithDirectory}. */
@@ -31,7 +32,7 @@ export const REMOTE_ENTRY_PATH = join('static', 'mfe', 'remoteEntry.js');
  * MONOLITH discovery (SPEC.md): every installed app is a data service with `apiUrl` `<publicUrl>/api`,
  * `metaUrl` `<publicUrl>/api/meta/<app>` and `openapiUrl` `<publicUrl>/api/openapi.json`; an app whose
  * `static/mfe/remoteEntry.js` exists also gets `url` `<publicUrl>/desk/assets/<app>/remoteEntry.js`, else
- * `url: null`. The filesystem is rechecked at most every `rescanMs`, so a build finishing after the start is
+ * `url: null`; `integrity` is the entry's SRI hash (sha384), so a rebuilt entry is a new manifest. The filesystem is rechecked at most every `rescanMs`, so a build finishing after the start is
  * picked up. `rev` starts at the wall clock in ms and only grows: a manifest whose content changes gets a rev
  * above both its previous one and the current time, so a client's cached rev from before a restart is older.
  */
@@ -52,7 +53,9 @@ export function createMonolithDirectory(options: MonolithDirectoryOptions): Mono
     const nextPrints = new Map<string, string>();
     let changed = false;
     for (const app of [...options.apps].sort((a, b) => a.name.localeCompare(b.name))) {
-      const hasRemote = existsSync(join(appDirOf(app, options.appsDir), REMOTE_ENTRY_PATH));
+      const entryFile = join(appDirOf(app, options.appsDir), REMOTE_ENTRY_PATH);
+      const hasRemote = existsSync(entryFile);
+      const integrity = hasRemote ? remoteEntryIntegrity(entryFile) : undefined;
       const body = {
         service: app.name,
         url: hasRemote ? `${base}/desk/assets/${app.name}/remoteEntry.js` : null,
@@ -60,6 +63,7 @@ export function createMonolithDirectory(options: MonolithDirectoryOptions): Mono
         metaUrl: `${base}/api/meta/${app.name}`,
         openapiUrl: `${base}/api/openapi.json`,
         doctypes: app.doctypes.map((d) => d.name),
+        ...(integrity ? { integrity } : {}),
       };
       const print = JSON.stringify(body);
       const previous = manifests.get(app.name);

@@ -86,4 +86,37 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     await page.getByRole('cell', { name: note.title }).waitFor();
     await screenshot(page, 'mfe-app-note-list');
   });
+
+  it('refuses a remoteEntry.js that changed after its manifest was published, contained', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const tampered = await context.newPage();
+      await tampered.route(/\/desk\/assets\/notes\/remoteEntry\.js/, async (route) => {
+        const original = await route.fetch();
+        await route.fulfill({
+          response: original,
+          body: `${await original.text()}\n// changed after publishing\n`,
+        });
+      });
+      await tampered.goto(server.deskUrl);
+      await tampered.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+      await tampered.getByRole('button', { name: 'Sign in' }).click();
+      await appLink(tampered, 'Note').waitFor();
+
+      await tampered.goto(`${server.deskUrl}#/app/notes.Note/new`);
+      const notice = tampered
+        .getByRole('alert')
+        .filter({ hasText: 'The notes interface could not be loaded' });
+      await notice.waitFor();
+      expect(await notice.locator('code').textContent()).toBe('remote_integrity_failed');
+      expect(await notice.textContent()).toContain('does not match the integrity hash');
+      // The Desk's generic form stands in; the other apps keep working.
+      await tampered.getByRole('button', { name: 'Save' }).waitFor();
+      await screenshot(tampered, 'mfe-app-integrity-failed');
+      await appLink(tampered, 'Customer').click();
+      await tampered.getByRole('heading', { name: 'Customer', exact: true }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
 });

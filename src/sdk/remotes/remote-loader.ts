@@ -10,12 +10,15 @@ import { createInstance, getInstance } from '@module-federation/enhanced/runtime
 import type { ServiceManifest } from '../discovery/protocol';
 import { isSdkError, SdkError } from '../errors';
 import { Hooks } from '../hooks';
+import { entryKey, integrityPlugin, type ScriptPlugin, verifyIntegrity } from './integrity';
 
 /** The part of the Module Federation runtime instance the loader uses. */
 export interface FederationRuntime {
   registerRemotes(remotes: Array<{ name: string; entry: string }>, options?: { force?: boolean }): void;
   loadRemote<T>(id: string): Promise<T | null>;
   preloadRemote(options: Array<{ nameOrAlias: string; exposes?: string[] }>): Promise<void>;
+  /** Adds runtime plugins (the integrity hook); absent on minimal test doubles. */
+  registerPlugins?(plugins: ScriptPlugin[]): void;
 }
 
 /** Payloads of the loader's lifecycle hooks. */
@@ -39,6 +42,8 @@ export interface RemoteLoaderOptions {
   retries?: number;
   /** Name of the runtime instance created when the page has none; default `desk_sdk_host`. */
   hostName?: string;
+  /** Fetch used to tell an integrity failure from another load failure; default the global one. */
+  fetch?: typeof fetch;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -65,6 +70,9 @@ export class RemoteLoader {
   readonly #options: RemoteLoaderOptions;
   #runtime: FederationRuntime | undefined;
   readonly #entries = new Map<string, string>();
+  /** Entry URL (without query) -> its published SRI hash. */
+  readonly #integrity = new Map<string, string>();
+  #pluginRegistered = false;
 
   constructor(options: RemoteLoaderOptions = {}) {
     this.#options = options;
@@ -82,13 +90,56 @@ export class RemoteLoader {
    * Registers `service`'s remote from its manifest. Returns false for a data-only service (`url: null`).
    * Registering the same entry again is a no-op; a changed entry replaces the old one.
    */
-  register(service: string, manifest: Pick<ServiceManifest, 'url'>): boolean {
+  register(service: string, manifest: Pick<ServiceManifest, 'url' | 'integrity'>): boolean {
     if (!manifest.url) return false;
+    if (manifest.integrity) {
+      this.#integrity.set(entryKey(manifest.url), manifest.integrity);
+      this.#ensureIntegrityPlugin();
+    } else {
+      this.#integrity.delete(entryKey(manifest.url));
+    }
     const previous = this.#entries.get(service);
     if (previous === manifest.url) return true;
     this.runtime.registerRemotes([{ name: service, entry: manifest.url }], { force: previous !== undefined });
     this.#entries.set(service, manifest.url);
     return true;
+  }
+
+  /** The SRI hash `service`'s entry is loaded with, if its manifest published one. */
+  integrityOf(service: string): string | undefined {
+    const entry = this.#entries.get(service);
+    return entry === undefined ? undefined : this.#integrity.get(entryKey(entry));
+  }
+
+  #ensureIntegrityPlugin(): void {
+    if (this.#pluginRegistered) return;
+    this.#pluginRegistered = true;
+    this.runtime.registerPlugins?.([integrityPlugin((url) => this.#integrity.get(url))]);
+  }
+
+  /**
+   * The error for a failed load: `remote_integrity_failed` when the entry's bytes no longer match the
+   * published hash (the browser refused to run it), else `remote_load_failed`.
+   */
+  async #loadFailure(service: string, exposed: string, entry: string, cause: unknown): Promise<SdkError> {
+    const expected = this.#integrity.get(entryKey(entry));
+    if (expected) {
+      const check = await verifyIntegrity(entry, expected, this.#options.fetch);
+      if (check.status === 'mismatch') {
+        // The hashes are for the developer console; the Desk's notice stays short.
+        console.error(
+          `${service}: remoteEntry.js integrity mismatch: published ${expected}, served ${check.actual}`,
+        );
+        return new SdkError(
+          'remote_integrity_failed',
+          `The UI remote of "${service}" does not match the integrity hash its service published; it was not run.`,
+          { cause },
+        );
+      }
+    }
+    return new SdkError('remote_load_failed', `The UI remote of "${service}" could not load ${exposed}.`, {
+      cause,
+    });
   }
 
   /** True when `service` has a registered remote. */
@@ -124,13 +175,9 @@ export class RemoteLoader {
         this.hooks.emit('afterLoadRemote', { service, exposed, attempt, module });
         return module;
       } catch (cause) {
-        error = new SdkError(
-          'remote_load_failed',
-          `The UI remote of "${service}" could not load ${exposed}.`,
-          {
-            cause,
-          },
-        );
+        error = await this.#loadFailure(service, exposed, entry, cause);
+        // A changed entry stays changed: retrying cannot help.
+        if (error.code === 'remote_integrity_failed') break;
       }
     }
     this.hooks.emit('loadRemoteError', { service, exposed, error: error! });

@@ -76,7 +76,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   });
   const remoteViews = new KeyedStore<RemoteViews>(async (service) => {
     const entry = catalog.getSnapshot().services[service];
-    if (entry?.url) remotes.register(service, { url: entry.url });
+    if (entry?.url) remotes.register(service, { url: entry.url, integrity: entry.integrity });
     const mod = await remotes.load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE);
     return mod.default ?? mod;
   });
