@@ -11,6 +11,12 @@ import type { ServiceManifest } from '../discovery/protocol';
 import { isSdkError, SdkError } from '../errors';
 import { Hooks } from '../hooks';
 import { entryKey, integrityPlugin, type ScriptPlugin, verifyIntegrity } from './integrity';
+import {
+  describeMismatch,
+  type SharedVersionMismatch,
+  type ShareScopeView,
+  sharedVersionMismatches,
+} from './shared-versions';
 
 /** The part of the Module Federation runtime instance the loader uses. */
 export interface FederationRuntime {
@@ -19,6 +25,10 @@ export interface FederationRuntime {
   preloadRemote(options: Array<{ nameOrAlias: string; exposes?: string[] }>): Promise<void>;
   /** Adds runtime plugins (the integrity hook); absent on minimal test doubles. */
   registerPlugins?(plugins: ScriptPlugin[]): void;
+  /** The share scopes (who registered which shared version); read for version checks when present. */
+  shareScopeMap?: ShareScopeView;
+  /** The instance's own options; `name` identifies the Desk's registrations in the share scope. */
+  options?: { name?: string };
 }
 
 /** Payloads of the loader's lifecycle hooks. */
@@ -30,6 +40,8 @@ export interface RemoteLoaderHookEvents {
   afterLoadRemote: { service: string; exposed: string; attempt: number; module: unknown };
   /** Every attempt failed; `error` is what `load` rejects with. */
   loadRemoteError: { service: string; exposed: string; error: SdkError };
+  /** A loaded remote registered `react` or `react-dom` at another version than the Desk's. */
+  sharedVersionMismatch: SharedVersionMismatch;
 }
 
 /** Options of {@link RemoteLoader}. */
@@ -73,6 +85,7 @@ export class RemoteLoader {
   /** Entry URL (without query) -> its published SRI hash. */
   readonly #integrity = new Map<string, string>();
   #pluginRegistered = false;
+  readonly #mismatches = new Map<string, SharedVersionMismatch[]>();
 
   constructor(options: RemoteLoaderOptions = {}) {
     this.#options = options;
@@ -142,6 +155,22 @@ export class RemoteLoader {
     });
   }
 
+  /** The shared-version mismatches found when `service`'s remote loaded (empty when none). */
+  sharedMismatches(service: string): SharedVersionMismatch[] {
+    return this.#mismatches.get(service) ?? [];
+  }
+
+  #checkSharedVersions(service: string): void {
+    if (this.#mismatches.has(service)) return;
+    const host = this.runtime.options?.name ?? this.#options.hostName ?? 'desk_sdk_host';
+    const found = sharedVersionMismatches(this.runtime.shareScopeMap, service, host);
+    this.#mismatches.set(service, found);
+    for (const mismatch of found) {
+      console.warn(describeMismatch(mismatch));
+      this.hooks.emit('sharedVersionMismatch', mismatch);
+    }
+  }
+
   /** True when `service` has a registered remote. */
   isRegistered(service: string): boolean {
     return this.#entries.has(service);
@@ -172,6 +201,7 @@ export class RemoteLoader {
           continue;
         }
         if (module === null || module === undefined) throw new Error(`${id} resolved to no module`);
+        this.#checkSharedVersions(service);
         this.hooks.emit('afterLoadRemote', { service, exposed, attempt, module });
         return module;
       } catch (cause) {
