@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { PlatformConfig } from '../config/schema';
 import { PlatformError } from '../http/errors';
 import { connectBus } from './connect-bus';
@@ -31,7 +32,7 @@ export async function runMacroservice(
     const bus = await connectBus(
       config,
       log,
-      flags.apps[0] ? `desk-service-${flags.apps[0]}` : 'desk-gateway',
+      flags.apps[0] ? `desk-service-${basename(flags.apps[0])}` : 'desk-gateway',
       abort.signal,
     );
     const app = flags.apps[0];

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import { isAppPath, loadAppFromPath } from '../apps/index';
 import type { Bus } from '../bus/bus';
 import type { PlatformConfig } from '../config/schema';
 import type { AppContext, Logger } from '../context';
@@ -32,7 +33,7 @@ export function createServiceApp(ctx: AppContext, secret: string): Hono<AppEnv> 
 
 /** Options of {@link startService}. */
 export interface StartServiceOptions {
-  /** The app this process serves, e.g. `crm`. */
+  /** The app this process serves: a built-in name (`crm`) or the path of an app folder. */
   app: string;
   log?: Logger;
   /** Default: `PLATFORM_INTERNAL_SECRET`. */
@@ -69,12 +70,13 @@ export async function startService(
   options: StartServiceOptions,
 ): Promise<RunningService> {
   const log = options.log ?? ((line: string) => console.error(line));
-  const name = options.app;
+  // An app given by its folder is named by its own module.
+  const name = isAppPath(options.app) ? (await loadAppFromPath(options.app)).name : options.app;
   const secret = options.secret ?? readInternalSecret();
   const { ttlMs, heartbeatMs } = manifestTiming(config);
   const serviceConfig: PlatformConfig = {
     ...config,
-    apps: [name],
+    apps: [options.app],
     server: { ...config.server, data_dir: join(config.server.data_dir, 'services', name) },
   };
   const closers: Array<() => Promise<void>> = [];

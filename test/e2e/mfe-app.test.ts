@@ -4,21 +4,71 @@
  * Desk's navigation shows the Note DocType, the app's own remote form creates a Note whose email leaves the
  * browser as a JWE, and the list shows it. Each step is timed (printed at the end).
  */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type NatsServerHandle, startNatsServer } from '../helpers/nats-server';
 import { launchChromium, screenshot } from './support/browser';
-import { E2E_ADMIN_PASSWORD } from './support/desk-target';
+import { E2E_ADMIN_PASSWORD, freePort, stopProcess } from './support/desk-target';
 import { type ScaffoldedApp, type StartedApp, scaffold, startApp } from './support/scaffolded-app';
 
 const COMPACT_JWE = /^[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+$/;
 const npm = 'npm';
+const root = join(import.meta.dirname, '..', '..');
 
 function appLink(page: Page, label: string) {
   return page.getByRole('navigation', { name: 'Apps' }).getByRole('link', { name: label, exact: true });
 }
 
+let app: ScaffoldedApp;
+
+beforeAll(() => {
+  app = scaffold('notes');
+  app.run('npm test', npm, ['test']);
+  app.run('npm run typecheck', npm, ['run', 'typecheck']);
+  app.run('npm run build', npm, ['run', 'build']);
+});
+
+afterAll(() => {
+  app?.dispose();
+  if (app) console.log(`scaffold timings (ms): ${JSON.stringify(app.timings)}`);
+});
+
+async function signIn(page: Page, deskUrl: string): Promise<void> {
+  await page.goto(deskUrl);
+  await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await appLink(page, 'Note').waitFor();
+}
+
+/** Fills the app's own Note form and saves it; checks the email left the browser as a JWE. */
+async function createNote(page: Page, deskUrl: string, note: { title: string; body: string; email: string }) {
+  await page.goto(`${deskUrl}#/app/notes.Note/new`);
+  await page.getByText('notes note form').waitFor();
+  await page.getByLabel('Title').fill(note.title);
+  await page.getByLabel('Body').fill(note.body);
+  await page.getByLabel('Email').fill(note.email);
+  const sent = page.waitForRequest(
+    (r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/resource/notes.Note',
+  );
+  await page.getByRole('button', { name: 'Save note' }).click();
+  const request = await sent;
+  const response = await request.response();
+  expect(request.headers()['content-type']).toBe('application/jose');
+  expect(request.postData() ?? '').toMatch(COMPACT_JWE);
+  expect(request.postData() ?? '').not.toContain(note.email);
+  expect(response?.status()).toBe(201);
+  const created = (await response!.json()) as { data: { name: string; email: string; title: string } };
+  expect(created.data).toMatchObject({ title: note.title, email: note.email });
+  await page.goto(`${deskUrl}#/app/notes.Note`);
+  await page.getByRole('cell', { name: note.title }).waitFor();
+}
+
 describe('a scaffolded app in a MONOLITH Desk', () => {
-  let app: ScaffoldedApp;
   let server: StartedApp;
   let browser: Browser;
   let page: Page;
@@ -30,10 +80,6 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
   };
 
   beforeAll(async () => {
-    app = scaffold('notes');
-    app.run('npm test', npm, ['test']);
-    app.run('npm run typecheck', npm, ['run', 'typecheck']);
-    app.run('npm run build', npm, ['run', 'build']);
     const started = Date.now();
     server = await startApp(app);
     app.timings['npm start (until discoverable)'] = Date.now() - started;
@@ -44,8 +90,6 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    app?.dispose();
-    if (app) console.log(`scaffold timings (ms): ${JSON.stringify(app.timings)}`);
   });
 
   it('shows the Note DocType in the navigation next to the platform apps', async () => {
@@ -118,5 +162,80 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe('the scaffolded app as a MACROSERVICE service joining a gateway over NATS', () => {
+  let nats: NatsServerHandle;
+  let gateway: ChildProcess;
+  let gatewayOutput = '';
+  let gatewayData: string;
+  let service: StartedApp;
+  let browser: Browser;
+  const gatewayPort = { value: 0 };
+  const secret = randomBytes(32).toString('base64url');
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    gatewayPort.value = await freePort();
+    gatewayData = mkdtempSync(join(tmpdir(), 'desk-team-gw-'));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(gatewayPort.value),
+      PLATFORM_NATS_URL: nats.url,
+      PLATFORM_INTERNAL_SECRET: secret,
+      PLATFORM_DATA_DIR: gatewayData,
+      PLATFORM_ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
+      PLATFORM_CORE_SERVICES: 'notes',
+    };
+    for (const key of ['PLATFORM_PUBLIC_URL', 'PLATFORM_DATABASE_URL', 'PLATFORM_APPS', 'PLATFORM_MODE'])
+      delete env[key];
+    // The platform's own gateway, started from the platform's folder: it knows nothing of the app.
+    gateway = spawn(
+      process.execPath,
+      [join(root, 'bin', 'm.js'), 'serve', '--mode', 'macroservice', '--build-missing'],
+      {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    gateway.stdout!.on('data', (c: Buffer) => {
+      gatewayOutput += c.toString();
+    });
+    gateway.stderr!.on('data', (c: Buffer) => {
+      gatewayOutput += c.toString();
+    });
+    const started = Date.now();
+    service = await startApp(app, {
+      extra: ['--mode', 'macroservice', '--port', '0'],
+      env: { PLATFORM_NATS_URL: nats.url, PLATFORM_INTERNAL_SECRET: secret },
+      gatewayOrigin: `http://127.0.0.1:${gatewayPort.value}`,
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}\ngateway:\n${gatewayOutput}`);
+    });
+    app.timings['npm start -- --mode macroservice (until the gateway discovers it)'] = Date.now() - started;
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    if (gateway) await stopProcess(gateway);
+    await nats?.dispose();
+    if (gatewayData) rmSync(gatewayData, { recursive: true, force: true });
+  });
+
+  it('is discovered by the running gateway; its own form creates a Note whose email is a JWE, and the list shows it', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const deskUrl = `http://127.0.0.1:${gatewayPort.value}/desk/`;
+    await signIn(page, deskUrl);
+    const suffix = Date.now().toString(36);
+    await createNote(page, deskUrl, {
+      title: `Macro note ${suffix}`,
+      body: 'Served by its own process.',
+      email: `mac.${suffix}@example.com`,
+    });
+    await screenshot(page, 'mfe-app-macroservice-list');
   });
 });
