@@ -52,6 +52,13 @@ export const platformTomlSchema = z
         core_services: z.array(z.string()).default(['crm', 'stock']),
         mfe_proxy_enabled: z.boolean().default(false),
         upstream_timeout_ms: positiveInt.default(5_000),
+        /**
+         * Lets a developer point a service's remote at their own dev server from the Desk. Unset: on when the
+         * server binds a loopback address (a developer's machine), off otherwise.
+         */
+        allow_remote_overrides: z.boolean().optional(),
+        /** Origins an override may use besides http://localhost and http://127.0.0.1. */
+        override_origins: z.array(z.url()).default([]),
       })
       .strict()
       .prefault({}),

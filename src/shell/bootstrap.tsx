@@ -36,6 +36,12 @@ function boot(): void {
     return;
   }
   const platform = createPlatform(config);
+  // `?override=<service>=<url>` is applied once and kept in localStorage; the address bar drops it.
+  const { refused, rest } = platform.overrides.capture(window.location.search);
+  if (rest !== window.location.search) {
+    history.replaceState(history.state, '', `${window.location.pathname}${rest}${window.location.hash}`);
+  }
+  for (const r of refused) console.warn(`Desk: override of ${r.service} refused (${r.reason}): ${r.url}`);
   // The page shows a contained notice; the console keeps the cause for the team that ships the remote.
   platform.remotes.hooks.on('loadRemoteError', ({ service, exposed, error }) => {
     console.error(`Desk: the ${service} remote could not load ${exposed}:`, error.cause ?? error);

@@ -9,7 +9,7 @@ import type { RemotesMap } from '../../sdk/discovery';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
 import type { PlatformConfig } from '../../sdk/platform-config';
-import { RemoteLoader } from '../../sdk/remotes';
+import { RemoteLoader, RemoteOverrides } from '../../sdk/remotes';
 import { type SecurityClient, securityClient } from '../../sdk/security';
 import { type RemoteViews, VIEWS_MODULE } from '../remote-contract';
 import { DeskCatalog } from './catalog';
@@ -26,6 +26,8 @@ export interface DeskPlatform {
   discovery: DiscoveryClient;
   security: SecurityClient;
   remotes: RemoteLoader;
+  /** Developer overrides of services' remote entries (`?override=<service>=<url>`). */
+  overrides: RemoteOverrides;
   catalog: DeskCatalog;
   /** Each service's `./views` module (the remote contract), loaded on demand. */
   remoteViews: KeyedStore<RemoteViews>;
@@ -58,6 +60,10 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   const discovery = DiscoveryClient.getInstance({ gatewayUrl: config.gatewayUrl });
   securityClient.configure({ configUrl: config.securityConfigUrl, baseUrl: config.gatewayUrl });
   const remotes = new RemoteLoader();
+  const overrides = new RemoteOverrides(
+    config.remoteOverrides ?? { allowed: false, origins: [] },
+    typeof localStorage === 'undefined' ? undefined : localStorage,
+  );
   // A CSRF token kept from a login earlier in this tab means a session probably exists; a 401 corrects it.
   const session = new SessionStore(csrfTokenStore.get() ? { status: 'signed-in' } : { status: 'signed-out' });
   const catalog = new DeskCatalog({
@@ -76,7 +82,8 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   });
   const remoteViews = new KeyedStore<RemoteViews>(async (service) => {
     const entry = catalog.getSnapshot().services[service];
-    if (entry?.url) remotes.register(service, { url: entry.url, integrity: entry.integrity });
+    if (entry?.url)
+      remotes.register(service, overrides.apply(service, { url: entry.url, integrity: entry.integrity }));
     const mod = await remotes.load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE);
     return mod.default ?? mod;
   });
@@ -86,6 +93,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     discovery,
     security: securityClient,
     remotes,
+    overrides,
     catalog,
     remoteViews,
     dataProvider,

@@ -13,6 +13,7 @@ import { formatRoute } from '../routing/route';
 import { DocTypePage } from './DocTypePage';
 import { Home } from './Home';
 import { LoginScreen } from './LoginScreen';
+import { OverrideBanner } from './OverrideBanner';
 import { Sidebar } from './Sidebar';
 
 /** Query defaults: client errors (4xx) are final, anything else is retried once. */
@@ -104,6 +105,7 @@ function Layout(): React.JSX.Element {
         <Sidebar route={route} onNavigate={() => setMenuOpen(false)} />
       </div>
       <main id="desk-main" ref={mainRef} tabIndex={-1} className="desk-main">
+        <OverrideBanner />
         {route.kind === 'home' ? (
           <Home />
         ) : (

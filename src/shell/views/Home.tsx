@@ -3,6 +3,7 @@ import { useCatalog } from '../hooks/use-catalog';
 import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
 import { formatRoute } from '../routing/route';
+import { DeveloperDetails } from './DeveloperDetails';
 import { RemoteBoundary } from './RemoteBoundary';
 import { RemoteUnavailable } from './RemoteUnavailable';
 
@@ -43,6 +44,7 @@ export function Home(): React.JSX.Element {
           ));
         })}
       </ul>
+      <DeveloperDetails />
     </div>
   );
 }
