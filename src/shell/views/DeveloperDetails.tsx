@@ -39,10 +39,18 @@ export function DeveloperDetails(): React.JSX.Element {
       <table className="desk-devtools__table">
         <thead>
           <tr>
-            <th scope="col">Service</th>
-            <th scope="col">Remote entry</th>
-            <th scope="col">Integrity</th>
-            <th scope="col">Shared versions</th>
+            <th scope="col" className="desk-devtools__cell">
+              Service
+            </th>
+            <th scope="col" className="desk-devtools__cell">
+              Remote entry
+            </th>
+            <th scope="col" className="desk-devtools__cell">
+              Integrity
+            </th>
+            <th scope="col" className="desk-devtools__cell">
+              Shared versions
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -50,19 +58,21 @@ export function DeveloperDetails(): React.JSX.Element {
             const mismatches = remotes.sharedMismatches(s.service);
             return (
               <tr key={s.service}>
-                <th scope="row">{s.service}</th>
-                <td>
+                <th scope="row" className="desk-devtools__cell">
+                  {s.service}
+                </th>
+                <td className="desk-devtools__cell">
                   <code>{active[s.service] ?? s.url}</code>
                   {active[s.service] ? <span className="desk-devtools__flag"> overridden</span> : null}
                 </td>
-                <td>
+                <td className="desk-devtools__cell">
                   {active[s.service] ? (
                     'not checked (override)'
                   ) : (
                     <code>{s.integrity ?? 'none published'}</code>
                   )}
                 </td>
-                <td>
+                <td className="desk-devtools__cell">
                   {mismatches.length === 0
                     ? 'match the Desk'
                     : mismatches.map((m) => (
