@@ -20,7 +20,10 @@ export interface RemoteConfigOptions {
   context?: string;
   /** Output folder; default `<context>/static/mfe` (where the platform serves an app's remote from). */
   outputPath?: string;
-  /** Default `production` (minified, content-hashed chunks). */
+  /**
+   * Default `production` (minified, content-hashed chunks); `development` when `DESK_REMOTE_DEV=1` (what
+   * `m app dev` sets): unminified, and the `./views` module accepts hot updates and tells the Desk.
+   */
   mode?: 'production' | 'development';
   /**
    * Where chunks load from; default `auto` (relative to wherever `remoteEntry.js` was loaded from, so the
@@ -57,7 +60,20 @@ export function hashedFilename(pathData: { chunk?: { contentHash?: Record<string
  */
 export function createRemoteConfig(options: RemoteConfigOptions): Configuration {
   const context = resolve(options.context ?? process.cwd());
-  const production = (options.mode ?? 'production') === 'production';
+  const mode = options.mode ?? (process.env.DESK_REMOTE_DEV === '1' ? 'development' : 'production');
+  const production = mode === 'production';
+  const views = options.exposes['./views'];
+  const hotRules =
+    !production && views
+      ? [
+          {
+            test: resolve(context, views),
+            enforce: 'pre' as const,
+            loader: join(import.meta.dirname, 'hot-views-loader.cjs'),
+            options: { service: options.name },
+          },
+        ]
+      : [];
   const fromContext = (path: string) => (isAbsolute(path) ? path : `./${path.replace(/^\.\//, '')}`);
   return {
     name: options.name,
@@ -74,6 +90,7 @@ export function createRemoteConfig(options: RemoteConfigOptions): Configuration 
     },
     module: {
       rules: [
+        ...hotRules,
         {
           test: /\.[cm]?tsx?$/,
           exclude: /node_modules/,

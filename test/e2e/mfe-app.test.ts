@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -162,6 +162,84 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe("a developer's dev server overriding the app's remote in the running Desk", () => {
+  let server: StartedApp;
+  let dev: ChildProcess;
+  let devOutput = '';
+  let browser: Browser;
+  let devPort = 0;
+
+  beforeAll(async () => {
+    server = await startApp(app);
+    devPort = await freePort();
+    dev = spawn(npm, ['run', 'dev', '--', '--port', String(devPort)], {
+      cwd: app.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    dev.stdout!.on('data', (c: Buffer) => {
+      devOutput += c.toString();
+    });
+    dev.stderr!.on('data', (c: Buffer) => {
+      devOutput += c.toString();
+    });
+    const deadline = Date.now() + 120_000;
+    while (
+      !(await fetch(`http://127.0.0.1:${devPort}/remoteEntry.js`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline || dev.exitCode !== null)
+        throw new Error(`npm run dev did not serve:\n${devOutput}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dev?.pid !== undefined && dev.exitCode === null) {
+      const exited = new Promise((r) => dev.once('exit', r));
+      process.kill(-dev.pid, 'SIGTERM');
+      await exited;
+    }
+    await server?.stop();
+  });
+
+  it('loads the remote from the dev server, shows an edit without a navigation, and resets', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const entry = `http://127.0.0.1:${devPort}/remoteEntry.js`;
+    await signIn(page, `${server.deskUrl}?override=notes=${encodeURIComponent(entry)}`);
+    const banner = page.getByRole('status', { name: 'Remote overrides' });
+    await banner.getByText(entry).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+
+    const fromDevServer = page.waitForRequest((r) => r.url().startsWith(`http://127.0.0.1:${devPort}/`));
+    await page.goto(`${server.deskUrl}#/app/notes.Note/new`);
+    await fromDevServer;
+    await page.getByText('notes note form', { exact: true }).waitFor();
+    await page.evaluate(() => {
+      (window as { __sameDocument?: boolean }).__sameDocument = true;
+    });
+    await screenshot(page, 'mfe-app-override-banner');
+
+    const form = join(app.dir, 'ui', 'NoteForm.tsx');
+    const started = Date.now();
+    writeFileSync(form, readFileSync(form, 'utf8').replace('notes note form', 'notes note form, edited'));
+    await page.getByText('notes note form, edited').waitFor({ timeout: 60_000 });
+    app.timings['edit to update in the open Desk'] = Date.now() - started;
+    expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    expect(new URL(page.url()).hash).toBe('#/app/notes.Note/new');
+    await screenshot(page, 'mfe-app-override-hot-update');
+
+    await banner.getByRole('button', { name: 'Reset notes' }).click();
+    await page.getByText('notes note form', { exact: true }).waitFor();
+    expect(await banner.count()).toBe(0);
+    expect(await page.evaluate(() => localStorage.getItem('desk.remote-overrides'))).toBe('{}');
   });
 });
 

@@ -88,7 +88,8 @@ async function dev(dir: string, port: number, host: string): Promise<number> {
       allowedHosts: 'all',
       // The Desk loads the remote from another origin: its scripts and hot updates need CORS.
       headers: { 'Access-Control-Allow-Origin': '*' },
-      client: { overlay: false, logging: 'warn' },
+      // The client runs inside the Desk's page: it must connect back to this server, not the Desk's origin.
+      client: { overlay: false, logging: 'warn', webSocketURL: `ws://${host}:${port}/ws` },
       static: false,
     },
     webpack(config),

@@ -87,6 +87,17 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     const mod = await remotes.load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE);
     return mod.default ?? mod;
   });
+  // A remote served by a developer's dev server (an override) announces hot updates: read its new views.
+  if (typeof window !== 'undefined') {
+    window.addEventListener('desk:remote-updated', (event) => {
+      const service = (event as CustomEvent<{ service?: unknown }>).detail?.service;
+      if (typeof service !== 'string' || !overrides.list()[service]) return;
+      void remotes
+        .load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE)
+        .then((mod) => remoteViews.set(service, mod.default ?? mod))
+        .catch(() => {});
+    });
+  }
   const dataProvider = withSessionGuard(frameworkMDataProvider({ discovery }), session);
   return {
     config,
