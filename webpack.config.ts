@@ -1,5 +1,5 @@
 /**
- * webpack builds of the Desk (README "Building"):
+ * webpack builds of the Desk (docs/mfe-teams.md#building):
  *
  * - `shell`: the Module Federation HOST into `dist/shell/` (`index.html` + content-hashed chunks), served by
  *   the backend under `/desk/assets/shell/`. It declares NO static `remotes`: remotes are registered at
@@ -44,7 +44,10 @@ export function remoteApps(): string[] {
     .sort();
 }
 
-/** The dev-mode `__PLATFORM_CONFIG__` (the backend injects the real one, SPEC.md "Desk configuration payload"). */
+/**
+ * The dev-mode `__PLATFORM_CONFIG__` (the backend injects the real one,
+ * docs/http-api.md#desk-configuration-payload).
+ */
 export const DEV_PLATFORM_CONFIG: PlatformConfigPayload = {
   mode: 'monolith',
   gatewayUrl: '',

@@ -1,41 +1,41 @@
 import { Hono } from 'hono';
-import { authRoutes } from './auth/routes';
+import { createApiApp } from './api-app';
+import { trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { dataRoutes } from './data/routes';
 import { deskRoutes } from './desk/routes';
-import { gatewayRoutes } from './gateway/routes';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
-import { middlewareChain } from './middleware/chain';
-import { openapiRoutes } from './openapi/routes';
-import { securityRoutes } from './security/routes';
 
 /** Options of {@link createApp}. */
 export interface CreateAppOptions {
   /**
    * MACROSERVICE gateway: routes forwarding data, RPC and metadata requests to the services
-   * (backend/macro/forward.ts), mounted after the middleware chain and before the local data routes.
+   * (backend/gateway/forward.ts), mounted after the middleware chain and before the local data routes.
    */
   forwarding?: Hono<AppEnv>;
 }
 
 /**
- * Builds the platform's Hono app: the priority-ordered middleware chain (declared once in
- * `middleware/chain.ts`), then the route groups. The same app answers `app.fetch(request)` in tests and
- * MSW handlers, and behind @hono/node-server in `m serve`.
+ * Builds the platform's Hono app: the API (`createApiApp`: middleware chain and route groups) plus the
+ * Desk's pages and assets. The same app answers `app.fetch(request)` in tests and behind
+ * @hono/node-server in `m serve`.
  */
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppEnv> {
+  return createApiApp(ctx, { ...options, frontend: deskRoutes(ctx) });
+}
+
+/**
+ * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data
+ * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
+ * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here.
+ */
+export function createServiceApp(ctx: AppContext, secret: string): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(handleError(ctx.log));
   app.notFound(notFound);
-  for (const middleware of middlewareChain(ctx)) app.use('*', middleware);
-  app.route('/', securityRoutes(ctx));
-  app.route('/', authRoutes(ctx));
-  app.route('/', gatewayRoutes(ctx));
-  if (options.forwarding) app.route('/', options.forwarding);
+  app.use('*', trustGateway(secret));
   app.route('/', dataRoutes(ctx));
   app.route('/', deskRoutes(ctx));
-  // Last: the OpenAPI document lists every route registered above (and fails the start on a flagged DTO).
-  app.route('/', openapiRoutes(ctx, app.routes));
   return app;
 }

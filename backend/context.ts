@@ -2,6 +2,7 @@ import type { RpcRegistry } from './apps/rpc-registry';
 import type { InstalledApp } from './apps/types';
 import type { Bus } from './bus/bus';
 import type { PlatformConfig } from './config/schema';
+import type { RecordStore } from './data/records';
 import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
@@ -11,40 +12,43 @@ import type { SecurityContext } from './security/security-context';
 export type Logger = (line: string) => void;
 
 /**
- * Everything the app's routes and middleware share, built once at start (`createContext`) and passed
- * to every route and middleware factory. Fields are added by the capability that owns them.
+ * Everything a process's routes and middleware share, built complete and once by that process kind's
+ * composition root (backend/roots) and never changed afterwards; route and middleware factories take the
+ * parts they use. Fields are added by the capability that owns them.
  */
 export interface AppContext {
-  config: PlatformConfig;
-  log: Logger;
+  readonly config: PlatformConfig;
+  readonly log: Logger;
   /** The platform database (PGlite or PostgreSQL), migrated. */
-  db: Database;
+  readonly db: Database;
+  /** The records of every DocType (over `db` on a server, in memory in the offline mocks). */
+  readonly records: RecordStore;
   /** The apps this process installs, in `tool.platform.apps` order. */
-  apps: InstalledApp[];
+  readonly apps: InstalledApp[];
   /** The DocTypes of the installed apps. */
-  doctypes: DocTypeRegistry;
+  readonly doctypes: DocTypeRegistry;
   /** The RPC methods of the installed apps. */
-  rpc: RpcRegistry;
+  readonly rpc: RpcRegistry;
   /** Which service owns which DocType and where its remote and APIs live. */
-  directory: ServiceDirectory;
+  readonly directory: ServiceDirectory;
   /**
-   * Base URL of this process as browsers reach it (`server.public_url`, else `http://<host>:<port>`); the
-   * base of every manifest URL. `m serve` fills in the real port after binding port 0.
+   * Base URL of this process as browsers reach it (`server.public_url`, else `http://<host>:<port>` with the
+   * port actually bound); the base of every manifest URL.
    */
-  publicUrl: string;
+  readonly publicUrl: string;
   /** Folder of the installed apps (`<app>/static/mfe/` holds each UI remote). */
-  appsDir: string;
+  readonly appsDir: string;
   /** Build output folder (`<distDir>/shell/index.html` is the Desk shell). */
-  distDir: string;
+  readonly distDir: string;
   /** Folder of the shell's `index.html` template, used when no build exists. */
-  publicDir: string;
+  readonly publicDir: string;
   /** Encryption keys and policy, the idempotency store and the auth store (users, sessions, API keys). */
-  security: SecurityContext;
+  readonly security: Readonly<SecurityContext>;
   /**
    * The message bus: in-process in MONOLITH (the embedded default), NATS in MACROSERVICE processes
    * (backend/bus): subjects for broadcasts and KV buckets for state shared between processes.
    */
-  bus: Bus;
-  /** Releases what `createContext` opened (database, directory watchers), in reverse order; idempotent. */
+  readonly bus: Bus;
+  /** Releases what the root opened for this process (database, bus, watchers), in reverse order; idempotent. */
   close(): Promise<void>;
 }

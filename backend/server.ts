@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { errorBody } from './http/errors';
 
 /** Anything with Hono's `fetch` (the platform app, the macroservice gateway). */
 export interface FetchApp {
@@ -31,13 +32,37 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A bound server whose app is supplied later (see {@link listen}). */
+export interface ListeningServer extends RunningServer {
+  /** Starts answering with `app`; requests that arrived since the bind are answered by it too. Once. */
+  serve(app: FetchApp): void;
+}
+
+/** Answer to requests still waiting for an app when the server is closed before one was supplied. */
+function unavailable(): Response {
+  return new Response(JSON.stringify(errorBody('unavailable', 'the server is shutting down')), {
+    status: 503,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+  });
+}
+
 /**
- * Serves `app` on @hono/node-server. Resolves once listening; rejects when the port cannot be bound
- * (e.g. `EADDRINUSE`), with the system error.
+ * Binds `options.host` / `options.port` before the app exists, so a composition root can build its context
+ * with the address actually bound (`port` 0 picks a free one) instead of patching it afterwards. Requests
+ * arriving before `serve(app)` wait for the app. Resolves once listening; rejects when the port cannot be
+ * bound (e.g. `EADDRINUSE`), with the system error.
  */
-export function startServer(app: FetchApp, options: StartServerOptions): Promise<RunningServer> {
+export function listen(options: StartServerOptions): Promise<ListeningServer> {
+  let supply!: (app: FetchApp | undefined) => void;
+  const supplied = new Promise<FetchApp | undefined>((resolve) => {
+    supply = resolve;
+  });
+  let current: FetchApp | undefined;
   const server = createAdaptorServer({
-    fetch: (request, env) => app.fetch(request, env as HttpBindings),
+    fetch: async (request, env) => {
+      const app = current ?? (await supplied);
+      return app ? app.fetch(request, env as HttpBindings) : unavailable();
+    },
   }) as Server;
   const timeout = options.shutdownTimeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
@@ -52,7 +77,13 @@ export function startServer(app: FetchApp, options: StartServerOptions): Promise
         url: `http://${shown}:${port}`,
         port,
         server,
+        serve(app) {
+          if (current) throw new Error('the server already serves an app');
+          current = app;
+          supply(app);
+        },
         close: () => {
+          supply(undefined);
           closing ??= new Promise<void>((done) => {
             const sweep = setInterval(() => server.closeIdleConnections(), 25);
             const deadline = setTimeout(() => server.closeAllConnections(), timeout);
@@ -68,4 +99,14 @@ export function startServer(app: FetchApp, options: StartServerOptions): Promise
       });
     });
   });
+}
+
+/**
+ * Serves `app` on @hono/node-server. Resolves once listening; rejects when the port cannot be bound
+ * (e.g. `EADDRINUSE`), with the system error.
+ */
+export async function startServer(app: FetchApp, options: StartServerOptions): Promise<RunningServer> {
+  const server = await listen(options);
+  server.serve(app);
+  return server;
 }

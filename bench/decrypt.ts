@@ -16,10 +16,9 @@ import { constants, createPrivateKey, generateKeyPairSync, privateDecrypt, publi
 import { availableParallelism, loadavg } from 'node:os';
 import { importJWK } from 'jose';
 import { Pool } from 'undici';
-import { createApp } from '../backend/app';
 import { loadConfig } from '../backend/config/load-config';
-import { createContext } from '../backend/create-context';
 import { openDatabase } from '../backend/db/open-database';
+import { createMonolith } from '../backend/roots/monolith';
 import { MemoryKeyStore } from '../backend/security/keys/memory-key-store';
 import { startServer } from '../backend/server';
 import { encryptJwe } from '../src/sdk/security/encrypt-payload';
@@ -65,8 +64,8 @@ async function startChain(mode: 'strict' | 'disabled') {
   });
   const database = await openDatabase({ memory: true });
   const keys = await MemoryKeyStore.create({ graceMs: 86_400_000 });
-  const ctx = await createContext(config, { log: () => {}, database, keys });
-  const server = await startServer(createApp(ctx), { host: '127.0.0.1', port: 0 });
+  const { app, ctx, close } = await createMonolith(config, { log: () => {}, database, keys });
+  const server = await startServer(app, { host: '127.0.0.1', port: 0 });
   const { api_key, api_secret } = await ctx.security.auth.generateApiKey('Administrator');
   const pool = new Pool(server.url, { connections: CONCURRENCY, pipelining: 1 });
   return {
@@ -76,7 +75,7 @@ async function startChain(mode: 'strict' | 'disabled') {
     async close() {
       await pool.close();
       await server.close();
-      await ctx.close();
+      await close();
       await database.close();
     },
   };

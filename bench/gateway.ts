@@ -7,12 +7,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { createApp } from '../backend/app';
 import { loadConfig } from '../backend/config/load-config';
-import { createContext } from '../backend/create-context';
 import { openDatabase } from '../backend/db/open-database';
+import { startMonolith } from '../backend/roots/monolith';
 import { MemoryKeyStore } from '../backend/security/keys/memory-key-store';
-import { startServer } from '../backend/server';
 
 const CONNECTIONS = 50;
 const DURATION_S = 5;
@@ -59,13 +57,15 @@ async function compare(urls: [string, string]) {
 // real one would.
 const config = loadConfig({
   env: {},
-  overrides: { 'security.rate_limit.max_requests': 1_000_000_000, 'server.port': 0 },
+  overrides: {
+    'security.rate_limit.max_requests': 1_000_000_000,
+    'server.host': '127.0.0.1',
+    'server.port': 0,
+  },
 });
 const database = await openDatabase({ memory: true });
 const keys = await MemoryKeyStore.create({ graceMs: 60_000 });
-const ctx = await createContext(config, { database, keys, log: () => {} });
-const platform = await startServer(createApp(ctx), { host: '127.0.0.1', port: 0 });
-ctx.publicUrl = platform.url;
+const platform = await startMonolith(config, { database, keys, log: () => {} });
 
 const probe = await fetch(`${platform.url}/api/gateway/discovery/query`, { method: 'POST', headers, body });
 if (probe.status !== 200) throw new Error(`the platform answered ${probe.status}`);
@@ -94,6 +94,5 @@ try {
 } finally {
   bare.close();
   await platform.close();
-  await ctx.close();
   await database.close();
 }

@@ -10,17 +10,15 @@
  * A private nats-server is started on a free port and stopped at the end.
  */
 import autocannon from 'autocannon';
-import { createApp } from '../backend/app';
 import { NatsBus } from '../backend/bus/nats-bus';
 import { loadConfig } from '../backend/config/load-config';
-import { createContext } from '../backend/create-context';
 import { openDatabase } from '../backend/db/open-database';
-import { ManifestPublisher } from '../backend/macro/manifest-publisher';
-import { startGateway } from '../backend/macro/start-gateway';
-import { startService } from '../backend/macro/start-service';
+import { ManifestPublisher } from '../backend/gateway/manifests/manifest-publisher';
+import { startGateway } from '../backend/roots/gateway';
+import { startMonolith } from '../backend/roots/monolith';
+import { startService } from '../backend/roots/service';
 import { MemoryKeyStore } from '../backend/security/keys/memory-key-store';
-import { startServer } from '../backend/server';
-import type { ServiceManifest } from '../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../src/protocol';
 import { startNatsServer } from '../test/helpers/nats-server';
 
 const CONNECTIONS = 50;
@@ -93,9 +91,10 @@ const config = loadConfig({
 });
 const keys = () => MemoryKeyStore.create({ graceMs: 60_000 });
 const monolithDb = await openDatabase({ memory: true });
-const ctx = await createContext(config, { database: monolithDb, keys: await keys(), log: () => {} });
-const monolith = await startServer(createApp(ctx), { host: '127.0.0.1', port: 0 });
-ctx.publicUrl = monolith.url;
+const monolith = await startMonolith(
+  { ...config, server: { ...config.server, host: '127.0.0.1' } },
+  { database: monolithDb, keys: await keys(), log: () => {} },
+);
 
 const gatewayDb = await openDatabase({ memory: true });
 const gateway = await startGateway(
@@ -170,7 +169,6 @@ try {
   await bus.close();
   await gateway.close();
   await monolith.close();
-  await ctx.close();
   await gatewayDb.close();
   await monolithDb.close();
   await nats.dispose();

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { MenuItem } from '../../src/sdk/data/protocol';
+import type { MenuItem } from '../../src/protocol';
 import type { AppContext } from '../context';
 import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import type { Principal } from '../http/env';

@@ -1,6 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { sha256 } from './digest';
+
+export { sha256 } from './digest';
 
 /** Name of the session cookie (HttpOnly, SameSite=Lax, Path=/). */
 export const SESSION_COOKIE = 'sid';
@@ -33,15 +35,10 @@ export function presentedCredential(c: Context): PresentedCredential | undefined
   return session ? { kind: 'session', token: session } : undefined;
 }
 
-/** SHA-256, base64url. Secrets are stored and compared only in this form. */
-export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
-}
-
 /**
  * A stable hash identifying the presented credential: the rate-limit bucket of a caller and part of its
- * idempotency lookup key (SECURITY.md rule 8). Malformed credentials hash the raw header, so they do not
- * all share one bucket.
+ * idempotency lookup key (docs/security.md#idempotency-is-keyed-by-caller). Malformed credentials hash the
+ * raw header, so they do not all share one bucket.
  */
 export function credentialHash(c: Context, credential: PresentedCredential): string {
   switch (credential.kind) {

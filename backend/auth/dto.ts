@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Request DTOs of the auth routes. They are not DocType models, so they must never carry the `encrypted` /
- * `pii` field flags (SPEC.md "Field metadata flags"; the OpenAPI generator refuses them): the login route is
+ * `pii` field flags (docs/security.md#field-flags; the OpenAPI generator refuses them): the login route is
  * protected by selective-mode route encryption instead.
  */
 export const LoginRequest = z.object({ usr: z.string().min(1).max(140), pwd: z.string().min(1).max(1024) });

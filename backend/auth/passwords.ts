@@ -1,4 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import type { PasswordHasher } from './password-hasher';
 
 /** scrypt cost parameters (RFC 7914): N = 2^14, r = 8, p = 1, a 64-byte hash; ~16 MiB per hash. */
 const COST = { N: 16_384, r: 8, p: 1 } as const;
@@ -45,4 +46,15 @@ export async function verifyPassword(password: string, stored: string | undefine
     p: Number(p),
   });
   return stored !== undefined && actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** The server's {@link PasswordHasher}: scrypt through Node's crypto ({@link hashPassword}, {@link verifyPassword}). */
+export class ScryptPasswordHasher implements PasswordHasher {
+  hash(password: string): Promise<string> {
+    return hashPassword(password);
+  }
+
+  verify(password: string, stored: string | undefined): Promise<boolean> {
+    return verifyPassword(password, stored);
+  }
 }

@@ -1,11 +1,12 @@
 import { type Context, Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { z } from 'zod';
-import type { AppContext } from '../context';
+import { CHANGE_PASSWORD_PATH, GENERATE_API_KEY_PATH, LOGIN_PATH, LOGOUT_PATH } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import { unauthorized } from '../middleware/auth';
+import type { SecurityContext } from '../security/security-context';
 import { ADMINISTRATOR } from './auth-service';
 import { presentedCredential, SESSION_COOKIE } from './credentials';
 import { ChangePasswordRequest, GenerateApiKeyRequest, IssueTokenRequest, LoginRequest } from './dto';
@@ -31,6 +32,12 @@ function principalOf(c: Context<AppEnv>) {
   return principal;
 }
 
+/** What {@link authRoutes} reads: the auth store and the session lifetime (`security.session.ttl_seconds`). */
+export interface AuthRouteDeps {
+  auth: SecurityContext['auth'];
+  sessionTtlSeconds: number;
+}
+
 /**
  * Auth routes (Frappe-style RPC paths; AuthMiddleware makes everything but login require a principal):
  * - `POST /api/method/login` `{ usr, pwd }` -> session cookie `sid` (HttpOnly, SameSite=Lax, Path=/, Secure on
@@ -43,12 +50,12 @@ function principalOf(c: Context<AppEnv>) {
  * - `POST /api/method/platform.auth.issue_token` `{ expires_in? }` -> `{ message: { access_token,
  *   token_type: "Bearer", expires_in } }` for the calling user. Use as `Authorization: Bearer <token>`.
  */
-export function authRoutes(ctx: AppContext): Hono<AppEnv> {
+export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const service = ctx.security.auth;
-  const sessionTtl = ctx.config.security.session.ttl_seconds;
+  const service = deps.auth;
+  const sessionTtl = deps.sessionTtlSeconds;
 
-  app.post('/api/method/login', async (c) => {
+  app.post(LOGIN_PATH, async (c) => {
     const { usr, pwd } = parse(LoginRequest, await readJsonBody(c));
     const session = await service.login(usr, pwd);
     if (!session) throw unauthorized();
@@ -63,7 +70,7 @@ export function authRoutes(ctx: AppContext): Hono<AppEnv> {
     return c.json({ message: 'Logged In', csrf_token: session.csrfToken, user: session.user });
   });
 
-  app.post('/api/method/logout', async (c) => {
+  app.post(LOGOUT_PATH, async (c) => {
     principalOf(c);
     const credential = presentedCredential(c);
     if (credential?.kind === 'session') await service.logout(credential.token);
@@ -76,7 +83,7 @@ export function authRoutes(ctx: AppContext): Hono<AppEnv> {
     return c.json({ message: { user, via } });
   });
 
-  app.post('/api/method/platform.auth.change_password', async (c) => {
+  app.post(CHANGE_PASSWORD_PATH, async (c) => {
     const { user } = principalOf(c);
     const body = parse(ChangePasswordRequest, await readJsonBody(c));
     const credential = presentedCredential(c);
@@ -87,7 +94,7 @@ export function authRoutes(ctx: AppContext): Hono<AppEnv> {
     return c.json({ message: 'Password Changed' });
   });
 
-  app.post('/api/method/platform.auth.generate_api_key', async (c) => {
+  app.post(GENERATE_API_KEY_PATH, async (c) => {
     const principal = principalOf(c);
     const { user = principal.user } = parse(GenerateApiKeyRequest, await readJsonBody(c));
     if (user !== principal.user && principal.user !== ADMINISTRATOR) {

@@ -82,7 +82,7 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-/** Subject of the legacy startup broadcast (SPEC.md "Events"). */
+/** Subject of the legacy startup broadcast (docs/operators.md#bus-subjects-and-kv-layout). */
 export const SCHEMA_DISCOVERY_SUBJECT = 'infra.schema.discovery';
 
 /** Pattern of a valid KV key. */

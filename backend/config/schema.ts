@@ -1,9 +1,6 @@
 import { z } from 'zod';
+import { ENCRYPTION_MODES, JWKS_PATH } from '../../src/protocol';
 import { APP_NAME_SPEC, isAppPath } from '../apps/app-spec';
-
-/** Payload-encryption modes of SPEC.md (PayloadEncryptionConfig.mode). */
-export const ENCRYPTION_MODES = ['disabled', 'selective', 'metadata', 'strict'] as const;
-export type EncryptionMode = (typeof ENCRYPTION_MODES)[number];
 
 /** Deployment modes: MONOLITH (one process) is the embedded default. */
 export const DEPLOYMENT_MODES = ['monolith', 'macroservice'] as const;
@@ -76,7 +73,7 @@ export const platformTomlSchema = z
         payload_encryption: z
           .object({
             mode: z.enum(ENCRYPTION_MODES).default('metadata'),
-            jwks_uri: routePattern.default('/api/v1/security/jwks'),
+            jwks_uri: routePattern.default(JWKS_PATH),
             routes: z.array(routePattern).default([]),
             /** How long a retired key keeps decrypting; must exceed the JWKS cache max-age. */
             key_grace_seconds: positiveInt.default(86_400),

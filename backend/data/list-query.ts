@@ -1,8 +1,8 @@
 import type { DocTypeDefinition, FieldType } from '../doctypes/define-doctype';
-import { PlatformError } from '../http/errors';
+import { type ErrorCode, PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
 
-/** Filter operators of the list API (DESIGN.md, Frappe-style). */
+/** Filter operators of the list API (docs/http-api.md#doctype-data-api-and-rpc, Frappe-style). */
 export const FILTER_OPS = ['=', '!=', '<', '>', '<=', '>=', 'like', 'in'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 
@@ -61,11 +61,11 @@ export function fieldKind(doctype: DocTypeDefinition, field: string): FieldKind 
   return 'text';
 }
 
-function bad(code: string, message: string): PlatformError {
+function bad(code: ErrorCode, message: string): PlatformError {
   return new PlatformError(code, message, { status: 400 });
 }
 
-function parseJsonParam(raw: string, code: string, what: string): unknown {
+function parseJsonParam(raw: string, code: ErrorCode, what: string): unknown {
   try {
     return parseSafeJson(raw, { maxDepth: 4 });
   } catch {
@@ -73,7 +73,7 @@ function parseJsonParam(raw: string, code: string, what: string): unknown {
   }
 }
 
-function knownField(doctype: DocTypeDefinition, field: unknown, code: string, where: string): string {
+function knownField(doctype: DocTypeDefinition, field: unknown, code: ErrorCode, where: string): string {
   if (typeof field !== 'string' || fieldKind(doctype, field) === undefined) {
     throw bad(code, `${where} names a field ${doctype.name} does not have.`);
   }
@@ -194,8 +194,8 @@ function parseInteger(
 }
 
 /**
- * Parses the list parameters of `GET /api/resource/<DocType>` (DESIGN.md): `filters`, `fields`,
- * `limit_start` (default 0), `limit_page_length` (default 20, at most 500) and `order_by`
+ * Parses the list parameters of `GET /api/resource/<DocType>` (docs/http-api.md#list-parameters): `filters`,
+ * `fields`, `limit_start` (default 0), `limit_page_length` (default 20, at most 500) and `order_by`
  * (`field asc|desc`, comma-separated; default `modified desc`). Unknown fields anywhere are 400
  * (`invalid_filters`, `invalid_fields`, `invalid_order_by`); bad paging is 400 `invalid_paging`.
  */

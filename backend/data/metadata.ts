@@ -1,4 +1,4 @@
-import type { DocTypeSchema, ServiceMetadata } from '../../src/sdk/data/protocol';
+import type { DocTypeSchema, ServiceMetadata } from '../../src/protocol';
 import type { AppContext } from '../context';
 import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import { PlatformError } from '../http/errors';

@@ -1,9 +1,9 @@
 import type { Database } from '../db/database';
 import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import { type Filter, fieldKind, type ListQuery, type OrderBy } from './list-query';
+import type { DocRecord, RecordStore, SumOptions } from './records';
 
-/** A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601). */
-export type DocRecord = Record<string, unknown> & { name: string; creation: string; modified: string };
+export type { DocRecord, RecordStore } from './records';
 
 interface Row {
   name: string;
@@ -57,6 +57,8 @@ function textOf(column: string): string {
 }
 
 function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]): string {
+  // An empty `in` list matches nothing; decided before any parameter is added (an unused one has no type).
+  if (filter.op === 'in' && (filter.value as unknown[]).length === 0) return 'false';
   const column = fieldSql(doctype, filter.field, params);
   const param = (value: unknown) => {
     params.push(value);
@@ -64,7 +66,6 @@ function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]
   };
   if (filter.op === 'in') {
     const values = filter.value as unknown[];
-    if (values.length === 0) return 'false';
     return `${column} IN (${values.map((v) => param(v)).join(', ')})`;
   }
   if (filter.value === null) return filter.op === '=' ? `${column} IS NULL` : `${column} IS NOT NULL`;
@@ -102,7 +103,7 @@ function orderSql(doctype: DocTypeDefinition, orderBy: OrderBy[], params: unknow
  * The records of every installed DocType, in the one generic table (`records`: doctype, name, data jsonb,
  * creation, modified). All SQL is parameterised; field names come from the DocType definition.
  */
-export class RecordStore {
+export class DbRecordStore implements RecordStore {
   constructor(private readonly db: Pick<Database, 'query'>) {}
 
   /** One page of records matching the filters, plus the total number matching. */
@@ -177,6 +178,30 @@ export class RecordStore {
       [doctype.name, name],
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  count(doctype: string, equals: Record<string, unknown> = {}): Promise<number> {
+    return countRecords(this.db, doctype, equals);
+  }
+
+  async sum(doctype: string, fields: readonly string[], options: SumOptions = {}): Promise<number> {
+    const params: unknown[] = [doctype];
+    const product = fields
+      .map((f) => {
+        params.push(f);
+        return `(data->>$${params.length})::numeric`;
+      })
+      .join(' * ');
+    let where = 'doctype = $1';
+    if (options.whereIn) {
+      params.push(options.whereIn.field, options.whereIn.values);
+      where += ` AND data->>$${params.length - 1} = ANY($${params.length}::text[])`;
+    }
+    const { rows } = await this.db.query<{ total: string | number | null }>(
+      `SELECT COALESCE(SUM(${product}), 0) AS total FROM records WHERE ${where}`,
+      params,
+    );
+    return Number(rows[0]?.total ?? 0);
   }
 }
 

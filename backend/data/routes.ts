@@ -7,7 +7,6 @@ import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
-import { RecordStore } from './record-store';
 import { validateDocument, validateKwargs } from './validate';
 
 /** Keys a client may send back with a document (from a previous read) that are not fields: ignored. */
@@ -32,7 +31,8 @@ function notFound(): PlatformError {
 }
 
 /**
- * DocType data API and RPC (DESIGN.md, Frappe-style), under the service's `apiUrl` (`/api` in MONOLITH):
+ * DocType data API and RPC (docs/http-api.md#doctype-data-api-and-rpc, Frappe-style), under the service's
+ * `apiUrl` (`/api` in MONOLITH):
  * - `GET /api/meta/:app`: ServiceMetadata;
  * - `GET /api/resource/:doctype`: a page `{ data, total }` (filters, fields, limit_start,
  *   limit_page_length, order_by; see list-query.ts);
@@ -43,7 +43,7 @@ function notFound(): PlatformError {
  */
 export function dataRoutes(ctx: AppContext): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const store = new RecordStore(ctx.db);
+  const store = ctx.records;
 
   routes.get('/api/meta/:app', (c) => c.json(serviceMetadata(ctx, c.req.param('app'))));
 

@@ -44,8 +44,8 @@ function describe(
 
 /**
  * Turns zod issues into field errors that name the field and the rule, and never contain the submitted
- * value (SECURITY.md rule 11): messages are composed here from the schema's own limits, not taken from zod.
- * `labels` maps field names to human labels.
+ * value (docs/security.md#personal-data-stays-out-of-errors-and-logs): messages are composed here from the
+ * schema's own limits, not taken from zod. `labels` maps field names to human labels.
  */
 export function fieldErrors(
   issues: readonly z.core.$ZodIssue[],

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { PlatformError } from '../http/errors';
+import { type ErrorCode, PlatformError } from '../http/errors';
 import { cacheControlOf } from './static-files';
 
 /** Hop-by-hop headers (RFC 9110 section 7.6.1), never forwarded in either direction. */
@@ -14,7 +14,10 @@ const HOP_BY_HOP = new Set([
   'transfer-encoding',
   'upgrade',
 ]);
-/** Credentials of this origin never leave it (SECURITY.md rule 10); `host` is the upstream's own. */
+/**
+ * Credentials of this origin never leave it (docs/security.md#the-asset-proxy-is-not-an-open-proxy); `host`
+ * is the upstream's own.
+ */
 const NEVER_OUT = new Set(['cookie', 'authorization', 'host', 'content-length', 'expect']);
 const NEVER_IN = new Set(['set-cookie', 'content-length']);
 
@@ -56,17 +59,18 @@ export function outboundHeaders(incoming: Headers): Record<string, string> {
   return out;
 }
 
-function upstreamError(code: string, message: string, status = 502): PlatformError {
+function upstreamError(code: ErrorCode, message: string, status = 502): PlatformError {
   return new PlatformError(code, message, { status });
 }
 
 /**
- * Relays one MFE asset from a registered service (SPEC.md hybrid asset resolution, step 2) without being an
- * open proxy (SECURITY.md rule 10): the target is `upstreamOrigin` + `path` only, redirects are never
- * followed (502 `upstream_redirect`), Cookie, Authorization and hop-by-hop headers stay here, Set-Cookie and
- * hop-by-hop headers from upstream are dropped, the exchange is bounded by `timeoutMs` (504
- * `upstream_timeout`), and an unreachable upstream is 502 `upstream_unavailable`. An upstream 404 is this
- * route's 404; the asset's cache policy is this platform's, whatever the upstream said.
+ * Relays one MFE asset from a registered service (docs/http-api.md#hybrid-asset-resolution, the proxy step)
+ * without being an open proxy (docs/security.md#the-asset-proxy-is-not-an-open-proxy): the target is
+ * `upstreamOrigin` + `path` only, redirects are never followed (502 `upstream_redirect`), Cookie,
+ * Authorization and hop-by-hop headers stay here, Set-Cookie and hop-by-hop headers from upstream are
+ * dropped, the exchange is bounded by `timeoutMs` (504 `upstream_timeout`), and an unreachable upstream is
+ * 502 `upstream_unavailable`. An upstream 404 is this route's 404; the asset's cache policy is this
+ * platform's, whatever the upstream said.
  */
 export async function proxyAsset(options: ProxyAssetOptions): Promise<Response> {
   const origin = new URL(options.upstreamOrigin);

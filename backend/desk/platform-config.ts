@@ -1,8 +1,9 @@
 import type { DeploymentMode, PlatformConfig } from '../config/schema';
 
 /**
- * `__PLATFORM_CONFIG__` (DESIGN.md): what the shell must know before its bundle runs. Nothing secret goes
- * in here (SECURITY.md rule 9): it is readable by every script on the page.
+ * `__PLATFORM_CONFIG__` (docs/http-api.md#desk-configuration-payload): what the shell must know before its
+ * bundle runs. Nothing secret goes in here (docs/security.md#injected-config-is-data): it is readable by
+ * every script on the page.
  */
 export interface PlatformConfigPayload {
   mode: DeploymentMode;
@@ -61,9 +62,10 @@ const ESCAPES: Record<string, string> = {
 };
 
 /**
- * JSON safe to embed in an HTML `<script>` element (SECURITY.md rule 9): `<`, `>` and `&` become `\u003c`,
- * `\u003e`, `\u0026`, so no value can close the element or open a comment; U+2028 and U+2029 are escaped
- * too, as older JavaScript parsers treat them as line ends. `JSON.parse` of the result gives the value back.
+ * JSON safe to embed in an HTML `<script>` element (docs/security.md#injected-config-is-data): `<`, `>` and
+ * `&` become `\u003c`, `\u003e`, `\u0026`, so no value can close the element or open a comment; U+2028 and
+ * U+2029 are escaped too, as older JavaScript parsers treat them as line ends. `JSON.parse` of the result
+ * gives the value back.
  */
 export function serializeForHtml(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (ch) => ESCAPES[ch]!);

@@ -54,7 +54,7 @@ function sendFile(c: Context, file: StaticFile): Response {
  * the build's `dist/shell/index.html`, else `public/index.html`; it is re-read when its mtime changes, so a
  * rebuild needs no restart.
  */
-function shellPage(ctx: AppContext) {
+function shellPage(ctx: Pick<AppContext, 'distDir' | 'publicDir'>) {
   let cached: { file: string; mtimeMs: number; html: string } | undefined;
   return async function load(): Promise<string> {
     for (const file of [join(ctx.distDir, 'shell', 'index.html'), join(ctx.publicDir, 'index.html')]) {
@@ -71,8 +71,14 @@ function shellPage(ctx: AppContext) {
   };
 }
 
+/** What {@link deskRoutes} reads: the folders it serves from, the installed apps, the directory and URLs. */
+export type DeskRouteDeps = Pick<
+  AppContext,
+  'config' | 'apps' | 'appsDir' | 'distDir' | 'publicDir' | 'directory' | 'publicUrl'
+>;
+
 /**
- * Desk HTML and MFE assets (SPEC.md "Desk and asset routes"):
+ * Desk HTML and MFE assets (docs/http-api.md#desk-and-assets):
  * - `GET /desk` redirects to `/desk/`; `GET /desk/` and every deep link `/desk/*` outside `/desk/assets/`
  *   serve the shell page with `__PLATFORM_CONFIG__` (client-side routing), `Cache-Control: no-cache`;
  * - `GET /desk/assets/shell/*`: the shell build (`dist/shell`);
@@ -81,7 +87,7 @@ function shellPage(ctx: AppContext) {
  * Traversal in any encoding is 400 `invalid_path` before anything is read; an unknown service is 404 before
  * any connection; see asset-proxy.ts for the proxy's rules.
  */
-export function deskRoutes(ctx: AppContext): Hono<AppEnv> {
+export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const loadShell = shellPage(ctx);
   const installed = new Map(ctx.apps.map((a) => [a.name, appDirOf(a, ctx.appsDir)]));

@@ -6,9 +6,10 @@ const ATTRIBUTE = /(<[a-zA-Z][^>]*?\s(?:src|href)\s*=\s*)(["'])(.*?)\2/gs;
 const NOT_RELATIVE = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/|#|\?)/;
 
 /**
- * Rewrites relative `src`/`href` URLs of the shell page to `/desk/assets/shell/<path>` (SPEC.md, hybrid
- * asset resolution step 3), so the page works at `/desk/` and at any deep link below it. Absolute, `data:`,
- * `http(s):`, protocol-relative, query-only and `#` URLs are left alone; empty ones too.
+ * Rewrites relative `src`/`href` URLs of the shell page to `/desk/assets/shell/<path>`
+ * (docs/http-api.md#hybrid-asset-resolution, the rewriting step), so the page works at `/desk/` and at any
+ * deep link below it. Absolute, `data:`, `http(s):`, protocol-relative, query-only and `#` URLs are left
+ * alone; empty ones too.
  */
 export function rewriteAssetUrls(html: string): string {
   return html.replace(ATTRIBUTE, (whole, head: string, quote: string, url: string) => {

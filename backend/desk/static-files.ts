@@ -34,8 +34,9 @@ export function contentTypeOf(file: string): string {
 const HASHED = /[.-][0-9a-f]{8,}\.[a-z0-9]+$/i;
 
 /**
- * Cache policy of an asset (SECURITY.md rule 10): content-hashed files are immutable for a year;
- * `remoteEntry.js` and every other unhashed file must be revalidated (`no-cache`, with an ETag).
+ * Cache policy of an asset (docs/security.md#the-asset-proxy-is-not-an-open-proxy): content-hashed files are
+ * immutable for a year; `remoteEntry.js` and every other unhashed file must be revalidated (`no-cache`, with
+ * an ETag).
  */
 export function cacheControlOf(file: string): string {
   const base = file.slice(file.lastIndexOf('/') + 1);
@@ -49,9 +50,10 @@ function badPath(): PlatformError {
 
 /**
  * Splits the still percent-encoded rest of an asset URL into safe segments, refusing traversal in any
- * encoding (SECURITY.md rule 10): every segment is decoded once and must not be empty, `.` or `..`, start
- * with a dot, or contain `/`, `\`, NUL or another control character; `%2e%2e`, `..%5c`, `%00` and `%2f`
- * all end here. Throws 400 `invalid_path`; nothing has been read at that point.
+ * encoding (docs/security.md#the-asset-proxy-is-not-an-open-proxy): every segment is decoded once and must
+ * not be empty, `.` or `..`, start with a dot, or contain `/`, `\`, NUL or another control character;
+ * `%2e%2e`, `..%5c`, `%00` and `%2f` all end here. Throws 400 `invalid_path`; nothing has been read at that
+ * point.
  */
 export function assetSegments(rawRest: string): string[] {
   if (rawRest === '' || rawRest.length > 1024) throw badPath();

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 
-import type { FieldType } from '../../src/sdk/data/protocol';
+import type { FieldSchema, FieldType } from '../../src/protocol';
 
 export type { FieldType };
 
 /**
  * Metadata a DocType model field carries through zod `.meta()`.
- * `encrypted` / `pii` are the SPEC.md field flags: valid on DocType models only (see `openapi`).
+ * `encrypted` / `pii` are the field flags of docs/security.md#field-flags: valid on DocType models only (see
+ * `openapi`).
  */
 export interface FieldMeta {
   label?: string;
@@ -17,17 +18,8 @@ export interface FieldMeta {
   inList?: boolean;
 }
 
-/** One field of a DocType as the metadata endpoint, the SDK and the Desk see it. */
-export interface DocTypeField {
-  name: string;
-  type: FieldType;
-  label: string;
-  required: boolean;
-  options?: string[];
-  encrypted?: boolean;
-  pii?: boolean;
-  inList?: boolean;
-}
+/** One field of a DocType: the wire contract's field schema, as the metadata endpoint publishes it. */
+export type DocTypeField = FieldSchema;
 
 /** A DocType: a zod model plus the field list derived from it. */
 export interface DocTypeDefinition<M extends z.ZodObject = z.ZodObject> {
@@ -120,11 +112,6 @@ export function defineDocType<M extends z.ZodObject>(def: {
   Object.defineProperty(def.model, DOCTYPE_MODEL, { value: true });
   const namePrefix = def.namePrefix ?? local.slice(0, 4).toUpperCase();
   return { ...def, app, namePrefix, fields: fieldsOf(def.model) };
-}
-
-/** True when any field is flagged `encrypted` or `pii` (metadata mode encrypts such DocTypes). */
-export function hasFlaggedFields(doctype: Pick<DocTypeDefinition, 'fields'>): boolean {
-  return doctype.fields.some((f) => f.encrypted || f.pii);
 }
 
 /** Pattern of a full DocType name, `<app>.<DocType>`. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../src/protocol';
 import { appDirOf } from '../apps/index';
 import { remoteEntryIntegrity } from '../apps/remote-integrity';
 import type { DirectoryListener, ServiceDirectory } from './service-directory';
@@ -25,16 +25,20 @@ export interface MonolithDirectory extends ServiceDirectory {
   refresh(): boolean;
 }
 
-/** Path, relative to an app's folder, whose presence makes the app a UI remote (SPEC.md MONOLITH discovery). */
+/**
+ * Path, relative to an app's folder, whose presence makes the app a UI remote
+ * (docs/http-api.md#monolith-discovery).
+ */
 export const REMOTE_ENTRY_PATH = join('static', 'mfe', 'remoteEntry.js');
 
 /**
- * MONOLITH discovery (SPEC.md): every installed app is a data service with `apiUrl` `<publicUrl>/api`,
- * `metaUrl` `<publicUrl>/api/meta/<app>` and `openapiUrl` `<publicUrl>/api/openapi.json`; an app whose
- * `static/mfe/remoteEntry.js` exists also gets `url` `<publicUrl>/desk/assets/<app>/remoteEntry.js`, else
- * `url: null`; `integrity` is the entry's SRI hash (sha384), so a rebuilt entry is a new manifest. The filesystem is rechecked at most every `rescanMs`, so a build finishing after the start is
- * picked up. `rev` starts at the wall clock in ms and only grows: a manifest whose content changes gets a rev
- * above both its previous one and the current time, so a client's cached rev from before a restart is older.
+ * MONOLITH discovery (docs/http-api.md#monolith-discovery): every installed app is a data service with
+ * `apiUrl` `<publicUrl>/api`, `metaUrl` `<publicUrl>/api/meta/<app>` and `openapiUrl`
+ * `<publicUrl>/api/openapi.json`; an app whose `static/mfe/remoteEntry.js` exists also gets `url`
+ * `<publicUrl>/desk/assets/<app>/remoteEntry.js`, else `url: null`; `integrity` is the entry's SRI hash (sha384), so a rebuilt entry is a new manifest. The
+ * filesystem is rechecked at most every `rescanMs`, so a build finishing after the start is picked up. `rev` starts at the wall clock in ms and
+ * only grows: a manifest whose content changes gets a rev above both its previous one and the current time,
+ * so a client's cached rev from before a restart is older.
  */
 export function createMonolithDirectory(options: MonolithDirectoryOptions): MonolithDirectory {
   const now = options.now ?? Date.now;

@@ -1,8 +1,8 @@
 /**
- * The JIT discovery oracle (SPEC.md "Gateway discovery"): parsing and answering a discovery query. Pure and
- * browser-safe (no Node APIs), so the MSW mocks answer with exactly the backend's logic.
+ * The JIT discovery oracle (docs/http-api.md#gateway-discovery): parsing and answering a discovery query.
+ * Pure and browser-safe (no Node APIs), so the MSW mocks answer with exactly the backend's logic.
  */
-import type { DiscoveryQuery, DiscoveryResult, RemotesMap } from '../../src/sdk/discovery/protocol';
+import type { DiscoveryQuery, DiscoveryResult, RemotesMap } from '../../src/protocol';
 import { DOCTYPE_NAME_PATTERN } from '../doctypes/define-doctype';
 import { PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
@@ -48,9 +48,9 @@ function utf8Length(text: string): number {
 /**
  * Validates a discovery query. `raw` is the body text (size-checked, then parsed as JSON with depth and
  * prototype protection) or an already parsed value (a body the decryption middleware produced).
- * Rules (SECURITY.md, Discovery): an object; `resources` an array of at most `maxResources` strings, each
- * `<app>.<DocType>` (DOCTYPE_NAME_PATTERN); `services`, when present, an object of at most `maxResources`
- * service names mapped to non-negative integer revisions. Other keys are ignored. Throws 413
+ * Rules (docs/security.md#hostile-inputs): an object; `resources` an array of at most `maxResources` strings,
+ * each `<app>.<DocType>` (DOCTYPE_NAME_PATTERN); `services`, when present, an object of at most
+ * `maxResources` service names mapped to non-negative integer revisions. Other keys are ignored. Throws 413
  * `payload_too_large` or 400 `invalid_query` naming the offending position, never echoing the input.
  * Duplicate resources are answered once.
  */
@@ -104,10 +104,10 @@ export function parseDiscoveryQuery(raw: unknown, limits: DiscoveryLimits): Disc
 }
 
 /**
- * Answers a discovery query (DESIGN.md, the `rev` handshake): every resource maps to its owner or `null`;
- * `services` holds the manifest of (a) each service the client named whose `rev` is newer than the one it
- * holds, and (b) each owner of a resolved resource the client did not name at all. A service the client
- * holds at the current `rev` is left out.
+ * Answers a discovery query (docs/http-api.md#gateway-discovery, the `rev` handshake): every resource maps to
+ * its owner or `null`; `services` holds the manifest of (a) each service the client named whose `rev` is
+ * newer than the one it holds, and (b) each owner of a resolved resource the client did not name at all. A
+ * service the client holds at the current `rev` is left out.
  */
 export function answerDiscoveryQuery(
   directory: Pick<ServiceDirectory, 'get' | 'ownerOf'>,

@@ -5,7 +5,7 @@ import { readLimitedBody } from '../http/read-limited-body';
 /**
  * Reads a request body as UTF-8 text, refusing it with `tooLarge()` as soon as it is known to exceed
  * `maxBytes`: from `Content-Length` before reading anything, else while streaming, so an oversized body
- * is never buffered whole (SECURITY.md rule 6: size limits first).
+ * is never buffered whole (docs/security.md#cheap-checks-first: size limits first).
  */
 export async function readTextLimited(
   c: Context,

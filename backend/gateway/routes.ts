@@ -1,35 +1,43 @@
 import { Hono } from 'hono';
-import type { AppContext } from '../context';
+import { DISCOVERY_QUERY_PATH, REMOTES_PATH } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import {
   answerDiscoveryQuery,
   bodyTooLarge,
-  discoveryLimits,
+  type DiscoveryLimits,
   lookupOwner,
   parseDiscoveryQuery,
   remotesMap,
 } from './oracle';
 import { readTextLimited } from './read-limited';
+import type { ServiceDirectory } from './service-directory';
+
+/** What {@link gatewayRoutes} reads: the directory it answers from and the request limits. */
+export interface GatewayRouteDeps {
+  directory: ServiceDirectory;
+  /** `discoveryLimits(config)`. */
+  limits: DiscoveryLimits;
+}
 
 /**
- * Gateway discovery endpoints (SPEC.md "Gateway discovery"), public by design (DESIGN.md):
+ * Gateway discovery endpoints (docs/http-api.md#gateway-discovery), public by design (docs/security.md#auth):
  * - `GET /api/gateway/remotes`: the remotes map of services that ship a UI remote;
  * - `POST /api/gateway/discovery/query`: batch owner resolution with the manifest `rev` handshake;
  * - `GET /api/gateway/discovery/:resource`: one owner, 404 `unknown_resource`.
- * Answers are computed per request from `ctx.directory`, so a manifest change is visible at once; they are
+ * Answers are computed per request from the directory, so a manifest change is visible at once; they are
  * `Cache-Control: no-cache` for the same reason.
  */
-export function gatewayRoutes(ctx: AppContext): Hono<AppEnv> {
+export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const limits = discoveryLimits(ctx.config);
+  const { directory, limits } = deps;
 
-  routes.get('/api/gateway/remotes', (c) => {
+  routes.get(REMOTES_PATH, (c) => {
     c.header('Cache-Control', 'no-cache');
-    return c.json(remotesMap(ctx.directory));
+    return c.json(remotesMap(directory));
   });
 
-  routes.post('/api/gateway/discovery/query', async (c) => {
+  routes.post(DISCOVERY_QUERY_PATH, async (c) => {
     const declared = c.req.header('content-length');
     if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits);
     // A body the decryption middleware already produced (an encrypted query in strict mode) is used as is.
@@ -45,12 +53,12 @@ export function gatewayRoutes(ctx: AppContext): Hono<AppEnv> {
     }
     const query = parseDiscoveryQuery(raw, limits);
     c.header('Cache-Control', 'no-store');
-    return c.json(answerDiscoveryQuery(ctx.directory, query));
+    return c.json(answerDiscoveryQuery(directory, query));
   });
 
   routes.get('/api/gateway/discovery/:resource', (c) => {
     c.header('Cache-Control', 'no-cache');
-    return c.json(lookupOwner(ctx.directory, c.req.param('resource')));
+    return c.json(lookupOwner(directory, c.req.param('resource')));
   });
 
   return routes;

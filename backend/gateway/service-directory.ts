@@ -1,4 +1,4 @@
-import type { ServiceManifest } from '../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../src/protocol';
 
 export type { ServiceManifest };
 

@@ -1,22 +1,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ErrorBody, ErrorCode, FieldError } from '../../src/protocol';
 
-/** One field-level problem of a validation error. Never carries the submitted value. */
-export interface FieldError {
-  field: string;
-  code: string;
-  message: string;
-}
-
-/**
- * The one JSON error shape every endpoint answers with:
- * `{ "error": { "code": "not_found", "message": "...", "fields"?: [...] } }`.
- * `code` is stable and meant for programs; `message` is for people and never contains a stack trace,
- * a secret or the plaintext of an encrypted field.
- */
-export interface ErrorBody {
-  error: { code: string; message: string; fields?: FieldError[] };
-}
+export type { ErrorBody, ErrorCode, FieldError };
 
 /** Options of {@link PlatformError}. */
 export interface PlatformErrorOptions {
@@ -33,12 +19,12 @@ export interface PlatformErrorOptions {
  */
 export class PlatformError extends Error {
   override readonly name = 'PlatformError';
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status: number;
   readonly fields?: FieldError[];
   readonly headers?: Record<string, string>;
 
-  constructor(code: string, message: string, options: PlatformErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: PlatformErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.code = code;
     this.status = options.status ?? 500;
@@ -50,7 +36,7 @@ export class PlatformError extends Error {
 /** Shorthand for a PlatformError with an HTTP status. */
 export function httpError(
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   options: Omit<PlatformErrorOptions, 'status'> = {},
 ) {
@@ -58,7 +44,7 @@ export function httpError(
 }
 
 /** Builds the JSON error body. */
-export function errorBody(code: string, message: string, fields?: FieldError[]): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, fields?: FieldError[]): ErrorBody {
   return { error: fields?.length ? { code, message, fields } : { code, message } };
 }
 
@@ -66,7 +52,7 @@ export function errorBody(code: string, message: string, fields?: FieldError[]):
 export function errorResponse(
   c: Context,
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   fields?: FieldError[],
 ) {
@@ -109,8 +95,8 @@ export function notFound(c: Context) {
   return errorResponse(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path}.`);
 }
 
-function statusCode(status: number): string {
-  const codes: Record<number, string> = {
+function statusCode(status: number): ErrorCode {
+  const codes: Record<number, ErrorCode> = {
     400: 'bad_request',
     401: 'unauthorized',
     403: 'forbidden',

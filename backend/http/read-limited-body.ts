@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { PlatformError } from './errors';
 
-/** 413 `payload_too_large`, raised before any parsing or crypto (SECURITY.md rule 6). */
+/** 413 `payload_too_large`, raised before any parsing or crypto (docs/security.md#cheap-checks-first). */
 export function payloadTooLarge(maxBytes: number): PlatformError {
   return new PlatformError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, {
     status: 413,
@@ -43,8 +43,12 @@ export async function readLimitedBody(
     }
     chunks.push(value);
   }
-  const body = Buffer.concat(chunks, total);
-  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
   cache.arrayBuffer = Promise.resolve(bytes.slice().buffer);
   return bytes;
 }

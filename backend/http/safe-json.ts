@@ -9,7 +9,7 @@ export interface SafeJsonOptions {
 /**
  * Parses JSON text that came from a client: rejects nesting deeper than `maxDepth` (checked on the text,
  * before `JSON.parse` can recurse) and drops `__proto__` / `constructor.prototype` keys so nothing can be
- * polluted (SECURITY.md rule 6). Throws `PlatformError` 400 `invalid_json`.
+ * polluted (docs/security.md#cheap-checks-first). Throws `PlatformError` 400 `invalid_json`.
  */
 export function parseSafeJson(text: string, options: SafeJsonOptions = {}): unknown {
   const maxDepth = options.maxDepth ?? 64;

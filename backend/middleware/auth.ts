@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { GATEWAY_PREFIX, LOGIN_PATH, SECURITY_PREFIX } from '../../src/protocol';
 import { type PresentedCredential, presentedCredential } from '../auth/credentials';
 import type { AppEnv, Principal } from '../http/env';
 import { PlatformError } from '../http/errors';
@@ -12,9 +13,9 @@ export interface AuthOptions {
 }
 
 /** Paths under `/api/` anyone may call; every other `/api/` path needs a principal. */
-export const PUBLIC_API_PREFIXES = ['/api/gateway/', '/api/v1/security/'] as const;
+export const PUBLIC_API_PREFIXES = [GATEWAY_PREFIX, SECURITY_PREFIX] as const;
 /** Exact public `/api/` paths. */
-export const PUBLIC_API_PATHS = ['/api/method/login', '/api/openapi.json'] as const;
+export const PUBLIC_API_PATHS = [LOGIN_PATH, '/api/openapi.json'] as const;
 
 /** True when the path needs a principal: everything under `/api/` except the public endpoints. */
 export function requiresPrincipal(path: string): boolean {
@@ -32,9 +33,10 @@ export function unauthorized(): PlatformError {
 }
 
 /**
- * AuthMiddleware (priority 50, SPEC.md): runs the AuthChain. The presented credential is the
- * `Authorization` header when present (`token <key>:<secret>` for an API key, `Bearer <token>`), else the
- * session cookie; the resolver checks it and the principal is set as `c.get('principal')`.
+ * AuthMiddleware (priority 50, docs/security.md#middleware-chain): runs the AuthChain. The presented
+ * credential is the `Authorization` header when present (`token <key>:<secret>` for an API key,
+ * `Bearer <token>`), else the session cookie; the resolver checks it and the principal is set as
+ * `c.get('principal')`.
  *
  * Desk pages, `/api/gateway/*`, `/api/v1/security/*`, login and the OpenAPI document are public (a bad
  * credential there is ignored); every other `/api/` path (`/api/resource/*`, `/api/method/*`, `/api/meta/*`)

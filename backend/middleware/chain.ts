@@ -7,17 +7,23 @@ import { idempotency } from './idempotency';
 import { payloadDecryption } from './payload-decryption';
 import { rateLimit } from './rate-limit';
 
-/** One row of the middleware table: a SPEC.md middleware, its priority, and how to build it from the context. */
+/** What the middleware table reads: the configuration and the security services. */
+export type MiddlewareDeps = Pick<AppContext, 'config' | 'security'>;
+
+/**
+ * One row of the middleware table: a middleware of docs/security.md#middleware-chain, its priority, and how
+ * to build it from the context.
+ */
 export interface MiddlewareEntry {
   name: string;
-  /** Lower runs first (SPEC.md, "Middleware chain"). */
+  /** Lower runs first (docs/security.md#middleware-chain). */
   priority: number;
-  factory(ctx: AppContext): MiddlewareHandler<AppEnv>;
+  factory(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>;
 }
 
 /**
- * THE middleware table (SPEC.md priorities; SECURITY.md explains why this order is safe). This is the only
- * place the order is declared.
+ * THE middleware table (priorities in docs/security.md#middleware-chain; docs/security.md#rules explains why
+ * this order is safe). This is the only place the order is declared.
  */
 export const MIDDLEWARE: readonly MiddlewareEntry[] = [
   {
@@ -66,9 +72,9 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
 ];
 
 /**
- * The middleware chain in SPEC.md priority order (lower runs first):
+ * The middleware chain in the priority order of docs/security.md#middleware-chain (lower runs first):
  * RateLimit 10, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50.
  */
-export function middlewareChain(ctx: AppContext): MiddlewareHandler<AppEnv>[] {
-  return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(ctx));
+export function middlewareChain(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>[] {
+  return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(deps));
 }

@@ -25,7 +25,7 @@ export function socketAddress(c: Context): string {
 /**
  * The client address a request is limited by. `X-Forwarded-For` is believed only when the connection comes
  * from a configured trusted proxy, and then read right to left, skipping further trusted proxies, so a client
- * cannot pick its own address by sending the header (SECURITY.md, RateLimit).
+ * cannot pick its own address by sending the header (docs/security.md#client-address).
  */
 export function clientAddress(c: Context, trustedProxies: ReadonlySet<string>): string {
   const peer = socketAddress(c);

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { CSRF_HEADER, isSafeMethod, LOGIN_PATH } from '../../src/protocol';
 import { presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
@@ -13,18 +14,13 @@ export interface CsrfOptions {
   checkToken(sessionToken: string, presented: string): boolean;
 }
 
-/** Header carrying the session-bound CSRF token. */
-export const CSRF_HEADER = 'x-csrf-token';
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** The login route: no session yet, but a cross-site login (login CSRF) is still refused by origin. */
-const LOGIN_PATH = '/api/method/login';
-
 function forbidden(message: string): PlatformError {
   return new PlatformError('csrf_failed', message, { status: 403 });
 }
 
 /**
- * CSRFMiddleware (priority 20, SPEC.md). Reads headers only (SECURITY.md rule 6).
+ * CSRFMiddleware (priority 20, docs/security.md#middleware-chain). Reads headers only
+ * (docs/security.md#cheap-checks-first).
  *
  * An unsafe request that carries the session cookie (an ambient credential) must
  * 1. not be `Sec-Fetch-Site: cross-site` or `same-site` (unless its Origin is trusted), and
@@ -38,8 +34,9 @@ export const csrf = (options: CsrfOptions): MiddlewareHandler<AppEnv> => {
   const trusted = new Set(options.trustedOrigins.map((o) => new URL(o).origin));
   if (options.publicUrl) trusted.add(new URL(options.publicUrl).origin);
   return async function csrf(c, next) {
-    if (SAFE.has(c.req.method)) return next();
+    if (isSafeMethod(c.req.method)) return next();
     const credential = presentedCredential(c);
+    // The login route: no session yet, but a cross-site login (login CSRF) is still refused by origin.
     const isLogin = c.req.path === LOGIN_PATH;
     if (credential?.kind !== 'session' && !isLogin) return next();
 

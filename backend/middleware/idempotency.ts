@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
+import { IDEMPOTENCY_HEADER, isMutating } from '../../src/protocol';
+import { sha256 } from '../auth/digest';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
@@ -13,11 +14,8 @@ export interface IdempotencyOptions {
   ttlMs: number;
 }
 
-/** Request header naming an idempotent operation. */
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** Response header marking a replayed response. */
 export const REPLAY_HEADER = 'Idempotent-Replayed';
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
 /** A valid key: 1-255 printable ASCII characters (no CR/LF, no control or non-ASCII characters). */
@@ -37,11 +35,10 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('base64url');
-
 /**
- * The payload fingerprint (SECURITY.md rule 8): the hash of the canonical DECRYPTED body, so a retry that
- * re-encrypts the same plaintext is a replay. Non-JSON bodies are hashed as bytes.
+ * The payload fingerprint (docs/security.md#idempotency-is-keyed-by-caller): the hash of the canonical
+ * DECRYPTED body, so a retry that re-encrypts the same plaintext is a replay. Non-JSON bodies are hashed as
+ * bytes.
  */
 async function fingerprint(c: Context<AppEnv>): Promise<string> {
   if (c.get('jsonBody') !== undefined || mediaType(c.req.header('content-type')) === 'application/json') {
@@ -51,8 +48,9 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
 }
 
 /**
- * IdempotencyMiddleware (priority 30, SPEC.md): `Idempotency-Key` on POST/PUT/PATCH/DELETE (ignored on safe
- * methods and on requests without a credential, which have no caller to scope the key to).
+ * IdempotencyMiddleware (priority 30, docs/security.md#middleware-chain): `Idempotency-Key` on
+ * POST/PUT/PATCH/DELETE (ignored on safe methods and on requests without a credential, which have no caller
+ * to scope the key to).
  *
  * The lookup key hashes the Idempotency-Key, method, path and the credential hash, so a key reused by another
  * caller never sees the first caller's response (rule 8; this runs before Auth). The first run stores its
@@ -63,7 +61,7 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
  */
 export const idempotency = (options: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
   async function idempotency(c, next) {
-    if (!UNSAFE.has(c.req.method) || !c.req.raw.headers.has(IDEMPOTENCY_HEADER)) return next();
+    if (!isMutating(c.req.method) || !c.req.raw.headers.has(IDEMPOTENCY_HEADER)) return next();
     const key = c.req.raw.headers.get(IDEMPOTENCY_HEADER)!;
     if (!isValidIdempotencyKey(key)) {
       throw new PlatformError(

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import { JOSE_CONTENT_TYPE } from '../../src/sdk/security/protocol';
+import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
-import { PlatformError } from '../http/errors';
+import { type ErrorCode, PlatformError } from '../http/errors';
 import { readLimitedBody } from '../http/read-limited-body';
 import type { EncryptionPolicy } from '../security/encryption-policy';
 import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
@@ -23,12 +23,13 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function unsupported(code: string, message: string): PlatformError {
+function unsupported(code: ErrorCode, message: string): PlatformError {
   return new PlatformError(code, message, { status: 415 });
 }
 
 /**
- * PayloadDecryptionMiddleware (priority 15, SPEC.md; SECURITY.md rules 2-6).
+ * PayloadDecryptionMiddleware (priority 15, docs/security.md#middleware-chain; the rules of
+ * docs/security.md#rules).
  *
  * - An `application/jose` body is size-checked, decrypted (compact JWE bound to this method and path) and
  *   parsed safely; the handler sees the plaintext JSON through `readJsonBody` (`c.set('jsonBody')`). In
@@ -45,7 +46,7 @@ export const payloadDecryption = (options: PayloadDecryptionOptions): Middleware
         throw unsupported('encryption_disabled', 'Payload encryption is disabled; send application/json.');
       }
       const bytes = await readLimitedBody(c, options.maxJweBytes);
-      const token = Buffer.from(bytes).toString('latin1');
+      const token = new TextDecoder('latin1').decode(bytes);
       const rawPath = new URL(c.req.url).pathname;
       const { plaintext } = await decryptRequestJwe(
         token,
@@ -58,7 +59,7 @@ export const payloadDecryption = (options: PayloadDecryptionOptions): Middleware
     const method = c.req.method;
     if (method !== 'GET' && method !== 'HEAD' && options.policy.requiresEncryption(method, c.req.path)) {
       const bytes = await readLimitedBody(c, options.maxBodyBytes);
-      if (Buffer.from(bytes).toString('utf8').trim() !== '') {
+      if (new TextDecoder().decode(bytes).trim() !== '') {
         throw unsupported(
           'encryption_required',
           `This request must be encrypted: send a compact JWE as ${JOSE_CONTENT_TYPE}.`,

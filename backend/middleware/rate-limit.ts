@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { JOSE_CONTENT_TYPE } from '../../src/sdk/security/protocol';
+import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import { credentialHash, presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { errorResponse } from '../http/errors';
@@ -56,7 +56,8 @@ export class WindowCounter {
 }
 
 /**
- * RateLimitMiddleware (priority 10, SPEC.md): drops abuse before any parsing or decryption.
+ * RateLimitMiddleware (priority 10, docs/security.md#middleware-chain): drops abuse before any parsing or
+ * decryption.
  *
  * Each request counts against its principal's bucket when it presents a credential (a hash of it, also set
  * as `credentialHash` for the later middleware), else against its client address. A client that keeps

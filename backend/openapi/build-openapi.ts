@@ -56,7 +56,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
  * Generates the OpenAPI 3.1 document: the DocType CRUD paths (one component schema per DocType model, its
  * flags as `x-encrypted`/`x-pii`), the documented operations with their DTOs, and every other registered
  * route. Throws (naming the DTO and field) when a request/response DTO that is not a DocType model carries
- * an `encrypted`/`pii` flag (SPEC.md "Field metadata flags", "Errors").
+ * an `encrypted`/`pii` flag (docs/security.md#field-flags).
  */
 export function buildOpenApi(input: OpenApiInput): Json {
   const schemas: Record<string, Json> = {

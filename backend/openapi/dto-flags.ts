@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { DOCTYPE_MODEL } from '../doctypes/define-doctype';
 import { PlatformError } from '../http/errors';
 
-/** The SPEC.md field flags that are valid on DocType models only. */
+/** The field flags (docs/security.md#field-flags) that are valid on DocType models only. */
 export const FIELD_FLAGS = ['encrypted', 'pii'] as const;
 
 /** A request or response body schema of a route, named for error messages and the OpenAPI components. */
@@ -82,7 +82,7 @@ export function misplacedFlags(schema: z.ZodType, path = ''): MisplacedFlag[] {
 }
 
 /**
- * SPEC.md "Field metadata flags": the flags are valid on DocType models only, and OpenAPI generation raises
+ * docs/security.md#field-flags: the flags are valid on DocType models only, and OpenAPI generation raises
  * an error for them on a request/response DTO. Throws `openapi_invalid_dto` naming the DTO and the field.
  */
 export function assertNoMisplacedFlags(dto: Dto): void {
@@ -93,7 +93,7 @@ export function assertNoMisplacedFlags(dto: Dto): void {
   throw new PlatformError(
     'openapi_invalid_dto',
     `OpenAPI generation failed: field "${first.field}" of DTO "${dto.name}" carries the "${first.flag}" flag${more}, ` +
-      'which is valid on DocType models only (SPEC.md "Field metadata flags"). Move the field into a DocType ' +
+      'which is valid on DocType models only (docs/security.md#field-flags). Move the field into a DocType ' +
       'model or drop the flag; selective-mode route encryption protects a DTO instead.',
   );
 }

@@ -13,7 +13,7 @@ const SECURITY_OPERATIONS: OperationDoc[] = [
 ];
 
 /** The RPC methods of the installed apps, each with its kwargs schema as the request DTO. */
-function rpcOperations(ctx: AppContext): OperationDoc[] {
+function rpcOperations(ctx: Pick<AppContext, 'rpc'>): OperationDoc[] {
   return ctx.rpc.list().map((name) => {
     const method = ctx.rpc.get(name)!;
     return {
@@ -25,14 +25,20 @@ function rpcOperations(ctx: AppContext): OperationDoc[] {
   });
 }
 
+/** What {@link openapiRoutes} reads: the RPC methods and DocTypes the document lists. */
+export type OpenapiRouteDeps = Pick<AppContext, 'rpc' | 'doctypes'>;
+
 /**
  * `GET /api/openapi.json`, generated once from the app's registered routes, the auth and RPC DTOs and the
  * DocType models. Generation runs when the app is built, so a DTO carrying an `encrypted`/`pii` flag stops
- * the start with an error naming the DTO and field (SPEC.md "Errors").
+ * the start with an error naming the DTO and field (docs/security.md#field-flags).
  *
  * @param routes the app's registered routes (`app.routes`), read after every route group is mounted.
  */
-export function openapiRoutes(ctx: AppContext, routes: ReadonlyArray<{ method: string; path: string }>) {
+export function openapiRoutes(
+  ctx: OpenapiRouteDeps,
+  routes: ReadonlyArray<{ method: string; path: string }>,
+) {
   const document = buildOpenApi({
     title: 'Desk platform',
     version: 'v1',

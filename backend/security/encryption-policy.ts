@@ -1,31 +1,16 @@
-import type { EncryptionMode } from '../../src/sdk/security/protocol';
-import type { DocTypeField } from '../doctypes/define-doctype';
-import { hasFlaggedFields } from '../doctypes/define-doctype';
-
-/**
- * Routes `selective` mode always encrypts (DESIGN.md): login, password change and API-key creation, whose
- * bodies carry credentials. Configured `routes` are merged with these.
- */
-export const BUILTIN_SELECTIVE_ROUTES = [
-  '/api/method/login',
-  '/api/method/platform.auth.change_password',
-  '/api/method/platform.auth.generate_api_key',
-] as const;
-
-/**
- * Paths `strict` mode leaves alone: discovery and the security endpoints themselves carry no payload data,
- * and the shell calls them before it has the security config.
- */
-const STRICT_EXEMPT_PREFIXES = ['/api/gateway/', '/api/v1/security/'];
-
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+import {
+  BUILTIN_SELECTIVE_ROUTES,
+  type EncryptionMode,
+  type FlaggedSchema,
+  requiresEncryption,
+} from '../../src/protocol';
 
 /** Looks DocTypes up by full name (`crm.Customer`); the app's DocType registry satisfies it. */
 export interface DocTypeLookup {
-  get(name: string): { fields: DocTypeField[] } | undefined;
+  get(name: string): FlaggedSchema | undefined;
 }
 
-/** What the server enforces (SECURITY.md rule 5); built once from config. */
+/** What the server enforces (docs/security.md#the-server-enforces-the-mode); built once from config. */
 export interface EncryptionPolicy {
   mode: EncryptionMode;
   /** Built-in selective routes merged with configured ones (what `/api/v1/security/config` reports). */
@@ -34,58 +19,32 @@ export interface EncryptionPolicy {
   requiresEncryption(method: string, path: string): boolean;
 }
 
-/**
- * Compiles a path glob: `*` matches within one segment, `**` across segments, everything else literally.
- * @example globToRegExp('/api/method/crm.*').test('/api/method/crm.convert') // true
- */
-export function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i]!;
-    if (ch === '*' && glob[i + 1] === '*') {
-      source += '.*';
-      i++;
-    } else if (ch === '*') source += '[^/]*';
-    else source += ch.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${source}$`);
-}
-
 /** The DocType named by `/api/resource/<DocType>[/...]`, or undefined for any other path. */
 export function doctypeOfPath(path: string): string | undefined {
   const match = /^\/api\/resource\/([^/]+)(?:\/|$)/.exec(path);
   return match?.[1];
 }
 
-/** Builds the policy for a mode, configured extra routes and the DocType registry. */
+/**
+ * Builds the policy for a mode, configured extra routes and the DocType registry. The rule itself is the
+ * wire contract's `requiresEncryption`, the one the SDK applies too; the server's part is finding the
+ * schema of the DocType a path names, which `metadata` mode reads.
+ */
 export function createEncryptionPolicy(options: {
   mode: EncryptionMode;
   routes: readonly string[];
   doctypes?: DocTypeLookup;
 }): EncryptionPolicy {
   const routes = [...new Set([...BUILTIN_SELECTIVE_ROUTES, ...options.routes])];
-  const patterns = routes.map(globToRegExp);
   const { mode, doctypes } = options;
+  const rule = { mode, routes };
   return {
     mode,
     routes,
     requiresEncryption(method, path) {
-      switch (mode) {
-        case 'disabled':
-          return false;
-        case 'selective':
-          return patterns.some((p) => p.test(path));
-        case 'metadata': {
-          if (!MUTATING.has(method.toUpperCase())) return false;
-          const name = doctypeOfPath(path);
-          const doctype = name === undefined ? undefined : doctypes?.get(name);
-          return doctype !== undefined && hasFlaggedFields(doctype);
-        }
-        case 'strict':
-          return (
-            MUTATING.has(method.toUpperCase()) && !STRICT_EXEMPT_PREFIXES.some((p) => path.startsWith(p))
-          );
-      }
+      const name = mode === 'metadata' ? doctypeOfPath(path) : undefined;
+      const schema = name === undefined ? undefined : doctypes?.get(name);
+      return requiresEncryption(rule, method, path, schema);
     },
   };
 }

@@ -1,21 +1,25 @@
 import { type Context, Hono } from 'hono';
-import type { Jwks, SecurityConfig } from '../../src/sdk/security/protocol';
-import type { AppContext } from '../context';
+import { JWKS_PATH, type Jwks, SECURITY_CONFIG_PATH, type SecurityConfig } from '../../src/protocol';
+import type { PlatformConfig } from '../config/schema';
 import type { AppEnv } from '../http/env';
 import { errorResponse } from '../http/errors';
-
-/** Path of the security config endpoint. */
-export const SECURITY_CONFIG_PATH = '/api/v1/security/config';
-/** Default path of the JWKS endpoint (`payload_encryption.jwks_uri`). */
-export const JWKS_PATH = '/api/v1/security/jwks';
+import type { EncryptionPolicy } from './encryption-policy';
+import type { KeyStore } from './keys/key-store';
 
 function methodNotAllowed(c: Context) {
   c.header('Allow', 'GET, HEAD');
   return errorResponse(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use GET.`);
 }
 
+/** What {@link securityRoutes} reads: the encryption settings, the keys and the policy in force. */
+export interface SecurityRouteDeps {
+  payloadEncryption: PlatformConfig['security']['payload_encryption'];
+  keys: Pick<KeyStore, 'active' | 'usable'>;
+  policy: Pick<EncryptionPolicy, 'mode' | 'routes'>;
+}
+
 /**
- * Security endpoints (SPEC.md "Security endpoints"):
+ * Security endpoints (docs/security.md#security-endpoints):
  * - `GET /api/v1/security/config` -> `{ mode, jwks_uri, routes, kid }`: the configured mode (no query
  *   parameter or header changes it, rule 5), the selective routes (built-in merged with configured) and the
  *   active `kid`. `Cache-Control: no-cache`, so a rotation is seen at the next boot of the shell.
@@ -24,10 +28,9 @@ function methodNotAllowed(c: Context) {
  *   jwks_max_age_seconds`, which startup checks is shorter than `key_grace_seconds`.
  * Any other method on either path is 405 `method_not_allowed` with `Allow: GET, HEAD`.
  */
-export function securityRoutes(ctx: AppContext): Hono<AppEnv> {
+export function securityRoutes(deps: SecurityRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const pe = ctx.config.security.payload_encryption;
-  const { keys, policy } = ctx.security;
+  const { payloadEncryption: pe, keys, policy } = deps;
 
   app.get(SECURITY_CONFIG_PATH, async (c) => {
     const body: SecurityConfig = {

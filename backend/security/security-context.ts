@@ -1,5 +1,9 @@
 import { join, resolve } from 'node:path';
 import { AuthService } from '../auth/auth-service';
+import type { AuthStore } from '../auth/auth-store';
+import { DbAuthStore } from '../auth/db-auth-store';
+import type { PasswordHasher } from '../auth/password-hasher';
+import { ScryptPasswordHasher } from '../auth/passwords';
 import type { PlatformConfig } from '../config/schema';
 import type { Database } from '../db/database';
 import { PlatformError } from '../http/errors';
@@ -33,6 +37,10 @@ export interface SecurityContextOptions {
   keys?: KeyStore;
   /** Default: the database store. */
   idempotency?: IdempotencyStore;
+  /** Users, sessions, API keys and tokens; default the database store. */
+  authStore?: AuthStore;
+  /** Default: scrypt. */
+  passwords?: PasswordHasher;
   /** Environment (for `PLATFORM_ADMIN_PASSWORD`); default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
@@ -42,8 +50,8 @@ export const DEFAULT_ADMIN_PASSWORD = 'admin';
 
 /**
  * Builds the security services at start: checks that the JWKS cache is shorter than the key grace period
- * (SECURITY.md rule 7), opens (or on first start creates) the key directory, creates the auth and
- * idempotency tables, and creates `Administrator` on first start.
+ * (docs/security.md#key-rotation-without-failures), opens (or on first start creates) the key directory,
+ * creates the auth and idempotency tables, and creates `Administrator` on first start.
  */
 export async function createSecurityContext(options: SecurityContextOptions): Promise<SecurityContext> {
   const { config, db, log } = options;
@@ -59,7 +67,11 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
     options.keys ??
     (await FileKeyStore.open({ dir: join(resolve(config.server.data_dir), 'keys'), graceMs }));
 
-  const auth = new AuthService({ db, sessionTtlMs: config.security.session.ttl_seconds * 1000 });
+  const auth = new AuthService({
+    store: options.authStore ?? new DbAuthStore(db),
+    passwords: options.passwords ?? new ScryptPasswordHasher(),
+    sessionTtlMs: config.security.session.ttl_seconds * 1000,
+  });
   await auth.migrate();
   const env = options.env ?? process.env;
   const password = env.PLATFORM_ADMIN_PASSWORD || DEFAULT_ADMIN_PASSWORD;

@@ -5,9 +5,9 @@
  * (`validateDocument`), so a seed cannot drift from the model it fills.
  */
 import { base, en, Faker } from '@faker-js/faker';
+import type { MemoryRecordStore } from '../../backend/data/memory-record-store';
 import { validateDocument } from '../../backend/data/validate';
 import type { DocTypeRegistry } from '../../backend/doctypes/registry';
-import type { MockRecordStore } from './record-store';
 
 /** The faker seed: change it and every seeded value changes. */
 export const SEED = 20_240_601;
@@ -62,7 +62,7 @@ const GENERATORS: Record<string, { count: number; make(faker: Faker, i: number):
  * Inserts the seed records of every installed DocType that has a generator (others stay empty); returns
  * how many records each DocType received.
  */
-export function seedRecords(store: MockRecordStore, doctypes: DocTypeRegistry): Record<string, number> {
+export function seedRecords(store: MemoryRecordStore, doctypes: DocTypeRegistry): Record<string, number> {
   const faker = new Faker({ locale: [en, base], seed: SEED });
   const refDate = Date.parse(REFERENCE_DATE);
   const seeded: Record<string, number> = {};
@@ -72,8 +72,8 @@ export function seedRecords(store: MockRecordStore, doctypes: DocTypeRegistry): 
     for (let i = 0; i < generator.count; i++) {
       const values = validateDocument(doctype, generator.make(faker, i));
       // Oldest first, a few hours apart, so the default `modified desc` order shows the last one on top.
-      const at = new Date(refDate - (generator.count - i) * 3_600_000 * 7).toISOString();
-      store.insert(doctype.name, doctype.namePrefix, values, at);
+      const at = new Date(refDate - (generator.count - i) * 3_600_000 * 7);
+      store.insertAt(doctype, values, at);
     }
     seeded[name] = generator.count;
   }

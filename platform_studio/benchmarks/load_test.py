@@ -1,9 +1,9 @@
-"""Direct entry of the load-test harness (SPEC.md "Load-test invocation").
+"""Direct entry of the load-test harness (docs/load-testing.md#invocation).
 
     python -m platform_studio.benchmarks.load_test --config load.yaml [options]
 
 The harness is the Node program behind ``m benchmark``; this module only replaces the Python process
-with it, so options, output and exit codes are exactly those of ``m benchmark`` (README "Load testing").
+with it, so options, output and exit codes are exactly those of ``m benchmark`` (docs/load-testing.md).
 It runs the built bundle ``dist/benchmarks/load-test.js`` when it is at least as new as the sources
 (``npm run build:harness``), and otherwise the TypeScript entry through tsx. ``NODE`` names the Node
 binary (default: ``node`` on PATH).

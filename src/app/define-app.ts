@@ -1,6 +1,6 @@
 import type { InstalledApp, RpcMethod } from '../../backend/apps/types';
 import type { DocTypeDefinition } from '../../backend/doctypes/define-doctype';
-import type { MenuItem } from '../sdk/data/protocol';
+import type { MenuItem } from '../protocol';
 
 /** Pattern of an app (and service) name: lower-case, starts with a letter, at most 32 characters. */
 export const APP_NAME_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;

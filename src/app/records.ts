@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { AppContext } from '../../backend/context';
-import { countRecords as countStored } from '../../backend/data/record-store';
 import type { DocTypeDefinition } from '../../backend/doctypes/define-doctype';
 
 /** A stored record of DocType `D`: its model's fields plus the record's `name` (its id). */
@@ -17,9 +16,9 @@ export type UpdateBodyOf<D extends DocTypeDefinition> = Partial<z.input<D['model
  * as a dashboard count. `ctx` is the `ctx` an RPC method receives.
  */
 export function countRecords(
-  ctx: Pick<AppContext, 'db'>,
+  ctx: Pick<AppContext, 'records'>,
   doctype: string,
   equals: Record<string, unknown> = {},
 ): Promise<number> {
-  return countStored(ctx.db, doctype, equals);
+  return ctx.records.count(doctype, equals);
 }

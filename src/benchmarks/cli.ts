@@ -16,7 +16,7 @@ const HELP = `Usage: m benchmark --config <file.yaml> [options]
 Runs the load test a YAML file describes and writes result.json and report.html.
 
 Options:
-  --config <file>      load-test configuration (README "Load testing")
+  --config <file>      load-test configuration (docs/load-testing.md)
   --target-url <url>   override target_url (the same file against another deployment)
   --duration <s>       override duration_seconds
   --users <n>          override users.peak

@@ -1,4 +1,4 @@
-import { PlatformError } from '../../backend/http/errors';
+import { type ErrorCode, PlatformError } from '../../backend/http/errors';
 
 /**
  * Failures of the harness before or around a run, as {@link PlatformError}s with stable codes:
@@ -6,7 +6,7 @@ import { PlatformError } from '../../backend/http/errors';
  * configured DocType or service), `login_failed`, `factory_failed`, `invalid_result` (a `--compare` file).
  * The CLI maps codes to exit codes (`exit-codes.ts`).
  */
-export function harnessError(code: string, message: string, cause?: unknown): PlatformError {
+export function harnessError(code: ErrorCode, message: string, cause?: unknown): PlatformError {
   return new PlatformError(code, message, { cause });
 }
 

@@ -1,6 +1,6 @@
 /**
- * Exit codes of `m benchmark` and `load-test.js` (a public API, as in k6: CI scripts switch on them; README
- * "Load testing" lists them). When several apply, the first in this order wins: invalid config, target
+ * Exit codes of `m benchmark` and `load-test.js` (a public API, as in k6: CI scripts switch on them;
+ * docs/load-testing.md lists them). When several apply, the first in this order wins: invalid config, target
  * unreachable, generator saturated (its numbers cannot be trusted, so thresholds are not judged on them),
  * thresholds breached.
  */

@@ -13,7 +13,7 @@
  * export default defineRemote({ views: { 'notes.Note': { form: NoteForm } }, widgets: [] });
  */
 
-export type { DocTypeSchema } from '../sdk/data/protocol';
+export type { DocTypeSchema } from '../protocol';
 export type {
   DeskRecord,
   DeskWidget,

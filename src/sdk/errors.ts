@@ -4,6 +4,8 @@
  * (the shell and a remote each bundling one) and a class from one copy is not the class of the other.
  */
 
+import type { FieldError } from '../protocol';
+
 /** Codes the SDK itself raises. HTTP errors also carry the server's own codes (`validation_failed`, ...). */
 export type SdkErrorCode =
   | 'discovery_failed'
@@ -23,11 +25,7 @@ export type SdkErrorCode =
   | 'platform_config_invalid';
 
 /** One field-level problem, as the server's `{ error: { fields } }` carries it (never the submitted value). */
-export interface SdkFieldError {
-  field: string;
-  code: string;
-  message: string;
-}
+export type SdkFieldError = FieldError;
 
 /** Options of {@link SdkError}. */
 export interface SdkErrorOptions {

@@ -1,6 +1,7 @@
 /**
  * The browser SDK of the Desk platform (`@framework-m/desk/sdk`): discovery, payload encryption, HTTP, the
- * Refine data provider and remote loading. Framework-agnostic: it never imports React.
+ * Refine data provider, remote loading, and the base of its observable stores. Framework-agnostic: it never
+ * imports React.
  */
 
 export type { DataProviderOptions, DocTypeSchema, FieldSchema, ServiceMetadata } from './data';
@@ -39,3 +40,5 @@ export type { FederationRuntime, RemoteLoaderHookEvents, RemoteLoaderOptions } f
 export { RemoteLoader } from './remotes';
 export type { EncryptedPayload, EncryptionMode, SecurityClientOptions, SecurityConfig } from './security';
 export { encryptPayload, JOSE_CONTENT_TYPE, SecurityClient, securityClient } from './security';
+export type { StoreListener } from './store';
+export { SnapshotStore, Subscribable } from './store';

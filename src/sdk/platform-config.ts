@@ -1,7 +1,8 @@
 /**
- * The `__PLATFORM_CONFIG__` payload the backend injects into the Desk HTML (SPEC.md "Desk configuration
- * payload"; fields fixed by DESIGN.md). It tells the shell its environment before the bundle runs. It is data
- * from the page, so it is validated before use and reported as one coded error listing every problem.
+ * The `__PLATFORM_CONFIG__` payload the backend injects into the Desk HTML
+ * (docs/http-api.md#desk-configuration-payload). It tells the shell its environment before the bundle runs.
+ * It is data from the page, so it is validated before use and reported as one coded error listing every
+ * problem.
  */
 import { SdkError, type SdkFieldError } from './errors';
 

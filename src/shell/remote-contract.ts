@@ -1,6 +1,6 @@
 /**
- * What a service's UI remote exposes to the Desk (README "Writing a UI remote"). Types only: a remote
- * imports them with `import type`, so nothing of the shell ends up in its bundle.
+ * What a service's UI remote exposes to the Desk (docs/mfe-teams.md#writing-a-ui-remote). Types only: a
+ * remote imports them with `import type`, so nothing of the shell ends up in its bundle.
  *
  * A remote exposes ONE module, `./views`, whose default export is a {@link RemoteViews}: per DocType the
  * views that replace the Desk's generic ones, and dashboard widgets. It may expose more modules (e.g.
@@ -12,7 +12,7 @@
  * export default { views: { 'crm.Customer': { form: CustomerForm } } } satisfies RemoteViews;
  */
 import type { ComponentType } from 'react';
-import type { DocTypeSchema } from '../sdk/data/protocol';
+import type { DocTypeSchema } from '../protocol';
 
 /** The exposed module the Desk loads from every remote. */
 export const VIEWS_MODULE = './views';

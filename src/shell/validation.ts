@@ -2,7 +2,7 @@
  * Client-side field validation of the generic form, derived from DocType metadata. It only spares the user
  * a round trip: the backend validates every write against the DocType's zod model anyway.
  */
-import type { FieldSchema } from '../sdk/data/protocol';
+import type { FieldSchema } from '../protocol';
 
 /** Field name -> message, for the fields that are invalid. */
 export type FieldErrors = Record<string, string>;

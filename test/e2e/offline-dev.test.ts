@@ -1,15 +1,18 @@
 /**
  * `npm run dev` boots offline: webpack-dev-server serves the shell and the remotes, the MSW worker answers
- * every API call, and the Desk signs in, lists the mocks' seeded records, loads the crm remote's form and
- * lists a record it stored next to them.
+ * every API call, and the Desk signs in, shows a home page without errors (the customer count of the seeds),
+ * lists the mocks' seeded records, loads the crm remote's form and lists a record it stored next to them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockEnvironment } from '../../mocks/support/environment';
-import type { MockKeyRing } from '../../mocks/support/key-ring';
+import { crmApp } from '../../backend/apps/crm/app';
+import { stockApp } from '../../backend/apps/stock/app';
+import { MemoryRecordStore } from '../../backend/data/memory-record-store';
+import { createDocTypeRegistry } from '../../backend/doctypes/registry';
+import { seedRecords } from '../../mocks/support/seed-records';
 import { launchChromium, screenshot } from './support/browser';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -26,10 +29,19 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The item names the browser worker seeds (the same deterministic seeds, built here without a key ring). */
-const seededItems = createMockEnvironment({ keyRing: {} as MockKeyRing })
-  .store.list('stock.Item', { filters: [], orderBy: [], start: 0, pageLength: 100 })
-  .data.map((r) => String(r.item_name));
+/** The item names the browser worker seeds (the same deterministic seeds, into a store of their own). */
+async function seededItemNames(): Promise<string[]> {
+  const doctypes = createDocTypeRegistry([crmApp, stockApp]);
+  const store = new MemoryRecordStore();
+  seedRecords(store, doctypes);
+  const page = await store.list(doctypes.get('stock.Item')!, {
+    filters: [],
+    orderBy: [],
+    start: 0,
+    pageLength: 100,
+  });
+  return page.data.map((r) => String(r.item_name));
+}
 
 let dev: ChildProcess | undefined;
 let browser: Browser | undefined;
@@ -63,6 +75,7 @@ afterAll(async () => {
 
 describe('npm run dev (offline)', () => {
   it('boots with mocked APIs, lists seeded records, loads the crm remote and lists a stored record', async () => {
+    const seededItems = await seededItemNames();
     expect(seededItems).toHaveLength(3);
     const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(base);
@@ -74,6 +87,11 @@ describe('npm run dev (offline)', () => {
         .getByRole('link', { name: 'Item', exact: true })
         .waitFor(),
     ).resolves.toBeUndefined();
+
+    // The home page's widgets answer through the mock's own API app: the crm count RPC counts the seeds.
+    await page.getByText(/\b3 customers\b/).waitFor();
+    expect(await page.getByText('Could not count customers').count()).toBe(0);
+    expect(await page.getByRole('alert').count()).toBe(0);
 
     // A fresh offline Desk already has records to list: the worker's seeds, before anything is created.
     await page.goto(`${base}#/app/stock.Item`);

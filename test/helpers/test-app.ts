@@ -2,14 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { createApp } from '../../backend/app';
 import { loadConfig } from '../../backend/config/load-config';
 import type { AppContext } from '../../backend/context';
-import { createContext, ROOT_DIR } from '../../backend/create-context';
 import type { Database } from '../../backend/db/database';
 import { openDatabase } from '../../backend/db/open-database';
 import type { ServiceDirectory } from '../../backend/gateway/service-directory';
 import type { AppEnv } from '../../backend/http/env';
+import { ROOT_DIR } from '../../backend/roots/context';
+import { createMonolith } from '../../backend/roots/monolith';
 import type { KeyStore } from '../../backend/security/keys/key-store';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
 import { apiKeyAuthorization } from './auth';
@@ -101,7 +101,7 @@ export async function createTestApp(overrides: TestAppOverrides = {}): Promise<T
   const keys =
     overrides.keys ??
     (await MemoryKeyStore.create({ graceMs: config.security.payload_encryption.key_grace_seconds * 1000 }));
-  const ctx = await createContext(config, {
+  const { app, ctx, close } = await createMonolith(config, {
     log: overrides.log ?? (() => {}),
     database,
     appsDir,
@@ -109,14 +109,13 @@ export async function createTestApp(overrides: TestAppOverrides = {}): Promise<T
     keys,
     directory: overrides.directory,
   });
-  const app = createApp(ctx);
   setDefaultAuthorization(app, await apiKeyAuthorization(ctx));
   return {
     app,
     ctx,
     request: (method, path, options) => request(app, method, path, options),
     async close() {
-      await ctx.close();
+      await close();
       if (!overrides.database) await database.close();
       for (const dir of temp) rmSync(dir, { recursive: true, force: true });
     },

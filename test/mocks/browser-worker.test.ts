@@ -1,7 +1,8 @@
 /**
  * The offline path in a real browser: headless Chromium loads a page whose bundle starts the MSW service worker
  * (mocks/browser.ts) and drives the SDK against it: discovery, the security config, login, the seeded records,
- * an encrypted create opened by the worker's WebCrypto key ring, and a list. Nothing runs on a backend.
+ * an encrypted create opened with the worker's WebCrypto key store, and a list, all answered by the
+ * platform's own API app inside the page. Nothing runs on a server.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -45,7 +46,7 @@ window.runScenario = async () => {
     owners,
     mode: securityClient.config.mode,
     contentTypes,
-    stored: env.store.get('crm.Customer', created.data.name),
+    stored: await env.store.get(env.doctypes.get('crm.Customer'), created.data.name),
     seeded,
     total: list.total,
   };
@@ -90,7 +91,7 @@ afterAll(async () => {
 });
 
 describe('the MSW browser worker', () => {
-  it('answers the SDK offline and decrypts its JWE with the WebCrypto key ring', async () => {
+  it('answers the SDK offline and decrypts its JWE with the WebCrypto key store', async () => {
     const page = await browser.newPage();
     await page.goto(`${origin}/`);
     await page.waitForFunction(() => 'runScenario' in window);

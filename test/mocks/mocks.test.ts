@@ -1,9 +1,11 @@
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockEnvironment } from '../../mocks/support/environment';
-import { createWebCryptoKeyRing } from '../../mocks/support/webcrypto-key-ring';
+import { decryptRequestJwe } from '../../backend/security/jwe/decrypt-request-jwe';
+import { parseDecryptedJson } from '../../backend/security/jwe/parse-decrypted-json';
+import { createMockServer } from '../../mocks/node';
+import { createMockBackend } from '../../mocks/support/create-mock-backend';
 import { SecurityClient } from '../../src/sdk/security';
-import { ORIGIN, startBackend, type TestBackend } from '../sdk/helpers';
+import { adminAuthorization, ORIGIN, startBackend, type TestBackend } from '../sdk/helpers';
 
 describe('the browser worker bundle', () => {
   it('bundles for the browser without any Node-only module', async () => {
@@ -18,46 +20,42 @@ describe('the browser worker bundle', () => {
     });
     const inputs = Object.keys(result.metafile.inputs);
     expect(result.errors).toEqual([]);
-    expect(inputs.some((p) => p.includes('backend/gateway/oracle.ts'))).toBe(true);
+    // The worker runs the platform's own API app: routes and middleware chain included.
+    for (const file of ['backend/api-app.ts', 'backend/data/routes.ts', 'backend/middleware/chain.ts']) {
+      expect(inputs).toContain(file);
+    }
     expect(
-      inputs.filter((p) => /^node:|pglite|node_modules\/pg\/|backend\/db\/|node-key-ring/.test(p)),
+      inputs.filter((p) =>
+        /^node:|pglite|node_modules\/pg\/|backend\/db\/|passwords\.ts|file-key-store|key-material|desk\//.test(
+          p,
+        ),
+      ),
     ).toEqual([]);
   });
 });
 
-describe('the WebCrypto key ring of the browser worker', () => {
+describe('the WebCrypto key store of the browser worker', () => {
   it('decrypts what encryptPayload produced and refuses it for another request or after the key is dropped', async () => {
-    const keyRing = await createWebCryptoKeyRing();
-    const env = createMockEnvironment({ keyRing, mode: 'strict' });
-    const answers: Record<string, () => Promise<unknown>> = {
-      '/api/v1/security/config': async () => ({
-        mode: env.policy.mode,
-        jwks_uri: '/api/v1/security/jwks',
-        routes: env.policy.routes,
-        kid: await keyRing.activeKid(),
-      }),
-      '/api/v1/security/jwks': () => keyRing.jwks(),
-    };
+    const backend = await createMockBackend({ mode: 'strict', records: 'empty' });
     const security = new SecurityClient({
       baseUrl: 'http://worker.test',
-      fetch: (async (input: RequestInfo | URL) =>
-        Response.json(await answers[new URL(String(input)).pathname]!())) as typeof fetch,
+      fetch: ((input: RequestInfo | URL) => backend.fetch(new Request(String(input)))) as typeof fetch,
     });
     const body = { item_code: 'W', item_name: 'Widget' };
     const { body: jwe } = await security.encryptPayload(body, '/api/resource/stock.Item', 'POST');
+    const open = async (path: string) =>
+      parseDecryptedJson(
+        (await decryptRequestJwe(jwe, { method: 'POST', paths: [path] }, backend.keys)).plaintext,
+      );
 
-    expect(await keyRing.decrypt(jwe, 'POST', '/api/resource/stock.Item')).toEqual(body);
-    await expect(keyRing.decrypt(jwe, 'POST', '/api/resource/stock.Warehouse')).rejects.toMatchObject({
-      code: 'decryption_failed',
-    });
-    await keyRing.rotate({ dropOld: true });
-    await expect(keyRing.decrypt(jwe, 'POST', '/api/resource/stock.Item')).rejects.toMatchObject({
-      code: 'unknown_key',
-    });
+    expect(await open('/api/resource/stock.Item')).toEqual(body);
+    await expect(open('/api/resource/stock.Warehouse')).rejects.toMatchObject({ code: 'decryption_failed' });
+    await backend.rotateKeys({ dropOld: true });
+    await expect(open('/api/resource/stock.Item')).rejects.toMatchObject({ code: 'unknown_key' });
   });
 });
 
-describe('the gateway and data handlers', () => {
+describe('the API app behind the handler', () => {
   let backend: TestBackend;
   beforeAll(async () => {
     backend = await startBackend();
@@ -74,9 +72,22 @@ describe('the gateway and data handlers', () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_query');
   });
 
+  it('answers the data API only to a signed-in caller', async () => {
+    const anonymous = await createMockServer({ baseUrl: 'http://anonymous.test' });
+    const response = await anonymous.env.fetch(
+      new Request('http://anonymous.test/api/resource/crm.Customer'),
+    );
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+  });
+
   it('refuses plaintext where the policy requires encryption, without storing anything', async () => {
     const count = async () =>
-      ((await (await fetch(`${ORIGIN}/api/resource/crm.Customer`)).json()) as { total: number }).total;
+      (
+        (await (
+          await fetch(`${ORIGIN}/api/resource/crm.Customer`, { headers: await adminAuthorization(backend) })
+        ).json()) as { total: number }
+      ).total;
     const before = await count();
     const response = await fetch(`${ORIGIN}/api/resource/crm.Customer`, {
       method: 'POST',

@@ -1,12 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crmApp } from '../../backend/apps/crm/app';
+import { stockApp } from '../../backend/apps/stock/app';
 import type { ListQuery } from '../../backend/data/list-query';
+import { MemoryRecordStore } from '../../backend/data/memory-record-store';
 import { validateDocument } from '../../backend/data/validate';
-import { createMockEnvironment, type MockEnvironment } from '../../mocks/support/environment';
-import type { MockKeyRing } from '../../mocks/support/key-ring';
+import { createDocTypeRegistry, type DocTypeRegistry } from '../../backend/doctypes/registry';
+import { seedRecords } from '../../mocks/support/seed-records';
 import { ORIGIN, startBackend, type TestBackend } from '../sdk/helpers';
 
-/** The seeds never touch the key ring: a stub keeps these cases free of key generation. */
-const keyRing = {} as MockKeyRing;
+interface Seeded {
+  doctypes: DocTypeRegistry;
+  store: MemoryRecordStore;
+}
+
+/** A record store as the mock backend starts it: seeded unless `empty`. */
+function seededStore(records: 'seeded' | 'empty' = 'seeded'): Seeded {
+  const doctypes = createDocTypeRegistry([crmApp, stockApp]);
+  const store = new MemoryRecordStore();
+  if (records === 'seeded') seedRecords(store, doctypes);
+  return { doctypes, store };
+}
 
 /** Every record, by name. */
 const ALL: ListQuery = {
@@ -16,42 +29,43 @@ const ALL: ListQuery = {
   pageLength: 100,
 };
 
-function records(env: MockEnvironment, doctype: string): Record<string, unknown>[] {
-  return env.store.list(doctype, ALL).data;
+async function records(env: Seeded, doctype: string): Promise<Record<string, unknown>[]> {
+  return (await env.store.list(env.doctypes.get(doctype)!, ALL)).data;
 }
 
 describe('the seeded record store', () => {
-  it('starts with a few records per sample DocType, each valid for its model', () => {
-    const env = createMockEnvironment({ keyRing });
-    const counts = Object.fromEntries(
-      ['crm.Customer', 'crm.Lead', 'stock.Item', 'stock.Warehouse'].map((d) => [d, records(env, d).length]),
-    );
+  it('starts with a few records per sample DocType, each valid for its model', async () => {
+    const env = seededStore();
+    const counts: Record<string, number> = {};
+    for (const d of ['crm.Customer', 'crm.Lead', 'stock.Item', 'stock.Warehouse']) {
+      counts[d] = (await records(env, d)).length;
+    }
     expect(counts).toEqual({ 'crm.Customer': 3, 'crm.Lead': 2, 'stock.Item': 3, 'stock.Warehouse': 2 });
     for (const doctype of env.doctypes.list()) {
-      for (const { name, creation, modified, ...values } of records(env, doctype.name)) {
+      for (const { name, creation, modified, ...values } of await records(env, doctype.name)) {
         expect(name).toMatch(new RegExp(`^${doctype.namePrefix}-0000[1-3]$`));
         expect(modified).toBe(creation);
         expect(validateDocument(doctype, values)).toEqual(values);
       }
     }
-    expect(records(env, 'crm.Customer')[0]).toMatchObject({
+    expect((await records(env, 'crm.Customer'))[0]).toMatchObject({
       customer_name: expect.stringMatching(/\w/),
       email: expect.stringMatching(/@example\.com$/),
       phone: expect.stringMatching(/^\+\d/),
     });
   });
 
-  it('gives the same values on every start', () => {
-    const first = createMockEnvironment({ keyRing });
-    const second = createMockEnvironment({ keyRing });
+  it('gives the same values on every start', async () => {
+    const first = seededStore();
+    const second = seededStore();
     for (const doctype of ['crm.Customer', 'crm.Lead', 'stock.Item', 'stock.Warehouse']) {
-      expect(records(second, doctype)).toEqual(records(first, doctype));
+      expect(await records(second, doctype)).toEqual(await records(first, doctype));
     }
   });
 
-  it('starts empty when asked, for tests that count what they store', () => {
-    const env = createMockEnvironment({ keyRing, records: 'empty' });
-    for (const doctype of env.doctypes.list()) expect(records(env, doctype.name)).toEqual([]);
+  it('starts empty when asked, for tests that count what they store', async () => {
+    const env = seededStore('empty');
+    for (const doctype of env.doctypes.list()) expect(await records(env, doctype.name)).toEqual([]);
   });
 });
 
@@ -63,7 +77,7 @@ describe('the data API over the seeded store', () => {
   afterAll(() => backend.server.close());
 
   it('lists the seeded records, and a record created now comes first in the default order', async () => {
-    const seeded = records(backend.env, 'stock.Item').map((r) => r.item_name);
+    const seeded = (await records(backend.env, 'stock.Item')).map((r) => r.item_name);
     const listNames = async () => {
       const response = await fetch(`${ORIGIN}/api/resource/stock.Item`);
       const body = (await response.json()) as { data: Array<{ item_name: string }>; total: number };

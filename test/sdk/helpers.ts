@@ -2,8 +2,9 @@
  * Shared setup of the SDK tests: a Node mock backend (the MSW handler groups over the real backend modules)
  * on the origin `http://desk.test`, and a log of the requests it saw.
  */
-import { createMockServer, type MockServer } from '../../mocks/node';
-import type { MockEnvironmentOptions } from '../../mocks/support/environment';
+import { decryptRequestJwe } from '../../backend/security/jwe/decrypt-request-jwe';
+import { parseDecryptedJson } from '../../backend/security/jwe/parse-decrypted-json';
+import { createMockServer, type MockServer, type MockServerOptions } from '../../mocks/node';
 
 /** Origin every SDK test talks to. */
 export const ORIGIN = 'http://desk.test';
@@ -25,11 +26,12 @@ export interface TestBackend extends MockServer {
   settle(): Promise<void>;
 }
 
-/** Creates and starts a mock backend; the caller closes `server` in `afterAll`. */
-export async function startBackend(
-  options: Omit<MockEnvironmentOptions, 'keyRing'> = {},
-): Promise<TestBackend> {
-  const mock = await createMockServer({ baseUrl: ORIGIN, ...options });
+/**
+ * Creates and starts a mock backend; the caller closes `server` in `afterAll`. Requests without a credential
+ * act as the administrator unless `signedIn: false`.
+ */
+export async function startBackend(options: MockServerOptions = {}): Promise<TestBackend> {
+  const mock = await createMockServer({ baseUrl: ORIGIN, signedIn: true, ...options });
   const requests: SeenRequest[] = [];
   const pending: Array<Promise<void>> = [];
   mock.server.events.on('request:start', ({ request }) => {
@@ -74,4 +76,30 @@ export function manualScheduler(): { schedule: (flush: () => void) => void; flus
       for (const f of run) f();
     },
   };
+}
+
+/** The record `name` of `doctype` as the mock backend stores it, or undefined. */
+export async function storedRecord(
+  backend: TestBackend,
+  doctype: string,
+  name: string,
+): Promise<Record<string, unknown> | undefined> {
+  return backend.env.store.get(backend.env.doctypes.get(doctype)!, name);
+}
+
+/** Decrypts a JWE made for `method` + `path` with the mock backend's keys, as its middleware would. */
+export async function decryptWithBackendKeys(
+  backend: TestBackend,
+  token: string,
+  method: string,
+  path: string,
+): Promise<unknown> {
+  const { plaintext } = await decryptRequestJwe(token, { method, paths: [path] }, backend.env.keys);
+  return parseDecryptedJson(plaintext);
+}
+
+/** An `Authorization` header of a fresh bearer token of the mock's administrator, for raw `fetch` calls. */
+export async function adminAuthorization(backend: TestBackend): Promise<{ authorization: string }> {
+  const token = await backend.env.ctx.security.auth.issueToken('Administrator', 3_600_000);
+  return { authorization: `Bearer ${token}` };
 }

@@ -9,6 +9,7 @@ describe('the published SDK', () => {
     'src/sdk/http/index.ts',
     'src/sdk/data/index.ts',
     'src/sdk/remotes/index.ts',
+    'src/sdk/store/index.ts',
   ])('%s bundles for the browser without React or any Node module', async (entry) => {
     const result = await build({
       entryPoints: [entry],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldSchema } from '../../src/sdk/data/protocol';
+import type { FieldSchema } from '../../src/protocol';
 import { toPayload, validateField, validateRecord } from '../../src/shell/validation';
 
 const field = (type: FieldSchema['type'], extra: Partial<FieldSchema> = {}): FieldSchema => ({

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { countRecords } from '../../data/record-store';
 import { defineRpcMethod } from '../types';
 import { CUSTOMER_STATUSES, Customer, Lead } from './doctypes';
 
@@ -15,7 +14,7 @@ export const customerCount = defineRpcMethod({
   description: 'Number of customers, optionally filtered by status.',
   kwargs: z.object({ status: z.enum(CUSTOMER_STATUSES).optional() }),
   handler: ({ ctx, kwargs }) =>
-    countRecords(ctx.db, Customer.name, kwargs.status ? { status: kwargs.status } : {}),
+    ctx.records.count(Customer.name, kwargs.status ? { status: kwargs.status } : {}),
 });
 
 /** `crm.api.lead_count`: the number of leads, optionally from one source. */
@@ -23,5 +22,5 @@ export const leadCount = defineRpcMethod({
   description: 'Number of leads, optionally filtered by source.',
   kwargs: z.object({ source: z.string().max(140).optional() }),
   handler: ({ ctx, kwargs }) =>
-    countRecords(ctx.db, Lead.name, kwargs.source !== undefined ? { source: kwargs.source } : {}),
+    ctx.records.count(Lead.name, kwargs.source !== undefined ? { source: kwargs.source } : {}),
 });

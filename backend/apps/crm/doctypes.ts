@@ -4,7 +4,10 @@ import { defineDocType } from '../../doctypes/define-doctype';
 /** Customer statuses (a select field). */
 export const CUSTOMER_STATUSES = ['Active', 'Inactive', 'Prospect'] as const;
 
-/** `crm.Customer`: a customer; `email` and `phone` are personal data (SPEC.md `pii` flag). */
+/**
+ * `crm.Customer`: a customer; `email` and `phone` are personal data (the `pii` flag,
+ * docs/security.md#field-flags).
+ */
 export const Customer = defineDocType({
   name: 'crm.Customer',
   label: 'Customer',

@@ -15,12 +15,9 @@ export const totalQuantity = defineRpcMethod({
   kwargs: z.object({ item_codes: z.array(z.string().max(140)).max(500).optional() }),
   async handler({ ctx, kwargs }) {
     const codes = kwargs.item_codes;
-    const { rows } = await ctx.db.query<{ total: string | number | null }>(
-      `SELECT COALESCE(SUM((data->>'quantity')::numeric), 0) AS total FROM records
-        WHERE doctype = $1 AND ($2::text[] IS NULL OR data->>'item_code' = ANY($2::text[]))`,
-      [Item.name, codes ?? null],
-    );
-    return Number(rows[0]?.total ?? 0);
+    return ctx.records.sum(Item.name, ['quantity'], {
+      whereIn: codes ? { field: 'item_code', values: codes } : undefined,
+    });
   },
 });
 
@@ -28,12 +25,5 @@ export const totalQuantity = defineRpcMethod({
 export const stockValue = defineRpcMethod({
   description: 'Sum of quantity times price over all items.',
   kwargs: z.object({}),
-  async handler({ ctx }) {
-    const { rows } = await ctx.db.query<{ total: string | number | null }>(
-      `SELECT COALESCE(SUM((data->>'quantity')::numeric * (data->>'price')::numeric), 0) AS total
-         FROM records WHERE doctype = $1`,
-      [Item.name],
-    );
-    return Number(rows[0]?.total ?? 0);
-  },
+  handler: ({ ctx }) => ctx.records.sum(Item.name, ['quantity', 'price']),
 });

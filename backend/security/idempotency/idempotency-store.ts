@@ -20,9 +20,10 @@ export type BeginResult =
   | { state: 'in_flight' };
 
 /**
- * Where idempotency records live. `key` is already the caller-scoped lookup key (SECURITY.md rule 8), a
- * hash; `fingerprint` is a hash of the decrypted canonical body. `begin` must be atomic: of any number of
- * concurrent calls with one key, exactly one gets `new`.
+ * Where idempotency records live. `key` is already the caller-scoped lookup key
+ * (docs/security.md#idempotency-is-keyed-by-caller), a hash; `fingerprint` is a hash of the decrypted
+ * canonical body. `begin` must be atomic: of any number of concurrent calls with one key, exactly one gets
+ * `new`.
  *
  * Implementations: in memory (one process), the database (unique key + `INSERT ... ON CONFLICT`), and a
  * NATS KV bucket for gateways that share state.

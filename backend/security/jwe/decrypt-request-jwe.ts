@@ -1,4 +1,4 @@
-import { createDecipheriv, randomBytes, webcrypto } from 'node:crypto';
+import { base64url } from 'jose';
 import { type KeyStore, withPrivateKey } from '../keys/key-store';
 import { decryptionFailed, unknownKey } from './errors';
 import { parseProtectedHeader, type RequestJweHeader, type RequestTarget } from './protected-header';
@@ -19,12 +19,15 @@ export interface DecryptedRequest {
 }
 
 /**
- * Decrypts a compact JWE request body (SECURITY.md rules 2-4): `alg RSA-OAEP-256`, `enc A256GCM` only, the key
- * found by `kid` in the server's own store, the protected header bound to the request's method and path.
+ * Decrypts a compact JWE request body (docs/security.md#rules: one allowlist for JWE, one error for every
+ * failure, bound to its request): `alg RSA-OAEP-256`, `enc A256GCM` only, the key found by `kid` in the
+ * server's own store, the protected header bound to the request's method and path.
  *
  * All header checks run before any crypto. The CEK is unwrapped with WebCrypto (Node runs it on the libuv
- * thread pool; each concurrent unwrap gets its own copy of the key, so requests use every core) and the content is opened with AES-256-GCM using the
- * ASCII protected header as AAD (RFC 7516 section 5.2), which authenticates `htm`/`htu` and `kid`.
+ * thread pool; each concurrent unwrap gets its own copy of the key, so requests use every core) and the
+ * content is opened with WebCrypto AES-256-GCM using the ASCII protected header as AAD (RFC 7516 section
+ * 5.2), which authenticates `htm`/`htu` and `kid`. Only WebCrypto is used, so the same code decrypts on the
+ * server and in the offline mock inside a browser.
  * Compressed payloads (`zip`) are refused by the header check, so nothing is ever inflated.
  *
  * Produces exactly the same bytes as jose `compactDecrypt(token, key, { keyManagementAlgorithms:
@@ -52,38 +55,57 @@ export async function decryptRequestJwe(
   if (iv.length !== GCM_IV_BYTES || tag.length !== GCM_TAG_BYTES) throw decryptionFailed();
   const key = await keys.find(header.kid);
   if (!key) throw unknownKey();
-  const modulusBytes = Buffer.from(key.publicJwk.n, 'base64url').length;
+  const modulusBytes = base64url.decode(key.publicJwk.n).length;
   if (encryptedKey.length !== modulusBytes) throw decryptionFailed();
 
-  let cek: Buffer;
+  let cek: Uint8Array<ArrayBuffer>;
   try {
     const unwrapped = await withPrivateKey(key, (privateKey) =>
-      webcrypto.subtle.decrypt({ name: 'RSA-OAEP' }, privateKey, encryptedKey),
+      crypto.subtle.decrypt({ name: 'RSA-OAEP' }, privateKey, encryptedKey),
     );
-    cek = Buffer.from(unwrapped);
-    if (cek.length !== CEK_BYTES) cek = randomBytes(CEK_BYTES);
+    cek = new Uint8Array(unwrapped);
+    if (cek.length !== CEK_BYTES) cek = randomCek();
   } catch {
     // RFC 7516 section 11.5: on a key-unwrap failure continue with a random CEK, so a bad key and a bad tag
     // take the same path and give the same answer.
-    cek = randomBytes(CEK_BYTES);
+    cek = randomCek();
   }
   try {
-    const decipher = createDecipheriv('aes-256-gcm', cek, iv, { authTagLength: GCM_TAG_BYTES });
-    decipher.setAAD(Buffer.from(protectedB64, 'ascii'));
-    decipher.setAuthTag(tag);
-    const plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
-    return { header, plaintext };
+    const aes = await crypto.subtle.importKey('raw', cek, 'AES-GCM', false, ['decrypt']);
+    const sealed = new Uint8Array(ciphertext.length + tag.length);
+    sealed.set(ciphertext);
+    sealed.set(tag, ciphertext.length);
+    const plaintext = await crypto.subtle.decrypt(
+      {
+        name: 'AES-GCM',
+        iv,
+        additionalData: new TextEncoder().encode(protectedB64),
+        tagLength: GCM_TAG_BYTES * 8,
+      },
+      aes,
+      sealed,
+    );
+    return { header, plaintext: new Uint8Array(plaintext) };
   } catch (cause) {
     throw decryptionFailed(cause);
   }
+}
+
+function randomCek(): Uint8Array<ArrayBuffer> {
+  return crypto.getRandomValues(new Uint8Array(CEK_BYTES));
 }
 
 /**
  * Decodes a base64url segment and refuses non-canonical spellings (a flipped padding bit would otherwise
  * decode to the same bytes and slip through).
  */
-function canonical(segment: string): Buffer {
-  const bytes = Buffer.from(segment, 'base64url');
-  if (bytes.toString('base64url') !== segment) throw decryptionFailed();
-  return bytes;
+function canonical(segment: string): Uint8Array<ArrayBuffer> {
+  let bytes: Uint8Array;
+  try {
+    bytes = base64url.decode(segment);
+  } catch (cause) {
+    throw decryptionFailed(cause);
+  }
+  if (base64url.encode(bytes) !== segment) throw decryptionFailed();
+  return new Uint8Array(bytes);
 }

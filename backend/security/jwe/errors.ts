@@ -13,7 +13,7 @@ export function decryptionFailed(cause?: unknown): PlatformError {
 
 /**
  * A `kid` that is missing or not (or no longer) held by the server: its own code so clients know to refetch
- * the JWKS (SECURITY.md rule 3). The kid itself is never echoed.
+ * the JWKS (docs/security.md#one-error-for-every-decryption-failure). The kid itself is never echoed.
  */
 export function unknownKey(): PlatformError {
   return new PlatformError(

@@ -8,9 +8,10 @@ function invalid(message: string): PlatformError {
 }
 
 /**
- * Parses a decrypted payload (SECURITY.md rule 6): strict UTF-8, nesting depth limited before parsing, and
- * a `__proto__` or `constructor.prototype` key anywhere refuses the whole body with 400 `invalid_json`
- * (rather than silently dropping it), so nothing downstream can be polluted. Never echoes the plaintext.
+ * Parses a decrypted payload (docs/security.md#cheap-checks-first): strict UTF-8, nesting depth limited
+ * before parsing, and a `__proto__` or `constructor.prototype` key anywhere refuses the whole body with 400
+ * `invalid_json` (rather than silently dropping it), so nothing downstream can be polluted. Never echoes the
+ * plaintext.
  */
 export function parseDecryptedJson(plaintext: Uint8Array): unknown {
   let text: string;

@@ -1,4 +1,5 @@
-import { JWE_ALG, JWE_ENC } from '../../../src/sdk/security/protocol';
+import { base64url } from 'jose';
+import { JWE_ALG, JWE_ENC } from '../../../src/protocol';
 import { decryptionFailed, unknownKey } from './errors';
 
 /** Longest protected header accepted, in base64url characters (checked before decoding: rule 6). */
@@ -23,7 +24,7 @@ export interface RequestJweHeader {
   htu: string;
 }
 
-/** The request a JWE must be bound to (SECURITY.md rule 4). */
+/** The request a JWE must be bound to (docs/security.md#a-jwe-is-bound-to-its-request). */
 export interface RequestTarget {
   method: string;
   /** Accepted spellings of the path: as sent (percent-encoded) and as decoded by the router. */
@@ -41,7 +42,7 @@ export function parseProtectedHeader(segment: string, target: RequestTarget): Re
   if (segment.length > MAX_PROTECTED_HEADER_CHARS) throw decryptionFailed();
   let header: Record<string, unknown>;
   try {
-    const parsed: unknown = JSON.parse(utf8.decode(Buffer.from(segment, 'base64url')));
+    const parsed: unknown = JSON.parse(utf8.decode(base64url.decode(segment)));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw decryptionFailed();
     header = parsed as Record<string, unknown>;
   } catch (cause) {

@@ -6,11 +6,11 @@ import {
 } from 'node:crypto';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint } from 'jose';
-import { type EncryptionJwk, JWE_ALG } from '../../../src/sdk/security/protocol';
+import { type EncryptionJwk, JWE_ALG } from '../../../src/protocol';
 
 const generateKeyPair = promisify(generateKeyPairCb);
 
-/** RSA modulus size of generated keys; SECURITY.md rule 2 requires at least 2048 bits. */
+/** RSA modulus size of generated keys; docs/security.md#one-allowlist-for-jwe requires at least 2048 bits. */
 export const RSA_MODULUS_BITS = 2048;
 
 /**

@@ -1,4 +1,4 @@
-import type { EncryptionJwk } from '../../../src/sdk/security/protocol';
+import type { EncryptionJwk } from '../../../src/protocol';
 
 /**
  * One payload-encryption key as the server holds it. The private half is held as non-extractable WebCrypto
@@ -22,8 +22,9 @@ export interface EncryptionKey {
 }
 
 /**
- * The server-owned map of encryption keys (SECURITY.md rules 2 and 7). Keys are only ever looked up by `kid`
- * in this map: headers such as `jku`, `x5u` or `jwk` are never followed.
+ * The server-owned map of encryption keys (docs/security.md#one-allowlist-for-jwe,
+ * docs/security.md#key-rotation-without-failures). Keys are only ever looked up by `kid` in this map: headers
+ * such as `jku`, `x5u` or `jwk` are never followed.
  */
 export interface KeyStore {
   /** The key new payloads should be encrypted to (named by `/api/v1/security/config`). */

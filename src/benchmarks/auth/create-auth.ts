@@ -13,7 +13,7 @@ export interface AuthDeps {
   user: number;
 }
 
-/** Creates one user's credentials for one auth provider (SPEC.md `auth.mode`). */
+/** Creates one user's credentials for one auth provider (docs/load-testing.md#auth-providers). */
 export function createAuth(plan: AuthPlan, deps: AuthDeps): UserAuth {
   switch (plan.mode) {
     case 'session':

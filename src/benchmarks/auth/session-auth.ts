@@ -1,9 +1,10 @@
+import { CSRF_HEADER, isSafeMethod } from '../../protocol';
 import type { HttpClient } from '../engine/http-client';
 import { jsonOf } from '../engine/http-client';
 import { harnessError } from '../errors';
 import type { PayloadEncoder } from '../target/encryptor';
 import { CookieJar } from './cookie-jar';
-import { isUnsafe, type UserAuth } from './user-auth';
+import type { UserAuth } from './user-auth';
 
 /** What a session login needs. */
 export interface SessionOptions {
@@ -16,7 +17,7 @@ export interface SessionOptions {
 }
 
 /**
- * `auth.mode: session` (DESIGN.md "Auth chain"): `POST login_url` with JSON `{ usr, pwd }` (encoded like any
+ * `auth.mode: session` (docs/security.md#auth): `POST login_url` with JSON `{ usr, pwd }` (encoded like any
  * body, since `selective` mode encrypts the login route), keeps the session cookie in a per-user jar, and
  * sends the response's `csrf_token` back as `X-CSRF-Token` on unsafe requests. A 401 later means the
  * session expired: the caller logs in again and retries once.
@@ -48,7 +49,8 @@ export function sessionAuth(o: SessionOptions): UserAuth {
       const h: Record<string, string> = {};
       const cookie = jar.header();
       if (cookie) h.cookie = cookie;
-      if (csrf && isUnsafe(method)) h['x-csrf-token'] = csrf;
+      // Lower-case names, like every header this harness sends.
+      if (csrf && !isSafeMethod(method)) h[CSRF_HEADER.toLowerCase()] = csrf;
       return h;
     },
     observe(res) {

@@ -12,11 +12,6 @@ export interface UserAuth {
   observe(res: HttpResponse): void;
 }
 
-/** Methods that change state: they carry the CSRF token (RFC 9110 section 9.2.1 "safe" methods excluded). */
-export function isUnsafe(method: string): boolean {
-  return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
-}
-
 /** Fixed headers: api_key, bearer and none. Nothing to log in to, so a 401 is final. */
 export function staticAuth(headers: Record<string, string>): UserAuth {
   return {

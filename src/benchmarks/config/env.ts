@@ -1,6 +1,9 @@
 import type { ConfigIssue, ConfigPath, YamlSource } from './issues';
 
-/** `${ENV_NAME}` references (SPEC.md: secret values are supplied this way, never inline). */
+/**
+ * `${ENV_NAME}` references (docs/load-testing.md#auth-providers: secret values are supplied this way, never
+ * inline).
+ */
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Auth keys whose values are secrets and must come from the environment. */

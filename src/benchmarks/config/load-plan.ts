@@ -20,7 +20,7 @@ export interface PlanOverrides {
 /** Result of loading a config: a plan, or every problem found. */
 export type PlanResult = { ok: true; plan: LoadPlan } | { ok: false; issues: ConfigIssue[] };
 
-/** Reference targets (SPEC.md Limits): p95 below 200 ms, error rate below 1 %. */
+/** Reference targets (docs/load-testing.md#reference-targets): p95 below 200 ms, error rate below 1 %. */
 const DEFAULT_THRESHOLDS: Thresholds = { p95Ms: 200, errorRate: 0.01 };
 
 /** Reads and validates a load-test file. */
@@ -205,7 +205,7 @@ function buildPlan(c: LoadConfig, configPath: string, src: YamlSource, issues: C
     };
   });
   const u = c.users;
-  // spawn_rate wins over ramp_up_seconds when both are given (README "Load testing").
+  // spawn_rate wins over ramp_up_seconds when both are given (docs/load-testing.md).
   const spawnRate =
     u.spawn_rate ?? (u.ramp_up_seconds ? u.peak / u.ramp_up_seconds : Number.POSITIVE_INFINITY);
   const think = u.think_time_seconds ?? 0;

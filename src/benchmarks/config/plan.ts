@@ -4,7 +4,7 @@ import type { ModuleRef } from './module-ref';
 /**
  * The validated, resolved plan a load test executes: defaults applied, environment variables substituted,
  * templates compiled, module references resolved. Produced once from the YAML by `loadPlan`; executors
- * and workers only ever see this shape (STYLE.md habit 10: config -> validated plan -> executor).
+ * and workers only ever see this shape (docs/architecture.md#configuration-becomes-a-validated-plan).
  */
 export interface LoadPlan {
   configPath: string;
@@ -42,7 +42,7 @@ export interface Thresholds {
   minRps?: number;
 }
 
-/** One resolved auth provider (SPEC.md "Auth provider objects"). */
+/** One resolved auth provider (docs/load-testing.md#auth-providers). */
 export type AuthPlan =
   | { mode: 'session'; loginUrl: string; username: string; password: string }
   | { mode: 'api_key'; headerName: string; key: string }

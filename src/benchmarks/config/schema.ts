@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { LOGIN_PATH } from '../../protocol';
 
 /**
- * The load-test YAML schema (SPEC.md "Load-test configuration"), in its YAML spelling. Defaults are the
- * SPEC.md Limits table: `duration_seconds` 300, scenario `weight` 1, DocType `mix` `{read: 1.0}`,
- * `expect_status` `[200]`; the thresholds default to the reference targets (p95 below 200 ms, error rate
- * below 1 %). Keys beyond the spec (`rate`, `users.think_time_seconds`, `thresholds`, `generator`, `http`,
- * scenario `label`) are what operators need to run it; every one is documented in README "Load testing".
- * Unknown keys are errors so a typo never silently falls back to a default.
+ * The load-test YAML schema (docs/load-testing.md#configuration), in its YAML spelling. Defaults are those of
+ * docs/load-testing.md#reference-targets: `duration_seconds` 300, scenario `weight` 1, DocType `mix`
+ * `{read: 1.0}`, `expect_status` `[200]`; the thresholds default to the reference targets (p95 below 200 ms,
+ * error rate below 1 %). Keys beyond the spec (`rate`, `users.think_time_seconds`, `thresholds`, `generator`,
+ * `http`, scenario `label`) are what operators need to run it; every one is documented in
+ * docs/load-testing.md. Unknown keys are errors so a typo never silently falls back to a default.
  */
 
 const positiveInt = z.int().positive();
@@ -26,11 +27,14 @@ const thresholdsSchema = z.strictObject({
   min_rps: z.number().positive().optional(),
 });
 
-/** Auth provider objects (SPEC.md "Auth provider objects"); secret values must be `${ENV_NAME}` references. */
+/**
+ * Auth provider objects (docs/load-testing.md#auth-providers); secret values must be `${ENV_NAME}`
+ * references.
+ */
 const authSchema = z.discriminatedUnion('mode', [
   z.strictObject({
     mode: z.literal('session'),
-    login_url: nonEmpty.default('/api/method/login'),
+    login_url: nonEmpty.default(LOGIN_PATH),
     username: nonEmpty,
     password: nonEmpty,
   }),

@@ -32,7 +32,7 @@ export function shardUsers(peak: number, shard: Shard): number[] {
   return ids;
 }
 
-/** Picks a runner by `weight` (SPEC.md "Scenario choice by weight"). */
+/** Picks a runner by `weight` (docs/load-testing.md#load-models). */
 export function weightedPicker(runners: ScenarioRunner[]): () => ScenarioRunner {
   const total = runners.reduce((s, r) => s + r.plan.weight, 0);
   return () => {

@@ -1,5 +1,5 @@
 /**
- * How one request counts (SPEC.md "Errors" and "Metrics glossary"):
+ * How one request counts (docs/load-testing.md#metrics-verdict-and-exit-codes):
  * - `ok`: its status is in `expect_status`;
  * - `throttled`: 429 (rate limiting) or 503 (readiness gate) not expected: counted apart and excluded from
  *   the error rate, numerator and denominator;

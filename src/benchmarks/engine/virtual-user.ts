@@ -1,6 +1,5 @@
-import type { DocTypeSchema } from '../../sdk/data/protocol';
-import { SERVICE_HEADER } from '../../sdk/discovery/protocol';
-import { JOSE_CONTENT_TYPE } from '../../sdk/security/protocol';
+import type { DocTypeSchema } from '../../protocol';
+import { JOSE_CONTENT_TYPE, SERVICE_HEADER } from '../../protocol';
 import { createAuth } from '../auth/create-auth';
 import type { UserAuth } from '../auth/user-auth';
 import type { AuthPlan, LoadPlan } from '../config/plan';
@@ -35,7 +34,7 @@ export interface RequestSpec {
   json?: unknown;
   /** The DocType schema: `metadata` mode encrypts bodies of DocTypes with flagged fields. */
   schema?: DocTypeSchema;
-  /** Owner service, sent as `X-Platform-Service` (SPEC.md "Deterministic routing"). */
+  /** Owner service, sent as `X-Platform-Service` (docs/architecture.md#deterministic-routing). */
   service?: string;
 }
 

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { ErrorCode } from '../../protocol';
 import { harnessError } from '../errors';
 import type { IntervalSnapshot } from './recorder';
 import type { ParentMessage, WorkerData, WorkerMessage } from './worker-protocol';
@@ -50,7 +51,9 @@ export function runWorkers(
             }
           } else if (m.type === 'snapshots') onSnapshots(m.snapshots);
           else if (m.type === 'done') done = true;
-          else reject(harnessError(m.code, m.message));
+          // The worker relays the code of what it caught (the harness's own, or a transport's such as
+          // ECONNREFUSED) unchanged, so the run fails with the code the worker saw.
+          else reject(harnessError(m.code as ErrorCode, m.message));
         });
         w.on('error', reject);
         w.on('exit', (code) =>

@@ -11,10 +11,10 @@ const PAGE_LENGTH = 20;
 type Op = 'read' | 'create' | 'update' | 'delete';
 
 /**
- * `type: doctype` (SPEC.md): operations drawn by the `mix` ratios against the owner's data API
- * (DESIGN.md "DocType data API"). Creates are generated from the DocType's metadata plus
- * `payload_overrides`; the ids they return feed the pool that reads, updates and deletes use. A read is a
- * get of a known id half of the time and a list (with `filters`) otherwise, or always a list while the pool
+ * `type: doctype` (docs/load-testing.md#scenarios): operations drawn by the `mix` ratios against the owner's
+ * data API (docs/http-api.md#doctype-data-api-and-rpc). Creates are generated from the DocType's metadata
+ * plus `payload_overrides`; the ids they return feed the pool that reads, updates and deletes use. A read is
+ * a get of a known id half of the time and a list (with `filters`) otherwise, or always a list while the pool
  * is empty; an update or delete with an empty pool creates instead, so any mix seeds itself. An id is out
  * of the pool while a request on it runs, and leaves it for good when deleted or answered 404.
  */

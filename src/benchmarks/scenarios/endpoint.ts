@@ -14,8 +14,8 @@ export interface BodyFactoryContext {
 }
 
 /**
- * `type: endpoint` (SPEC.md): `method` to `target_url` + the rendered `path`, with rendered `headers`,
- * and a JSON body from `body` (rendered) or `body_factory` (a module export
+ * `type: endpoint` (docs/load-testing.md#scenarios): `method` to `target_url` + the rendered `path`, with
+ * rendered `headers`, and a JSON body from `body` (rendered) or `body_factory` (a module export
  * `(ctx: BodyFactoryContext) => object`, awaited when it returns a promise).
  */
 export const endpointScenario: ScenarioFactory<EndpointScenarioPlan> = async (plan, rt) => {

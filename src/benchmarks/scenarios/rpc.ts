@@ -7,8 +7,9 @@ export function rpcService(method: string): string {
 }
 
 /**
- * `type: rpc` (SPEC.md): `POST <apiUrl>/method/<dotted.name>` with the rendered `kwargs` as the JSON body
- * and the positional `args` under `args` (DESIGN.md "DocType data API"), routed to the owning service.
+ * `type: rpc` (docs/load-testing.md#scenarios): `POST <apiUrl>/method/<dotted.name>` with the rendered
+ * `kwargs` as the JSON body and the positional `args` under `args`
+ * (docs/http-api.md#doctype-data-api-and-rpc), routed to the owning service.
  */
 export const rpcScenario: ScenarioFactory<RpcScenarioPlan> = (plan, rt) => {
   const service = rpcService(plan.method);

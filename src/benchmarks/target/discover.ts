@@ -1,6 +1,12 @@
-import type { DocTypeSchema, ServiceMetadata } from '../../sdk/data/protocol';
-import type { DiscoveryQuery, DiscoveryResult } from '../../sdk/discovery/protocol';
-import type { SecurityConfig } from '../../sdk/security/protocol';
+import {
+  DISCOVERY_QUERY_PATH,
+  type DiscoveryQuery,
+  type DiscoveryResult,
+  type DocTypeSchema,
+  SECURITY_CONFIG_PATH,
+  type SecurityConfig,
+  type ServiceMetadata,
+} from '../../protocol';
 import type { LoadPlan } from '../config/plan';
 import { type HttpClient, type HttpResponse, jsonOf } from '../engine/http-client';
 import { errorCode, harnessError } from '../errors';
@@ -24,7 +30,7 @@ export async function discoverTarget(
 ): Promise<TargetInfo> {
   const base = plan.targetUrl;
   const get = (url: string) => call(http, { method: 'GET', url, headers: { accept: 'application/json' } });
-  const secRes = await get(`${base}/api/v1/security/config`);
+  const secRes = await get(`${base}${SECURITY_CONFIG_PATH}`);
   const security = secRes.status === 200 ? asSecurityConfig(jsonOf(secRes)) : null;
 
   const doctypes = [...new Set(plan.scenarios.flatMap((s) => (s.type === 'doctype' ? [s.doctype] : [])))];
@@ -40,7 +46,7 @@ export async function discoverTarget(
   };
   const dRes = await call(http, {
     method: 'POST',
-    url: `${base}/api/gateway/discovery/query`,
+    url: `${base}${DISCOVERY_QUERY_PATH}`,
     headers: { accept: 'application/json', 'content-type': 'application/json' },
     body: JSON.stringify(query),
   });

@@ -1,5 +1,5 @@
+import type { SecurityConfig } from '../../protocol';
 import { SecurityClient } from '../../sdk/security';
-import type { SecurityConfig } from '../../sdk/security/protocol';
 import { jsonEncoder, type PayloadEncoder } from './encryptor';
 
 /**

@@ -1,4 +1,4 @@
-import type { DocTypeSchema } from '../../sdk/data/protocol';
+import type { DocTypeSchema } from '../../protocol';
 
 /** A request body as it goes on the wire. */
 export interface EncodedBody {
@@ -7,7 +7,7 @@ export interface EncodedBody {
 }
 
 /**
- * Encodes request bodies the way the Desk does (SPEC.md "Frontend encryption API"): the SDK's
+ * Encodes request bodies the way the Desk does (docs/sdk.md#payload-encryption-and-http): the SDK's
  * `encryptPayload(body, url, method, schema?)` decides from the target's security mode whether a body is
  * sent as JSON or as an `application/jose` JWE. The harness depends on this interface so the engine can
  * run against servers without the security endpoints (plain JSON).

@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker';
-import type { DocTypeSchema, FieldSchema } from '../../sdk/data/protocol';
+import type { DocTypeSchema, FieldSchema } from '../../protocol';
 
 /**
  * A value for one field, chosen from its metadata (type, options, and for text the field name, so

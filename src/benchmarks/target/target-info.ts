@@ -1,5 +1,4 @@
-import type { DocTypeSchema } from '../../sdk/data/protocol';
-import type { SecurityConfig } from '../../sdk/security/protocol';
+import type { DocTypeSchema, SecurityConfig } from '../../protocol';
 
 /** Where a DocType's data lives and what its fields are (from discovery and the owner's `metaUrl`). */
 export interface DocTypeTarget {

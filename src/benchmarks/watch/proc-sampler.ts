@@ -20,7 +20,7 @@ export interface TargetWatch {
   rssMaxMb: number;
   /** Least-squares slope of RSS over the second half of the run (after warm-up), MB per minute. */
   rssSlopeMbPerMin: number;
-  /** `stable` while |slope| < 0.5 MB/min (SPEC.md Limits: "Memory growth: stable"). */
+  /** `stable` while |slope| < 0.5 MB/min (docs/load-testing.md#reference-targets: memory growth stable). */
   memoryTrend: 'stable' | 'growing' | 'shrinking';
   /** The process went away during the run. */
   exited: boolean;

@@ -40,7 +40,7 @@ export type ModeRunner = (config: PlatformConfig, flags: ServeFlags) => Promise<
  */
 export const MODE_RUNNERS: Partial<Record<DeploymentMode, () => Promise<ModeRunner>>> = {
   monolith: async () => (await import('../serve/monolith')).runMonolith,
-  macroservice: async () => (await import('../../../backend/macro/serve-macroservice')).runMacroservice,
+  macroservice: async () => (await import('../serve/macroservice')).runMacroservice,
 };
 
 const HELP = `Usage: m serve [options]

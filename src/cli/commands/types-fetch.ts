@@ -3,8 +3,7 @@
  * DocType its OpenAPI document names, so data-only services count too), each service's metadata (signed in)
  * and the RPC kwargs schemas of each service's OpenAPI document.
  */
-import type { ServiceMetadata } from '../../sdk/data/protocol';
-import type { DiscoveryResult, RemotesMap } from '../../sdk/discovery/protocol';
+import type { DiscoveryResult, RemotesMap, ServiceMetadata } from '../../protocol';
 import type { JsonSchema, TypesInput } from './types-generate';
 
 /** How to authenticate: an API key (`key:secret`) or a user and password for a session. */

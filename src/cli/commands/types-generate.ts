@@ -3,7 +3,7 @@
  * and update bodies (from each service's metadata), per RPC method its kwargs (from each service's OpenAPI
  * document). Pure: the fetching lives in types-fetch.ts.
  */
-import type { DocTypeSchema, FieldSchema, ServiceMetadata } from '../../sdk/data/protocol';
+import type { DocTypeSchema, FieldSchema, ServiceMetadata } from '../../protocol';
 
 /** A JSON Schema node as OpenAPI documents carry it (the subset the converter reads). */
 export interface JsonSchema {

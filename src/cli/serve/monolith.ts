@@ -1,7 +1,5 @@
-import { createApp } from '../../../backend/app';
 import type { PlatformConfig } from '../../../backend/config/schema';
-import { createContext, defaultPublicUrl } from '../../../backend/create-context';
-import { startServer } from '../../../backend/server';
+import { startMonolith } from '../../../backend/roots/monolith';
 import type { ModeRunner } from '../commands/serve';
 
 /**
@@ -10,33 +8,12 @@ import type { ModeRunner } from '../commands/serve';
  * port actually bound (so `--port 0` works).
  */
 export const runMonolith: ModeRunner = async (config: PlatformConfig) => {
-  const ctx = await createContext(config, { log: (line) => console.error(line) });
-  let running: Awaited<ReturnType<typeof startServer>>;
-  try {
-    running = await startServer(createApp(ctx), {
-      host: config.server.host,
-      port: config.server.port,
-      shutdownTimeoutMs: config.server.shutdown_timeout_ms,
-    });
-  } catch (err) {
-    await ctx.close();
-    throw err;
-  }
-  if (!config.server.public_url) {
-    ctx.publicUrl = defaultPublicUrl({ ...config, server: { ...config.server, port: running.port } });
-    (ctx.directory as { refresh?: () => boolean }).refresh?.();
-  }
+  const monolith = await startMonolith(config, { log: (line) => console.error(line) });
+  const { publicUrl } = monolith.ctx;
   const where = config.server.database_url
     ? 'PostgreSQL (PLATFORM_DATABASE_URL)'
     : `${config.server.data_dir}/db`;
-  console.log(`Desk: ${ctx.publicUrl}/desk/`);
-  console.log(
-    `Gateway: ${ctx.publicUrl}/api/gateway/remotes  (apps: ${config.apps.join(', ')}; data: ${where})`,
-  );
-  return {
-    async stop() {
-      await running.close();
-      await ctx.close();
-    },
-  };
+  console.log(`Desk: ${publicUrl}/desk/`);
+  console.log(`Gateway: ${publicUrl}/api/gateway/remotes  (apps: ${config.apps.join(', ')}; data: ${where})`);
+  return { stop: () => monolith.close() };
 };

@@ -1,9 +1,10 @@
 /**
- * `frameworkMDataProvider`: a Refine 5 DataProvider over the platform's data API (DESIGN.md "DocType data API").
- * Each resource is a full DocType name (`crm.Customer`); its owner comes from the DiscoveryClient and the
- * requests go to that owner's `apiUrl` with `X-Platform-Service: <owner>` (deterministic routing).
- * create/update pass `meta.schema` to `fetchWithCredentials` so flagged fields are encrypted (SPEC.md);
- * of Refine's `meta`, only `schema`, `fields`, `service` and `signal` are read and nothing is forwarded.
+ * `frameworkMDataProvider`: a Refine 5 DataProvider over the platform's data API
+ * (docs/http-api.md#doctype-data-api-and-rpc). Each resource is a full DocType name (`crm.Customer`); its
+ * owner comes from the DiscoveryClient and the requests go to that owner's `apiUrl` with
+ * `X-Platform-Service: <owner>` (deterministic routing). create/update pass `meta.schema` to
+ * `fetchWithCredentials` so flagged fields are encrypted (docs/sdk.md#data-provider-and-remotes); of Refine's
+ * `meta`, only `schema`, `fields`, `service` and `signal` are read and nothing is forwarded.
  */
 import type {
   BaseKey,
@@ -13,12 +14,11 @@ import type {
   GetListParams,
   MetaQuery,
 } from '@refinedev/core';
+import type { FlaggedSchema, ListResponse, RecordResponse, RpcResponse } from '../../protocol';
 import { DiscoveryClient } from '../discovery/discovery-client';
 import { SdkError } from '../errors';
 import { httpClient } from '../http/default-client';
 import type { HttpClient } from '../http/http-client';
-import type { FlaggedSchema } from '../security/encrypt-payload';
-import type { ListResponse, RecordResponse, RpcResponse } from './protocol';
 import { listQuery } from './query-params';
 
 /** Options of {@link frameworkMDataProvider}. */
@@ -148,7 +148,8 @@ export function frameworkMDataProvider(options: DataProviderOptions = {}): DataP
       );
       return { data: answer };
     }
-    // A dotted RPC name (`crm.api.ping`): its first segment is the owning app (DESIGN.md RPC names).
+    // A dotted RPC name (`crm.api.ping`): its first segment is the owning app
+    // (docs/http-api.md#doctype-data-api-and-rpc).
     const service = (meta?.service as string | undefined) ?? params.url.split('.')[0]!;
     const target = await serviceTarget(service);
     const answer = await http().fetch<RpcResponse<T>>(

@@ -1,7 +1,5 @@
 /** Data: the Refine data provider over the platform's data API, and service metadata. */
 
-export type { DataProviderOptions } from './data-provider';
-export { frameworkMDataProvider } from './data-provider';
 export type {
   DocTypeSchema,
   FieldSchema,
@@ -11,7 +9,9 @@ export type {
   RecordResponse,
   RpcResponse,
   ServiceMetadata,
-} from './protocol';
+} from '../../protocol';
+export type { DataProviderOptions } from './data-provider';
+export { frameworkMDataProvider } from './data-provider';
 export type { ApiFilter } from './query-params';
 export { listQuery, MAX_PAGE_LENGTH, toApiFilters, toLimits, toOrderBy } from './query-params';
 export { fetchServiceMetadata } from './service-metadata';

@@ -1,5 +1,5 @@
 /**
- * Maps Refine's list parameters to the DESIGN.md data API's query string:
+ * Maps Refine's list parameters to the data API's query string (docs/http-api.md#list-parameters):
  * `filters=<json [[field, op, value]]>`, `fields=<json>`, `limit_start`, `limit_page_length`,
  * `order_by=field desc, other asc`. Operators the API has no equivalent for are refused with
  * `unsupported_filter` rather than dropped (a silently dropped filter shows the user the wrong rows).

@@ -1,11 +1,12 @@
 /**
  * `GET <metaUrl>`: a service's DocTypes with their fields (and the `encrypted` / `pii` flags that drive
- * metadata-mode encryption) and its menus (DESIGN.md "Metadata at metaUrl").
+ * metadata-mode encryption) and its menus (docs/http-api.md#metadata).
  */
+
+import type { ServiceMetadata } from '../../protocol';
 import { SdkError } from '../errors';
 import { httpClient } from '../http/default-client';
 import type { HttpClient } from '../http/http-client';
-import type { ServiceMetadata } from './protocol';
 
 /**
  * Fetches and shape-checks a service's metadata. Throws `invalid_response` when the answer is not

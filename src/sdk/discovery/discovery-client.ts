@@ -1,18 +1,20 @@
 /**
- * The DiscoveryClient of SPEC.md "Discovery client flow". Resolving a DocType's owner goes through four steps:
+ * The DiscoveryClient of docs/sdk.md#discovery. Resolving a DocType's owner goes through four steps:
  * 1. the PluginRegistry cache;
  * 2. on a miss, the pending queue: every lookup issued in the same tick (the injectable `schedule`, default
  *    `queueMicrotask`) joins one batch, and a lookup already in flight shares that request;
  * 3. one `POST /api/gateway/discovery/query` per batch, carrying the manifest `rev` held per service
- *    (DESIGN.md: the gateway sends a manifest only when its rev is newer);
+ *    (docs/http-api.md#gateway-discovery: the gateway sends a manifest only when its rev is newer);
  * 4. hydration of the PluginRegistry and of the manifest cache from the answer.
  * A failed batch rejects only its own callers with a coded error and writes nothing, so a retry starts clean.
  */
+
+import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from '../../protocol';
 import { SdkError } from '../errors';
 import { Hooks } from '../hooks';
 import { tryReadPlatformConfig } from '../platform-config';
+import { SnapshotStore } from '../store';
 import { PluginRegistry } from './plugin-registry';
-import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from './protocol';
 import { postDiscoveryQuery } from './transport';
 
 /** Options of {@link DiscoveryClient}; everything environmental is injectable. */
@@ -101,10 +103,10 @@ const DEFAULTS = { timeoutMs: 10_000, maxAgeMs: 300_000, maxBatchSize: 500 };
  * const owner = await discovery.resolve('crm.Customer'); // 'crm'
  * const { apiUrl } = discovery.getManifest(owner!)!;
  */
-export class DiscoveryClient {
+export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
   static #instance: DiscoveryClient | undefined;
 
-  /** The shared client (SPEC.md name); `options`, when given, reconfigure it. */
+  /** The shared client (named in docs/sdk.md#discovery); `options`, when given, reconfigure it. */
   static get_instance(options?: DiscoveryClientOptions): DiscoveryClient {
     DiscoveryClient.#instance ??= new DiscoveryClient();
     if (options) DiscoveryClient.#instance.configure(options);
@@ -116,7 +118,7 @@ export class DiscoveryClient {
     return DiscoveryClient.get_instance(options);
   }
 
-  /** Drops the shared client and its caches (SPEC.md: tests call it in `afterEach`). */
+  /** Drops the shared client and its caches (docs/sdk.md#discovery: tests call it in `afterEach`). */
   static reset(): void {
     DiscoveryClient.#instance?.clear();
     DiscoveryClient.#instance = undefined;
@@ -136,13 +138,12 @@ export class DiscoveryClient {
   readonly #inflightServices = new Map<string, Promise<ServiceManifest>>();
   #scheduled = false;
   #generation = 0;
-  #snapshot: DiscoverySnapshot | undefined;
-  readonly #listeners = new Set<() => void>();
 
   constructor(options: DiscoveryClientOptions = {}) {
+    super();
     this.#options = { ...DEFAULTS, now: Date.now, ...options };
     this.registry = new PluginRegistry({ maxAgeMs: this.#options.maxAgeMs, now: () => this.#options.now() });
-    this.registry.subscribe(() => this.#changed());
+    this.registry.subscribe(() => this.notify());
   }
 
   /** Changes options; unspecified ones keep their value. */
@@ -190,9 +191,9 @@ export class DiscoveryClient {
   }
 
   /**
-   * Warms several services in parallel at bootstrap (SPEC.md `prewarm`): their manifests come in one
-   * discovery query, then each warmer runs per service. All-settled semantics: one service's failure never
-   * aborts the others, and the report says which failed and why.
+   * Warms several services in parallel at bootstrap (`prewarm`, docs/sdk.md#discovery): their manifests come
+   * in one discovery query, then each warmer runs per service. All-settled semantics: one service's failure
+   * never aborts the others, and the report says which failed and why.
    */
   async prewarm(services: readonly string[], options: PrewarmOptions = {}): Promise<PrewarmReport> {
     const warmers = options.warmers ?? [];
@@ -211,17 +212,9 @@ export class DiscoveryClient {
     });
   }
 
-  /** Subscribes to state changes (for `useSyncExternalStore`); returns the function that unsubscribes. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  };
-
-  /** The current immutable snapshot; the same object until the state changes. */
-  getSnapshot = (): DiscoverySnapshot => {
-    this.#snapshot ??= Object.freeze({
+  /** Owners, manifests and the pending count as they are now, frozen. */
+  protected override createSnapshot(): DiscoverySnapshot {
+    return Object.freeze({
       owners: Object.freeze(this.registry.toRecord()),
       manifests: Object.freeze(
         Object.fromEntries([...this.#manifests].map(([name, held]) => [name, held.manifest])),
@@ -232,22 +225,21 @@ export class DiscoveryClient {
         this.#inflightResources.size +
         this.#inflightServices.size,
     });
-    return this.#snapshot;
-  };
+  }
 
   /** Drops every cached owner and manifest; requests already sent can no longer hydrate this client. */
   clear(): void {
     this.#generation++;
     this.#manifests.clear();
     this.registry.clear();
-    this.#changed();
+    this.notify();
   }
 
   /** Subscribers hear of a batch once when it starts queueing and once when it is sent, not per lookup. */
   #scheduleFlush(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    this.#changed();
+    this.notify();
     (this.#options.schedule ?? queueMicrotask)(() => this.#flush());
   }
 
@@ -262,7 +254,7 @@ export class DiscoveryClient {
     for (let i = 0; i < chunks; i++) {
       void this.#send(resources.slice(i * size, (i + 1) * size), i === 0 ? services : []);
     }
-    this.#changed(); // `#send` registered the batch as in flight synchronously
+    this.notify(); // `#send` registered the batch as in flight synchronously
   }
 
   async #send(
@@ -308,7 +300,7 @@ export class DiscoveryClient {
     } finally {
       for (const [docType] of resources) this.#inflightResources.delete(docType);
       for (const [service] of services) this.#inflightServices.delete(service);
-      this.#changed();
+      this.notify();
     }
   }
 
@@ -345,11 +337,6 @@ export class DiscoveryClient {
       if (owner !== null) owners.push([docType, owner]);
     }
     this.registry.setMany(owners);
-    this.#changed();
-  }
-
-  #changed(): void {
-    this.#snapshot = undefined;
-    for (const listener of [...this.#listeners]) listener();
+    this.notify();
   }
 }

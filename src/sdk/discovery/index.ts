@@ -1,5 +1,14 @@
-/** Discovery: which service owns a DocType, and where its remote and APIs live (SPEC.md "Discovery client flow"). */
+/** Discovery: which service owns a DocType, and where its remote and APIs live (docs/sdk.md#discovery). */
 
+export type {
+  DiscoveryOwner,
+  DiscoveryQuery,
+  DiscoveryResult,
+  DiscoveryUnit,
+  RemotesMap,
+  ServiceManifest,
+} from '../../protocol';
+export { DISCOVERY_QUERY_PATH, SERVICE_HEADER } from '../../protocol';
 export type {
   DiscoveryClientOptions,
   DiscoveryHookEvents,
@@ -12,13 +21,3 @@ export type {
 export { DiscoveryClient } from './discovery-client';
 export type { PluginRegistryOptions, RegistryListener } from './plugin-registry';
 export { PluginRegistry } from './plugin-registry';
-export type {
-  DiscoveryOwner,
-  DiscoveryQuery,
-  DiscoveryResult,
-  DiscoveryUnit,
-  RemotesMap,
-  ServiceManifest,
-} from './protocol';
-export { SERVICE_HEADER } from './protocol';
-export { DISCOVERY_QUERY_PATH } from './transport';

@@ -1,8 +1,9 @@
 /**
- * The PluginRegistry of SPEC.md "Discovery client flow": the local cache of DocType -> owning service, a `Map`
+ * The PluginRegistry of docs/sdk.md#discovery: the local cache of DocType -> owning service, a `Map`
  * with change events. Entries expire after `maxAgeMs` so a DocType that moved to another service is looked up
  * again; the DiscoveryClient hydrates it from every gateway answer.
  */
+import { Subscribable } from '../store';
 
 /** Called after any change of the registry. */
 export type RegistryListener = () => void;
@@ -20,14 +21,14 @@ export interface PluginRegistryOptions {
   now?: () => number;
 }
 
-/** DocType -> owner cache with subscribe. */
-export class PluginRegistry {
+/** DocType -> owner cache; `subscribe` (inherited) hears every change. */
+export class PluginRegistry extends Subscribable<RegistryListener> {
   readonly #entries = new Map<string, Entry>();
-  readonly #listeners = new Set<RegistryListener>();
   maxAgeMs: number;
   #now: () => number;
 
   constructor(options: PluginRegistryOptions = {}) {
+    super();
     this.maxAgeMs = options.maxAgeMs ?? Number.POSITIVE_INFINITY;
     this.#now = options.now ?? Date.now;
   }
@@ -57,7 +58,7 @@ export class PluginRegistry {
       if (previous?.owner !== owner) changed = true;
       this.#entries.set(docType, { owner, expiresAt });
     }
-    if (changed) this.#notify();
+    if (changed) this.notify();
   }
 
   /** Records one owner. */
@@ -84,18 +85,6 @@ export class PluginRegistry {
   clear(): void {
     if (this.#entries.size === 0) return;
     this.#entries.clear();
-    this.#notify();
-  }
-
-  /** Subscribes to changes; returns the function that unsubscribes. */
-  subscribe(listener: RegistryListener): () => void {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  }
-
-  #notify(): void {
-    for (const listener of [...this.#listeners]) listener();
+    this.notify();
   }
 }

@@ -1,13 +1,16 @@
 /**
- * One `POST /api/gateway/discovery/query` round trip (SPEC.md "Gateway discovery"): sends the query with a
- * timeout, checks the answer's shape and turns every failure into a coded {@link SdkError}
+ * One `POST /api/gateway/discovery/query` round trip (docs/http-api.md#gateway-discovery): sends the query
+ * with a timeout, checks the answer's shape and turns every failure into a coded {@link SdkError}
  * (`discovery_timeout`, `discovery_failed`), so a batch's callers get one error they can switch on.
  */
-import { isAbortError, SdkError } from '../errors';
-import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from './protocol';
 
-/** Path of the batch endpoint under the gateway's base URL. */
-export const DISCOVERY_QUERY_PATH = '/api/gateway/discovery/query';
+import {
+  DISCOVERY_QUERY_PATH,
+  type DiscoveryQuery,
+  type DiscoveryResult,
+  type ServiceManifest,
+} from '../../protocol';
+import { isAbortError, SdkError } from '../errors';
 
 /** What {@link postDiscoveryQuery} needs from its caller. */
 export interface DiscoveryTransport {
@@ -41,7 +44,8 @@ export async function postDiscoveryQuery(
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify(query),
-      // Discovery is public (DESIGN.md): without the session cookie the request needs no CSRF token.
+      // Discovery is public (docs/security.md#auth): without the session cookie the request needs no CSRF
+      // token.
       credentials: 'omit',
       signal: controller.signal,
     });

@@ -1,11 +1,9 @@
 /**
- * The CSRF token of a cookie session (DESIGN.md "Auth chain"): the login answer carries `csrf_token`, and every
- * cookie-authenticated unsafe request sends it back as `X-CSRF-Token`. The token lives in memory and, when the
- * page has one, in `sessionStorage` (per tab, gone with the tab), so a reload keeps the session usable.
+ * The CSRF token of a cookie session (docs/security.md#auth): the login answer carries `csrf_token`, and
+ * every cookie-authenticated unsafe request sends it back as `X-CSRF-Token`. The token lives in memory and,
+ * when the page has one, in `sessionStorage` (per tab, gone with the tab), so a reload keeps the session
+ * usable.
  */
-
-/** Name of the request header carrying the token. */
-export const CSRF_HEADER = 'X-CSRF-Token';
 
 /** Where the token is kept. */
 export interface CsrfTokenStore {

@@ -3,8 +3,8 @@
  * `sessionStorage`. `fetchWithCredentials`, `login` and `logout` are its methods as plain functions.
  */
 
+import type { FlaggedSchema } from '../../protocol';
 import { securityClient } from '../security/default-client';
-import type { FlaggedSchema } from '../security/encrypt-payload';
 import type { CsrfTokenStore } from './csrf';
 import { createHttpClient, type HttpClient, type LoginResponse, type RequestOptions } from './http-client';
 
@@ -15,8 +15,8 @@ export const httpClient: HttpClient = createHttpClient({ security: securityClien
 export const csrfTokenStore: CsrfTokenStore = httpClient.csrf;
 
 /**
- * SPEC.md `fetchWithCredentials(url, options, schema?)` over the default client: resolves to the parsed JSON
- * answer; rejects with an `HttpError` (non-2xx) or another `SdkError`.
+ * `fetchWithCredentials(url, options, schema?)` (docs/sdk.md#payload-encryption-and-http) over the default
+ * client: resolves to the parsed JSON answer; rejects with an `HttpError` (non-2xx) or another `SdkError`.
  *
  * @example
  * const { data } = await fetchWithCredentials<{ data: Customer }>('/api/resource/crm.Customer', {
@@ -31,7 +31,7 @@ export function fetchWithCredentials<T = unknown>(
   return httpClient.fetch<T>(url, options, schema);
 }
 
-/** Logs in with the session provider and stores the CSRF token (DESIGN.md "Auth chain"). */
+/** Logs in with the session provider and stores the CSRF token (docs/security.md#auth). */
 export function login(
   usr: string,
   pwd: string,

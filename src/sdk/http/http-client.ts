@@ -1,18 +1,27 @@
 /**
- * `fetchWithCredentials` (SPEC.md "Frontend encryption API"): the SDK's one way to call the platform.
+ * `fetchWithCredentials` (docs/sdk.md#payload-encryption-and-http): the SDK's one way to call the platform.
  * - `credentials: 'include'` (the session cookie), JSON in and out by default;
  * - `X-CSRF-Token` on unsafe methods once a login stored a token;
- * - `X-Platform-Service: <owner>` when the caller knows the owner (DESIGN.md "Deterministic routing");
+ * - `X-Platform-Service: <owner>` when the caller knows the owner
+ *   (docs/architecture.md#deterministic-routing);
  * - the body goes through `encryptPayload` once the security policy is loaded (or a flagged schema is given);
  *   a 415 to a plaintext body loads the policy and retries once, a 400 `unknown_key` refreshes the keys and
  *   retries once;
  * - every non-2xx answer is one {@link HttpError}.
  */
-import { SERVICE_HEADER } from '../discovery/protocol';
+import {
+  CSRF_HEADER,
+  type FlaggedSchema,
+  hasFlaggedFields,
+  isSafeMethod,
+  JSON_CONTENT_TYPE,
+  LOGIN_PATH,
+  LOGOUT_PATH,
+  SERVICE_HEADER,
+} from '../../protocol';
 import { isAbortError, SdkError } from '../errors';
-import { type FlaggedSchema, hasFlaggedFields, JSON_CONTENT_TYPE } from '../security/encrypt-payload';
 import type { SecurityClient } from '../security/security-client';
-import { CSRF_HEADER, type CsrfTokenStore, createCsrfTokenStore } from './csrf';
+import { type CsrfTokenStore, createCsrfTokenStore } from './csrf';
 import { httpErrorFrom } from './http-error';
 
 /** Options of one request. */
@@ -43,7 +52,7 @@ export interface HttpClientOptions {
   csrf?: CsrfTokenStore;
 }
 
-/** The login answer (DESIGN.md: `{ "message": "Logged In", "csrf_token": "..." }`). */
+/** The login answer (docs/security.md#auth: `{ "message": "Logged In", "csrf_token": "..." }`). */
 export interface LoginResponse {
   message: string;
   csrf_token?: string;
@@ -60,7 +69,6 @@ export interface HttpClient {
   readonly csrf: CsrfTokenStore;
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Answers to an encrypted body that mean the client's policy or keys are stale (rotation, mode change). */
 const STALE_POLICY_CODES = new Set(['unknown_key', 'unknown_kid', 'encryption_disabled']);
 
@@ -163,7 +171,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (!sendHeaders.has('Accept')) sendHeaders.set('Accept', 'application/json');
       if (prepared.contentType) sendHeaders.set('Content-Type', prepared.contentType);
       const token = csrf.get();
-      if (token && !SAFE_METHODS.has(method)) sendHeaders.set(CSRF_HEADER, token);
+      if (token && !isSafeMethod(method)) sendHeaders.set(CSRF_HEADER, token);
       if (service) sendHeaders.set(SERVICE_HEADER, service);
       let response: Response;
       try {
@@ -186,14 +194,15 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
       if (response.ok) return (await parseBody(response)) as T;
       const error = await httpErrorFrom(response);
-      // SECURITY.md rule 7: a retired key gets `unknown_key` (a changed mode `encryption_disabled`); refetch
-      // the config and the JWKS and retry once.
+      // docs/security.md#key-rotation-without-failures: a retired key gets `unknown_key` (a changed mode
+      // `encryption_disabled`); refetch the config and the JWKS and retry once.
       if (security && prepared.policyApplied && !refreshedKeys && STALE_POLICY_CODES.has(error.code)) {
         refreshedKeys = true;
         await security.refreshKeys();
         continue;
       }
-      // SECURITY.md rule 5: the server refused plaintext; learn the policy and retry once if it says encrypt.
+      // docs/security.md#the-server-enforces-the-mode: the server refused plaintext; learn the policy and
+      // retry once if it says encrypt.
       if (security && !prepared.policyApplied && !forcePolicy && body !== undefined && error.status === 415) {
         forcePolicy = true;
         const required = await security.requiresEncryption(target, method, schema).catch(() => false);
@@ -207,7 +216,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     fetch: request,
     csrf,
     async login(usr, pwd, loginOptions = {}) {
-      const answer = await request<LoginResponse>(loginOptions.url ?? '/api/method/login', {
+      const answer = await request<LoginResponse>(loginOptions.url ?? LOGIN_PATH, {
         method: 'POST',
         body: { usr, pwd },
         signal: loginOptions.signal,
@@ -217,7 +226,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     },
     async logout(logoutOptions = {}) {
       try {
-        await request(logoutOptions.url ?? '/api/method/logout', { method: 'POST', body: {} });
+        await request(logoutOptions.url ?? LOGOUT_PATH, { method: 'POST', body: {} });
       } finally {
         csrf.clear();
       }

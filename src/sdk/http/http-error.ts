@@ -1,7 +1,7 @@
 /**
  * The one error of a non-2xx answer. The platform answers every error as
- * `{ "error": { "code", "message", "fields"? } }` (DESIGN.md "Errors"); the SDK keeps the server's `code`
- * (falling back to `http_error`), the status and the field errors, so callers switch on `err.code`.
+ * `{ "error": { "code", "message", "fields"? } }` (docs/http-api.md#errors); the SDK keeps the server's
+ * `code` (falling back to `http_error`), the status and the field errors, so callers switch on `err.code`.
  */
 import { SdkError, type SdkFieldError } from '../errors';
 

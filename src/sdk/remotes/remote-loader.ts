@@ -7,7 +7,7 @@
  * (`getInstance()`); elsewhere it creates one. Tests inject a runtime.
  */
 import { createInstance, getInstance } from '@module-federation/enhanced/runtime';
-import type { ServiceManifest } from '../discovery/protocol';
+import type { ServiceManifest } from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { Hooks } from '../hooks';
 import { entryKey, integrityPlugin, type ScriptPlugin, verifyIntegrity } from './integrity';

@@ -2,14 +2,16 @@
  * The page's default SecurityClient. It needs no setup in the Desk: its config URL comes from
  * `__PLATFORM_CONFIG__.securityConfigUrl` on first use. Tests and other hosts call `configure()` on it.
  */
-import type { EncryptedPayload, FlaggedSchema } from './encrypt-payload';
+import type { FlaggedSchema } from '../../protocol';
+import type { EncryptedPayload } from './encrypt-payload';
 import { SecurityClient } from './security-client';
 
 /** The shared SecurityClient used by {@link encryptPayload} and the default `fetchWithCredentials`. */
 export const securityClient: SecurityClient = new SecurityClient();
 
 /**
- * SPEC.md `encryptPayload(body, url, method, schema?)` over the default client.
+ * `encryptPayload(body, url, method, schema?)` (docs/sdk.md#payload-encryption-and-http) over the default
+ * client.
  *
  * @example
  * const { body, contentType } = await encryptPayload({ usr, pwd }, '/api/method/login', 'POST');

@@ -1,24 +1,10 @@
 /**
- * The payload-encryption rule of SPEC.md "Frontend encryption API" and the JWE that carries an encrypted body.
- *
- * | Mode      | Encrypts when                                                     |
- * |-----------|-------------------------------------------------------------------|
- * | disabled  | never: the body goes as `application/json`                        |
- * | selective | the url's path matches a configured route glob                    |
- * | metadata  | `schema` has a field flagged `encrypted` or `pii`                 |
- * | strict    | the method is mutating (POST, PUT, PATCH, DELETE)                 |
- *
- * Encryption is confidentiality only (SECURITY.md rule 1); the server enforces the mode (rule 5), the client
- * cooperates. When the rule says encrypt, any failure is an `encryption_failed` error: never plaintext.
+ * The JWE that carries an encrypted body. Whether a body is encrypted is the wire contract's
+ * `requiresEncryption` (src/protocol/encryption-policy.ts): the server enforces that rule, the client applies
+ * the same one. When it says encrypt, any failure is an `encryption_failed` error: never plaintext.
  */
 import { CompactEncrypt } from 'jose';
-import { JWE_ALG, JWE_ENC, type RequestBinding, type SecurityConfig } from './protocol';
-import { matchesRoute, pathOf } from './route-match';
-
-/** Anything shaped like a DocType schema: `DocTypeSchema` from the data protocol qualifies. */
-export interface FlaggedSchema {
-  fields: ReadonlyArray<{ encrypted?: boolean; pii?: boolean }>;
-}
+import { JWE_ALG, JWE_ENC, type RequestBinding } from '../../protocol';
 
 /** What {@link encryptPayload} returns: the request body and its content type. */
 export interface EncryptedPayload {
@@ -26,36 +12,10 @@ export interface EncryptedPayload {
   contentType: string;
 }
 
-/** Content type of a plain body. */
-export const JSON_CONTENT_TYPE = 'application/json';
-
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-/** True when `schema` has a field flagged `encrypted` or `pii` (SPEC.md: pii counts as encrypted in metadata). */
-export function hasFlaggedFields(schema: FlaggedSchema | undefined): boolean {
-  return Boolean(schema?.fields?.some((f) => f.encrypted === true || f.pii === true));
-}
-
-/** Applies the four-mode table: must a body sent with `method` to `url` be encrypted under `config`? */
-export function requiresEncryption(
-  config: Pick<SecurityConfig, 'mode' | 'routes'>,
-  url: string,
-  method: string,
-  schema?: FlaggedSchema,
-): boolean {
-  switch (config.mode) {
-    case 'disabled':
-      return false;
-    case 'selective':
-      return matchesRoute(url, config.routes ?? []);
-    case 'metadata':
-      return hasFlaggedFields(schema);
-    case 'strict':
-      return MUTATING.has(method.toUpperCase());
-    default:
-      // An unknown mode from a newer server: encrypting is the side that cannot leak.
-      return true;
-  }
+/** The path of `url` (absolute, or relative to the page), without query or fragment. */
+export function pathOf(url: string): string {
+  const base = (globalThis as { location?: { href?: string } }).location?.href ?? 'http://localhost/';
+  return new URL(url, base).pathname;
 }
 
 /**
@@ -65,7 +25,7 @@ export function serializeBody(body: unknown): string {
   return typeof body === 'string' ? body : JSON.stringify(body ?? null);
 }
 
-/** The request binding of SECURITY.md rule 4: upper-case method and the path without query. */
+/** The request binding (docs/security.md#a-jwe-is-bound-to-its-request): upper-case method and the path without query. */
 export function requestBinding(url: string, method: string): RequestBinding {
   return { htm: method.toUpperCase(), htu: pathOf(url) };
 }

@@ -1,15 +1,26 @@
-/** Payload encryption (SPEC.md "Frontend encryption API"): security config, JWKS keys by kid, encryptPayload. */
-export { encryptPayload, securityClient } from './default-client';
-export type { EncryptedPayload, FlaggedSchema } from './encrypt-payload';
+/** Payload encryption (docs/sdk.md#payload-encryption-and-http): security config, JWKS keys by kid, encryptPayload. */
+
+export type {
+  EncryptionJwk,
+  EncryptionMode,
+  FlaggedSchema,
+  Jwks,
+  RequestBinding,
+  SecurityConfig,
+} from '../../protocol';
 export {
-  encryptJwe,
+  globToRegExp,
   hasFlaggedFields,
+  JOSE_CONTENT_TYPE,
   JSON_CONTENT_TYPE,
-  requestBinding,
+  JWE_ALG,
+  JWE_ENC,
+  matchesRoute,
   requiresEncryption,
-} from './encrypt-payload';
-export type { EncryptionJwk, EncryptionMode, Jwks, RequestBinding, SecurityConfig } from './protocol';
-export { JOSE_CONTENT_TYPE, JWE_ALG, JWE_ENC } from './protocol';
-export { globToRegExp, matchesRoute } from './route-match';
+  SECURITY_CONFIG_PATH,
+} from '../../protocol';
+export { encryptPayload, securityClient } from './default-client';
+export type { EncryptedPayload } from './encrypt-payload';
+export { encryptJwe, requestBinding } from './encrypt-payload';
 export type { SecurityClientOptions } from './security-client';
-export { SECURITY_CONFIG_PATH, SecurityClient } from './security-client';
+export { SecurityClient } from './security-client';

@@ -2,9 +2,12 @@
  * Shape checks of the two security answers. The config decides whether a body is encrypted, so an answer
  * that does not name a known mode is refused rather than guessed at.
  */
-import type { EncryptionJwk, EncryptionMode, SecurityConfig } from './protocol';
-
-const MODES: readonly EncryptionMode[] = ['disabled', 'selective', 'metadata', 'strict'];
+import {
+  ENCRYPTION_MODES,
+  type EncryptionJwk,
+  type EncryptionMode,
+  type SecurityConfig,
+} from '../../protocol';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -14,7 +17,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function parseSecurityConfig(body: unknown): SecurityConfig {
   if (!isRecord(body)) throw new Error('security config is not an object');
   const { mode, jwks_uri: jwksUri, routes, kid } = body;
-  if (typeof mode !== 'string' || !MODES.includes(mode as EncryptionMode)) {
+  if (typeof mode !== 'string' || !ENCRYPTION_MODES.includes(mode as EncryptionMode)) {
     throw new Error('security config has an unknown mode');
   }
   if (typeof jwksUri !== 'string' || jwksUri === '') throw new Error('security config has no jwks_uri');
@@ -31,8 +34,8 @@ export function parseSecurityConfig(body: unknown): SecurityConfig {
 }
 
 /**
- * The RSA encryption keys of a JWKS document (SPEC.md: `use: enc`, `alg: RSA-OAEP-256`, with a `kid`);
- * signature keys and anything carrying private members are skipped.
+ * The RSA encryption keys of a JWKS document (docs/security.md#security-endpoints: `use: enc`,
+ * `alg: RSA-OAEP-256`, with a `kid`); signature keys and anything carrying private members are skipped.
  */
 export function parseJwks(body: unknown): EncryptionJwk[] {
   if (!isRecord(body) || !Array.isArray(body.keys)) throw new Error('JWKS has no keys list');

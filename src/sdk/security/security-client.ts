@@ -5,22 +5,19 @@
  * after a key rotation both the active `kid` (config) and the JWKS have changed.
  */
 import { importJWK } from 'jose';
+import {
+  type FlaggedSchema,
+  JOSE_CONTENT_TYPE,
+  JSON_CONTENT_TYPE,
+  JWE_ALG,
+  requiresEncryption,
+  SECURITY_CONFIG_PATH,
+  type SecurityConfig,
+} from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { tryReadPlatformConfig } from '../platform-config';
-import {
-  type EncryptedPayload,
-  encryptJwe,
-  type FlaggedSchema,
-  JSON_CONTENT_TYPE,
-  requestBinding,
-  requiresEncryption,
-  serializeBody,
-} from './encrypt-payload';
+import { type EncryptedPayload, encryptJwe, pathOf, requestBinding, serializeBody } from './encrypt-payload';
 import { parseJwks, parseSecurityConfig } from './parse';
-import { JOSE_CONTENT_TYPE, JWE_ALG, type SecurityConfig } from './protocol';
-
-/** Default path of the security config endpoint (SPEC.md "Security endpoints"). */
-export const SECURITY_CONFIG_PATH = '/api/v1/security/config';
 
 /** Options of {@link SecurityClient}; everything environmental is injectable. */
 export interface SecurityClientOptions {
@@ -99,7 +96,7 @@ export class SecurityClient {
 
   /**
    * Refetches the config and the JWKS, once for all concurrent callers: what a client does after the server
-   * answered `unknown_key` (the key it used was retired, SECURITY.md rule 7).
+   * answered `unknown_key` (the key it used was retired, docs/security.md#key-rotation-without-failures).
    */
   refreshKeys(): Promise<void> {
     this.#refreshInflight ??= (async () => {
@@ -141,11 +138,11 @@ export class SecurityClient {
 
   /** Whether a body sent with `method` to `url` must be encrypted under the (loaded) policy. */
   async requiresEncryption(url: string, method: string, schema?: FlaggedSchema): Promise<boolean> {
-    return requiresEncryption(await this.load(), url, method, schema);
+    return requiresEncryption(await this.load(), method, pathOf(url), schema);
   }
 
   /**
-   * SPEC.md `encryptPayload(body, url, method, schema?)`: applies the mode table to decide, then returns the
+   * `encryptPayload(body, url, method, schema?)` (docs/sdk.md#payload-encryption-and-http): applies the mode table to decide, then returns the
    * JSON body or a compact JWE bound to `method` and the path of `url`. A string `body` is taken as JSON text.
    * Throws `security_config_unavailable` when the policy cannot be loaded and `encryption_failed` when
    * encryption is required but fails: it never falls back to plaintext.
@@ -158,7 +155,7 @@ export class SecurityClient {
   ): Promise<EncryptedPayload> {
     const config = await this.load();
     const plaintext = serializeBody(body);
-    if (!requiresEncryption(config, url, method, schema)) {
+    if (!requiresEncryption(config, method, pathOf(url), schema)) {
       return { body: plaintext, contentType: JSON_CONTENT_TYPE };
     }
     try {

@@ -4,8 +4,8 @@
  * manifests prewarmed for `coreServices` (which include data-only services). Each service's metadata
  * (`metaUrl`) loads independently, so one failing service degrades only its own entries.
  */
-import type { DocTypeSchema, ServiceMetadata } from '../../sdk/data/protocol';
-import type { RemotesMap, ServiceManifest } from '../../sdk/discovery/protocol';
+import type { DocTypeSchema, ServiceMetadata } from '../../protocol';
+import { REMOTES_PATH, type RemotesMap, type ServiceManifest } from '../../protocol';
 import { KeyedStore, type LoadState } from './keyed-store';
 
 /** Where a service lives, whichever source told us. */
@@ -43,9 +43,6 @@ export interface DeskCatalogOptions {
    */
   canLoadMetadata?(): boolean;
 }
-
-/** Path of the gateway's remotes map (SPEC.md "Gateway discovery"). */
-export const REMOTES_PATH = '/api/gateway/remotes';
 
 /** Services, their metadata, and a DocType lookup over them. */
 export class DeskCatalog {

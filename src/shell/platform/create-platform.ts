@@ -4,8 +4,8 @@
  * views, session). Nothing here renders; React reads these through the hooks in `../hooks`.
  */
 import type { DataProvider } from '@refinedev/core';
+import { LOGIN_PATH, LOGOUT_PATH, type RemotesMap } from '../../protocol';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../sdk/data';
-import type { RemotesMap } from '../../sdk/discovery';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
 import type { PlatformConfig } from '../../sdk/platform-config';
@@ -15,10 +15,6 @@ import { type RemoteViews, VIEWS_MODULE } from '../remote-contract';
 import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
 import { isUnauthorized, SessionStore } from './session';
-
-/** Session endpoints (DESIGN.md "Auth chain"), under the gateway. */
-const LOGIN_PATH = '/api/method/login';
-const LOGOUT_PATH = '/api/method/logout';
 
 /** Everything the shell shares, created by {@link createPlatform}. */
 export interface DeskPlatform {

@@ -3,6 +3,7 @@
  * `useSyncExternalStore`: one shared in-flight load per key, explicit states, and a retry that starts clean.
  * Framework-agnostic (no React), like the SDK clients it sits next to.
  */
+import { SnapshotStore } from '../../sdk/store';
 
 /** State of one key. */
 export type LoadState<V> =
@@ -20,13 +21,13 @@ export type KeyedSnapshot<V> = Readonly<Record<string, LoadState<V>>>;
  * const views = new KeyedStore((service) => loader.load(service, './views'));
  * views.load('crm'); views.getSnapshot().crm // { status: 'loading' } then 'ready' or 'error'
  */
-export class KeyedStore<V> {
+export class KeyedStore<V> extends SnapshotStore<KeyedSnapshot<V>> {
   readonly #loader: (key: string) => Promise<V>;
   readonly #inflight = new Map<string, Promise<V>>();
   #states: Record<string, LoadState<V>> = {};
-  readonly #listeners = new Set<() => void>();
 
   constructor(loader: (key: string) => Promise<V>) {
+    super();
     this.#loader = loader;
   }
 
@@ -56,16 +57,10 @@ export class KeyedStore<V> {
     return this.#states[key];
   }
 
-  /** Subscribes to changes; returns the function that unsubscribes. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  };
-
-  /** The current snapshot (same object until something changes). */
-  getSnapshot = (): KeyedSnapshot<V> => this.#states;
+  /** Every key's state; a new object after every change. */
+  protected override createSnapshot(): KeyedSnapshot<V> {
+    return this.#states;
+  }
 
   #start(key: string): Promise<V> {
     this.#update(key, { status: 'loading' });
@@ -90,6 +85,6 @@ export class KeyedStore<V> {
 
   #update(key: string, state: LoadState<V>): void {
     this.#states = { ...this.#states, [key]: state };
-    for (const listener of [...this.#listeners]) listener();
+    this.notify();
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `prewarmCore` (SPEC.md "Discovery client flow"): at boot, while the first screen renders, warm the core
+ * `prewarmCore` (docs/sdk.md#discovery): at boot, while the first screen renders, warm the core
  * services in parallel with all-settled semantics: one discovery query brings their manifests, then per
  * service the metadata loads and the UI remote is registered and preloaded. A failing service is reported
  * and degrades only its own parts of the Desk; the security policy loads alongside.

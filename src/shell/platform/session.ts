@@ -3,6 +3,7 @@
  * observed: a login that succeeded, a CSRF token kept from an earlier login in this tab, or a 401 on any data
  * request, which means the session is gone and the login screen must show again.
  */
+import { SnapshotStore } from '../../sdk/store';
 
 /** What the Desk knows about the session. */
 export type SessionState =
@@ -10,11 +11,11 @@ export type SessionState =
   | { status: 'signed-out'; reason?: 'expired' };
 
 /** Observable session state (for `useSyncExternalStore`). */
-export class SessionStore {
+export class SessionStore extends SnapshotStore<SessionState> {
   #state: SessionState;
-  readonly #listeners = new Set<() => void>();
 
   constructor(initial: SessionState) {
+    super();
     this.#state = initial;
   }
 
@@ -29,20 +30,14 @@ export class SessionStore {
     this.#set({ status: 'signed-out', reason });
   }
 
-  /** Subscribes to changes. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  };
-
-  /** The current state. */
-  getSnapshot = (): SessionState => this.#state;
+  /** The state itself: it is replaced, never mutated, on every change. */
+  protected override createSnapshot(): SessionState {
+    return this.#state;
+  }
 
   #set(state: SessionState): void {
     this.#state = state;
-    for (const listener of [...this.#listeners]) listener();
+    this.notify();
   }
 }
 

@@ -1,11 +1,11 @@
 /**
  * The generic create/edit form of a DocType, built from its metadata. Saves through Refine (the shell's
  * `frameworkMDataProvider`) with `meta: { schema }`, so fields flagged `pii`/`encrypted` are encrypted in the
- * browser when the security mode asks for it (SPEC.md "Frontend encryption API").
+ * browser when the security mode asks for it (docs/sdk.md#payload-encryption-and-http).
  */
 import { useCreate, useOne, useUpdate } from '@refinedev/core';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import type { FieldSchema } from '../../sdk/data/protocol';
+import type { FieldSchema } from '../../protocol';
 import type { DeskRecord, FormViewProps } from '../remote-contract';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
 import { FieldInput } from './field-input';

@@ -4,7 +4,7 @@
  */
 import { type CrudFilter, type CrudSort, useList } from '@refinedev/core';
 import { useEffect, useId, useState } from 'react';
-import type { FieldSchema } from '../../sdk/data/protocol';
+import type { FieldSchema } from '../../protocol';
 import type { DeskRecord, ListViewProps } from '../remote-contract';
 import { formatRoute } from '../routing/route';
 import { describeError, Empty, ErrorState, Loading } from './states';

@@ -1,5 +1,5 @@
 /** One labelled input of the generic form, chosen by the field's metadata type. */
-import type { FieldSchema } from '../../sdk/data/protocol';
+import type { FieldSchema } from '../../protocol';
 
 const INPUT_TYPES: Partial<Record<FieldSchema['type'], string>> = {
   email: 'email',

@@ -3,8 +3,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { INTEGRITY_PATTERN, remoteEntryIntegrity } from '../../../backend/apps/remote-integrity';
+import { parseManifest } from '../../../backend/gateway/manifests/manifest-schema';
 import { createMonolithDirectory } from '../../../backend/gateway/monolith-directory';
-import { parseManifest } from '../../../backend/macro/manifest-schema';
 import { FAKE_REMOTE_ENTRY, makeAppsFixture } from '../../helpers/test-app';
 
 describe('remote entry integrity in manifests', () => {

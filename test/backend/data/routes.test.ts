@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceMetadata } from '../../../src/sdk/data/protocol';
+import type { ServiceMetadata } from '../../../src/protocol';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
 let t: TestApp;

@@ -7,7 +7,7 @@ import {
   remotesMap,
 } from '../../../backend/gateway/oracle';
 import { createStaticDirectory } from '../../../backend/gateway/service-directory';
-import type { ServiceManifest } from '../../../src/sdk/discovery/protocol';
+import type { ServiceManifest } from '../../../src/protocol';
 
 const limits: DiscoveryLimits = { maxResources: 500, maxBodyBytes: 65_536 };
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DiscoveryResult, RemotesMap } from '../../../src/sdk/discovery/protocol';
+import type { DiscoveryResult, RemotesMap } from '../../../src/protocol';
 import { TEST_ORIGIN } from '../../helpers/http';
 import { createTestApp, FAKE_REMOTE_ENTRY, makeAppsFixture, type TestApp } from '../../helpers/test-app';
 

@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 describe('middlewareChain', () => {
-  it('declares the SPEC.md priorities once', () => {
+  it('declares the priorities of docs/security.md#middleware-chain once', () => {
     expect(MIDDLEWARE.map((m) => [m.name, m.priority])).toEqual([
       ['RateLimitMiddleware', 10],
       ['PayloadDecryptionMiddleware', 15],

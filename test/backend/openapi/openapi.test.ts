@@ -36,7 +36,7 @@ describe('GET /api/openapi.json', () => {
   });
 });
 
-describe('OpenAPI generation and the field flags (SPEC.md: valid on DocType models only)', () => {
+describe('OpenAPI generation and the field flags (docs/security.md#field-flags)', () => {
   const base = { title: 'T', version: '1', doctypes: [], routes: [] };
 
   it('fails naming the DTO and the field when a request DTO carries a pii flag', () => {

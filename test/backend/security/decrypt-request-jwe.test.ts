@@ -5,7 +5,7 @@ import { decryptRequestJwe } from '../../../backend/security/jwe/decrypt-request
 import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
 
 describe('decryptRequestJwe', () => {
-  it('opens exactly what jose compactDecrypt (with the SECURITY.md allowlists) opens', async () => {
+  it('opens exactly what jose compactDecrypt opens (docs/security.md#one-allowlist-for-jwe)', async () => {
     const keys = await MemoryKeyStore.create({ graceMs: 60_000 });
     const key = await keys.active();
     const publicKey = (await importJWK(key.publicJwk, 'RSA-OAEP-256')) as CryptoKey;

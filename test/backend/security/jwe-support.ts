@@ -1,8 +1,8 @@
 import { CompactEncrypt, importJWK } from 'jose';
 import type { AppContext } from '../../../backend/context';
 import type { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
+import { JOSE_CONTENT_TYPE } from '../../../src/protocol';
 import { encryptJwe } from '../../../src/sdk/security/encrypt-payload';
-import { JOSE_CONTENT_TYPE } from '../../../src/sdk/security/protocol';
 import type { TestApp } from '../../helpers/test-app';
 
 /** The test app's key store (createTestApp always uses a MemoryKeyStore). */

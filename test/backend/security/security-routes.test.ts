@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Jwks, SecurityConfig } from '../../../src/sdk/security/protocol';
+import type { Jwks, SecurityConfig } from '../../../src/protocol';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 import { errorOf, memoryKeys } from './jwe-support';
 

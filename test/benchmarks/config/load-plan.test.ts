@@ -33,7 +33,7 @@ targets:
 `;
 
 describe('loadPlan defaults', () => {
-  it('applies the SPEC.md Limits defaults and the reference thresholds', () => {
+  it('applies the defaults of docs/load-testing.md#reference-targets and the reference thresholds', () => {
     const plan = planOf(`${MINIMAL}  - type: endpoint
     name: health
     method: get

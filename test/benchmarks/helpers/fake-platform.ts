@@ -9,7 +9,9 @@ export interface FakePlatformOptions {
   requireAuth?: boolean;
 }
 
-/** A platform-shaped node:http server (DESIGN.md contracts) that records what the harness sends. */
+/**
+ * A platform-shaped node:http server (the contracts of docs/http-api.md) that records what the harness sends.
+ */
 export interface FakePlatform extends RecordingServer {
   privateKey: KeyObject;
   /** Records created through the data API, by name. */

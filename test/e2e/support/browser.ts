@@ -1,6 +1,7 @@
 /**
  * Chromium for the end-to-end tests: Debian's `/usr/bin/chromium` (or `PLATFORM_CHROMIUM_PATH`) driven by
- * playwright-core, with the launch flags that work as root in a container (STACK.md "Pitfalls").
+ * playwright-core, with the launch flags that work as root in a container
+ * (docs/development.md#end-to-end-tests).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';

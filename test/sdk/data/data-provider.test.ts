@@ -5,7 +5,7 @@ import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { isSdkError } from '../../../src/sdk/errors';
 import { createCsrfTokenStore, createHttpClient } from '../../../src/sdk/http';
 import { SecurityClient } from '../../../src/sdk/security';
-import { ORIGIN, startBackend, type TestBackend } from '../helpers';
+import { ORIGIN, startBackend, storedRecord, type TestBackend } from '../helpers';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -60,8 +60,10 @@ describe('frameworkMDataProvider', () => {
     expect(itemPost!.headers.get('content-type')).toBe('application/json');
     expect(JSON.parse(itemPost!.body)).toEqual({ item_code: 'BOLT', item_name: 'Bolt', quantity: 3 });
     expect(itemPost!.headers.get('x-platform-service')).toBe('stock');
-    expect(backend.env.store.get('crm.Customer', String(customer.data.id))?.email).toBe('ada@example.com');
-    expect(backend.env.store.get('stock.Item', String(item.data.id))?.quantity).toBe(3);
+    expect((await storedRecord(backend, 'crm.Customer', String(customer.data.id)))?.email).toBe(
+      'ada@example.com',
+    );
+    expect((await storedRecord(backend, 'stock.Item', String(item.data.id)))?.quantity).toBe(3);
   });
 
   it('maps pagination, sorters and filters to the data API and never forwards queryKey or signal', async () => {
@@ -127,7 +129,7 @@ describe('frameworkMDataProvider', () => {
     const many = await provider.getMany!({ resource: 'stock.Warehouse', ids: [id, other.data.id!] });
     expect(many.data.map((r) => r.warehouse_name).sort()).toEqual(['North', 'South']);
     await provider.deleteOne({ resource: 'stock.Warehouse', id });
-    expect(backend.env.store.get('stock.Warehouse', String(id))).toBeUndefined();
+    expect(await storedRecord(backend, 'stock.Warehouse', String(id))).toBeUndefined();
   });
 
   it('aborts a request when meta.signal fires', async () => {

@@ -1,10 +1,10 @@
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { FlaggedSchema } from '../../../src/protocol';
 import { isSdkError } from '../../../src/sdk/errors';
 import { createCsrfTokenStore, createHttpClient, HttpError } from '../../../src/sdk/http';
 import { SecurityClient } from '../../../src/sdk/security';
-import type { FlaggedSchema } from '../../../src/sdk/security/encrypt-payload';
-import { ORIGIN, startBackend, type TestBackend } from '../helpers';
+import { ORIGIN, startBackend, storedRecord, type TestBackend } from '../helpers';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -94,7 +94,7 @@ describe('fetchWithCredentials', () => {
 
     expect(sentHeaders(fetchSpy).get('Content-Type')).toBe('application/jose');
     expect(String(fetchSpy.mock.calls[0]![1]!.body)).not.toContain('ada@example.com');
-    expect(backend.env.store.get('crm.Customer', data.name)?.email).toBe('ada@example.com');
+    expect((await storedRecord(backend, 'crm.Customer', data.name))?.email).toBe('ada@example.com');
   });
 
   it('loads the policy and retries once encrypted when plaintext is refused with 415', async () => {
@@ -115,7 +115,7 @@ describe('fetchWithCredentials', () => {
   it('refetches the JWKS and retries once on an unknown_key answer after a key rotation', async () => {
     const { client, security } = setup();
     await security.encryptPayload({}, '/api/resource/crm.Customer', 'POST', customerSchema); // warm the key cache
-    await backend.env.keyRing.rotate({ dropOld: true });
+    await backend.env.rotateKeys({ dropOld: true });
 
     const { data } = await client.fetch<{ data: { customer_name: string } }>(
       '/api/resource/crm.Customer',

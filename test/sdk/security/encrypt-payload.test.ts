@@ -1,11 +1,11 @@
 import { decodeProtectedHeader } from 'jose';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FlaggedSchema } from '../../../src/protocol';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { isSdkError } from '../../../src/sdk/errors';
 import { SecurityClient } from '../../../src/sdk/security';
-import type { FlaggedSchema } from '../../../src/sdk/security/encrypt-payload';
-import { ORIGIN, startBackend, type TestBackend } from '../helpers';
+import { decryptWithBackendKeys, ORIGIN, startBackend, type TestBackend } from '../helpers';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -79,6 +79,13 @@ describe('encryptPayload', () => {
     }
   });
 
+  it('strict mode: sends discovery queries as JSON, as the server expects them', async () => {
+    backend.env.setMode('strict');
+    const client = security();
+    expect(await isJwe(client, BODY, `${ORIGIN}/api/gateway/discovery/query`, 'POST')).toBe(false);
+    expect(await isJwe(client, BODY, '/api/method/login', 'POST')).toBe(true);
+  });
+
   it('binds the JWE to method and path, with the active kid, and the backend decrypts it to the same body', async () => {
     const client = security();
     const { body } = await client.encryptPayload(
@@ -91,13 +98,13 @@ describe('encryptPayload', () => {
     expect(header).toEqual({
       alg: 'RSA-OAEP-256',
       enc: 'A256GCM',
-      kid: await backend.env.keyRing.activeKid(),
+      kid: (await backend.env.keys.active()).kid,
       htm: 'POST',
       htu: '/api/resource/crm.Customer',
     });
-    expect(await backend.env.keyRing.decrypt(body, 'POST', '/api/resource/crm.Customer')).toEqual(BODY);
+    expect(await decryptWithBackendKeys(backend, body, 'POST', '/api/resource/crm.Customer')).toEqual(BODY);
     await expect(
-      backend.env.keyRing.decrypt(body, 'PUT', '/api/resource/crm.Customer'),
+      decryptWithBackendKeys(backend, body, 'PUT', '/api/resource/crm.Customer'),
     ).rejects.toMatchObject({
       code: 'decryption_failed',
     });
@@ -118,11 +125,11 @@ describe('encryptPayload', () => {
   it('refetches the config and the JWKS on refreshKeys() and then encrypts to the new kid', async () => {
     const client = security();
     const first = await client.encryptPayload(BODY, '/api/resource/crm.Customer', 'POST', piiSchema);
-    await backend.env.keyRing.rotate({ dropOld: true });
+    await backend.env.rotateKeys({ dropOld: true });
     await Promise.all([client.refreshKeys(), client.refreshKeys()]);
     const second = await client.encryptPayload(BODY, '/api/resource/crm.Customer', 'POST', piiSchema);
 
-    expect(decodeProtectedHeader(second.body).kid).toBe(await backend.env.keyRing.activeKid());
+    expect(decodeProtectedHeader(second.body).kid).toBe((await backend.env.keys.active()).kid);
     expect(decodeProtectedHeader(second.body).kid).not.toBe(decodeProtectedHeader(first.body).kid);
     expect(backend.to('/api/v1/security/jwks')).toHaveLength(2);
     expect(backend.to('/api/v1/security/config')).toHaveLength(2);

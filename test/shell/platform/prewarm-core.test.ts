@@ -120,6 +120,8 @@ describe('prewarmCore', () => {
       expect([metadata.crm?.status, metadata.stock?.status]).toEqual(['ready', 'ready']);
     });
     expect(backend.to('/api/meta/crm', 'GET')).toHaveLength(1);
+    // End the session, so its cookie does not follow the next test's requests.
+    await platform.logout();
   });
 
   it('signs a signed-in Desk out as expired when its metadata answers 401', async () => {

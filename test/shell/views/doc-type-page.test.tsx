@@ -17,9 +17,13 @@ let backend: TestBackend;
 let seededItems: string[];
 beforeAll(async () => {
   backend = await startBackend({ remotes: ['stock'], records: 'seeded' });
-  seededItems = backend.env.store
-    .list('stock.Item', { filters: [], orderBy: [], start: 0, pageLength: 100 })
-    .data.map((r) => String(r.item_code));
+  const listed = await backend.env.store.list(backend.env.doctypes.get('stock.Item')!, {
+    filters: [],
+    orderBy: [],
+    start: 0,
+    pageLength: 100,
+  });
+  seededItems = listed.data.map((r) => String(r.item_code));
 });
 beforeEach(() => {
   // React reports the error the boundary caught on the console; the test asserts on the page instead.

@@ -2,13 +2,13 @@ import { Refine } from '@refinedev/core';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata, frameworkMDataProvider } from '../../../src/sdk/data';
-import type { DocTypeSchema } from '../../../src/sdk/data/protocol';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import type { DeskRecord } from '../../../src/shell/remote-contract';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { GenericForm } from '../../../src/shell/views/GenericForm';
-import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import { ORIGIN, startBackend, storedRecord, type TestBackend } from '../../sdk/helpers';
 import '../support/css-escape';
 
 let backend: TestBackend;
@@ -108,7 +108,10 @@ describe('GenericForm', () => {
       price: 9.5,
     });
     expect(form.onSaved.mock.calls[0]![0]).toMatchObject({ name: 'ITEM-00001', item_name: 'Anvil' });
-    expect(backend.env.store.get('stock.Item', 'ITEM-00001')).toMatchObject({ quantity: 3, price: 9.5 });
+    expect(await storedRecord(backend, 'stock.Item', 'ITEM-00001')).toMatchObject({
+      quantity: 3,
+      price: 9.5,
+    });
   });
 
   it('shows the server field errors next to their fields and the failure in a banner', async () => {

@@ -1,6 +1,6 @@
 /**
- * The crm remote's `./views` module (README "Writing a UI remote"): its own Customer form replaces the Desk's
- * generic form for `crm.Customer`, and a dashboard widget shows the customer count.
+ * The crm remote's `./views` module (docs/mfe-teams.md#writing-a-ui-remote): its own Customer form replaces
+ * the Desk's generic form for `crm.Customer`, and a dashboard widget shows the customer count.
  */
 import type { RemoteViews } from '../../../../src/shell/remote-contract';
 import { CustomerCountWidget } from './CustomerCountWidget';

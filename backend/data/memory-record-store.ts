@@ -1,0 +1,196 @@
+import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import { type FieldKind, type Filter, fieldKind, type ListQuery } from './list-query';
+import type { DocRecord, RecordStore, SumOptions } from './records';
+
+type Comparable = string | number | boolean;
+
+/** A field's value as the database compares it: numbers as numbers, missing and null as null. */
+function fieldValue(record: DocRecord, field: string, kind: FieldKind | undefined): Comparable | null {
+  const raw = record[field];
+  if (raw === undefined || raw === null) return null;
+  if (kind === 'number') return Number(raw);
+  if (kind === 'boolean') return raw === true || raw === 'true';
+  return raw as Comparable;
+}
+
+function compare(a: Comparable, b: Comparable): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+const escapeRegExp = (ch: string) => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A `like` pattern as a case-insensitive regular expression over the whole value, as SQL `ILIKE` reads it:
+ * `%` any run, `_` one character, and a backslash makes the next character literal.
+ */
+function likeToRegExp(pattern: string): RegExp {
+  let source = '';
+  const chars = [...pattern];
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (ch === '\\' && i + 1 < chars.length) source += escapeRegExp(chars[++i]!);
+    else source += ch === '%' ? '.*' : ch === '_' ? '.' : escapeRegExp(ch);
+  }
+  return new RegExp(`^${source}$`, 'isu');
+}
+
+function matches(doctype: DocTypeDefinition, record: DocRecord, filter: Filter): boolean {
+  const kind = fieldKind(doctype, filter.field);
+  const actual = fieldValue(record, filter.field, kind);
+  if (filter.op === 'in') {
+    return actual !== null && (filter.value as unknown[]).some((v) => v !== null && v === actual);
+  }
+  if (filter.op === 'like') {
+    return actual !== null && likeToRegExp(String(filter.value)).test(String(actual));
+  }
+  const value = filter.value as Comparable | null;
+  if (value === null) return filter.op === '=' ? actual === null : actual !== null;
+  if (filter.op === '!=') return actual === null || actual !== value;
+  if (actual === null) return false;
+  const c = compare(actual, value);
+  switch (filter.op) {
+    case '=':
+      return c === 0;
+    case '<':
+      return c < 0;
+    case '>':
+      return c > 0;
+    case '<=':
+      return c <= 0;
+    default:
+      return c >= 0;
+  }
+}
+
+function project(record: DocRecord, fields?: string[]): DocRecord {
+  if (!fields) return { ...record };
+  return Object.fromEntries(fields.filter((f) => f in record).map((f) => [f, record[f]])) as DocRecord;
+}
+
+/** Options of {@link MemoryRecordStore}. */
+export interface MemoryRecordStoreOptions {
+  /** Clock of `creation` and `modified`; default now. */
+  now?: () => Date;
+}
+
+/**
+ * The records of every DocType held in memory: the record store of the offline mocks, where no database can
+ * run. It gives list queries exactly the meaning `DbRecordStore` gives them in SQL (see {@link RecordStore}).
+ */
+export class MemoryRecordStore implements RecordStore {
+  readonly #tables = new Map<string, Map<string, DocRecord>>();
+  readonly #series = new Map<string, number>();
+  readonly #now: () => Date;
+
+  constructor(options: MemoryRecordStoreOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  #table(doctype: string): Map<string, DocRecord> {
+    let table = this.#tables.get(doctype);
+    if (!table) {
+      table = new Map();
+      this.#tables.set(doctype, table);
+    }
+    return table;
+  }
+
+  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<{ data: DocRecord[]; total: number }> {
+    const rows = [...this.#table(doctype.name).values()].filter((r) =>
+      query.filters.every((f) => matches(doctype, r, f)),
+    );
+    const keys = query.orderBy.map((o) => ({ ...o, kind: fieldKind(doctype, o.field) }));
+    rows.sort((a, b) => {
+      for (const key of keys) {
+        const x = fieldValue(a, key.field, key.kind);
+        const y = fieldValue(b, key.field, key.kind);
+        // NULLS LAST in both directions, as the SQL does.
+        if (x === null || y === null) {
+          if (x !== y) return x === null ? 1 : -1;
+          continue;
+        }
+        const c = compare(x, y);
+        if (c !== 0) return key.direction === 'desc' ? -c : c;
+      }
+      return compare(a.name, b.name);
+    });
+    const page = rows.slice(query.start, query.start + query.pageLength);
+    return { data: page.map((r) => project(r, query.fields)), total: rows.length };
+  }
+
+  async get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
+    const record = this.#table(doctype.name).get(name);
+    return record && { ...record };
+  }
+
+  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord> {
+    return this.insertAt(doctype, data, this.#now());
+  }
+
+  /** Stores a new record created and modified at `at` (seed data with fixed dates). */
+  insertAt(doctype: DocTypeDefinition, data: Record<string, unknown>, at: Date): DocRecord {
+    const next = (this.#series.get(doctype.namePrefix) ?? 0) + 1;
+    this.#series.set(doctype.namePrefix, next);
+    const stamp = at.toISOString();
+    const record: DocRecord = {
+      name: `${doctype.namePrefix}-${String(next).padStart(5, '0')}`,
+      ...structuredClone(data),
+      creation: stamp,
+      modified: stamp,
+    };
+    this.#table(doctype.name).set(record.name, record);
+    return { ...record };
+  }
+
+  async update(
+    doctype: DocTypeDefinition,
+    name: string,
+    data: Record<string, unknown>,
+  ): Promise<DocRecord | undefined> {
+    const table = this.#table(doctype.name);
+    const current = table.get(name);
+    if (!current) return undefined;
+    const record: DocRecord = {
+      name,
+      ...structuredClone(data),
+      creation: current.creation,
+      modified: this.#now().toISOString(),
+    };
+    table.set(name, record);
+    return { ...record };
+  }
+
+  async delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
+    const table = this.#table(doctype.name);
+    const current = table.get(name);
+    table.delete(name);
+    return current;
+  }
+
+  async count(doctype: string, equals: Record<string, unknown> = {}): Promise<number> {
+    let n = 0;
+    for (const record of this.#table(doctype).values()) {
+      if (Object.entries(equals).every(([k, v]) => record[k] === v)) n++;
+    }
+    return n;
+  }
+
+  async sum(doctype: string, fields: readonly string[], options: SumOptions = {}): Promise<number> {
+    let total = 0;
+    for (const record of this.#table(doctype).values()) {
+      const only = options.whereIn;
+      if (only && !only.values.includes(String(record[only.field] ?? '\u0000'))) continue;
+      const values = fields.map((f) => record[f]);
+      if (values.some((v) => v === undefined || v === null)) continue;
+      total += values.reduce<number>((p, v) => p * Number(v), 1);
+    }
+    return total;
+  }
+
+  /** Removes every record and restarts every naming series. */
+  clear(): void {
+    this.#tables.clear();
+    this.#series.clear();
+  }
+}

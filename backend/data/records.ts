@@ -1,0 +1,41 @@
+import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import type { ListQuery } from './list-query';
+
+/** A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601). */
+export type DocRecord = Record<string, unknown> & { name: string; creation: string; modified: string };
+
+/** Options of {@link RecordStore.sum}. */
+export interface SumOptions {
+  /** Only records whose text field `field` is one of `values`. */
+  whereIn?: { field: string; values: readonly string[] };
+}
+
+/**
+ * Where the records of every installed DocType live. The data routes and RPC methods use only this, so the
+ * same routes run over the platform database (`DbRecordStore`) or over memory (`MemoryRecordStore`, the
+ * offline mocks). List queries arrive already validated by `parseListQuery`; both implementations give them
+ * the same meaning: filters combined with AND, `like` case-insensitive with `%`/`_` wildcards, `!=` true for
+ * missing values, sort keys with missing values last and `name` ascending as the final tie-break, paging
+ * after sorting and `total` counted before paging. New names are `<namePrefix>-<counter>`, at least five
+ * digits, one counter per prefix.
+ */
+export interface RecordStore {
+  /** One page of records matching the filters, plus the total number matching. */
+  list(doctype: DocTypeDefinition, query: ListQuery): Promise<{ data: DocRecord[]; total: number }>;
+  /** The record, or undefined. */
+  get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined>;
+  /** Stores a new record under the next name of the DocType's prefix. */
+  insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord>;
+  /** Replaces a record's fields; undefined when it does not exist. */
+  update(
+    doctype: DocTypeDefinition,
+    name: string,
+    data: Record<string, unknown>,
+  ): Promise<DocRecord | undefined>;
+  /** Deletes a record and returns it; undefined when it did not exist. */
+  delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined>;
+  /** How many records of `doctype` have every field of `equals` equal to the given value. */
+  count(doctype: string, equals?: Record<string, unknown>): Promise<number>;
+  /** Sum over the records of `doctype` of the product of the numeric `fields` (missing values count 0). */
+  sum(doctype: string, fields: readonly string[], options?: SumOptions): Promise<number>;
+}

@@ -1,0 +1,156 @@
+import { Hono } from 'hono';
+import { createApp } from '../app';
+import { readInternalSecret } from '../auth/internal-auth';
+import type { Bus } from '../bus/bus';
+import { connectBus, manifestTiming } from '../bus/connect-bus';
+import type { PlatformConfig } from '../config/schema';
+import type { AppContext, Logger } from '../context';
+import { assetForwardRoutes } from '../desk/asset-forward';
+import { BusServiceDirectory } from '../gateway/bus-directory';
+import { forwardRoutes } from '../gateway/forward';
+import { publicDirectory } from '../gateway/public-directory';
+import { RemoteDocTypes } from '../gateway/remote-doctypes';
+import type { AppEnv } from '../http/env';
+import { type CleanupStack, createCleanupStack } from '../lifecycle/cleanup-stack';
+import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
+import { listen, type RunningServer } from '../server';
+import { boundPublicUrl, buildContext, type ContextOptions, defaultPublicUrl } from './context';
+
+/** KV bucket of the idempotency records gateways share (TTL `security.idempotency.ttl_seconds`). */
+export const IDEMPOTENCY_BUCKET = 'platform_idempotency';
+
+/** Options of {@link createGateway} and {@link startGateway}. */
+export interface GatewayOptions {
+  log?: Logger;
+  /** Default: `PLATFORM_INTERNAL_SECRET`. */
+  secret?: string;
+  /** A bus to share (tests); default a NATS connection to `nats.url`, closed with the gateway. */
+  bus?: Bus;
+  /** What the context may take from the caller (tests: an in-memory database, fixture folders). */
+  context?: ContextOptions;
+}
+
+/** A MACROSERVICE gateway app and what it holds. */
+export interface Gateway {
+  app: Hono<AppEnv>;
+  ctx: AppContext;
+  /** The bus-backed directory with the services' own addresses (what forwarding uses). */
+  directory: BusServiceDirectory;
+  /** Releases everything the root opened, in reverse order. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Builds the gateway on `stack`: what {@link createGateway} returns, before its own close is attached. */
+async function buildGateway(
+  config: PlatformConfig,
+  options: GatewayOptions,
+  stack: CleanupStack,
+): Promise<Omit<Gateway, 'close'>> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const secret = options.secret ?? readInternalSecret();
+  const { ttlMs, heartbeatMs } = manifestTiming(config);
+  let bus = options.bus;
+  if (!bus) {
+    const connected = await connectBus(config, log, 'desk-gateway');
+    stack.defer(() => connected.close());
+    bus = connected;
+  }
+  const directory = new BusServiceDirectory({
+    bus,
+    store: await bus.keyValue(config.nats.bucket, { ttlMs }),
+    ttlMs,
+    heartbeatMs,
+    busSourceOfTruth: config.nats.bus_source_of_truth,
+    log,
+  });
+  await directory.start();
+  stack.defer(() => directory.close());
+
+  const timeoutMs = config.desk.upstream_timeout_ms;
+  const doctypes = new RemoteDocTypes({ directory, timeoutMs, log });
+  await doctypes.start();
+  stack.defer(() => doctypes.stop());
+  const idempotency = new KvIdempotencyStore(
+    await bus.keyValue<IdempotencyRecord>(IDEMPOTENCY_BUCKET, {
+      ttlMs: config.security.idempotency.ttl_seconds * 1000,
+    }),
+  );
+
+  const gatewayConfig: PlatformConfig = { ...config, mode: 'macroservice', apps: [] };
+  const contextOptions = { log, ...options.context };
+  const gatewayUrl = contextOptions.publicUrl ?? defaultPublicUrl(gatewayConfig);
+  const ctx = await buildContext(
+    gatewayConfig,
+    { ...contextOptions, publicUrl: gatewayUrl },
+    {
+      bus,
+      directory: () =>
+        publicDirectory(directory, {
+          gatewayUrl: () => gatewayUrl,
+          proxyAssets: config.desk.mfe_proxy_enabled,
+        }),
+      idempotency,
+      policyDoctypes: doctypes,
+    },
+    stack,
+  );
+
+  const forwarding = new Hono<AppEnv>();
+  forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log }));
+  if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
+  return { app: createApp(ctx, { forwarding }), ctx, directory };
+}
+
+/**
+ * The MACROSERVICE gateway composition root, without a listener: no local apps; discovery from the manifest
+ * bucket (browsers see manifests whose `apiUrl` / `metaUrl` point at the gateway, see publicDirectory);
+ * data, RPC and metadata requests forwarded to the services after the full middleware chain; idempotency
+ * records in a KV bucket shared by every gateway; the encryption policy fed with the services' DocTypes.
+ */
+export async function createGateway(config: PlatformConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const stack = createCleanupStack(options.log ?? ((line) => console.error(line)));
+  try {
+    return { ...(await buildGateway(config, options, stack)), close: () => stack.close() };
+  } catch (err) {
+    await stack.close();
+    throw err;
+  }
+}
+
+/** A listening gateway. */
+export interface RunningGateway extends Gateway {
+  url: string;
+  server: RunningServer;
+}
+
+/**
+ * `m serve --mode macroservice`: binds `server.host` / `server.port` first (so the public URL carries the
+ * port actually bound when `server.public_url` is not set), then builds the gateway and serves it.
+ */
+export async function startGateway(
+  config: PlatformConfig,
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
+  const stack = createCleanupStack(options.log ?? ((line) => console.error(line)));
+  try {
+    const server = await listen({
+      host: config.server.host,
+      port: config.server.port,
+      shutdownTimeoutMs: config.server.shutdown_timeout_ms,
+    });
+    stack.defer(() => server.close());
+    const publicUrl = options.context?.publicUrl ?? boundPublicUrl(config, server.port);
+    const gateway = await buildGateway(
+      config,
+      { ...options, context: { ...options.context, publicUrl } },
+      stack,
+    );
+    server.serve(gateway.app);
+    // Once serving, stopping the server comes first on close: in-flight requests still need the context.
+    stack.defer(() => server.close());
+    return { ...gateway, url: server.url, server, close: () => stack.close() };
+  } catch (err) {
+    await stack.close();
+    throw err;
+  }
+}

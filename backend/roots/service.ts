@@ -1,0 +1,124 @@
+import { join } from 'node:path';
+import type { ServiceManifest } from '../../src/protocol';
+import { createServiceApp } from '../app';
+import { isAppPath, loadAppFromPath } from '../apps/index';
+import { readInternalSecret } from '../auth/internal-auth';
+import type { Bus } from '../bus/bus';
+import { connectBus, manifestTiming } from '../bus/connect-bus';
+import type { PlatformConfig } from '../config/schema';
+import type { Logger } from '../context';
+import { type ManifestDraft, ManifestPublisher } from '../gateway/manifests/manifest-publisher';
+import { createMonolithDirectory, type MonolithDirectory } from '../gateway/monolith-directory';
+import { PlatformError } from '../http/errors';
+import { createCleanupStack } from '../lifecycle/cleanup-stack';
+import { listen } from '../server';
+import { boundPublicUrl, buildContext, type ContextOptions } from './context';
+
+/** Options of {@link startService}. */
+export interface StartServiceOptions {
+  /** The app this process serves: a built-in name (`crm`) or the path of an app folder. */
+  app: string;
+  log?: Logger;
+  /** Default: `PLATFORM_INTERNAL_SECRET`. */
+  secret?: string;
+  /** A bus to share (tests); default a NATS connection to `nats.url`, closed with the service. */
+  bus?: Bus;
+  /** What the context may take from the caller (tests: an in-memory database, fixture folders). */
+  context?: ContextOptions;
+}
+
+/** A running service process. */
+export interface RunningService {
+  /** Its own base URL (`http://host:port`). */
+  url: string;
+  /** The manifest it publishes. */
+  manifest(): ServiceManifest | undefined;
+  /** Deletes its manifest from the bucket, then stops the server and releases everything. Idempotent. */
+  close(): Promise<void>;
+}
+
+function draftOf(manifest: ServiceManifest): ManifestDraft {
+  const { rev: _rev, ...draft } = manifest;
+  return draft;
+}
+
+/**
+ * `m serve --app <name>`, the service composition root: one service process. It installs only that app,
+ * keeps its state in `<data_dir>/services/<app>` (its own database and keys), binds `server.port` (0 = a
+ * free port) before building its context (whose public URL is the address bound), and publishes its
+ * manifest (`apiUrl` `<own url>/api`, `url` its `remoteEntry.js` when built) on the bus with a heartbeat;
+ * it re-publishes with a new `rev` when the remote appears or changes.
+ */
+export async function startService(
+  config: PlatformConfig,
+  options: StartServiceOptions,
+): Promise<RunningService> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  // An app given by its folder is named by its own module.
+  const name = isAppPath(options.app) ? (await loadAppFromPath(options.app)).name : options.app;
+  const secret = options.secret ?? readInternalSecret();
+  const { ttlMs, heartbeatMs } = manifestTiming(config);
+  const serviceConfig: PlatformConfig = {
+    ...config,
+    apps: [options.app],
+    server: { ...config.server, data_dir: join(config.server.data_dir, 'services', name) },
+  };
+  const stack = createCleanupStack(log);
+  try {
+    let bus = options.bus;
+    if (!bus) {
+      const connected = await connectBus(config, log, `desk-service-${name}`);
+      stack.defer(() => connected.close());
+      bus = connected;
+    }
+    const server = await listen({
+      host: config.server.host,
+      port: config.server.port,
+      shutdownTimeoutMs: config.server.shutdown_timeout_ms,
+    });
+    stack.defer(() => server.close());
+    let directory: MonolithDirectory | undefined;
+    const ctx = await buildContext(
+      serviceConfig,
+      {
+        log,
+        ...options.context,
+        publicUrl: options.context?.publicUrl ?? boundPublicUrl(config, server.port),
+      },
+      {
+        bus,
+        directory: (apps, appsDir, publicUrl) => {
+          directory = createMonolithDirectory({ apps, appsDir, publicUrl: () => publicUrl });
+          return directory;
+        },
+      },
+      stack,
+    );
+    server.serve(createServiceApp(ctx, secret));
+    // Once serving, stopping the server comes before releasing the context the requests use.
+    stack.defer(() => server.close());
+    const own = directory?.get(name);
+    if (!directory || !own) throw new PlatformError('config_invalid', `app ${name} is not installed`);
+    const scanned = directory;
+
+    const store = await bus.keyValue<ServiceManifest>(config.nats.bucket, { ttlMs });
+    const publisher = new ManifestPublisher({ bus, store, heartbeatMs, log });
+    await publisher.start(draftOf(own));
+    stack.defer(() => publisher.stop());
+    // A remote built after the start (or rebuilt) changes the manifest: publish it with a new rev.
+    const offChange = scanned.subscribe((list) => {
+      const next = list.find((m) => m.service === name);
+      if (next) void publisher.update(draftOf(next)).catch(() => {});
+    });
+    const rescan = setInterval(() => scanned.refresh(), heartbeatMs);
+    rescan.unref?.();
+    stack.defer(() => {
+      clearInterval(rescan);
+      offChange();
+    });
+    return { url: server.url, manifest: () => publisher.manifest, close: () => stack.close() };
+  } catch (err) {
+    await stack.close();
+    throw err;
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * The offline backend: the platform's own API app (`createApiApp`: the same middleware chain and routes the
+ * server runs) composed over parts that need neither a database nor Node modules: records in memory
+ * (`MemoryRecordStore`, seeded unless asked empty), users and sessions in memory (`MemoryAuthStore`, with
+ * `Administrator` / `admin` as on a first start), WebCrypto PBKDF2 password hashing, a WebCrypto key store
+ * and an in-memory idempotency store. The browser worker (../browser.ts) and the Node mock server
+ * (../node.ts) both hand every API request to {@link MockBackend.fetch}.
+ */
+import { Hono } from 'hono';
+import { createApiApp } from '../../backend/api-app';
+import { crmApp } from '../../backend/apps/crm/app';
+import { createRpcRegistry } from '../../backend/apps/rpc-registry';
+import { stockApp } from '../../backend/apps/stock/app';
+import type { InstalledApp } from '../../backend/apps/types';
+import { AuthService } from '../../backend/auth/auth-service';
+import { MemoryAuthStore } from '../../backend/auth/memory-auth-store';
+import { Pbkdf2PasswordHasher } from '../../backend/auth/pbkdf2-password-hasher';
+import { InProcessBus } from '../../backend/bus/in-process-bus';
+import { type PlatformConfig, platformTomlSchema } from '../../backend/config/schema';
+import type { AppContext } from '../../backend/context';
+import { MemoryRecordStore } from '../../backend/data/memory-record-store';
+import type { Database } from '../../backend/db/database';
+import { createDocTypeRegistry, type DocTypeRegistry } from '../../backend/doctypes/registry';
+import { createStaticDirectory } from '../../backend/gateway/service-directory';
+import type { AppEnv } from '../../backend/http/env';
+import { handleError, notFound, PlatformError } from '../../backend/http/errors';
+import { createEncryptionPolicy, type EncryptionPolicy } from '../../backend/security/encryption-policy';
+import { MemoryIdempotencyStore } from '../../backend/security/idempotency/memory-idempotency-store';
+import { WebCryptoKeyStore } from '../../backend/security/keys/webcrypto-key-store';
+import type { SecurityContext } from '../../backend/security/security-context';
+import type { EncryptionMode, ServiceManifest } from '../../src/protocol';
+import { seedRecords } from './seed-records';
+
+/** The mock's one user: the platform's first-start administrator with the default password. */
+export const MOCK_USER = { usr: 'Administrator', pwd: 'admin' } as const;
+
+/** Options of {@link createMockBackend}. */
+export interface MockBackendOptions {
+  /** Payload-encryption mode; default `metadata` (the platform's default). */
+  mode?: EncryptionMode;
+  /** Extra selective-mode routes (merged with the built-in ones). */
+  routes?: string[];
+  /** Apps to install; default the sample apps `crm` and `stock`. */
+  apps?: InstalledApp[];
+  /** Origin the manifests point at (`''` = the page's origin); default `''`. */
+  baseUrl?: string;
+  /** Services whose manifest has a UI remote (`url`); default none (data-only, nothing to fetch offline). */
+  remotes?: string[];
+  /**
+   * What the record store starts with: `seeded` (default) a few deterministic records per sample DocType
+   * (./seed-records.ts), so the offline Desk lists something; `empty` for tests that count what they store.
+   */
+  records?: 'seeded' | 'empty';
+}
+
+/** A running offline backend. */
+export interface MockBackend {
+  /** Answers one API request, exactly as the server's app would. */
+  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one API request and also returns the cookies the app set: a `Response` built in a browser drops
+   * its `Set-Cookie` headers (a forbidden response header), so the worker hands these to MSW itself.
+   */
+  handle(request: Request): Promise<{ response: Response; setCookies: string[] }>;
+  /** The context the app was built from. */
+  readonly ctx: AppContext;
+  apps: InstalledApp[];
+  doctypes: DocTypeRegistry;
+  manifests: ServiceManifest[];
+  /** The records the data API serves. */
+  store: MemoryRecordStore;
+  /** The payload-encryption policy in force. */
+  readonly policy: EncryptionPolicy;
+  /** The payload-encryption keys; `rotateKeys` makes a new active key. */
+  keys: WebCryptoKeyStore;
+  /** Switches the payload-encryption mode (rebuilds the app, as a server restart with new config would). */
+  setMode(mode: EncryptionMode, routes?: string[]): void;
+  /** Makes a new active key; with `dropOld`, previous keys stop decrypting at once (past their grace). */
+  rotateKeys(options?: { dropOld?: boolean }): Promise<void>;
+}
+
+/**
+ * Manifests of `apps` as a MONOLITH gateway would publish them (backend/gateway/monolith-directory.ts):
+ * `apiUrl` `<base>/api`, `metaUrl` `<base>/api/meta/<app>`, and a remote entry under `/desk/assets/`.
+ */
+export function manifestsOf(
+  apps: readonly InstalledApp[],
+  baseUrl = '',
+  remotes: readonly string[] = [],
+): ServiceManifest[] {
+  const base = baseUrl.replace(/\/+$/, '');
+  return apps.map((app) => ({
+    service: app.name,
+    rev: 1,
+    url: remotes.includes(app.name) ? `${base}/desk/assets/${app.name}/remoteEntry.js` : null,
+    apiUrl: `${base}/api`,
+    metaUrl: `${base}/api/meta/${app.name}`,
+    doctypes: app.doctypes.map((d) => d.name),
+  }));
+}
+
+/** The offline backend has no database: anything still asking for SQL is told so. */
+const NO_DATABASE: Database = {
+  query: () => Promise.reject(notOffline()),
+  exec: () => Promise.reject(notOffline()),
+  transaction: () => Promise.reject(notOffline()),
+  close: async () => {},
+} as unknown as Database;
+
+function notOffline(): PlatformError {
+  return new PlatformError('not_available_offline', 'This needs the database.', { status: 501 });
+}
+
+/** PBKDF2 rounds of the mock's password hashes: the offline user's password is public anyway. */
+const MOCK_PBKDF2_ITERATIONS = 1_000;
+
+function configOf(apps: readonly InstalledApp[], mode: EncryptionMode, routes: string[]): PlatformConfig {
+  return platformTomlSchema.parse({
+    apps: apps.map((a) => a.name),
+    security: { payload_encryption: { mode, routes } },
+  });
+}
+
+/** The `Set-Cookie` values each request's answer carried, by request. */
+const setCookiesOf = new WeakMap<Request, string[]>();
+
+/**
+ * The API app behind a first middleware that notes every `Set-Cookie` value the routes set (see
+ * {@link MockBackend.handle}); errors and unknown paths are answered as the API app answers them.
+ */
+function withCookieCapture(api: Hono<AppEnv>): Hono<AppEnv> {
+  const outer = new Hono<AppEnv>();
+  outer.onError(handleError(() => {}));
+  outer.notFound(notFound);
+  outer.use('*', async (c, next) => {
+    const cookies: string[] = [];
+    setCookiesOf.set(c.req.raw, cookies);
+    const header = c.header.bind(c);
+    c.header = ((name: string, value?: string, options?: { append?: boolean }) => {
+      if (value !== undefined && name.toLowerCase() === 'set-cookie') cookies.push(value);
+      return header(name, value, options);
+    }) as typeof c.header;
+    await next();
+  });
+  outer.route('/', api);
+  return outer;
+}
+
+/** Builds the offline backend: the platform's API app over in-memory stores (see the file comment). */
+export async function createMockBackend(options: MockBackendOptions = {}): Promise<MockBackend> {
+  const apps = options.apps ?? [crmApp, stockApp];
+  const doctypes = createDocTypeRegistry(apps);
+  const manifests = manifestsOf(apps, options.baseUrl, options.remotes);
+  const config = configOf(apps, options.mode ?? 'metadata', options.routes ?? []);
+  const pe = config.security.payload_encryption;
+  let clock = Date.now();
+  const graceMs = pe.key_grace_seconds * 1000;
+  // The key clock only moves on `rotateKeys({ dropOld })`, past the grace period, so old keys expire then.
+  const keys = await WebCryptoKeyStore.create({ graceMs, now: () => clock });
+  const auth = new AuthService({
+    store: new MemoryAuthStore(),
+    passwords: new Pbkdf2PasswordHasher(MOCK_PBKDF2_ITERATIONS),
+    sessionTtlMs: config.security.session.ttl_seconds * 1000,
+  });
+  await auth.migrate();
+  await auth.ensureAdministrator(MOCK_USER.pwd);
+  const records = new MemoryRecordStore();
+  if (options.records !== 'empty') seedRecords(records, doctypes);
+  const bus = new InProcessBus();
+  const idempotency = new MemoryIdempotencyStore();
+  const directory = createStaticDirectory(manifests);
+  const rpc = createRpcRegistry(apps);
+  // A context is never patched: a change of mode builds a new one (and a new app) over the same stores.
+  const contextFor = (mode: EncryptionMode, routes: string[]): AppContext => {
+    const security: SecurityContext = {
+      keys,
+      policy: createEncryptionPolicy({ mode, routes, doctypes }),
+      idempotency,
+      auth,
+      close: () => {},
+    };
+    return {
+      config: mode === pe.mode && routes === pe.routes ? config : configOf(apps, mode, routes),
+      log: () => {},
+      db: NO_DATABASE,
+      records,
+      apps,
+      doctypes,
+      rpc,
+      directory,
+      publicUrl: options.baseUrl ?? '',
+      appsDir: '',
+      distDir: '',
+      publicDir: '',
+      security,
+      bus,
+      close: async () => bus.close(),
+    };
+  };
+  let ctx = contextFor(pe.mode, pe.routes);
+  let app = withCookieCapture(createApiApp(ctx));
+  return {
+    fetch: async (request) => app.fetch(request),
+    async handle(request) {
+      const response = await app.fetch(request);
+      return { response, setCookies: setCookiesOf.get(request) ?? [] };
+    },
+    get ctx() {
+      return ctx;
+    },
+    apps,
+    doctypes,
+    manifests,
+    store: records,
+    get policy() {
+      return ctx.security.policy;
+    },
+    keys,
+    setMode(mode, routes = []) {
+      ctx = contextFor(mode, routes);
+      app = withCookieCapture(createApiApp(ctx));
+    },
+    async rotateKeys(rotation = {}) {
+      await keys.rotate();
+      if (rotation.dropOld) clock += graceMs + 1;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { basename } from 'node:path';
+import { connectBus } from '../../../backend/bus/connect-bus';
+import type { PlatformConfig } from '../../../backend/config/schema';
+import { PlatformError } from '../../../backend/http/errors';
+import { createCleanupStack } from '../../../backend/lifecycle/cleanup-stack';
+import { startGateway } from '../../../backend/roots/gateway';
+import { startService } from '../../../backend/roots/service';
+
+/**
+ * The MACROSERVICE runner of `m serve` (`--mode macroservice` or `PLATFORM_MODE=macroservice`):
+ * - without `--app`: a gateway (discovery from NATS, no local apps, forwarding to the services);
+ * - with `--app <name>`: one service process serving that app.
+ * NATS unavailable at start is retried with backoff (a log line per attempt) until it answers or the
+ * process receives SIGINT/SIGTERM.
+ */
+export async function runMacroservice(
+  config: PlatformConfig,
+  flags: { apps: string[] },
+): Promise<{ stop(): Promise<void> }> {
+  if (flags.apps.length > 1) {
+    throw new PlatformError(
+      'usage',
+      'a service process serves one app: give --app once (or none for a gateway)',
+    );
+  }
+  const log = (line: string) => console.error(line);
+  // A signal while NATS is still unreachable ends the retry loop (the start then fails cleanly).
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const stack = createCleanupStack(log);
+  try {
+    const app = flags.apps[0];
+    const bus = await connectBus(
+      config,
+      log,
+      app ? `desk-service-${basename(app)}` : 'desk-gateway',
+      abort.signal,
+    );
+    stack.defer(() => bus.close());
+    if (app) {
+      const service = await startService(config, { app, log, bus });
+      stack.defer(() => service.close());
+      console.log(`Service ${app} on ${service.url} (manifest rev ${service.manifest()?.rev})`);
+    } else {
+      const gateway = await startGateway(config, { log, bus });
+      stack.defer(() => gateway.close());
+      console.log(`Desk (MACROSERVICE gateway) on ${gateway.ctx.publicUrl}/desk/`);
+    }
+    return { stop: () => stack.close() };
+  } catch (err) {
+    await stack.close();
+    throw err;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Wire types of the gateway discovery endpoints: what the gateway answers and what the SDK, the shell and
+ * the load-test harness read. Types only.
+ */
+
+/** Manifest entry of one remote service: where its UI remote, data API and metadata live. */
+export interface DiscoveryUnit {
+  /** Full URL of the remote entry script (`remoteEntry.js`). */
+  url: string;
+  /** Base URL for all data operations of the service (`<apiUrl>/resource/<DocType>`, `<apiUrl>/method/<name>`). */
+  apiUrl: string;
+  /** Endpoint for fetching UI metadata (DocTypes, menus): answers `ServiceMetadata`. */
+  metaUrl: string;
+  /** URL of the service's OpenAPI document. */
+  openapiUrl?: string;
+  /** Subresource Integrity of the remote entry (`sha384-<base64>`); the Desk loads it only when it matches. */
+  integrity?: string;
+}
+
+/** `GET /api/gateway/remotes`: service name -> DiscoveryUnit, for services that ship a UI remote. */
+export type RemotesMap = Record<string, DiscoveryUnit>;
+
+/**
+ * A service's full manifest as the gateway holds it. `rev` increases whenever the manifest changes;
+ * `url` is null for a data-only service (no UI remote).
+ */
+export interface ServiceManifest {
+  service: string;
+  rev: number;
+  url: string | null;
+  apiUrl: string;
+  metaUrl: string;
+  openapiUrl?: string;
+  /** Full DocType names the service owns, e.g. `crm.Customer`. */
+  doctypes: string[];
+  /** Subresource Integrity of `url` (`sha384-<base64>`), when the service has a remote. */
+  integrity?: string;
+}
+
+/**
+ * `POST /api/gateway/discovery/query` request. `services` maps a service name to the manifest `rev` the
+ * client already holds (0 = none); the gateway returns a manifest only when its `rev` is newer.
+ */
+export interface DiscoveryQuery {
+  resources: string[];
+  services?: Record<string, number>;
+}
+
+/**
+ * `POST /api/gateway/discovery/query` response. `resources`: DocType -> owning service, `null` when unknown.
+ * `services`: manifests for (a) services the query asked for whose `rev` is newer than the client's and
+ * (b) owners of the queried resources the client did not list; each has at least `url` and `apiUrl`.
+ */
+export interface DiscoveryResult {
+  resources: Record<string, string | null>;
+  services: Record<string, ServiceManifest>;
+}
+
+/** `GET /api/gateway/discovery/{resource}` response. */
+export interface DiscoveryOwner {
+  owner: string;
+}

@@ -1,0 +1,42 @@
+/**
+ * The wire contract of the Desk platform (`@framework-m/desk/protocol`): everything the backend and its
+ * clients (SDK, shell, mocks, load-test harness) agree on. Environment-agnostic: no Node, DOM or React APIs.
+ */
+
+export type {
+  DiscoveryOwner,
+  DiscoveryQuery,
+  DiscoveryResult,
+  DiscoveryUnit,
+  RemotesMap,
+  ServiceManifest,
+} from './discovery';
+export type { DocTypeSchema, FieldSchema, FieldType, FlaggedSchema } from './doctype-schema';
+export { hasFlaggedFields } from './doctype-schema';
+export type { EncryptionRule } from './encryption-policy';
+export { BUILTIN_SELECTIVE_ROUTES, requiresEncryption, STRICT_EXEMPT_PREFIXES } from './encryption-policy';
+export type { ErrorBody, ErrorCode, FieldError } from './errors';
+export {
+  CSRF_HEADER,
+  IDEMPOTENCY_HEADER,
+  JOSE_CONTENT_TYPE,
+  JSON_CONTENT_TYPE,
+  SERVICE_HEADER,
+} from './headers';
+export type { ListResponse, MenuItem, RecordResponse, RpcResponse, ServiceMetadata } from './metadata';
+export { isMutating, isSafeMethod, MUTATING_METHODS, SAFE_METHODS } from './methods';
+export {
+  CHANGE_PASSWORD_PATH,
+  DISCOVERY_QUERY_PATH,
+  GATEWAY_PREFIX,
+  GENERATE_API_KEY_PATH,
+  JWKS_PATH,
+  LOGIN_PATH,
+  LOGOUT_PATH,
+  REMOTES_PATH,
+  SECURITY_CONFIG_PATH,
+  SECURITY_PREFIX,
+} from './paths';
+export { globToRegExp, matchesRoute } from './route-match';
+export type { EncryptionJwk, EncryptionMode, Jwks, RequestBinding, SecurityConfig } from './security';
+export { ENCRYPTION_MODES, JWE_ALG, JWE_ENC } from './security';
