@@ -63,13 +63,21 @@ export function createRemoteConfig(options: RemoteConfigOptions): Configuration 
   const mode = options.mode ?? (process.env.DESK_REMOTE_DEV === '1' ? 'development' : 'production');
   const production = mode === 'production';
   const views = options.exposes['./views'];
+  // Hot updates (m app dev): the views module tells the Desk, components keep their state.
   const hotRules =
-    !production && views
+    !production && views && process.env.DESK_REMOTE_DEV === '1'
       ? [
           {
             test: resolve(context, views),
             enforce: 'pre' as const,
             loader: join(import.meta.dirname, 'hot-views-loader.cjs'),
+            options: { service: options.name },
+          },
+          {
+            test: /\.tsx$/,
+            exclude: /node_modules/,
+            enforce: 'pre' as const,
+            loader: join(import.meta.dirname, 'hot-components-loader.cjs'),
             options: { service: options.name },
           },
         ]

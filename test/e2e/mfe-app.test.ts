@@ -210,7 +210,7 @@ describe("a developer's dev server overriding the app's remote in the running De
     await server?.stop();
   });
 
-  it('loads the remote from the dev server, shows an edit without a navigation, and resets', async () => {
+  it('loads the remote from the dev server, shows an edit without a navigation keeping the form state, and resets', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const entry = `http://127.0.0.1:${devPort}/remoteEntry.js`;
     await signIn(page, `${server.deskUrl}?override=notes=${encodeURIComponent(entry)}`);
@@ -222,6 +222,7 @@ describe("a developer's dev server overriding the app's remote in the running De
     await page.goto(`${server.deskUrl}#/app/notes.Note/new`);
     await fromDevServer;
     await page.getByText('notes note form', { exact: true }).waitFor();
+    await page.getByLabel('Title').fill('Typed before the edit');
     await page.evaluate(() => {
       (window as { __sameDocument?: boolean }).__sameDocument = true;
     });
@@ -234,6 +235,8 @@ describe("a developer's dev server overriding the app's remote in the running De
     app.timings['edit to update in the open Desk'] = Date.now() - started;
     expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
     expect(new URL(page.url()).hash).toBe('#/app/notes.Note/new');
+    // The form kept what was typed: the edited component was swapped in place, not remounted.
+    expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
     await screenshot(page, 'mfe-app-override-hot-update');
 
     await banner.getByRole('button', { name: 'Reset notes' }).click();
