@@ -9,7 +9,7 @@ const HELP = `Usage: m app <build | dev | start> [options]
 
 Works on the app in the current folder (one made by "m new app"):
   m app build [--missing]        Build its UI remote into static/mfe/ (--missing: only when out of date)
-  m app dev [--port 3001]        Serve its UI remote from a dev server (React Fast Refresh) for a Desk override
+  m app dev [--port 3001]        Serve its UI remote with hot updates that keep state, for a Desk override
   m app start [m serve options]  Build what is missing, then serve a MONOLITH Desk with the platform's apps
                                  and this one; with --mode macroservice, run it as one service process
 
