@@ -92,6 +92,20 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     await server?.stop();
   });
 
+  it('built mf-manifest.json next to remoteEntry.js: the exposed views and the shared React at the Desk version', () => {
+    const manifest = JSON.parse(readFileSync(join(app.dir, 'static', 'mfe', 'mf-manifest.json'), 'utf8')) as {
+      name: string;
+      exposes: Array<{ path: string }>;
+      shared: Array<{ name: string; version: string; singleton: boolean }>;
+    };
+    expect(manifest.name).toBe('notes');
+    expect(manifest.exposes.map((e) => e.path)).toContain('./views');
+    expect(manifest.shared.find((s) => s.name === 'react')).toMatchObject({
+      version: '19.3.1',
+      singleton: true,
+    });
+  });
+
   it('shows the Note DocType in the navigation next to the platform apps', async () => {
     const started = Date.now();
     await page.goto(server.deskUrl);
@@ -213,12 +227,13 @@ describe("a developer's dev server overriding the app's remote in the running De
   it('loads the remote from the dev server, shows an edit without a navigation keeping the form state, and resets', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const entry = `http://127.0.0.1:${devPort}/remoteEntry.js`;
+    // The home page's widgets may load the remote already: listen from the start.
+    const fromDevServer = page.waitForRequest((r) => r.url().startsWith(`http://127.0.0.1:${devPort}/`));
     await signIn(page, `${server.deskUrl}?override=notes=${encodeURIComponent(entry)}`);
     const banner = page.getByRole('status', { name: 'Remote overrides' });
     await banner.getByText(entry).waitFor();
     expect(new URL(page.url()).search).toBe('');
 
-    const fromDevServer = page.waitForRequest((r) => r.url().startsWith(`http://127.0.0.1:${devPort}/`));
     await page.goto(`${server.deskUrl}#/app/notes.Note/new`);
     await fromDevServer;
     await page.getByText('notes note form', { exact: true }).waitFor();
@@ -239,7 +254,17 @@ describe("a developer's dev server overriding the app's remote in the running De
     expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
     await screenshot(page, 'mfe-app-override-hot-update');
 
+    await page.goto(`${server.deskUrl}#/`);
+    await page.getByText('Developer details').click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'notes' }) });
+    await row.getByText('overridden').waitFor();
+    expect(await row.textContent()).toContain(entry);
+    const crmRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'crm' }) });
+    expect(await crmRow.textContent()).toMatch(/sha384-[A-Za-z0-9+/]{64}/);
+    await screenshot(page, 'mfe-app-developer-details');
+
     await banner.getByRole('button', { name: 'Reset notes' }).click();
+    await page.goto(`${server.deskUrl}#/app/notes.Note/new`);
     await page.getByText('notes note form', { exact: true }).waitFor();
     expect(await banner.count()).toBe(0);
     expect(await page.evaluate(() => localStorage.getItem('desk.remote-overrides'))).toBe('{}');

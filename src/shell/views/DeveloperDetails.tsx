@@ -92,7 +92,7 @@ export function DeveloperDetails(): React.JSX.Element {
             <label htmlFor={`${uid}-service`}>Service</label>
             <input id={`${uid}-service`} value={service} onChange={(e) => setService(e.target.value)} />
           </div>
-          <div className="desk-field">
+          <div className="desk-field desk-devtools__url">
             <label htmlFor={`${uid}-url`}>Dev server entry URL</label>
             <input
               id={`${uid}-url`}
