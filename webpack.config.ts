@@ -5,7 +5,8 @@
  *   the backend under `/desk/assets/shell/`. It declares NO static `remotes`: remotes are registered at
  *   runtime from discovery (src/sdk/remotes).
  * - one REMOTE per sample app (`backend/apps/<app>/ui/`) into `backend/apps/<app>/static/mfe/`
- *   (`remoteEntry.js` + hashed chunks), served under `/desk/assets/<app>/`.
+ *   (`remoteEntry.js`, `mf-manifest.json` + hashed chunks), served under `/desk/assets/<app>/`, built with
+ *   the same `createRemoteConfig` (src/webpack) a team outside this repository uses.
  *
  * Host and remotes share react, react-dom, @tanstack/react-query and @refinedev/core as singletons, so a
  * remote's Refine hooks see the shell's data provider and query cache.
@@ -20,6 +21,7 @@ import { EsbuildPlugin } from 'esbuild-loader';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import webpack, { type Configuration } from 'webpack';
 import { type PlatformConfigPayload, platformConfigMarkup } from './backend/desk/platform-config';
+import { createRemoteConfig, hashedFilename, SHARED_SINGLETONS, sharedSingletons } from './src/webpack';
 
 const root = import.meta.dirname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -28,7 +30,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 };
 
 /** The libraries host and remotes must share one copy of (React context and the query cache live in them). */
-export const SHARED_SINGLETONS = ['react', 'react-dom', '@tanstack/react-query', '@refinedev/core'] as const;
+export { SHARED_SINGLETONS };
 
 /** Where each build's files are served from (the backend's desk routes). */
 export const ASSETS_BASE = '/desk/assets';
@@ -56,22 +58,7 @@ export const DEV_PLATFORM_CONFIG: PlatformConfigPayload = {
 };
 
 function shared() {
-  const entries: Record<string, { singleton: true; requiredVersion: string; eager?: boolean }> = {};
-  for (const name of SHARED_SINGLETONS) {
-    entries[name] = { singleton: true, requiredVersion: pkg.dependencies[name] ?? false };
-  }
-  // The automatic JSX runtime imports these subpaths; they must resolve to the one shared React.
-  entries['react/jsx-runtime'] = { singleton: true, requiredVersion: pkg.dependencies.react };
-  entries['react-dom/client'] = { singleton: true, requiredVersion: pkg.dependencies['react-dom'] };
-  return entries;
-}
-
-/**
- * Content-hashed names for entry chunks. The federation runtime asks for an entry chunk's file name before
- * hashes exist (only to compute its directory); it gets the unhashed name then, the real one at emit time.
- */
-function hashedFilename(pathData: { chunk?: { contentHash?: Record<string, string> } }): string {
-  return pathData.chunk?.contentHash?.javascript ? '[name].[contenthash:10].js' : '[name].js';
+  return sharedSingletons();
 }
 
 interface BuildEnv {
@@ -147,44 +134,20 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
 }
 
 function remoteConfig(app: string, production: boolean, dev: boolean): Configuration {
-  const ui = `./backend/apps/${app}/ui`;
-  const exposesFile = join(root, 'backend', 'apps', app, 'ui', 'exposes.json');
   // Each remote lists what it exposes in ui/exposes.json ({ "./views": "./views.ts", ... }).
-  const exposes = JSON.parse(readFileSync(exposesFile, 'utf8')) as Record<string, string>;
-  return {
-    ...base(app, production),
-    // No entry of its own: `remoteEntry.js` is the only entry, and every exposed module is loaded through it
-    // asynchronously after the share scope is initialised (the async boundary Module Federation needs).
-    entry: {},
-    output: {
-      path: join(root, 'backend', 'apps', app, 'static', 'mfe'),
-      // Chunks load from wherever remoteEntry.js was loaded from: the Desk's own origin in MONOLITH, the
-      // service's origin in MACROSERVICE (whose manifest URL points at the service, not the gateway). The dev
-      // server is one origin and serves each build under its fixed public path.
-      publicPath: dev ? `${ASSETS_BASE}/${app}/` : 'auto',
-      filename: production ? hashedFilename : '[name].js',
-      chunkFilename: production ? '[name].[contenthash:10].js' : '[name].js',
-      // A unique global so several remotes' webpack runtimes never collide on one page.
-      uniqueName: `desk_remote_${app}`,
-      clean: true,
-    },
-    plugins: [
-      new ModuleFederationPlugin({
-        name: app,
-        filename: 'remoteEntry.js',
-        // `window[app] = container`, not a top-level `var`: the minifier wraps each file in a function and
-        // renames its top-level names, which would hide the container from the host's runtime.
-        library: { type: 'window', name: app },
-        exposes: Object.fromEntries(
-          Object.entries(exposes).map(([k, v]) => [k, `${ui}/${v.replace(/^\.\//, '')}`]),
-        ),
-        shared: shared(),
-        dts: false,
-        manifest: false,
-      }),
-      new webpack.DefinePlugin({ __DESK_DEV__: 'false' }),
-    ],
-  };
+  const exposes = JSON.parse(
+    readFileSync(join(root, 'backend', 'apps', app, 'ui', 'exposes.json'), 'utf8'),
+  ) as Record<string, string>;
+  return createRemoteConfig({
+    name: app,
+    context: join(root, 'backend', 'apps', app),
+    exposes: Object.fromEntries(
+      Object.entries(exposes).map(([k, v]) => [k, `./ui/${v.replace(/^\.\//, '')}`]),
+    ),
+    mode: production ? 'production' : 'development',
+    // The dev server is one origin and serves each build under its fixed public path.
+    publicPath: dev ? `${ASSETS_BASE}/${app}/` : 'auto',
+  });
 }
 
 /** webpack's entry point: the list of builds selected by `--env`. */

@@ -42,6 +42,11 @@ export interface InstalledApp {
    * rules is for System Managers only. Administrators may replace them at run time.
    */
   permissions?: Record<string, readonly PermissionRule[]>;
+  /**
+   * The app's folder when it was installed from a path (`<dir>/static/mfe/` holds its UI remote); built-in
+   * apps live in `backend/apps/<name>/`.
+   */
+  dir?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENCRYPTION_MODES, JWKS_PATH } from '../../src/protocol';
+import { APP_NAME_SPEC, isAppPath } from '../apps/app-spec';
 
 /** Deployment modes: MONOLITH (one process) is the embedded default. */
 export const DEPLOYMENT_MODES = ['monolith', 'macroservice'] as const;
@@ -17,8 +18,18 @@ const routePattern = z.string().startsWith('/', 'a route pattern starts with "/"
 export const platformTomlSchema = z
   .object({
     mode: z.enum(DEPLOYMENT_MODES).default('monolith'),
-    /** Installed apps (MONOLITH) under backend/apps, or the apps this process serves (`m serve --app`). */
-    apps: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).default(['crm', 'stock', 'support']),
+    /**
+     * Installed apps (MONOLITH): names of apps under backend/apps or paths to app folders; or the app this
+     * process serves (`m serve --app`).
+     */
+    apps: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((v) => APP_NAME_SPEC.test(v) || isAppPath(v), 'an app name or a path to an app folder'),
+      )
+      .default(['crm', 'stock', 'support']),
     server: z
       .object({
         host: z.string().min(1).default('127.0.0.1'),
@@ -46,6 +57,13 @@ export const platformTomlSchema = z
         core_services: z.array(z.string()).default(['crm', 'stock', 'support']),
         mfe_proxy_enabled: z.boolean().default(false),
         upstream_timeout_ms: positiveInt.default(5_000),
+        /**
+         * Lets a developer point a service's remote at their own dev server from the Desk. Unset: on when the
+         * server binds a loopback address (a developer's machine), off otherwise.
+         */
+        allow_remote_overrides: z.boolean().optional(),
+        /** Origins an override may use besides http://localhost and http://127.0.0.1. */
+        override_origins: z.array(z.url()).default([]),
       })
       .strict()
       .prefault({}),

@@ -17,6 +17,13 @@ export interface PlatformConfigPayload {
   securityConfigUrl: string;
   /** The platform version (package.json). */
   version: string;
+  /** Whether developers may override a service's remote, and the origins allowed besides localhost. */
+  remoteOverrides?: { allowed: boolean; origins: string[] };
+}
+
+/** True for an address only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
 }
 
 /** Mount path of the Desk. */
@@ -39,6 +46,10 @@ export function platformConfigPayload(
     coreServices: [...config.desk.core_services],
     securityConfigUrl: `${gatewayUrl}/api/v1/security/config`,
     version,
+    remoteOverrides: {
+      allowed: config.desk.allow_remote_overrides ?? isLoopbackHost(config.server.host),
+      origins: [...config.desk.override_origins],
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Context, Hono } from 'hono';
+import { appDirOf } from '../apps/index';
 import type { AppContext } from '../context';
 import { SERVICE_NAME_PATTERN } from '../gateway/oracle';
 import type { AppEnv } from '../http/env';
@@ -93,7 +94,7 @@ export type DeskRouteDeps = Pick<
 export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const loadShell = shellPage(ctx);
-  const installed = new Set(ctx.apps.map((a) => a.name));
+  const installed = new Map(ctx.apps.map((a) => [a.name, appDirOf(a, ctx.appsDir)]));
   const hosts = allowedHosts(ctx.config);
 
   // URL parsing has already collapsed `..` segments by now (`/desk/assets/crm/../../x` arrives as `/desk/x`,
@@ -121,13 +122,19 @@ export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
     const service = c.req.param('service');
     if (!SERVICE_NAME_PATTERN.test(service)) throw notFound();
     const segments = assetSegments(rawRest(c, `/desk/assets/${service}/`));
-    if (installed.has(service)) {
+    const appDir = installed.get(service);
+    if (appDir !== undefined) {
       const file = await readStaticFile(
-        join(ctx.appsDir, service, 'static', 'mfe'),
+        join(appDir, 'static', 'mfe'),
         segments,
         c.req.header('accept-encoding'),
       );
-      if (file) return sendFile(c, file);
+      if (file) {
+        const response = sendFile(c, file);
+        // Public build files: a Desk on another origin loads them with Subresource Integrity, which needs CORS.
+        response.headers.set('Access-Control-Allow-Origin', '*');
+        return response;
+      }
     }
     if (!ctx.config.desk.mfe_proxy_enabled) throw notFound();
     const manifest = ctx.directory.get(service);

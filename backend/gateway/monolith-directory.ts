@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServiceManifest } from '../../src/protocol';
+import { appDirOf } from '../apps/index';
+import { remoteEntryIntegrity } from '../apps/remote-integrity';
 import type { DirectoryListener, ServiceDirectory } from './service-directory';
 
 /** Options of {@link createMonolithDirectory}. */
 export interface MonolithDirectoryOptions {
   /** The installed apps (name and DocType names). */
-  apps: ReadonlyArray<{ name: string; doctypes: ReadonlyArray<{ name: string }> }>;
-  /** Folder holding `<app>/static/mfe/remoteEntry.js`. */
+  apps: ReadonlyArray<{ name: string; dir?: string; doctypes: ReadonlyArray<{ name: string }> }>;
+  /** Folder holding `<app>/static/mfe/remoteEntry.js` (an app with its own `dir` has it there instead). */
   appsDir: string;
   /** Base of every manifest URL; read on each scan so a server bound to port 0 can fill it in later. */
   publicUrl: () => string;
@@ -33,8 +35,8 @@ export const REMOTE_ENTRY_PATH = join('static', 'mfe', 'remoteEntry.js');
  * MONOLITH discovery (docs/http-api.md#monolith-discovery): every installed app is a data service with
  * `apiUrl` `<publicUrl>/api`, `metaUrl` `<publicUrl>/api/meta/<app>` and `openapiUrl`
  * `<publicUrl>/api/openapi.json`; an app whose `static/mfe/remoteEntry.js` exists also gets `url`
- * `<publicUrl>/desk/assets/<app>/remoteEntry.js`, else `url: null`. The filesystem is rechecked at most every
- * `rescanMs`, so a build finishing after the start is picked up. `rev` starts at the wall clock in ms and
+ * `<publicUrl>/desk/assets/<app>/remoteEntry.js`, else `url: null`; `integrity` is the entry's SRI hash (sha384), so a rebuilt entry is a new manifest. The
+ * filesystem is rechecked at most every `rescanMs`, so a build finishing after the start is picked up. `rev` starts at the wall clock in ms and
  * only grows: a manifest whose content changes gets a rev above both its previous one and the current time,
  * so a client's cached rev from before a restart is older.
  */
@@ -55,7 +57,9 @@ export function createMonolithDirectory(options: MonolithDirectoryOptions): Mono
     const nextPrints = new Map<string, string>();
     let changed = false;
     for (const app of [...options.apps].sort((a, b) => a.name.localeCompare(b.name))) {
-      const hasRemote = existsSync(join(options.appsDir, app.name, REMOTE_ENTRY_PATH));
+      const entryFile = join(appDirOf(app, options.appsDir), REMOTE_ENTRY_PATH);
+      const hasRemote = existsSync(entryFile);
+      const integrity = hasRemote ? remoteEntryIntegrity(entryFile) : undefined;
       const body = {
         service: app.name,
         url: hasRemote ? `${base}/desk/assets/${app.name}/remoteEntry.js` : null,
@@ -63,6 +67,7 @@ export function createMonolithDirectory(options: MonolithDirectoryOptions): Mono
         metaUrl: `${base}/api/meta/${app.name}`,
         openapiUrl: `${base}/api/openapi.json`,
         doctypes: app.doctypes.map((d) => d.name),
+        ...(integrity ? { integrity } : {}),
       };
       const print = JSON.stringify(body);
       const previous = manifests.get(app.name);

@@ -138,6 +138,7 @@ export function remotesMap(directory: Pick<ServiceDirectory, 'list'>): RemotesMa
     if (m.url === null) continue;
     map[m.service] = { url: m.url, apiUrl: m.apiUrl, metaUrl: m.metaUrl };
     if (m.openapiUrl) map[m.service]!.openapiUrl = m.openapiUrl;
+    if (m.integrity) map[m.service]!.integrity = m.integrity;
   }
   return map;
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ServiceManifest } from '../../src/protocol';
 import { createServiceApp } from '../app';
+import { isAppPath, loadAppFromPath } from '../apps/index';
 import { readInternalSecret } from '../auth/internal-auth';
 import type { Bus } from '../bus/bus';
 import { connectBus, manifestTiming } from '../bus/connect-bus';
@@ -16,7 +17,7 @@ import { boundPublicUrl, buildContext, type ContextOptions } from './context';
 
 /** Options of {@link startService}. */
 export interface StartServiceOptions {
-  /** The app this process serves, e.g. `crm`. */
+  /** The app this process serves: a built-in name (`crm`) or the path of an app folder. */
   app: string;
   log?: Logger;
   /** Default: `PLATFORM_INTERNAL_SECRET`. */
@@ -54,12 +55,13 @@ export async function startService(
   options: StartServiceOptions,
 ): Promise<RunningService> {
   const log = options.log ?? ((line: string) => console.error(line));
-  const name = options.app;
+  // An app given by its folder is named by its own module.
+  const name = isAppPath(options.app) ? (await loadAppFromPath(options.app)).name : options.app;
   const secret = options.secret ?? readInternalSecret();
   const { ttlMs, heartbeatMs } = manifestTiming(config);
   const serviceConfig: PlatformConfig = {
     ...config,
-    apps: [name],
+    apps: [options.app],
     server: { ...config.server, data_dir: join(config.server.data_dir, 'services', name) },
   };
   const stack = createCleanupStack(log);

@@ -18,6 +18,18 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'Run a load test described by a YAML file (m benchmark --config load.yaml).',
     load: async () => (await import('./commands/benchmark')).benchmarkCommand,
   },
+  new: {
+    summary: 'Scaffold a standalone app with a DocType and a UI remote (m new app <name>).',
+    load: async () => (await import('./commands/new')).newCommand,
+  },
+  app: {
+    summary: 'Build, develop and start the app in the current folder (m app build | dev | start).',
+    load: async () => (await import('./commands/app')).appCommand,
+  },
+  types: {
+    summary: 'Write TypeScript types for every DocType a gateway knows (m types --gateway <url>).',
+    load: async () => (await import('./commands/types')).typesCommand,
+  },
   keys: {
     summary: 'Manage the payload-encryption keys (m keys list | m keys rotate).',
     load: async () => (await import('./commands/keys')).keysCommand,

@@ -13,6 +13,8 @@ export interface DiscoveryUnit {
   metaUrl: string;
   /** URL of the service's OpenAPI document. */
   openapiUrl?: string;
+  /** Subresource Integrity of the remote entry (`sha384-<base64>`); the Desk loads it only when it matches. */
+  integrity?: string;
 }
 
 /** `GET /api/gateway/remotes`: service name -> DiscoveryUnit, for services that ship a UI remote. */
@@ -31,6 +33,8 @@ export interface ServiceManifest {
   openapiUrl?: string;
   /** Full DocType names the service owns, e.g. `crm.Customer`. */
   doctypes: string[];
+  /** Subresource Integrity of `url` (`sha384-<base64>`), when the service has a remote. */
+  integrity?: string;
 }
 
 /**

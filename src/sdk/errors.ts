@@ -20,6 +20,7 @@ export type SdkErrorCode =
   | 'remote_load_failed'
   | 'remote_timeout'
   | 'remote_not_registered'
+  | 'remote_integrity_failed'
   | 'unsupported_filter'
   | 'platform_config_invalid';
 

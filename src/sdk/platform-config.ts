@@ -22,6 +22,8 @@ export interface PlatformConfig {
   securityConfigUrl: string;
   /** Platform version. */
   version: string;
+  /** Remote overrides for local development (absent: not allowed). */
+  remoteOverrides?: { allowed: boolean; origins: string[] };
 }
 
 /** Where the config is read from: a window-like object. */
@@ -70,7 +72,16 @@ export function readPlatformConfig(
     coreServices: [...(value.coreServices as string[])],
     securityConfigUrl: value.securityConfigUrl as string,
     version: value.version as string,
+    ...remoteOverridesOf(value.remoteOverrides),
   };
+}
+
+/** The `remoteOverrides` field when well-formed; anything else means overrides are off. */
+function remoteOverridesOf(raw: unknown): Pick<PlatformConfig, 'remoteOverrides'> {
+  if (typeof raw !== 'object' || raw === null) return {};
+  const { allowed, origins } = raw as { allowed?: unknown; origins?: unknown };
+  if (typeof allowed !== 'boolean' || !Array.isArray(origins)) return {};
+  return { remoteOverrides: { allowed, origins: origins.filter((o): o is string => typeof o === 'string') } };
 }
 
 /** The platform config when the page has a valid one, else `undefined` (for defaults that may fall back). */

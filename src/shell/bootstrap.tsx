@@ -38,6 +38,12 @@ function boot(): void {
   const platform = createPlatform(config);
   // Who is signed in (and the session's CSRF token): a reload or a new tab of a signed-in browser stays in.
   void platform.checkSession();
+  // `?override=<service>=<url>` is applied once and kept in localStorage; the address bar drops it.
+  const { refused, rest } = platform.overrides.capture(window.location.search);
+  if (rest !== window.location.search) {
+    history.replaceState(history.state, '', `${window.location.pathname}${rest}${window.location.hash}`);
+  }
+  for (const r of refused) console.warn(`Desk: override of ${r.service} refused (${r.reason}): ${r.url}`);
   // The page shows a contained notice; the console keeps the cause for the team that ships the remote.
   platform.remotes.hooks.on('loadRemoteError', ({ service, exposed, error }) => {
     console.error(`Desk: the ${service} remote could not load ${exposed}:`, error.cause ?? error);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ServiceManifest } from '../../../src/protocol';
+import { INTEGRITY_PATTERN } from '../../apps/remote-integrity';
 import { DOCTYPE_NAME_PATTERN } from '../../doctypes/define-doctype';
 
 /** Pattern of a service name (the same as an app name). */
@@ -22,6 +23,7 @@ export const serviceManifestSchema = z.object({
   metaUrl: httpUrl,
   openapiUrl: httpUrl.optional(),
   doctypes: z.array(z.string().regex(DOCTYPE_NAME_PATTERN)).max(10_000),
+  integrity: z.string().regex(INTEGRITY_PATTERN).optional(),
 });
 
 /** Parses a manifest read from the bus; null when it is not one. */

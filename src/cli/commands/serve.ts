@@ -55,8 +55,9 @@ Options:
   --data-dir <dir>   State directory: database, keys (PLATFORM_DATA_DIR, default .platform)
   --config <file>    platform.toml to read (default ./platform.toml when present)
   --mode <mode>      monolith | macroservice (PLATFORM_MODE)
-  --app <name>       An app to install; repeat for several (PLATFORM_APPS, default crm and stock).
-                     With --mode macroservice: no --app runs a gateway, --app <name> one service process
+  --app <name|dir>   An app to install: a built-in name or an app folder; repeat for several
+                     (PLATFORM_APPS, default crm, stock and support). With --mode macroservice: no --app runs a
+                     gateway, --app <name|dir> one service process
   --pid-file <file>  Write the server's PID there before it starts (removed when it stops)
   --build-missing    Build the shell and app remotes first when they are missing (npm start)
   -h, --help         This help

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { connectBus } from '../../../backend/bus/connect-bus';
 import type { PlatformConfig } from '../../../backend/config/schema';
 import { claimDataDir, restrictTree } from '../../../backend/data-dir/data-dir';
@@ -34,11 +34,18 @@ export async function runMacroservice(
   try {
     const app = flags.apps[0];
     // One process per data directory (a service keeps its state in `<data_dir>/services/<app>`), private to
-    // this user; a service restarted after a crash takes its stale lock over.
-    const dataDir = app ? join(config.server.data_dir, 'services', app) : config.server.data_dir;
-    const owned = await claimDataDir(dataDir, app ? `the ${app} service` : 'the gateway');
+    // this user; a service restarted after a crash takes its stale lock over. An app given as a folder is
+    // named by the folder's name.
+    const appName = app ? basename(app) : undefined;
+    const dataDir = appName ? join(config.server.data_dir, 'services', appName) : config.server.data_dir;
+    const owned = await claimDataDir(dataDir, appName ? `the ${appName} service` : 'the gateway');
     stack.defer(() => owned.release());
-    const bus = await connectBus(config, log, app ? `desk-service-${app}` : 'desk-gateway', abort.signal);
+    const bus = await connectBus(
+      config,
+      log,
+      appName ? `desk-service-${appName}` : 'desk-gateway',
+      abort.signal,
+    );
     stack.defer(() => bus.close());
     if (app) {
       const service = await startService(config, { app, log, bus });

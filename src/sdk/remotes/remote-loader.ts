@@ -10,12 +10,25 @@ import { createInstance, getInstance } from '@module-federation/enhanced/runtime
 import type { ServiceManifest } from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { Hooks } from '../hooks';
+import { entryKey, integrityPlugin, type ScriptPlugin, verifyIntegrity } from './integrity';
+import {
+  describeMismatch,
+  type SharedVersionMismatch,
+  type ShareScopeView,
+  sharedVersionMismatches,
+} from './shared-versions';
 
 /** The part of the Module Federation runtime instance the loader uses. */
 export interface FederationRuntime {
   registerRemotes(remotes: Array<{ name: string; entry: string }>, options?: { force?: boolean }): void;
   loadRemote<T>(id: string): Promise<T | null>;
   preloadRemote(options: Array<{ nameOrAlias: string; exposes?: string[] }>): Promise<void>;
+  /** Adds runtime plugins (the integrity hook); absent on minimal test doubles. */
+  registerPlugins?(plugins: ScriptPlugin[]): void;
+  /** The share scopes (who registered which shared version); read for version checks when present. */
+  shareScopeMap?: ShareScopeView;
+  /** The instance's own options; `name` identifies the Desk's registrations in the share scope. */
+  options?: { name?: string };
 }
 
 /** Payloads of the loader's lifecycle hooks. */
@@ -27,6 +40,8 @@ export interface RemoteLoaderHookEvents {
   afterLoadRemote: { service: string; exposed: string; attempt: number; module: unknown };
   /** Every attempt failed; `error` is what `load` rejects with. */
   loadRemoteError: { service: string; exposed: string; error: SdkError };
+  /** A loaded remote registered `react` or `react-dom` at another version than the Desk's. */
+  sharedVersionMismatch: SharedVersionMismatch;
 }
 
 /** Options of {@link RemoteLoader}. */
@@ -39,6 +54,8 @@ export interface RemoteLoaderOptions {
   retries?: number;
   /** Name of the runtime instance created when the page has none; default `desk_sdk_host`. */
   hostName?: string;
+  /** Fetch used to tell an integrity failure from another load failure; default the global one. */
+  fetch?: typeof fetch;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -65,6 +82,10 @@ export class RemoteLoader {
   readonly #options: RemoteLoaderOptions;
   #runtime: FederationRuntime | undefined;
   readonly #entries = new Map<string, string>();
+  /** Entry URL (without query) -> its published SRI hash. */
+  readonly #integrity = new Map<string, string>();
+  #pluginRegistered = false;
+  readonly #mismatches = new Map<string, SharedVersionMismatch[]>();
 
   constructor(options: RemoteLoaderOptions = {}) {
     this.#options = options;
@@ -82,13 +103,72 @@ export class RemoteLoader {
    * Registers `service`'s remote from its manifest. Returns false for a data-only service (`url: null`).
    * Registering the same entry again is a no-op; a changed entry replaces the old one.
    */
-  register(service: string, manifest: Pick<ServiceManifest, 'url'>): boolean {
+  register(service: string, manifest: Pick<ServiceManifest, 'url' | 'integrity'>): boolean {
     if (!manifest.url) return false;
+    if (manifest.integrity) {
+      this.#integrity.set(entryKey(manifest.url), manifest.integrity);
+      this.#ensureIntegrityPlugin();
+    } else {
+      this.#integrity.delete(entryKey(manifest.url));
+    }
     const previous = this.#entries.get(service);
     if (previous === manifest.url) return true;
     this.runtime.registerRemotes([{ name: service, entry: manifest.url }], { force: previous !== undefined });
     this.#entries.set(service, manifest.url);
     return true;
+  }
+
+  /** The SRI hash `service`'s entry is loaded with, if its manifest published one. */
+  integrityOf(service: string): string | undefined {
+    const entry = this.#entries.get(service);
+    return entry === undefined ? undefined : this.#integrity.get(entryKey(entry));
+  }
+
+  #ensureIntegrityPlugin(): void {
+    if (this.#pluginRegistered) return;
+    this.#pluginRegistered = true;
+    this.runtime.registerPlugins?.([integrityPlugin((url) => this.#integrity.get(url))]);
+  }
+
+  /**
+   * The error for a failed load: `remote_integrity_failed` when the entry's bytes no longer match the
+   * published hash (the browser refused to run it), else `remote_load_failed`.
+   */
+  async #loadFailure(service: string, exposed: string, entry: string, cause: unknown): Promise<SdkError> {
+    const expected = this.#integrity.get(entryKey(entry));
+    if (expected) {
+      const check = await verifyIntegrity(entry, expected, this.#options.fetch);
+      if (check.status === 'mismatch') {
+        // The hashes are for the developer console; the Desk's notice stays short.
+        console.error(
+          `${service}: remoteEntry.js integrity mismatch: published ${expected}, served ${check.actual}`,
+        );
+        return new SdkError(
+          'remote_integrity_failed',
+          `The UI remote of "${service}" does not match the integrity hash its service published; it was not run.`,
+          { cause },
+        );
+      }
+    }
+    return new SdkError('remote_load_failed', `The UI remote of "${service}" could not load ${exposed}.`, {
+      cause,
+    });
+  }
+
+  /** The shared-version mismatches found when `service`'s remote loaded (empty when none). */
+  sharedMismatches(service: string): SharedVersionMismatch[] {
+    return this.#mismatches.get(service) ?? [];
+  }
+
+  #checkSharedVersions(service: string): void {
+    if (this.#mismatches.has(service)) return;
+    const host = this.runtime.options?.name ?? this.#options.hostName ?? 'desk_sdk_host';
+    const found = sharedVersionMismatches(this.runtime.shareScopeMap, service, host);
+    this.#mismatches.set(service, found);
+    for (const mismatch of found) {
+      console.warn(describeMismatch(mismatch));
+      this.hooks.emit('sharedVersionMismatch', mismatch);
+    }
   }
 
   /** True when `service` has a registered remote. */
@@ -121,16 +201,13 @@ export class RemoteLoader {
           continue;
         }
         if (module === null || module === undefined) throw new Error(`${id} resolved to no module`);
+        this.#checkSharedVersions(service);
         this.hooks.emit('afterLoadRemote', { service, exposed, attempt, module });
         return module;
       } catch (cause) {
-        error = new SdkError(
-          'remote_load_failed',
-          `The UI remote of "${service}" could not load ${exposed}.`,
-          {
-            cause,
-          },
-        );
+        error = await this.#loadFailure(service, exposed, entry, cause);
+        // A changed entry stays changed: retrying cannot help.
+        if (error.code === 'remote_integrity_failed') break;
       }
     }
     this.hooks.emit('loadRemoteError', { service, exposed, error: error! });

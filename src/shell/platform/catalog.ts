@@ -21,6 +21,8 @@ export interface ServiceEntry {
   url: string | null;
   apiUrl: string;
   metaUrl: string;
+  /** SRI hash of `url`, when the service published one. */
+  integrity?: string;
 }
 
 /** Immutable snapshot of the catalog. */
@@ -95,7 +97,13 @@ export class DeskCatalog {
     try {
       const map = await this.#remotes.load('remotes');
       for (const [service, unit] of Object.entries(map)) {
-        this.addService({ service, url: unit.url, apiUrl: unit.apiUrl, metaUrl: unit.metaUrl });
+        this.addService({
+          service,
+          url: unit.url,
+          apiUrl: unit.apiUrl,
+          metaUrl: unit.metaUrl,
+          ...(unit.integrity ? { integrity: unit.integrity } : {}),
+        });
       }
     } catch {
       // Recorded in the snapshot; the sidebar shows it with a retry.
@@ -121,6 +129,7 @@ export class DeskCatalog {
       url: manifest.url,
       apiUrl: manifest.apiUrl,
       metaUrl: manifest.metaUrl,
+      ...(manifest.integrity ? { integrity: manifest.integrity } : {}),
     });
   }
 

@@ -16,7 +16,7 @@ import { fetchServiceMetadata, frameworkMDataProvider } from '../../sdk/data';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
 import type { PlatformConfig } from '../../sdk/platform-config';
-import { RemoteLoader } from '../../sdk/remotes';
+import { RemoteLoader, RemoteOverrides } from '../../sdk/remotes';
 import { type SecurityClient, securityClient } from '../../sdk/security';
 import { type RemoteViews, VIEWS_MODULE } from '../remote-contract';
 import { DeskCatalog } from './catalog';
@@ -34,6 +34,8 @@ export interface DeskPlatform {
   discovery: DiscoveryClient;
   security: SecurityClient;
   remotes: RemoteLoader;
+  /** Developer overrides of services' remote entries (`?override=<service>=<url>`). */
+  overrides: RemoteOverrides;
   catalog: DeskCatalog;
   /** Each service's `./views` module (the remote contract), loaded on demand. */
   remoteViews: KeyedStore<RemoteViews>;
@@ -75,6 +77,10 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   const discovery = DiscoveryClient.getInstance({ gatewayUrl: config.gatewayUrl });
   securityClient.configure({ configUrl: config.securityConfigUrl, baseUrl: config.gatewayUrl });
   const remotes = new RemoteLoader();
+  const overrides = new RemoteOverrides(
+    config.remoteOverrides ?? { allowed: false, origins: [] },
+    typeof localStorage === 'undefined' ? undefined : localStorage,
+  );
   // Until the server answered `whoami`, the Desk does not know: it shows neither the sign-in screen nor data.
   const session = new SessionStore({ status: 'checking' });
   const channel = openSessionChannel();
@@ -96,10 +102,22 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   });
   const remoteViews = new KeyedStore<RemoteViews>(async (service) => {
     const entry = catalog.getSnapshot().services[service];
-    if (entry?.url) remotes.register(service, { url: entry.url });
+    if (entry?.url)
+      remotes.register(service, overrides.apply(service, { url: entry.url, integrity: entry.integrity }));
     const mod = await remotes.load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE);
     return mod.default ?? mod;
   });
+  // A remote served by a developer's dev server (an override) announces hot updates: read its new views.
+  if (typeof window !== 'undefined') {
+    window.addEventListener('desk:remote-updated', (event) => {
+      const service = (event as CustomEvent<{ service?: unknown }>).detail?.service;
+      if (typeof service !== 'string' || !overrides.list()[service]) return;
+      void remotes
+        .load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE)
+        .then((mod) => remoteViews.set(service, mod.default ?? mod))
+        .catch(() => {});
+    });
+  }
   const dataProvider = withSessionGuard(frameworkMDataProvider({ discovery }), session);
   const afterSignIn = () => {
     // Metadata the catalog held back while signed out, or that failed, loads now.
@@ -150,6 +168,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     discovery,
     security: securityClient,
     remotes,
+    overrides,
     catalog,
     remoteViews,
     dataProvider,

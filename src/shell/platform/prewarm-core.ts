@@ -28,7 +28,10 @@ export async function prewarmCore(platform: DeskPlatform): Promise<PrewarmCoreRe
           }),
         (service, manifest) => {
           if (!manifest.url) return undefined;
-          remotes.register(service, { url: manifest.url });
+          remotes.register(
+            service,
+            platform.overrides.apply(service, { url: manifest.url, integrity: manifest.integrity }),
+          );
           // The views module is what the Desk needs first; its failure is shown where the views are used.
           return remoteViews.load(service);
         },

@@ -16,6 +16,7 @@ import { DocTypePage } from './DocTypePage';
 import { Home } from './Home';
 import { LoginScreen } from './LoginScreen';
 import { Notices } from './Notices';
+import { OverrideBanner } from './OverrideBanner';
 import { Sidebar } from './Sidebar';
 import { Loading } from './states';
 import { UsersPage } from './UsersPage';
@@ -153,6 +154,7 @@ function Layout(): React.JSX.Element {
         <Sidebar route={route} onNavigate={() => setMenuOpen(false)} />
       </div>
       <main id="desk-main" ref={mainRef} tabIndex={-1} className="desk-main">
+        <OverrideBanner />
         {route.kind === 'home' ? (
           <Home />
         ) : route.kind === 'users' ? (

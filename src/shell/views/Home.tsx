@@ -7,6 +7,7 @@ import { useRemoteViews } from '../hooks/use-remote-views';
 import { navEntries, serviceLabel } from '../platform/navigation';
 import { formatRoute } from '../routing/route';
 import { useDeveloperDetails } from '../words/developer-details';
+import { DeveloperDetails } from './DeveloperDetails';
 import { RemoteBoundary } from './RemoteBoundary';
 import { RemoteUnavailable } from './RemoteUnavailable';
 
@@ -62,6 +63,7 @@ export function Home(): React.JSX.Element {
             ));
         })}
       </ul>
+      <DeveloperDetails />
     </div>
   );
 }

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiscoveryResult, RemotesMap } from '../../../src/protocol';
 import { TEST_ORIGIN } from '../../helpers/http';
-import { createTestApp, makeAppsFixture, type TestApp } from '../../helpers/test-app';
+import { createTestApp, FAKE_REMOTE_ENTRY, makeAppsFixture, type TestApp } from '../../helpers/test-app';
 
 let t: TestApp;
 let dataOnly: TestApp;
@@ -21,7 +22,7 @@ const query = (app: TestApp, body: unknown, headers?: Record<string, string>) =>
   app.request('POST', '/api/gateway/discovery/query', { body, headers });
 
 describe('GET /api/gateway/remotes', () => {
-  it('lists crm and stock with url, apiUrl and metaUrl', async () => {
+  it("lists crm and stock with url, apiUrl, metaUrl and the entry's integrity", async () => {
     const res = await t.request('GET', '/api/gateway/remotes');
     expect(res.status).toBe(200);
     const map = (await res.json()) as RemotesMap;
@@ -31,6 +32,7 @@ describe('GET /api/gateway/remotes', () => {
       apiUrl: `${TEST_ORIGIN}/api`,
       metaUrl: `${TEST_ORIGIN}/api/meta/crm`,
       openapiUrl: `${TEST_ORIGIN}/api/openapi.json`,
+      integrity: `sha384-${createHash('sha384').update(FAKE_REMOTE_ENTRY).digest('base64')}`,
     });
     expect(map.stock!.metaUrl).toBe(`${TEST_ORIGIN}/api/meta/stock`);
   });

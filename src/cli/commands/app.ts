@@ -1,0 +1,158 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Configuration } from 'webpack';
+import type { Command } from '../main';
+
+const HELP = `Usage: m app <build | dev | start> [options]
+
+Works on the app in the current folder (one made by "m new app"):
+  m app build [--missing]        Build its UI remote into static/mfe/ (--missing: only when out of date)
+  m app dev [--port 3001]        Serve its UI remote with hot updates that keep state, for a Desk override
+  m app start [m serve options]  Build what is missing, then serve a MONOLITH Desk with the platform's apps
+                                 and this one; with --mode macroservice, run it as one service process
+
+Options:
+  --dir <path>   The app's folder (default the current folder)
+  -h, --help     This help
+
+Exit codes: 0 success, 1 failure, 2 usage error.`;
+
+/** Newest modification time (ms) of the files under `paths`, skipping node_modules and build output. */
+function newestMtime(paths: string[]): number {
+  let newest = 0;
+  const visit = (path: string) => {
+    if (!existsSync(path)) return;
+    const info = statSync(path);
+    if (info.isDirectory()) {
+      for (const entry of readdirSync(path))
+        if (!['node_modules', 'static', '.platform'].includes(entry)) visit(join(path, entry));
+    } else if (info.mtimeMs > newest) newest = info.mtimeMs;
+  };
+  for (const path of paths) visit(path);
+  return newest;
+}
+
+/** True when the app's remote is missing or older than its sources (ui/, webpack.config.ts, package.json). */
+export function remoteOutOfDate(dir: string): boolean {
+  const entry = join(dir, 'static', 'mfe', 'remoteEntry.js');
+  if (!existsSync(entry)) return true;
+  const sources = ['ui', 'webpack.config.ts', 'package.json', 'doctypes.ts'].map((p) => join(dir, p));
+  return newestMtime(sources) > statSync(entry).mtimeMs;
+}
+
+/** The app's webpack configuration: its `webpack.config.ts` default export (an object or a function). */
+export async function loadRemoteConfig(
+  dir: string,
+  mode: 'production' | 'development',
+): Promise<Configuration> {
+  const file = join(dir, 'webpack.config.ts');
+  if (!existsSync(file)) throw new Error(`${dir} has no webpack.config.ts (see "m new app")`);
+  const mod = (await import(pathToFileURL(file).href)) as { default: unknown };
+  const exported = mod.default;
+  const config = (typeof exported === 'function' ? await exported({}, { mode }) : exported) as Configuration;
+  if (!config || typeof config !== 'object') throw new Error(`${file} exports no webpack configuration`);
+  return config;
+}
+
+/** Builds the remote of the app in `dir` with the platform's webpack; resolves to an exit code. */
+export async function buildRemote(dir: string): Promise<number> {
+  const { default: webpack } = await import('webpack');
+  const config = await loadRemoteConfig(dir, 'production');
+  const started = Date.now();
+  return new Promise((done) => {
+    webpack(config, (err, stats) => {
+      if (err || stats?.hasErrors()) {
+        console.error(`m app build: the build failed:\n${err?.message ?? stats?.toString('errors-only')}`);
+        done(1);
+        return;
+      }
+      console.log(`m app build: static/mfe/ written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      done(0);
+    });
+  });
+}
+
+async function dev(dir: string, port: number, host: string): Promise<number> {
+  process.env.DESK_REMOTE_DEV = '1';
+  const { default: webpack } = await import('webpack');
+  const { default: WebpackDevServer } = await import('webpack-dev-server');
+  const config = await loadRemoteConfig(dir, 'development');
+  const server = new WebpackDevServer(
+    {
+      host,
+      port,
+      hot: true,
+      liveReload: false,
+      allowedHosts: 'all',
+      // The Desk loads the remote from another origin: its scripts and hot updates need CORS.
+      headers: { 'Access-Control-Allow-Origin': '*' },
+      // The client runs inside the Desk's page: it must connect back to this server, not the Desk's origin.
+      client: { overlay: false, logging: 'warn', webSocketURL: `ws://${host}:${port}/ws` },
+      static: false,
+    },
+    webpack(config),
+  );
+  await server.start();
+  console.log(`m app dev: remote at http://${host}:${port}/remoteEntry.js (Ctrl-C stops)`);
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.stop();
+  return 0;
+}
+
+async function start(dir: string, rest: string[]): Promise<number> {
+  if (remoteOutOfDate(dir)) {
+    const code = await buildRemote(dir);
+    if (code !== 0) return code;
+  }
+  const modeIndex = rest.indexOf('--mode');
+  const mode = (modeIndex >= 0 ? rest[modeIndex + 1] : process.env.PLATFORM_MODE)?.toLowerCase();
+  const { serveCommand } = await import('./serve');
+  // MACROSERVICE: this app alone, as a service joining the deployment on PLATFORM_NATS_URL.
+  if (mode === 'macroservice') return serveCommand.run([...rest, '--app', dir]);
+  const apps = process.env.PLATFORM_APPS?.split(',').filter(Boolean) ?? ['crm', 'stock'];
+  return serveCommand.run([...apps.flatMap((a) => ['--app', a]), '--app', dir, '--build-missing', ...rest]);
+}
+
+/** `m app build | dev | start`: the app in the current folder. */
+export const appCommand: Command = {
+  summary: 'Build, develop and start the app in the current folder (m app build | dev | start).',
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    if (!sub || sub === '--help' || sub === '-h') {
+      console.log(HELP);
+      return sub ? 0 : 2;
+    }
+    const dirIndex = rest.indexOf('--dir');
+    const dir = resolve(dirIndex >= 0 ? (rest[dirIndex + 1] ?? '.') : '.');
+    if (dirIndex >= 0) rest.splice(dirIndex, 2);
+    try {
+      if (sub === 'build') {
+        const { values } = parseArgs({ args: rest, options: { missing: { type: 'boolean' } } });
+        if (values.missing && !remoteOutOfDate(dir)) {
+          console.log('m app build: static/mfe/ is up to date');
+          return 0;
+        }
+        return await buildRemote(dir);
+      }
+      if (sub === 'dev') {
+        const { values } = parseArgs({
+          args: rest,
+          options: { port: { type: 'string' }, host: { type: 'string' } },
+        });
+        return await dev(dir, Number(values.port ?? process.env.PORT ?? 3001), values.host ?? '127.0.0.1');
+      }
+      if (sub === 'start') return await start(dir, rest);
+    } catch (err) {
+      console.error(`m app ${sub}: ${(err as Error).message}`);
+      return 1;
+    }
+    console.error(`m app: unknown subcommand "${sub}"\n\n${HELP}`);
+    return 2;
+  },
+};

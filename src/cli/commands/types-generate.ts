@@ -1,0 +1,135 @@
+/**
+ * TypeScript declarations for the DocTypes and RPC methods a gateway knows: per DocType its record, create
+ * and update bodies (from each service's metadata), per RPC method its kwargs (from each service's OpenAPI
+ * document). Pure: the fetching lives in types-fetch.ts.
+ */
+import type { DocTypeSchema, FieldSchema, ServiceMetadata } from '../../protocol';
+
+/** A JSON Schema node as OpenAPI documents carry it (the subset the converter reads). */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  additionalProperties?: boolean | JsonSchema;
+}
+
+/** Everything {@link renderTypes} needs. */
+export interface TypesInput {
+  gateway: string;
+  services: ServiceMetadata[];
+  /** RPC method name -> its kwargs schema. */
+  methods: Record<string, JsonSchema>;
+}
+
+/** `crm.Customer` -> `CrmCustomer`. */
+export function typeName(docType: string): string {
+  return docType
+    .split(/[._]/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** The TypeScript type of one field. */
+export function fieldType(field: FieldSchema): string {
+  switch (field.type) {
+    case 'int':
+    case 'float':
+    case 'currency':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'select':
+      return field.options?.length ? field.options.map((o) => JSON.stringify(o)).join(' | ') : 'string';
+    default:
+      return 'string';
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
+
+function comment(field: FieldSchema): string {
+  const flags = [field.pii ? 'personal data (pii)' : '', field.encrypted ? 'encrypted' : ''].filter(Boolean);
+  return `  /** ${field.label}${flags.length ? `; ${flags.join(', ')}: encrypted in the browser` : ''} */\n`;
+}
+
+function docTypeBlock(doctype: DocTypeSchema): string {
+  const name = typeName(doctype.name);
+  const fields = (required: (f: FieldSchema) => boolean) =>
+    doctype.fields
+      .map((f) => `${comment(f)}  ${key(f.name)}${required(f) ? '' : '?'}: ${fieldType(f)};\n`)
+      .join('');
+  return (
+    `/** A stored \`${doctype.name}\` record (${doctype.label}); \`name\` is its id. */\n` +
+    `export interface ${name} {\n  name: string;\n${fields((f) => f.required)}}\n\n` +
+    `/** The body that creates a \`${doctype.name}\`. */\n` +
+    `export interface ${name}Create {\n${fields((f) => f.required)}}\n\n` +
+    `/** The body that updates a \`${doctype.name}\`: any of its fields. */\n` +
+    `export type ${name}Update = Partial<${name}Create>;\n`
+  );
+}
+
+/** The TypeScript type of a JSON Schema node (objects, arrays, enums, unions, scalars). */
+export function schemaType(schema: JsonSchema | undefined, indent = ''): string {
+  if (!schema) return 'unknown';
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ') || 'never';
+  const union = schema.anyOf ?? schema.oneOf;
+  if (union) return union.map((s) => schemaType(s, indent)).join(' | ') || 'unknown';
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  if (types.length > 1) return types.map((t) => schemaType({ ...schema, type: t }, indent)).join(' | ');
+  switch (types[0]) {
+    case 'string':
+      return 'string';
+    case 'number':
+    case 'integer':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'null':
+      return 'null';
+    case 'array':
+      return `Array<${schemaType(schema.items, indent)}>`;
+    case 'object': {
+      const props = Object.entries(schema.properties ?? {});
+      if (props.length === 0) return 'Record<string, never>';
+      const required = new Set(schema.required ?? []);
+      const inner = props
+        .map(
+          ([k, v]) => `${indent}  ${key(k)}${required.has(k) ? '' : '?'}: ${schemaType(v, `${indent}  `)};\n`,
+        )
+        .join('');
+      return `{\n${inner}${indent}}`;
+    }
+    default:
+      return 'unknown';
+  }
+}
+
+/** The whole declarations file. */
+export function renderTypes(input: TypesInput): string {
+  const doctypes = input.services.flatMap((s) => s.doctypes).sort((a, b) => a.name.localeCompare(b.name));
+  const methods = Object.keys(input.methods).sort();
+  let out =
+    `// Types of the DocTypes and RPC methods known to ${input.gateway}, written by \`m types\`.\n` +
+    '// Regenerate instead of editing: the services own these shapes.\n\n';
+  for (const doctype of doctypes) out += `${docTypeBlock(doctype)}\n`;
+  out +=
+    '/** Every DocType by full name: its record, create and update types. */\nexport interface DocTypes {\n';
+  for (const d of doctypes) {
+    const n = typeName(d.name);
+    out += `  ${JSON.stringify(d.name)}: { record: ${n}; create: ${n}Create; update: ${n}Update };\n`;
+  }
+  out +=
+    '}\n\n/** Every RPC method by full name: the kwargs its JSON body carries. */\nexport interface RpcMethods {\n';
+  for (const m of methods)
+    out += `  ${JSON.stringify(m)}: { kwargs: ${schemaType(input.methods[m], '  ')} };\n`;
+  out += '}\n\n/** Full DocType names. */\nexport type DocTypeName = keyof DocTypes;\n';
+  return out;
+}

@@ -1,0 +1,28 @@
+/**
+ * The contract a UI remote implements (`@framework-m/desk/remote`), for teams building a remote outside this
+ * repository: the props the Desk passes to its views and widgets, {@link defineRemote} for the `./views`
+ * module, and the data hooks a remote may use.
+ *
+ * The hooks are Refine's, bound at run time to the Desk's own data provider and query cache: `react`,
+ * `react-dom`, `@tanstack/react-query` and `@refinedev/core` are shared singletons (see
+ * `@framework-m/desk/webpack`), so a remote never brings its own copies. Pass `meta: { schema }` to
+ * `useCreate`/`useUpdate` so flagged fields are encrypted in the browser.
+ *
+ * @example
+ * import { defineRemote } from '@framework-m/desk/remote';
+ * export default defineRemote({ views: { 'notes.Note': { form: NoteForm } }, widgets: [] });
+ */
+
+export type { DocTypeSchema } from '../protocol';
+export type {
+  DeskRecord,
+  DeskWidget,
+  DocTypeViews,
+  FormViewProps,
+  ListViewProps,
+  RemoteViews,
+  WidgetProps,
+} from '../shell/remote-contract';
+export { VIEWS_MODULE } from '../shell/remote-contract';
+export { defineRemote } from './define-remote';
+export { useCreate, useCustom, useDelete, useInvalidate, useList, useOne, useUpdate } from './hooks';

@@ -1,0 +1,144 @@
+import { createRequire } from 'node:module';
+import { isAbsolute, join, resolve } from 'node:path';
+import { ModuleFederationPlugin } from '@module-federation/enhanced/webpack';
+import { EsbuildPlugin } from 'esbuild-loader';
+import webpack, { type Configuration } from 'webpack';
+import { PLATFORM_ROOT, sharedSingletons } from './shared';
+
+const require = createRequire(import.meta.url);
+
+/** Name of the manifest every remote build writes next to `remoteEntry.js`. */
+export const REMOTE_MANIFEST_FILE = 'mf-manifest.json';
+
+/** Options of {@link createRemoteConfig}. */
+export interface RemoteConfigOptions {
+  /** The service name: the container's global name and the `<app>` the Desk registers it under. */
+  name: string;
+  /** Exposed module -> source file, relative to `context` (`{ './views': './ui/views.ts' }`). */
+  exposes: Record<string, string>;
+  /** The app's folder; default the current directory. */
+  context?: string;
+  /** Output folder; default `<context>/static/mfe` (where the platform serves an app's remote from). */
+  outputPath?: string;
+  /**
+   * Default `production` (minified, content-hashed chunks); `development` when `DESK_REMOTE_DEV=1` (what
+   * `m app dev` sets): unminified, and the `./views` module accepts hot updates and tells the Desk.
+   */
+  mode?: 'production' | 'development';
+  /**
+   * Where chunks load from; default `auto` (relative to wherever `remoteEntry.js` was loaded from, so the
+   * same build works on the Desk's origin and on a service's own).
+   */
+  publicPath?: string;
+  /** webpack's filesystem cache name; default `<name>-<mode>`. */
+  cacheName?: string;
+  /** Clear the output folder before writing; default true. */
+  clean?: boolean;
+}
+
+/**
+ * Content-hashed names for entry chunks. The federation runtime asks for an entry chunk's file name before
+ * hashes exist (only to compute its directory); it gets the unhashed name then, the real one at emit time.
+ */
+export function hashedFilename(pathData: { chunk?: { contentHash?: Record<string, string> } }): string {
+  return pathData.chunk?.contentHash?.javascript ? '[name].[contenthash:10].js' : '[name].js';
+}
+
+/**
+ * A complete webpack configuration for one UI remote: a Module Federation container named `name` assigned
+ * to `window[name]`, `remoteEntry.js` as its only entry, the Desk's shared singletons at the Desk's exact
+ * versions, `publicPath: 'auto'`, content-hashed chunks in production, and `mf-manifest.json` (exposes,
+ * shared packages and versions) beside the entry. TypeScript and TSX compile with esbuild.
+ *
+ * Modules the app does not install itself (react, @refinedev/core, ...) resolve from the platform's own
+ * `node_modules`, so a remote bundles the same versions the Desk runs.
+ *
+ * @example
+ * // webpack.config.ts of an app
+ * import { createRemoteConfig } from '@framework-m/desk/webpack';
+ * export default createRemoteConfig({ name: 'notes', exposes: { './views': './ui/views.ts' } });
+ */
+export function createRemoteConfig(options: RemoteConfigOptions): Configuration {
+  const context = resolve(options.context ?? process.cwd());
+  const mode = options.mode ?? (process.env.DESK_REMOTE_DEV === '1' ? 'development' : 'production');
+  const production = mode === 'production';
+  const views = options.exposes['./views'];
+  // Hot updates (m app dev): the views module tells the Desk, components keep their state.
+  const hotRules =
+    !production && views && process.env.DESK_REMOTE_DEV === '1'
+      ? [
+          {
+            test: resolve(context, views),
+            enforce: 'pre' as const,
+            loader: join(import.meta.dirname, 'hot-views-loader.cjs'),
+            options: { service: options.name },
+          },
+          {
+            test: /\.tsx$/,
+            exclude: /node_modules/,
+            enforce: 'pre' as const,
+            loader: join(import.meta.dirname, 'hot-components-loader.cjs'),
+            options: { service: options.name },
+          },
+        ]
+      : [];
+  const fromContext = (path: string) => (isAbsolute(path) ? path : `./${path.replace(/^\.\//, '')}`);
+  return {
+    name: options.name,
+    mode: production ? 'production' : 'development',
+    devtool: production ? false : 'eval-cheap-module-source-map',
+    context,
+    target: 'web',
+    // No entry of its own: `remoteEntry.js` is the only entry, and every exposed module is loaded through it
+    // asynchronously after the share scope is initialised (the async boundary Module Federation needs).
+    entry: {},
+    resolve: {
+      extensions: ['.tsx', '.ts', '.js', '.mjs'],
+      modules: ['node_modules', join(PLATFORM_ROOT, 'node_modules')],
+    },
+    module: {
+      rules: [
+        ...hotRules,
+        {
+          test: /\.[cm]?tsx?$/,
+          exclude: /node_modules/,
+          loader: require.resolve('esbuild-loader'),
+          options: { target: 'es2022', jsx: 'automatic' },
+        },
+        { test: /\.css$/, type: 'asset/source' },
+      ],
+    },
+    output: {
+      path: options.outputPath ?? join(context, 'static', 'mfe'),
+      publicPath: options.publicPath ?? 'auto',
+      filename: production ? hashedFilename : '[name].js',
+      chunkFilename: production ? '[name].[contenthash:10].js' : '[name].js',
+      // A unique global so several remotes' webpack runtimes never collide on one page.
+      uniqueName: `desk_remote_${options.name}`,
+      clean: options.clean ?? true,
+    },
+    // esbuild minifies far faster than terser on two cores; license comments stay inline (no .LICENSE.txt).
+    optimization: { minimizer: [new EsbuildPlugin({ target: 'es2022', legalComments: 'inline' })] },
+    performance: { hints: false },
+    infrastructureLogging: { level: 'warn' },
+    stats: 'errors-warnings',
+    cache: {
+      type: 'filesystem',
+      name: options.cacheName ?? `${options.name}-${production ? 'prod' : 'dev'}`,
+    },
+    plugins: [
+      new ModuleFederationPlugin({
+        name: options.name,
+        filename: 'remoteEntry.js',
+        // `window[name] = container`, not a top-level `var`: the minifier wraps each file in a function and
+        // renames its top-level names, which would hide the container from the Desk's runtime.
+        library: { type: 'window', name: options.name },
+        exposes: Object.fromEntries(Object.entries(options.exposes).map(([k, v]) => [k, fromContext(v)])),
+        shared: sharedSingletons(),
+        dts: false,
+        manifest: { fileName: REMOTE_MANIFEST_FILE },
+      }),
+      new webpack.DefinePlugin({ __DESK_DEV__: 'false' }),
+    ],
+  };
+}

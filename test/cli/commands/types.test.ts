@@ -1,0 +1,113 @@
+/**
+ * `m types` against a real gateway over HTTP (crm and stock with remotes, support data-only): the output
+ * names every DocType's fields with their types and each RPC method's kwargs, and type-checks.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type RunningServer, startServer } from '../../../backend/server';
+import { typesCommand } from '../../../src/cli/commands/types';
+import { apiKeyAuthorization } from '../../helpers/auth';
+import { createTestApp, type TestApp } from '../../helpers/test-app';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe('m types', () => {
+  let t: TestApp;
+  let server: RunningServer;
+  let dir: string;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    t = await createTestApp({
+      config: { apps: ['crm', 'stock', 'support'], 'server.public_url': `http://127.0.0.1:${port}` },
+    });
+    server = await startServer(t.app, { host: '127.0.0.1', port });
+    apiKey = (await apiKeyAuthorization(t.ctx)).replace(/^token /, '');
+    dir = mkdtempSync(join(tmpdir(), 'desk-types-'));
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await server?.close();
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes record, create and update types of every DocType and the RPC kwargs, and they type-check', async () => {
+    vi.stubEnv('PLATFORM_API_KEY', apiKey);
+    const out = join(dir, 'desk-types.d.ts');
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    expect(await typesCommand.run(['--gateway', server.url, '--out', out])).toBe(0);
+    const text = readFileSync(out, 'utf8');
+
+    expect(text).toContain('export interface CrmCustomer {\n  name: string;');
+    expect(text).toMatch(/customer_name: string;/);
+    expect(text).toMatch(/Email; personal data \(pii\): encrypted in the browser \*\/\n {2}email\?: string;/);
+    expect(text).toMatch(/status\?: "Active" \| "Inactive" \| "Prospect";/);
+    expect(text).toMatch(/export interface StockItem \{[^}]*quantity\?: number;/);
+    expect(text).toContain('"support.Ticket": { record: SupportTicket;');
+    expect(text).toMatch(
+      /"crm\.api\.customer_count": \{ kwargs: \{\n {4}status\?: "Active" \| "Inactive" \| "Prospect";/,
+    );
+
+    const consumer = join(dir, 'use.ts');
+    writeFileSync(
+      consumer,
+      `import type { CrmCustomer, CrmCustomerCreate, DocTypes, RpcMethods } from './desk-types';
+const c: CrmCustomer = { name: 'CUST-1', customer_name: 'Ada', status: 'Active' };
+const body: CrmCustomerCreate = { customer_name: 'Ada', email: 'ada@example.com' };
+const k: RpcMethods['crm.api.customer_count']['kwargs'] = { status: 'Inactive' };
+// @ts-expect-error quantity is a number
+const bad: DocTypes['stock.Item']['create'] = { item_code: 'A', item_name: 'B', quantity: 'seven', price: 1 };
+export { bad, body, c, k };
+`,
+    );
+    execFileSync(
+      process.execPath,
+      [
+        join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        '--types',
+        '',
+        consumer,
+      ],
+      { cwd: dir, stdio: 'pipe' },
+    );
+  });
+
+  it('refuses a wrong password with sign_in_failed and an unreachable gateway', async () => {
+    vi.stubEnv('PLATFORM_API_KEY', '');
+    vi.stubEnv('TYPES_TEST_PASSWORD', 'not-the-password');
+    const errors: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => errors.push(line));
+    expect(
+      await typesCommand.run([
+        '--gateway',
+        server.url,
+        '--password-env',
+        'TYPES_TEST_PASSWORD',
+        '--out',
+        '-',
+      ]),
+    ).toBe(1);
+    expect(errors.join('\n')).toContain('sign_in_failed');
+    vi.stubEnv('PLATFORM_API_KEY', apiKey);
+    expect(await typesCommand.run(['--gateway', 'http://127.0.0.1:9', '--out', '-'])).toBe(1);
+    expect(errors.join('\n')).toContain('gateway_unreachable');
+  });
+});

@@ -1,0 +1,347 @@
+/**
+ * A team's app from outside the repository, in Chromium: `m new app` into a temporary folder, `npm install`,
+ * `npm test`, `npm run build`, `npm start` (a MONOLITH Desk with the platform's apps and this one). The
+ * Desk's navigation shows the Note DocType, the app's own remote form creates a Note whose email leaves the
+ * browser as a JWE, and the list shows it. Each step is timed (printed at the end).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type NatsServerHandle, startNatsServer } from '../helpers/nats-server';
+import { launchChromium, screenshot } from './support/browser';
+import { E2E_ADMIN_PASSWORD, freePort, stopProcess } from './support/desk-target';
+import { type ScaffoldedApp, type StartedApp, scaffold, startApp } from './support/scaffolded-app';
+
+const COMPACT_JWE = /^[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+$/;
+const npm = 'npm';
+const root = join(import.meta.dirname, '..', '..');
+
+function appLink(page: Page, label: string) {
+  return page.getByRole('navigation', { name: 'Apps' }).getByRole('link', { name: label, exact: true });
+}
+
+let app: ScaffoldedApp;
+
+beforeAll(() => {
+  app = scaffold('notes');
+  app.run('npm test', npm, ['test']);
+  app.run('npm run typecheck', npm, ['run', 'typecheck']);
+  app.run('npm run build', npm, ['run', 'build']);
+});
+
+afterAll(() => {
+  app?.dispose();
+  if (app) console.log(`scaffold timings (ms): ${JSON.stringify(app.timings)}`);
+});
+
+async function signIn(page: Page, deskUrl: string): Promise<void> {
+  await page.goto(deskUrl);
+  await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await appLink(page, 'Note').waitFor();
+}
+
+/** Fills the app's own Note form and saves it; checks the email left the browser as a JWE. */
+async function createNote(page: Page, deskUrl: string, note: { title: string; body: string; email: string }) {
+  await page.goto(`${deskUrl}#/app/notes.Note/new`);
+  await page.getByText('notes note form').waitFor();
+  await page.getByLabel('Title').fill(note.title);
+  await page.getByLabel('Body').fill(note.body);
+  await page.getByLabel('Email').fill(note.email);
+  const sent = page.waitForRequest(
+    (r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/resource/notes.Note',
+  );
+  await page.getByRole('button', { name: 'Save note' }).click();
+  const request = await sent;
+  const response = await request.response();
+  expect(request.headers()['content-type']).toBe('application/jose');
+  expect(request.postData() ?? '').toMatch(COMPACT_JWE);
+  expect(request.postData() ?? '').not.toContain(note.email);
+  expect(response?.status()).toBe(201);
+  const created = (await response!.json()) as { data: { name: string; email: string; title: string } };
+  expect(created.data).toMatchObject({ title: note.title, email: note.email });
+  await page.goto(`${deskUrl}#/app/notes.Note`);
+  await page.getByRole('cell', { name: note.title }).waitFor();
+}
+
+describe('a scaffolded app in a MONOLITH Desk', () => {
+  let server: StartedApp;
+  let browser: Browser;
+  let page: Page;
+  const suffix = Date.now().toString(36);
+  const note = {
+    title: `First note ${suffix}`,
+    body: 'Written from the team repository.',
+    email: `nora.${suffix}@example.com`,
+  };
+
+  beforeAll(async () => {
+    const started = Date.now();
+    server = await startApp(app);
+    app.timings['npm start (until discoverable)'] = Date.now() - started;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('built mf-manifest.json next to remoteEntry.js: the exposed views and the shared React at the Desk version', () => {
+    const manifest = JSON.parse(readFileSync(join(app.dir, 'static', 'mfe', 'mf-manifest.json'), 'utf8')) as {
+      name: string;
+      exposes: Array<{ path: string }>;
+      shared: Array<{ name: string; version: string; singleton: boolean }>;
+    };
+    expect(manifest.name).toBe('notes');
+    expect(manifest.exposes.map((e) => e.path)).toContain('./views');
+    expect(manifest.shared.find((s) => s.name === 'react')).toMatchObject({
+      version: '19.3.1',
+      singleton: true,
+    });
+  });
+
+  it('shows the Note DocType in the navigation next to the platform apps', async () => {
+    const started = Date.now();
+    await page.goto(server.deskUrl);
+    await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await appLink(page, 'Note').waitFor();
+    await appLink(page, 'Customer').waitFor();
+    app.timings['sign-in to Note in navigation'] = Date.now() - started;
+    await screenshot(page, 'mfe-app-home');
+  });
+
+  it("creates a Note with the app's own form, its email sent as a JWE, and lists it", async () => {
+    const started = Date.now();
+    await page.goto(`${server.deskUrl}#/app/notes.Note/new`);
+    await page.getByText('notes note form').waitFor();
+    app.timings['first render of the remote form'] = Date.now() - started;
+    await page.getByLabel('Title').fill(note.title);
+    await page.getByLabel('Body').fill(note.body);
+    await page.getByLabel('Email').fill(note.email);
+    await screenshot(page, 'mfe-app-note-form');
+
+    const sent = page.waitForRequest(
+      (r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/resource/notes.Note',
+    );
+    await page.getByRole('button', { name: 'Save note' }).click();
+    const request = await sent;
+    const response = await request.response();
+    expect(request.headers()['content-type']).toBe('application/jose');
+    expect(request.postData() ?? '').toMatch(COMPACT_JWE);
+    expect(request.postData() ?? '').not.toContain(note.email);
+    expect(response?.status()).toBe(201);
+    const created = (await response!.json()) as { data: { name: string; email: string; title: string } };
+    expect(created.data).toMatchObject({ title: note.title, email: note.email });
+
+    await page.goto(`${server.deskUrl}#/app/notes.Note`);
+    await page.getByRole('cell', { name: note.title }).waitFor();
+    await screenshot(page, 'mfe-app-note-list');
+  });
+
+  it('refuses a remoteEntry.js that changed after its manifest was published, contained', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const tampered = await context.newPage();
+      await tampered.route(/\/desk\/assets\/notes\/remoteEntry\.js/, async (route) => {
+        const original = await route.fetch();
+        await route.fulfill({
+          response: original,
+          body: `${await original.text()}\n// changed after publishing\n`,
+        });
+      });
+      await tampered.goto(server.deskUrl);
+      await tampered.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+      await tampered.getByRole('button', { name: 'Sign in' }).click();
+      await appLink(tampered, 'Note').waitFor();
+
+      await tampered.goto(`${server.deskUrl}#/app/notes.Note/new`);
+      const notice = tampered
+        .getByRole('alert')
+        .filter({ hasText: 'The notes interface could not be loaded' });
+      await notice.waitFor();
+      expect(await notice.locator('code').textContent()).toBe('remote_integrity_failed');
+      expect(await notice.textContent()).toContain('does not match the integrity hash');
+      // The Desk's generic form stands in; the other apps keep working.
+      await tampered.getByRole('button', { name: 'Save' }).waitFor();
+      await screenshot(tampered, 'mfe-app-integrity-failed');
+      await appLink(tampered, 'Customer').click();
+      await tampered.getByRole('heading', { name: 'Customer', exact: true }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe("a developer's dev server overriding the app's remote in the running Desk", () => {
+  let server: StartedApp;
+  let dev: ChildProcess;
+  let devOutput = '';
+  let browser: Browser;
+  let devPort = 0;
+
+  beforeAll(async () => {
+    server = await startApp(app);
+    devPort = await freePort();
+    dev = spawn(npm, ['run', 'dev', '--', '--port', String(devPort)], {
+      cwd: app.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    dev.stdout!.on('data', (c: Buffer) => {
+      devOutput += c.toString();
+    });
+    dev.stderr!.on('data', (c: Buffer) => {
+      devOutput += c.toString();
+    });
+    const deadline = Date.now() + 120_000;
+    while (
+      !(await fetch(`http://127.0.0.1:${devPort}/remoteEntry.js`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline || dev.exitCode !== null)
+        throw new Error(`npm run dev did not serve:\n${devOutput}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dev?.pid !== undefined && dev.exitCode === null) {
+      const exited = new Promise((r) => dev.once('exit', r));
+      process.kill(-dev.pid, 'SIGTERM');
+      await exited;
+    }
+    await server?.stop();
+  });
+
+  it('loads the remote from the dev server, shows an edit without a navigation keeping the form state, and resets', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const entry = `http://127.0.0.1:${devPort}/remoteEntry.js`;
+    // The home page's widgets may load the remote already: listen from the start.
+    const fromDevServer = page.waitForRequest((r) => r.url().startsWith(`http://127.0.0.1:${devPort}/`));
+    await signIn(page, `${server.deskUrl}?override=notes=${encodeURIComponent(entry)}`);
+    const banner = page.getByRole('status', { name: 'Remote overrides' });
+    await banner.getByText(entry).waitFor();
+    expect(new URL(page.url()).search).toBe('');
+
+    await page.goto(`${server.deskUrl}#/app/notes.Note/new`);
+    await fromDevServer;
+    await page.getByText('notes note form', { exact: true }).waitFor();
+    await page.getByLabel('Title').fill('Typed before the edit');
+    await page.evaluate(() => {
+      (window as { __sameDocument?: boolean }).__sameDocument = true;
+    });
+    await screenshot(page, 'mfe-app-override-banner');
+
+    const form = join(app.dir, 'ui', 'NoteForm.tsx');
+    const started = Date.now();
+    writeFileSync(form, readFileSync(form, 'utf8').replace('notes note form', 'notes note form, edited'));
+    await page.getByText('notes note form, edited').waitFor({ timeout: 60_000 });
+    app.timings['edit to update in the open Desk'] = Date.now() - started;
+    expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    expect(new URL(page.url()).hash).toBe('#/app/notes.Note/new');
+    // The form kept what was typed: the edited component was swapped in place, not remounted.
+    expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
+    await screenshot(page, 'mfe-app-override-hot-update');
+
+    await page.goto(`${server.deskUrl}#/`);
+    await page.getByText('Developer details').click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'notes' }) });
+    await row.getByText('overridden').waitFor();
+    expect(await row.textContent()).toContain(entry);
+    const crmRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'crm' }) });
+    expect(await crmRow.textContent()).toMatch(/sha384-[A-Za-z0-9+/]{64}/);
+    await screenshot(page, 'mfe-app-developer-details');
+
+    await banner.getByRole('button', { name: 'Reset notes' }).click();
+    await page.goto(`${server.deskUrl}#/app/notes.Note/new`);
+    await page.getByText('notes note form', { exact: true }).waitFor();
+    expect(await banner.count()).toBe(0);
+    expect(await page.evaluate(() => localStorage.getItem('desk.remote-overrides'))).toBe('{}');
+  });
+});
+
+describe('the scaffolded app as a MACROSERVICE service joining a gateway over NATS', () => {
+  let nats: NatsServerHandle;
+  let gateway: ChildProcess;
+  let gatewayOutput = '';
+  let gatewayData: string;
+  let service: StartedApp;
+  let browser: Browser;
+  const gatewayPort = { value: 0 };
+  const secret = randomBytes(32).toString('base64url');
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    gatewayPort.value = await freePort();
+    gatewayData = mkdtempSync(join(tmpdir(), 'desk-team-gw-'));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(gatewayPort.value),
+      PLATFORM_NATS_URL: nats.url,
+      PLATFORM_INTERNAL_SECRET: secret,
+      PLATFORM_DATA_DIR: gatewayData,
+      PLATFORM_ADMIN_PASSWORD: E2E_ADMIN_PASSWORD,
+      PLATFORM_CORE_SERVICES: 'notes',
+    };
+    for (const key of ['PLATFORM_PUBLIC_URL', 'PLATFORM_DATABASE_URL', 'PLATFORM_APPS', 'PLATFORM_MODE'])
+      delete env[key];
+    // The platform's own gateway, started from the platform's folder: it knows nothing of the app.
+    gateway = spawn(
+      process.execPath,
+      [join(root, 'bin', 'm.js'), 'serve', '--mode', 'macroservice', '--build-missing'],
+      {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    gateway.stdout!.on('data', (c: Buffer) => {
+      gatewayOutput += c.toString();
+    });
+    gateway.stderr!.on('data', (c: Buffer) => {
+      gatewayOutput += c.toString();
+    });
+    const started = Date.now();
+    service = await startApp(app, {
+      extra: ['--mode', 'macroservice', '--port', '0'],
+      env: { PLATFORM_NATS_URL: nats.url, PLATFORM_INTERNAL_SECRET: secret },
+      gatewayOrigin: `http://127.0.0.1:${gatewayPort.value}`,
+    }).catch((error: Error) => {
+      throw new Error(`${error.message}\ngateway:\n${gatewayOutput}`);
+    });
+    app.timings['npm start -- --mode macroservice (until the gateway discovers it)'] = Date.now() - started;
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    if (gateway) await stopProcess(gateway);
+    await nats?.dispose();
+    if (gatewayData) rmSync(gatewayData, { recursive: true, force: true });
+  });
+
+  it('is discovered by the running gateway; its own form creates a Note whose email is a JWE, and the list shows it', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const deskUrl = `http://127.0.0.1:${gatewayPort.value}/desk/`;
+    await signIn(page, deskUrl);
+    const suffix = Date.now().toString(36);
+    await createNote(page, deskUrl, {
+      title: `Macro note ${suffix}`,
+      body: 'Served by its own process.',
+      email: `mac.${suffix}@example.com`,
+    });
+    await screenshot(page, 'mfe-app-macroservice-list');
+  });
+});

@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createRemoteConfig, PLATFORM_ROOT, sharedSingletons } from '../../src/webpack';
+
+describe('createRemoteConfig', () => {
+  const config = createRemoteConfig({
+    name: 'notes',
+    context: '/tmp/notes-app',
+    exposes: { './views': 'ui/views.ts' },
+  });
+  const federation = config.plugins?.find(
+    (p) => p?.constructor.name === 'ModuleFederationPlugin',
+  ) as unknown as {
+    _options: Record<string, unknown>;
+  };
+
+  it('writes remoteEntry.js and mf-manifest.json to <app>/static/mfe with publicPath auto and hashed chunks', () => {
+    expect(config.mode).toBe('production');
+    expect(config.output?.path).toBe('/tmp/notes-app/static/mfe');
+    expect(config.output?.publicPath).toBe('auto');
+    expect(config.output?.chunkFilename).toBe('[name].[contenthash:10].js');
+    expect(federation._options).toMatchObject({
+      name: 'notes',
+      filename: 'remoteEntry.js',
+      library: { type: 'window', name: 'notes' },
+      exposes: { './views': './ui/views.ts' },
+      manifest: { fileName: 'mf-manifest.json' },
+    });
+  });
+
+  it("shares the Desk's singletons at the Desk's pinned versions", () => {
+    const shared = federation._options.shared as ReturnType<typeof sharedSingletons>;
+    expect(shared).toEqual(sharedSingletons());
+    expect(shared.react).toEqual({ singleton: true, requiredVersion: '19.3.1' });
+    expect(shared['@refinedev/core']).toEqual({ singleton: true, requiredVersion: '5.0.12' });
+  });
+
+  it("resolves modules the app does not install from the platform's node_modules", () => {
+    expect(config.resolve?.modules).toEqual(['node_modules', join(PLATFORM_ROOT, 'node_modules')]);
+  });
+});
