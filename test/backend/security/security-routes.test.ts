@@ -29,6 +29,8 @@ describe('GET /api/v1/security/config', () => {
         '/api/method/login',
         '/api/method/platform.auth.change_password',
         '/api/method/platform.auth.generate_api_key',
+        '/api/method/platform.users.add',
+        '/api/method/platform.users.set_password',
         '/api/method/crm.*',
       ],
       kid: (await t.ctx.security.keys.active()).kid,

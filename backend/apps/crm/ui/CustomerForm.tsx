@@ -5,6 +5,7 @@
  */
 import { useCreate, useOne, useUpdate } from '@refinedev/core';
 import { type FormEvent, useId, useState } from 'react';
+import { PII_MASK } from '../../../../src/protocol/permissions';
 import type { DeskRecord, FormViewProps } from '../../../../src/shell/remote-contract';
 
 type Values = { customer_name: string; email: string; phone: string; status: string };
@@ -16,9 +17,10 @@ const PHONE = /^\+?[0-9 ()./-]{5,25}$/;
 function validate(v: Values): Errors {
   const errors: Errors = {};
   if (!v.customer_name.trim()) errors.customer_name = 'Customer name is required.';
-  if (v.email.trim() && !EMAIL.test(v.email.trim()))
+  // A masked value (a reader without read_pii) is left as it is: never validated, never sent back.
+  if (v.email.trim() && v.email !== PII_MASK && !EMAIL.test(v.email.trim()))
     errors.email = 'Enter an email address like name@example.com.';
-  if (v.phone.trim() && !PHONE.test(v.phone.trim()))
+  if (v.phone.trim() && v.phone !== PII_MASK && !PHONE.test(v.phone.trim()))
     errors.phone = 'Enter a phone number (digits, spaces, +).';
   return errors;
 }
@@ -92,7 +94,7 @@ function CustomerFormBody({
     }
     const payload: Record<string, unknown> = { customer_name: values.customer_name.trim() };
     for (const key of ['email', 'phone', 'status'] as const)
-      if (values[key].trim()) payload[key] = values[key].trim();
+      if (values[key].trim() && values[key] !== PII_MASK) payload[key] = values[key].trim();
     try {
       const saved = id
         ? await update({ resource: docType, id, values: payload, meta: { schema } })
