@@ -1,0 +1,77 @@
+/**
+ * The generic list's bulk delete against the mock backend: rows are selected, Delete asks in a dialog
+ * (Cancel deletes nothing), and confirming sends one DELETE per selected record and confirms with a notice.
+ */
+import { Refine } from '@refinedev/core';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { DocTypeSchema } from '../../../src/protocol';
+import { fetchServiceMetadata } from '../../../src/sdk/data';
+import { DiscoveryClient } from '../../../src/sdk/discovery';
+import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
+import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import { createQueryClient } from '../../../src/shell/views/App';
+import { GenericList } from '../../../src/shell/views/GenericList';
+import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+
+let backend: TestBackend;
+let warehouse: DocTypeSchema;
+beforeAll(async () => {
+  backend = await startBackend({ records: 'seeded' });
+  warehouse = (await fetchServiceMetadata(`${ORIGIN}/api/meta/stock`)).doctypes.find(
+    (d) => d.name === 'stock.Warehouse',
+  )!;
+});
+afterEach(() => {
+  cleanup();
+  DiscoveryClient.reset();
+});
+afterAll(() => backend.server.close());
+
+function platform(): DeskPlatform {
+  const p = createPlatform({
+    mode: 'monolith',
+    gatewayUrl: ORIGIN,
+    deskBase: '/desk/',
+    coreServices: [],
+    securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
+    version: 'test',
+  });
+  p.session.signedIn('Administrator');
+  return p;
+}
+
+describe('GenericList bulk delete', () => {
+  it('asks before deleting the selected rows, deletes nothing on Cancel, and deletes each on confirmation', async () => {
+    const p = platform();
+    render(
+      <PlatformProvider platform={p}>
+        <Refine
+          dataProvider={p.dataProvider}
+          options={{ reactQuery: { clientConfig: createQueryClient() }, disableTelemetry: true }}
+        >
+          <GenericList docType="stock.Warehouse" schema={warehouse} onOpen={() => {}} onCreate={() => {}} />
+        </Refine>
+      </PlatformProvider>,
+    );
+    const list = await screen.findByRole('region', { name: 'Warehouse list' });
+    await within(list).findByText('1–2 of 2 warehouses');
+    fireEvent.click(within(list).getByRole('checkbox', { name: 'Select all on this page' }));
+    const selection = within(list).getByRole('region', { name: 'Selection' });
+    expect(selection.textContent).toContain('2 warehouses selected');
+
+    fireEvent.click(within(selection).getByRole('button', { name: 'Delete' }));
+    let dialog = screen.getByRole('alertdialog', { name: 'Delete 2 warehouses?' });
+    expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Cancel' }));
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(backend.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
+
+    fireEvent.click(within(selection).getByRole('button', { name: 'Delete' }));
+    dialog = screen.getByRole('alertdialog', { name: 'Delete 2 warehouses?' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(backend.requests.filter((r) => r.method === 'DELETE')).toHaveLength(2));
+    await within(list).findByText('No warehouses yet.');
+    expect(p.notices.getSnapshot().map((n) => n.message)).toContain('Deleted 2 warehouses.');
+  });
+});
