@@ -37,7 +37,10 @@ export async function compress(body: Uint8Array, encoding: ContentEncoding): Pro
   const out =
     encoding === 'br'
       ? await brotli(body, {
-          params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: 11,
+            [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+          },
         })
       : await gzipAsync(body, { level: 9 });
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);

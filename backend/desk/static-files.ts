@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { PlatformError } from '../http/errors';
-import { chooseEncoding, type ContentEncoding, compressedVariant } from './compression';
+import { type ContentEncoding, chooseEncoding, compressedVariant } from './compression';
 
 /** Content types of the files the Desk serves; anything else is `application/octet-stream`. */
 const CONTENT_TYPES: Record<string, string> = {
