@@ -52,6 +52,29 @@ export function precompress(dir) {
   return count;
 }
 
+/**
+ * Bundles the `m` command for `m serve` into dist/server/m.js with esbuild (dependencies stay external), so a
+ * server runs without tsx's loader thread (docs/performance.md#memory). bin/m.js uses it only while it is
+ * newer than every source file. Returns false when esbuild failed.
+ */
+export function buildServerBundle() {
+  try {
+    require('esbuild').buildSync({
+      entryPoints: [join(root, 'src', 'cli', 'main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+      outfile: join(root, 'dist', 'server', 'm.js'),
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Every build target and the file that proves it was built. */
 export function targets() {
   const appsDir = join(root, 'backend', 'apps');
@@ -157,6 +180,10 @@ function main() {
       return 2;
     }
     selected = all.filter((t) => names.includes(t.name));
+  }
+  if (!opts.only && !buildServerBundle()) {
+    console.error('build: FAILED: could not bundle the server (dist/server/m.js).');
+    return 1;
   }
   const reasons = new Map(selected.map((t) => [t, opts.missing ? buildReason(t) : undefined]));
   if (opts.missing) selected = selected.filter((t) => reasons.get(t) !== undefined);

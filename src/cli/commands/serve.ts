@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_ENV_VARS, loadConfig } from '../../../backend/config/load-config';
 import type { DeploymentMode, PlatformConfig } from '../../../backend/config/schema';
+import { ROOT_DIR } from '../../../backend/roots/context';
 import type { Command } from '../main';
 
 /**
@@ -109,7 +110,7 @@ export function flagOverrides(flags: ServeFlags): Record<string, unknown> {
   };
 }
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
+const ROOT = ROOT_DIR;
 
 /**
  * `--build-missing`: runs `node scripts/build.js --missing`, which builds the shell and the app remotes whose
