@@ -29,6 +29,8 @@ function bundleIsCurrent() {
 }
 
 const args = process.argv.slice(2);
+// `m --bundle-current`: exit 0 when `m serve` would run from the bundle (the benchmarks ask).
+if (args[0] === '--bundle-current') process.exit(bundleIsCurrent() ? 0 : 1);
 let main;
 if (args[0] === 'serve' && process.env.PLATFORM_SERVE_FROM_SOURCE !== '1' && bundleIsCurrent()) {
   ({ main } = await import(bundle));
