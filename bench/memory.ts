@@ -64,17 +64,33 @@ async function startPlatform(dataDir: string, databaseUrl?: string): Promise<Tar
   };
 }
 
+/**
+ * The bare app runs the way `m serve` does: bundled when `m serve` runs from its bundle (dist/server/m.js is
+ * current), else through tsx, so the loader is not what the ratio measures.
+ */
+function bareServerCommand(): string[] {
+  if (!serveFromBundle) return ['--import', 'tsx', join(root, 'bench/support/bare-hono-server.ts')];
+  const outfile = join(root, 'dist', 'bench', 'bare-hono-server.js');
+  buildSync({
+    entryPoints: [join(root, 'bench/support/bare-hono-server.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+    outfile,
+  });
+  return [outfile];
+}
+
 async function startBare(dataDir: string, databaseUrl?: string): Promise<Target> {
   const env = { ...process.env, BARE_DATA_DIR: dataDir, PLATFORM_DATABASE_URL: databaseUrl ?? '' };
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'bench/support/bare-hono-server.ts')],
-    {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, bareServerCommand(), {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const origin = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
