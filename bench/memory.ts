@@ -7,10 +7,11 @@
  * Reference load: sign in, create `SEED` stock.Items, then `REQUESTS` list requests at concurrency
  * `CONCURRENCY` with a create every tenth request.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildSync } from 'esbuild';
 import { stopProcess } from '../test/e2e/support/desk-target';
 import { BENCH_ADMIN_PASSWORD, startDeskServer } from './support/desk-server';
 import { startPostgres } from './support/postgres-server';
@@ -20,6 +21,10 @@ const REQUESTS = 600;
 const CONCURRENCY = 16;
 const IDLE_SETTLE_MS = 3_000;
 const root = join(import.meta.dirname, '..');
+
+/** Whether `m serve` will run from dist/server/m.js: asks bin/m.js's own freshness rule. */
+const serveFromBundle =
+  spawnSync(process.execPath, [join(root, 'bin', 'm.js'), '--bundle-current'], { cwd: root }).status === 0;
 
 /** `VmRSS` and `VmHWM` of a process, in MB. */
 function rss(pid: number): { rss: number; hwm: number } {
@@ -59,17 +64,33 @@ async function startPlatform(dataDir: string, databaseUrl?: string): Promise<Tar
   };
 }
 
+/**
+ * The bare app runs the way `m serve` does: bundled when `m serve` runs from its bundle (dist/server/m.js is
+ * current), else through tsx, so the loader is not what the ratio measures.
+ */
+function bareServerCommand(): string[] {
+  if (!serveFromBundle) return ['--import', 'tsx', join(root, 'bench/support/bare-hono-server.ts')];
+  const outfile = join(root, 'dist', 'bench', 'bare-hono-server.js');
+  buildSync({
+    entryPoints: [join(root, 'bench/support/bare-hono-server.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+    outfile,
+  });
+  return [outfile];
+}
+
 async function startBare(dataDir: string, databaseUrl?: string): Promise<Target> {
   const env = { ...process.env, BARE_DATA_DIR: dataDir, PLATFORM_DATABASE_URL: databaseUrl ?? '' };
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'bench/support/bare-hono-server.ts')],
-    {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, bareServerCommand(), {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const origin = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -149,6 +170,11 @@ const fresh = () => {
   dirs.push(d);
   return d;
 };
+console.log(
+  serveFromBundle
+    ? 'm serve and the bare app run bundled (dist/server/m.js is current).'
+    : 'm serve and the bare app run through tsx (no current dist/server/m.js: npm run build writes it).',
+);
 console.log(
   `Reference load: ${SEED} creates, then ${REQUESTS} requests (1 in 10 a create) at concurrency ${CONCURRENCY}.`,
 );

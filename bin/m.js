@@ -1,8 +1,42 @@
 #!/usr/bin/env node
 // The `m` command. The platform's Node code is TypeScript run through tsx, so there is no build step
-// between editing the backend and running it.
-import { register } from 'tsx/esm/api';
+// between editing the backend and running it. `m serve` runs from the bundle `npm run build` writes
+// (dist/server/m.js) when it is newer than every source file: tsx's loader thread alone keeps about 60 MB
+// resident in a long-running server (docs/performance.md#memory). A stale or missing bundle falls back to tsx.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bundle = `${root}dist/server/m.js`;
+
+/** True when no file under the bundled folders is newer than the bundle. */
+function bundleIsCurrent() {
+  if (!existsSync(bundle)) return false;
+  const built = statSync(bundle).mtimeMs;
+  const newer = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).some((entry) => {
+      // Build outputs (an app's static/ remote) and dependencies are not bundled sources.
+      if (entry.name === 'node_modules' || entry.name === 'static' || entry.name.startsWith('.'))
+        return false;
+      const path = `${dir}/${entry.name}`;
+      return entry.isDirectory() ? newer(path) : statSync(path).mtimeMs > built;
+    });
+  return !['backend', 'src', 'package-lock.json'].some((name) => {
+    const path = `${root}${name}`;
+    if (!existsSync(path)) return false;
+    return statSync(path).isDirectory() ? newer(path) : statSync(path).mtimeMs > built;
+  });
+}
+
+const args = process.argv.slice(2);
+// `m --bundle-current`: exit 0 when `m serve` would run from the bundle (the benchmarks ask).
+if (args[0] === '--bundle-current') process.exit(bundleIsCurrent() ? 0 : 1);
+let main;
+if (args[0] === 'serve' && process.env.PLATFORM_SERVE_FROM_SOURCE !== '1' && bundleIsCurrent()) {
+  ({ main } = await import(bundle));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
+process.exitCode = await main(args);

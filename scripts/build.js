@@ -11,17 +11,69 @@
 // Exit codes: 0 built (or nothing to build), 1 build failed or an output is missing, 2 usage error,
 // 3 the size budget is exceeded.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
 /** Gzip budget of the shell's JavaScript plus every remoteEntry.js (what any first screen needs at most). */
 export const SHELL_JS_BUDGET_GZIP = 300 * 1024;
+
+/** Files worth precompressing (the server answers them in brotli or gzip by Accept-Encoding). */
+const COMPRESSIBLE = /\.(js|mjs|css|html|json|map|svg|txt)$/;
+
+/**
+ * Writes `<file>.br` (brotli, quality 11) and `<file>.gz` (gzip -9) next to every compressible file of at
+ * least 1 KB in `dir`, so the server sends compressed bytes without compressing at run time
+ * (docs/performance.md#compression). Returns the number of files compressed.
+ */
+export function precompress(dir) {
+  let count = 0;
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (COMPRESSIBLE.test(entry.name) && statSync(path).size >= 1024) {
+        const body = readFileSync(path);
+        writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }));
+        writeFileSync(
+          `${path}.br`,
+          brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+        );
+        count++;
+      }
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return count;
+}
+
+/**
+ * Bundles the `m` command for `m serve` into dist/server/m.js with esbuild (dependencies stay external), so a
+ * server runs without tsx's loader thread (docs/performance.md#memory). bin/m.js uses it only while it is
+ * newer than every source file. Returns false when esbuild failed.
+ */
+export function buildServerBundle() {
+  try {
+    require('esbuild').buildSync({
+      entryPoints: [join(root, 'src', 'cli', 'main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+      outfile: join(root, 'dist', 'server', 'm.js'),
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Every build target and the file that proves it was built. */
 export function targets() {
@@ -129,6 +181,10 @@ function main() {
     }
     selected = all.filter((t) => names.includes(t.name));
   }
+  if (!opts.only && !buildServerBundle()) {
+    console.error('build: FAILED: could not bundle the server (dist/server/m.js).');
+    return 1;
+  }
   const reasons = new Map(selected.map((t) => [t, opts.missing ? buildReason(t) : undefined]));
   if (opts.missing) selected = selected.filter((t) => reasons.get(t) !== undefined);
   if (selected.length === 0) {
@@ -169,6 +225,7 @@ function main() {
     console.error(`build: FAILED: no output for ${missing.map((t) => `${t.name} (${t.marker})`).join(', ')}`);
     return 1;
   }
+  for (const t of selected) precompress(t.output);
   // webpack leaves a file untouched when its bytes did not change; the marker's time records this build.
   const now = new Date();
   for (const t of selected) utimesSync(t.marker, now, now);

@@ -57,7 +57,7 @@ export async function initdbOutOfProcess(dir: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--input-type=module', '-e', script],
+      ['--liftoff-only', '--input-type=module', '-e', script],
       { timeout: 120_000 },
       (err, _stdout, stderr) => {
         if (err) reject(new Error(`initdb of ${dir} failed: ${stderr.trim() || err.message}`));

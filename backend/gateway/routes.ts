@@ -2,14 +2,8 @@ import { Hono } from 'hono';
 import { DISCOVERY_QUERY_PATH, REMOTES_PATH, SERVICES_PATH, type ServicesMap } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
-import {
-  answerDiscoveryQuery,
-  bodyTooLarge,
-  type DiscoveryLimits,
-  lookupOwner,
-  parseDiscoveryQuery,
-  remotesMap,
-} from './oracle';
+import { createDiscoveryAnswers } from './discovery-cache';
+import { bodyTooLarge, type DiscoveryLimits, lookupOwner, remotesMap } from './oracle';
 import { readTextLimited } from './read-limited';
 import type { ServiceDirectory } from './service-directory';
 
@@ -26,12 +20,13 @@ export interface GatewayRouteDeps {
  * - `GET /api/gateway/services`: every registered service (the Desk lists them all in its navigation);
  * - `POST /api/gateway/discovery/query`: batch owner resolution with the manifest `rev` handshake;
  * - `GET /api/gateway/discovery/:resource`: one owner, 404 `unknown_resource`.
- * Answers are computed per request from the directory, so a manifest change is visible at once; they are
- * `Cache-Control: no-cache` for the same reason.
+ * Answers follow the directory, so a manifest change is visible at once (a query's answer is reused only
+ * until the directory changes); they are `Cache-Control: no-cache` for the same reason.
  */
 export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const { directory, limits } = deps;
+  const answers = createDiscoveryAnswers(directory, limits);
 
   routes.get(REMOTES_PATH, (c) => {
     c.header('Cache-Control', 'no-cache');
@@ -60,9 +55,8 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
       }
       raw = await readTextLimited(c, limits.maxBodyBytes, () => bodyTooLarge(limits));
     }
-    const query = parseDiscoveryQuery(raw, limits);
-    c.header('Cache-Control', 'no-store');
-    return c.json(answerDiscoveryQuery(directory, query));
+    const json = answers.answer(raw);
+    return c.body(json, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
   });
 
   routes.get('/api/gateway/discovery/:resource', (c) => {

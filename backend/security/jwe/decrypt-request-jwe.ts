@@ -55,8 +55,7 @@ export async function decryptRequestJwe(
   if (iv.length !== GCM_IV_BYTES || tag.length !== GCM_TAG_BYTES) throw decryptionFailed();
   const key = await keys.find(header.kid);
   if (!key) throw unknownKey();
-  const modulusBytes = base64url.decode(key.publicJwk.n).length;
-  if (encryptedKey.length !== modulusBytes) throw decryptionFailed();
+  if (encryptedKey.length !== modulusBytesOf(key.publicJwk.n)) throw decryptionFailed();
 
   let cek: Uint8Array<ArrayBuffer>;
   try {
@@ -95,17 +94,39 @@ function randomCek(): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(CEK_BYTES));
 }
 
+/** Modulus lengths by the JWK's `n`: a key's modulus is decoded once, not on every request. */
+const modulusBytes = new Map<string, number>();
+
+function modulusBytesOf(n: string): number {
+  let length = modulusBytes.get(n);
+  if (length === undefined) {
+    length = base64url.decode(n).length;
+    if (modulusBytes.size > 64) modulusBytes.clear();
+    modulusBytes.set(n, length);
+  }
+  return length;
+}
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
 /**
  * Decodes a base64url segment and refuses non-canonical spellings (a flipped padding bit would otherwise
- * decode to the same bytes and slip through).
+ * decode to the same bytes and slip through). The segment's alphabet is already checked; a spelling is
+ * canonical when its length is not 1 mod 4 and the bits of the last character that fall past the final
+ * byte are zero (RFC 4648 section 3.5), which is checked without encoding the bytes again.
  */
 function canonical(segment: string): Uint8Array<ArrayBuffer> {
+  const rest = segment.length % 4;
+  if (rest === 1) throw decryptionFailed();
+  if (rest !== 0) {
+    const last = BASE64URL.indexOf(segment[segment.length - 1]!);
+    if (last & (rest === 2 ? 0x0f : 0x03)) throw decryptionFailed();
+  }
   let bytes: Uint8Array;
   try {
     bytes = base64url.decode(segment);
   } catch (cause) {
     throw decryptionFailed(cause);
   }
-  if (base64url.encode(bytes) !== segment) throw decryptionFailed();
-  return new Uint8Array(bytes);
+  return bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
 }

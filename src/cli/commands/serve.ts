@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_ENV_VARS, loadConfig, OTHER_ENV_VARS } from '../../../backend/config/load-config';
 import type { DeploymentMode, PlatformConfig } from '../../../backend/config/schema';
+import { ROOT_DIR } from '../../../backend/roots/context';
 import type { Command } from '../main';
 
 /**
@@ -151,7 +152,7 @@ export function flagOverrides(flags: ServeFlags): Record<string, unknown> {
   };
 }
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
+const ROOT = ROOT_DIR;
 
 /**
  * `--build-missing`: runs `node scripts/build.js --missing`, which builds the shell and the app remotes whose

@@ -25,7 +25,8 @@ describe('openDatabase', () => {
     );
     await second.close();
     expect(rows.map((r) => r.data.customer_name)).toEqual(['Ada']);
-  });
+    // A new cluster is created by a child process, which starts its own Node and PGlite.
+  }, 120_000);
 
   it('runs registered migrations once per id, and again harmlessly on every open', async () => {
     const sql = 'CREATE TABLE IF NOT EXISTS test_widgets (id text PRIMARY KEY)';
