@@ -32,7 +32,7 @@ export interface OwnedDataDir {
 }
 
 /**
- * Claims a data directory for one server process (docs/operations-robustness.md#one-process-per-data-directory):
+ * Claims a data directory for one server process (docs/operators.md#one-process-per-data-directory):
  * creates it (0700), tightens the modes of what it holds, and takes `<dir>/server.lock`. A second process on the
  * same directory fails with `data_dir_locked` naming the holder's PID; a lock left by a killed process is taken
  * over.

@@ -34,7 +34,7 @@ export function inlineScriptHashes(html: string): string[] {
 }
 
 /**
- * The Content-Security-Policy of the Desk page (docs/operations-robustness.md#desk-page-headers):
+ * The Content-Security-Policy of the Desk page (docs/security.md#desk-page-headers):
  * scripts only from this origin, the remotes' origins of the directory and the page's own inline scripts (by
  * hash); connections to this origin, the gateway and the remotes; no plugins; `frame-ancestors 'none'` so no
  * other site can frame the Desk (clickjacking). Styles may be inline (components set style attributes).

@@ -21,7 +21,7 @@ function hostOf(url: string): string | undefined {
 }
 
 /**
- * The hosts a server answers to (docs/operations-robustness.md#host-check): the loopback names, the host of
+ * The hosts a server answers to (docs/security.md#host-check): the loopback names, the host of
  * `server.public_url`, the bind address when it is a specific one, and every `server.allowed_hosts` entry
  * (`name` allows any port, `name:port` that port only).
  */

@@ -34,7 +34,7 @@ export interface KvKeyStoreOptions extends KeyStoreOptions {
 }
 
 /**
- * The key ring every gateway of a MACROSERVICE deployment shares (docs/operations-robustness.md#n-gateways):
+ * The key ring every gateway of a MACROSERVICE deployment shares (docs/operators.md#n-gateways):
  * kept in NATS KV, private keys wrapped with the key-encryption key each gateway is given (never stored in
  * clear). A JWE made from any gateway's JWKS decrypts on every gateway. A rotation by any gateway (or
  * `m keys rotate`) is seen by the others within `refreshMs`, and at once by one receiving the new kid.
