@@ -5,7 +5,8 @@ import { DeveloperDetails } from './states';
 
 /**
  * A banner (role=alert) saying which part of the Desk could not load and that the standard view stands in;
- * "Try again" only when the failure may pass. The service name and the code are developer details.
+ * "Try again" only when the failure may pass, and when it cannot, why (a remote that failed its integrity
+ * check). The service name and the code are developer details.
  */
 export function RemoteUnavailable({
   service,
@@ -22,7 +23,8 @@ export function RemoteUnavailable({
   return (
     <div className="desk-banner desk-banner--warning desk-remote-error" role="alert" data-remote={service}>
       <p>
-        <strong>Part of this page could not be loaded.</strong> {children ?? null}
+        <strong>Part of this page could not be loaded.</strong> {words.retryable ? null : `${words.message} `}
+        {children ?? null}
       </p>
       <DeveloperDetails words={words} extra={<>The {service} interface did not load.</>} />
       {words.retryable ? (

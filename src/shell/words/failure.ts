@@ -56,6 +56,11 @@ const BY_CODE: Record<string, { message: string; retryable: boolean }> = {
     message: 'This part of the Desk could not be loaded. Try again in a moment.',
     retryable: true,
   },
+  remote_integrity_failed: {
+    message:
+      'Its files changed after they were published, so the Desk did not run them. Tell the team that runs this app.',
+    retryable: false,
+  },
   remote_timeout: { message: 'This part of the Desk took too long to load. Try again.', retryable: true },
   remote_render_failed: {
     message: 'This part of the Desk stopped working. The rest of the page still works.',
