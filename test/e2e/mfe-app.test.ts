@@ -254,7 +254,9 @@ describe("a developer's dev server overriding the app's remote in the running De
     await screenshot(page, 'mfe-app-override-hot-update');
 
     await page.goto(`${server.deskUrl}#/`);
-    await page.getByText('Developer details').click();
+    // The header's Developer details toggle shows the remotes' details on the home page.
+    await page.getByRole('button', { name: 'Developer details' }).click();
+    await page.locator('summary', { hasText: 'Developer details' }).click();
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'notes' }) });
     await row.getByText('overridden').waitFor();
     expect(await row.textContent()).toContain(entry);

@@ -63,7 +63,8 @@ export function Home(): React.JSX.Element {
             ));
         })}
       </ul>
-      <DeveloperDetails />
+      {/* Remote entries, integrity and overrides are for the people who build the platform and its apps. */}
+      {developer ? <DeveloperDetails /> : null}
     </div>
   );
 }
