@@ -38,13 +38,20 @@ export function inlineScriptHashes(html: string): string[] {
  * scripts only from this origin, the remotes' origins of the directory and the page's own inline scripts (by
  * hash); connections to this origin, the gateway and the remotes; no plugins; `frame-ancestors 'none'` so no
  * other site can frame the Desk (clickjacking). Styles may be inline (components set style attributes).
+ * Where remote overrides are allowed (docs/mfe-teams.md#working-against-a-running-desk), a developer's dev
+ * server on localhost, 127.0.0.1 or a configured override origin may serve scripts and hot updates too.
  */
 export function deskContentSecurityPolicy(
   html: string,
   gatewayUrl: string,
   manifests: readonly ServiceManifest[],
+  overrides?: { allowed: boolean; origins: readonly string[] },
 ): string {
-  const remotes = manifestOrigins(manifests);
+  const devServers = overrides?.allowed
+    ? ['http://localhost:*', 'http://127.0.0.1:*', ...overrides.origins]
+    : [];
+  const hotUpdates = overrides?.allowed ? ['ws://localhost:*', 'ws://127.0.0.1:*'] : [];
+  const remotes = [...manifestOrigins(manifests), ...devServers];
   let gateway: string[] = [];
   try {
     gateway = [new URL(gatewayUrl).origin];
@@ -52,7 +59,7 @@ export function deskContentSecurityPolicy(
     // no separate gateway origin
   }
   const self = ["'self'", ...remotes];
-  const connect = [...new Set(["'self'", ...gateway, ...remotes])];
+  const connect = [...new Set(["'self'", ...gateway, ...remotes, ...hotUpdates])];
   return [
     "default-src 'self'",
     `script-src ${[...self, ...inlineScriptHashes(html)].join(' ')}`,

@@ -169,7 +169,7 @@ export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
     for (const [name, value] of Object.entries(DESK_PAGE_HEADERS)) c.header(name, value);
     c.header(
       'Content-Security-Policy',
-      deskContentSecurityPolicy(html, payload.gatewayUrl, ctx.directory.list()),
+      deskContentSecurityPolicy(html, payload.gatewayUrl, ctx.directory.list(), payload.remoteOverrides),
     );
     return c.html(html);
   });

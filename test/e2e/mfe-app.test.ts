@@ -65,7 +65,7 @@ async function createNote(page: Page, deskUrl: string, note: { title: string; bo
   const created = (await response!.json()) as { data: { name: string; email: string; title: string } };
   expect(created.data).toMatchObject({ title: note.title, email: note.email });
   await page.goto(`${deskUrl}#/app/notes.Note`);
-  await page.getByRole('cell', { name: note.title }).waitFor();
+  await page.getByRole('cell', { name: note.title, exact: true }).waitFor();
 }
 
 describe('a scaffolded app in a MONOLITH Desk', () => {
@@ -141,7 +141,7 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     expect(created.data).toMatchObject({ title: note.title, email: note.email });
 
     await page.goto(`${server.deskUrl}#/app/notes.Note`);
-    await page.getByRole('cell', { name: note.title }).waitFor();
+    await page.getByRole('cell', { name: note.title, exact: true }).waitFor();
     await screenshot(page, 'mfe-app-note-list');
   });
 
