@@ -36,7 +36,12 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
   routes.get(SERVICES_PATH, (c) => {
     const services: ServicesMap = {};
     for (const m of directory.list())
-      services[m.service] = { url: m.url, apiUrl: m.apiUrl, metaUrl: m.metaUrl };
+      services[m.service] = {
+        url: m.url,
+        apiUrl: m.apiUrl,
+        metaUrl: m.metaUrl,
+        ...(m.integrity ? { integrity: m.integrity } : {}),
+      };
     c.header('Cache-Control', 'no-cache');
     return c.json(services);
   });

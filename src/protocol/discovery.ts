@@ -62,4 +62,7 @@ export interface DiscoveryOwner {
 }
 
 /** `GET /api/gateway/services`: every registered service with where it lives; `url` is null without a UI remote. */
-export type ServicesMap = Record<string, { url: string | null; apiUrl: string; metaUrl: string }>;
+export type ServicesMap = Record<
+  string,
+  { url: string | null; apiUrl: string; metaUrl: string; integrity?: string }
+>;

@@ -140,7 +140,9 @@ export class DeskCatalog {
       !known ||
       known.url !== entry.url ||
       known.metaUrl !== entry.metaUrl ||
-      known.apiUrl !== entry.apiUrl
+      known.apiUrl !== entry.apiUrl ||
+      // The remote entry's hash arrives with the remotes map even when the service listing came first.
+      (entry.integrity !== undefined && known.integrity !== entry.integrity)
     ) {
       this.#services = {
         ...this.#services,
