@@ -86,7 +86,9 @@ export function createRemoteConfig(options: RemoteConfigOptions): Configuration 
   return {
     name: options.name,
     mode: production ? 'production' : 'development',
-    devtool: production ? false : 'eval-cheap-module-source-map',
+    // No eval-based source maps: the Desk page's Content-Security-Policy allows no eval, and a developer's
+    // dev build runs inside that page (docs/security.md#desk-page-headers).
+    devtool: production ? false : 'cheap-module-source-map',
     context,
     target: 'web',
     // No entry of its own: `remoteEntry.js` is the only entry, and every exposed module is loaded through it
