@@ -157,8 +157,9 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
     const client = new Client({ cookie: login.headers.get('set-cookie')!.split(';')[0]!, csrf: csrf_token });
     const firstKid = await client.jwks(a);
 
-    // Wait until both gateways route to both services.
-    for (let i = 0; i < 120; i++) {
+    // Wait until both gateways route to both services (bounded: 90 s; services start slowly on a busy machine
+    // from a fresh clone, where nothing is built or cached yet).
+    for (let i = 0; i < 360; i++) {
       const both = await Promise.all(
         [a, b].map(async (g) => (await call(g, 'GET', '/api/gateway/remotes')).text()),
       );
@@ -206,5 +207,5 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
       expect(replay.status).toBe(400);
       expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('replayed');
     }
-  });
+  }, 240_000);
 });
