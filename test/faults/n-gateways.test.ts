@@ -157,11 +157,11 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
     const client = new Client({ cookie: login.headers.get('set-cookie')!.split(';')[0]!, csrf: csrf_token });
     const firstKid = await client.jwks(a);
 
-    // Wait until both gateways route to both services (bounded: 90 s; services start slowly on a busy machine
-    // from a fresh clone, where nothing is built or cached yet).
+    // Wait until both gateways route to both services: the service listing, not the remotes map, which
+    // leaves out services whose UI remote is not built (a fresh clone). Bounded: 90 s.
     for (let i = 0; i < 360; i++) {
       const both = await Promise.all(
-        [a, b].map(async (g) => (await call(g, 'GET', '/api/gateway/remotes')).text()),
+        [a, b].map(async (g) => (await call(g, 'GET', '/api/gateway/services')).text()),
       );
       if (both.every((t) => t.includes('"crm"') && t.includes('"stock"'))) break;
       await new Promise((r) => setTimeout(r, 250));
