@@ -8,22 +8,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInternalRequest } from '../../../backend/auth/internal-auth';
-import { loadConfig } from '../../../backend/config/load-config';
 import type { PlatformConfig } from '../../../backend/config/schema';
 import type { Database } from '../../../backend/db/database';
-import { openDatabase } from '../../../backend/db/open-database';
 import { PII_MASK } from '../../../backend/permissions/mask';
-import { ROOT_DIR } from '../../../backend/roots/context';
-import { createGateway, type Gateway } from '../../../backend/roots/gateway';
-import { type RunningService, startService } from '../../../backend/roots/service';
-import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
+import type { Gateway } from '../../../backend/roots/gateway';
+import type { RunningService } from '../../../backend/roots/service';
 import { apiKeyAuthorization } from '../../helpers/auth';
+import {
+  GATEWAY_URL,
+  gatewayRequest,
+  macroserviceConfig,
+  serviceConfigOf,
+  startMemoryGateway,
+  startMemoryService,
+} from '../../helpers/macroservice';
 import { type NatsServerHandle, startNatsServer, waitUntil } from '../../helpers/nats-server';
 import { userWithRoles } from '../../helpers/roles';
 import { makeAppsFixture } from '../../helpers/test-app';
 
 const SECRET = 'permissions-test-secret-0123456789abcdef';
-const GATEWAY_URL = 'http://gateway.test';
 
 let nats: NatsServerHandle;
 let config: PlatformConfig;
@@ -37,20 +40,8 @@ let admin: string;
 let stock: string;
 let sales: string;
 
-const keys = (cfg: PlatformConfig) =>
-  MemoryKeyStore.create({ graceMs: cfg.security.payload_encryption.key_grace_seconds * 1000 });
-
 function send(authorization: string, method: string, path: string, body?: unknown) {
-  return gateway.app.fetch(
-    new Request(`${GATEWAY_URL}${path}`, {
-      method,
-      headers: {
-        authorization,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
+  return gatewayRequest(gateway, authorization, method, path, body);
 }
 
 async function codeOf(res: Response): Promise<string> {
@@ -61,42 +52,18 @@ beforeAll(async () => {
   nats = await startNatsServer();
   appsDir = makeAppsFixture({ crm: false, stock: false });
   dataDir = mkdtempSync(join(tmpdir(), 'desk-perm-macro-'));
-  config = loadConfig({
-    file: join(ROOT_DIR, 'platform.toml'),
-    env: {},
-    overrides: {
-      mode: 'macroservice',
-      'server.port': 0,
-      'server.data_dir': dataDir,
-      'server.public_url': GATEWAY_URL,
-      'security.payload_encryption.mode': 'disabled',
-      'nats.url': nats.url,
-      'nats.ttl_seconds': 3,
-      'nats.heartbeat_seconds': 1,
-      'desk.upstream_timeout_ms': 5_000,
-    },
-  });
-  const gatewayDb = await openDatabase({ memory: true });
-  databases.push(gatewayDb);
-  gateway = await createGateway(config, {
-    secret: SECRET,
-    log: () => {},
-    context: { database: gatewayDb, keys: await keys(config) },
-  });
+  config = macroserviceConfig(nats.url, dataDir, { 'desk.upstream_timeout_ms': 5_000 });
+  const started = await startMemoryGateway(config, SECRET);
+  databases.push(started.database);
+  gateway = started.gateway;
   admin = await apiKeyAuthorization(gateway.ctx);
   stock = await userWithRoles(gateway.ctx, 'stock.user', ['Stock User']);
   sales = await userWithRoles(gateway.ctx, 'sales.user', ['Sales User']);
-  const serviceConfig = { ...config, server: { ...config.server, public_url: undefined } };
   for (const app of ['crm', 'stock']) {
-    const database = await openDatabase({ memory: true });
+    const { service, database } = await startMemoryService(serviceConfigOf(config), app, appsDir, SECRET);
     databases.push(database);
     serviceDb[app] = database;
-    services[app] = await startService(serviceConfig, {
-      app,
-      secret: SECRET,
-      log: () => {},
-      context: { database, appsDir, keys: await keys(serviceConfig) },
-    });
+    services[app] = service;
   }
   await waitUntil(
     async () => gateway.directory.get('crm') !== undefined && gateway.directory.get('stock') !== undefined,
@@ -210,11 +177,7 @@ describe('MACROSERVICE: roles enforced at the service', () => {
   });
 
   it('two gateways share the failed sign-in counters through NATS KV', async () => {
-    const second = await createGateway(config, {
-      secret: SECRET,
-      log: () => {},
-      context: { database: databases[0]!, keys: await keys(config) },
-    });
+    const { gateway: second } = await startMemoryGateway(config, SECRET, databases[0]);
     try {
       await gateway.ctx.security.users.addUser('guessed', 'guessed-password', ['Stock User']);
       const login = (g: Gateway, pwd: string) =>

@@ -4,23 +4,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEMA_DISCOVERY_SUBJECT } from '../../../backend/bus/bus';
 import { NatsBus } from '../../../backend/bus/nats-bus';
-import { loadConfig } from '../../../backend/config/load-config';
 import type { PlatformConfig } from '../../../backend/config/schema';
 import type { Database } from '../../../backend/db/database';
 import { openDatabase } from '../../../backend/db/open-database';
 import { ManifestPublisher } from '../../../backend/gateway/manifests/manifest-publisher';
 import { schemaBroadcast } from '../../../backend/gateway/manifests/schema-broadcast';
-import { ROOT_DIR } from '../../../backend/roots/context';
 import { createGateway, type Gateway } from '../../../backend/roots/gateway';
 import { type RunningService, startService } from '../../../backend/roots/service';
-import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
 import type { DiscoveryResult, ServiceManifest } from '../../../src/protocol';
 import { apiKeyAuthorization } from '../../helpers/auth';
+import {
+  GATEWAY_URL,
+  gatewayRequest,
+  memoryKeys as keys,
+  macroserviceConfig,
+  serviceConfigOf,
+} from '../../helpers/macroservice';
 import { type NatsServerHandle, startNatsServer, waitUntil } from '../../helpers/nats-server';
 import { makeAppsFixture } from '../../helpers/test-app';
 
 const SECRET = 'macroservice-test-secret-0123456789abcdef';
-const GATEWAY_URL = 'http://gateway.test';
 
 let nats: NatsServerHandle;
 let config: PlatformConfig;
@@ -32,10 +35,6 @@ const services: Record<string, RunningService> = {};
 const databases: Database[] = [];
 let authorization: string;
 let probe: NatsBus;
-
-async function keys(cfg: PlatformConfig) {
-  return MemoryKeyStore.create({ graceMs: cfg.security.payload_encryption.key_grace_seconds * 1000 });
-}
 
 async function newGateway(): Promise<Gateway> {
   // Gateways behind one load balancer share the user database (and, through NATS, idempotency records).
@@ -68,17 +67,7 @@ function send(
   body?: unknown,
   headers: Record<string, string> = {},
 ) {
-  return gateway.app.fetch(
-    new Request(`${GATEWAY_URL}${path}`, {
-      method,
-      headers: {
-        authorization,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
+  return gatewayRequest(gateway, authorization, method, path, body, headers);
 }
 
 async function discover(gateway: Gateway, resources: string[], known: Record<string, number> = {}) {
@@ -91,27 +80,15 @@ beforeAll(async () => {
   nats = await startNatsServer();
   appsDir = makeAppsFixture({ crm: false, stock: true });
   dataDir = mkdtempSync(join(tmpdir(), 'desk-macro-'));
-  config = loadConfig({
-    file: join(ROOT_DIR, 'platform.toml'),
-    env: {},
-    overrides: {
-      mode: 'macroservice',
-      'server.port': 0,
-      'server.data_dir': dataDir,
-      'server.public_url': GATEWAY_URL,
-      'security.payload_encryption.mode': 'disabled',
-      'nats.url': nats.url,
-      'nats.ttl_seconds': 3,
-      'nats.heartbeat_seconds': 1,
-      'nats.bus_source_of_truth': true,
-      'desk.upstream_timeout_ms': 2_000,
-    },
+  config = macroserviceConfig(nats.url, dataDir, {
+    'nats.bus_source_of_truth': true,
+    'desk.upstream_timeout_ms': 2_000,
   });
   gatewayDb = await openDatabase({ memory: true });
   await newGateway();
   authorization = await apiKeyAuthorization(gateways[0]!.ctx);
   // Services publish their own address: public_url is the gateway's only.
-  config = { ...config, server: { ...config.server, public_url: undefined } };
+  config = serviceConfigOf(config);
   await newService('crm');
   probe = await NatsBus.connect({ url: nats.url, log: () => {} });
 });

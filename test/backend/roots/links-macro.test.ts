@@ -7,21 +7,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../backend/config/load-config';
 import type { PlatformConfig } from '../../../backend/config/schema';
 import type { Database } from '../../../backend/db/database';
-import { openDatabase } from '../../../backend/db/open-database';
-import { ROOT_DIR } from '../../../backend/roots/context';
-import { createGateway, type Gateway } from '../../../backend/roots/gateway';
-import { type RunningService, startService } from '../../../backend/roots/service';
-import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
+import type { Gateway } from '../../../backend/roots/gateway';
+import type { RunningService } from '../../../backend/roots/service';
 import type { DiscoveryResult, SearchAnswer } from '../../../src/protocol';
 import { apiKeyAuthorization } from '../../helpers/auth';
+import {
+  gatewayRequest,
+  macroserviceConfig,
+  serviceConfigOf,
+  startMemoryGateway,
+  startMemoryService,
+} from '../../helpers/macroservice';
 import { type NatsServerHandle, startNatsServer, waitUntil } from '../../helpers/nats-server';
 import { makeAppsFixture } from '../../helpers/test-app';
 
 const SECRET = 'macroservice-links-secret-0123456789abcdef';
-const GATEWAY_URL = 'http://gateway.test';
 
 let nats: NatsServerHandle;
 let config: PlatformConfig;
@@ -32,61 +34,23 @@ const services: RunningService[] = [];
 const databases: Database[] = [];
 let authorization: string;
 
-const keys = (cfg: PlatformConfig) =>
-  MemoryKeyStore.create({ graceMs: cfg.security.payload_encryption.key_grace_seconds * 1000 });
-
-async function send(method: string, path: string, body?: unknown): Promise<Response> {
-  return gateway.app.fetch(
-    new Request(`${GATEWAY_URL}${path}`, {
-      method,
-      headers: {
-        authorization,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
+function send(method: string, path: string, body?: unknown): Promise<Response> {
+  return gatewayRequest(gateway, authorization, method, path, body);
 }
 
 beforeAll(async () => {
   nats = await startNatsServer();
   appsDir = makeAppsFixture({ crm: false, support: false });
   dataDir = mkdtempSync(join(tmpdir(), 'desk-links-'));
-  config = loadConfig({
-    file: join(ROOT_DIR, 'platform.toml'),
-    env: {},
-    overrides: {
-      mode: 'macroservice',
-      'server.port': 0,
-      'server.data_dir': dataDir,
-      'server.public_url': GATEWAY_URL,
-      'security.payload_encryption.mode': 'disabled',
-      'nats.url': nats.url,
-      'nats.ttl_seconds': 3,
-      'nats.heartbeat_seconds': 1,
-      'desk.upstream_timeout_ms': 3_000,
-    },
-  });
-  const gatewayDb = await openDatabase({ memory: true });
-  databases.push(gatewayDb);
-  gateway = await createGateway(config, {
-    secret: SECRET,
-    log: () => {},
-    context: { database: gatewayDb, keys: await keys(config) },
-  });
+  config = macroserviceConfig(nats.url, dataDir, { 'desk.upstream_timeout_ms': 3_000 });
+  const started = await startMemoryGateway(config, SECRET);
+  databases.push(started.database);
+  gateway = started.gateway;
   authorization = await apiKeyAuthorization(gateway.ctx);
-  const serviceConfig = { ...config, server: { ...config.server, public_url: undefined } };
   for (const app of ['crm', 'support']) {
-    const database = await openDatabase({ memory: true });
+    const { service, database } = await startMemoryService(serviceConfigOf(config), app, appsDir, SECRET);
     databases.push(database);
-    services.push(
-      await startService(serviceConfig, {
-        app,
-        secret: SECRET,
-        log: () => {},
-        context: { database, appsDir, keys: await keys(serviceConfig) },
-      }),
-    );
+    services.push(service);
   }
   await waitUntil(async () => {
     const res = await send('POST', '/api/gateway/discovery/query', {
