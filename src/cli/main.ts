@@ -4,10 +4,7 @@
  *
  * Exit codes shared by every subcommand: 0 success, 1 failure, 2 usage error. Subcommands document more.
  */
-export interface Command {
-  summary: string;
-  run(argv: string[]): Promise<number>;
-}
+import type { Command } from './command';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   serve: {

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Configuration } from 'webpack';
-import type { Command } from '../main';
+import type { Command } from '../command';
 
 const HELP = `Usage: m app <build | dev | start> [options]
 

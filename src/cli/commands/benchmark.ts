@@ -1,4 +1,4 @@
-import type { Command } from '../main';
+import type { Command } from '../command';
 
 /** `m benchmark`: run a load test described by a YAML file (the harness under src/benchmarks). */
 export const benchmarkCommand: Command = {

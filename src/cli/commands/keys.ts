@@ -14,7 +14,7 @@ import {
   KvKeyStore,
   type SharedKeyRing,
 } from '../../../backend/security/keys/kv-key-store';
-import type { Command } from '../main';
+import type { Command } from '../command';
 
 /** Exit codes of `m keys`: 0 done, 1 the operation failed, 2 usage error, 78 invalid configuration. */
 export const KEYS_EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;

@@ -1,6 +1,6 @@
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Command } from '../main';
+import type { Command } from '../command';
 import { ScaffoldError, scaffoldApp } from './new-app';
 
 const HELP = `Usage: m new app <name> [--dir <path>] [--platform <spec>]

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { CONFIG_ENV_VARS, loadConfig, OTHER_ENV_VARS } from '../../../backend/config/load-config';
 import type { DeploymentMode, PlatformConfig } from '../../../backend/config/schema';
 import { ROOT_DIR } from '../../../backend/roots/context';
-import type { Command } from '../main';
+import type { Command } from '../command';
 
 /**
  * Exit codes of `m serve` (a public API, like k6's): 0 clean shutdown after SIGINT/SIGTERM (or `--help`),

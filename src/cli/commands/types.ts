@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Command } from '../main';
+import type { Command } from '../command';
 import { fetchTypesInput, type TypesCredentials, TypesError } from './types-fetch';
 import { renderTypes } from './types-generate';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Command } from '../main';
+import type { Command } from '../command';
 import type { UserAdmin } from './user-admin';
 import { readPassword } from './user-password';
 import { RemoteUserAdmin } from './user-remote';
