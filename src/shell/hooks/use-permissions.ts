@@ -1,4 +1,4 @@
-import { useEffect, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { fetchWithCredentials } from '../../sdk/http';
 import type { DeskPlatform } from '../platform/create-platform';
 import {
@@ -10,6 +10,7 @@ import {
   WHOAMI_PATH,
   type WhoAmI,
 } from '../platform/permissions';
+import type { SessionState } from '../platform/session';
 import { usePlatform } from './use-platform';
 import { useSession } from './use-session';
 
@@ -49,13 +50,17 @@ export function usePermissions(): Permissions {
   const platform = usePlatform();
   const session = useSession();
   const store = permissionsStoreOf(platform);
-  const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
+  const fetched = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const signedIn = session.status === 'signed-in';
   const user = session.status === 'signed-in' ? session.user : undefined;
+  // The session already holds whoami's answer (asked at boot and after each sign-in); only a session that
+  // carries no roles (a server that does not report them with the session) asks on its own.
+  const known = useMemo(() => whoamiOf(session), [session]);
   useEffect(() => {
     if (!signedIn) store.clear();
-    else store.ensure(user ?? '(current user)');
-  }, [store, signedIn, user]);
+    else if (!known) store.ensure(user ?? '(current user)');
+  }, [store, signedIn, user, known]);
+  const state: PermissionsState = known ? { status: 'ready', whoami: known } : fetched;
   const roles = state.status === 'ready' ? state.whoami.roles : [];
   return {
     state,
@@ -63,5 +68,17 @@ export function usePermissions(): Permissions {
     roles,
     isSystemManager: roles.includes(SYSTEM_MANAGER_ROLE),
     can: (docType, operation) => permits(state, docType, operation),
+  };
+}
+
+/** whoami's answer as the session holds it, or undefined when the session carries no roles and permissions. */
+function whoamiOf(session: SessionState): WhoAmI | undefined {
+  if (session.status !== 'signed-in' || !session.user || !session.roles || !session.permissions)
+    return undefined;
+  return {
+    user: session.user,
+    full_name: session.fullName,
+    roles: session.roles,
+    permissions: session.permissions as WhoAmI['permissions'],
   };
 }

@@ -177,11 +177,15 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     checkSession,
     async login(usr, pwd) {
       await sdkLogin(usr, pwd, { url: `${config.gatewayUrl}${LOGIN_PATH}` });
-      session.signedIn(usr);
       channel.post('signed-in');
-      afterSignIn();
-      // The name to show, roles and permissions come with whoami.
-      void checkSession();
+      // The name to show, roles and permissions come with whoami: asked once, before the Desk renders, so
+      // no action appears and then vanishes.
+      await checkSession();
+      if (session.getSnapshot().status !== 'signed-in') {
+        // whoami could not be asked; the login itself succeeded, and the first 401 would correct this.
+        session.signedIn(usr);
+        afterSignIn();
+      }
     },
     dispose: () => stopListening(),
     async logout() {

@@ -126,7 +126,13 @@ describe('prewarmCore', () => {
 
     await platform.login('Administrator', 'admin');
 
-    expect(platform.session.getSnapshot()).toMatchObject({ status: 'signed-in', user: 'Administrator' });
+    // Roles and permissions come with the one whoami asked after the login (and one asked at boot).
+    expect(platform.session.getSnapshot()).toMatchObject({
+      status: 'signed-in',
+      user: 'Administrator',
+      roles: expect.arrayContaining(['System Manager']),
+    });
+    expect(backend.to('/api/method/whoami', 'GET')).toHaveLength(2);
     await vi.waitFor(() => {
       const { metadata } = platform.catalog.getSnapshot();
       expect([metadata.crm?.status, metadata.stock?.status]).toEqual(['ready', 'ready']);
