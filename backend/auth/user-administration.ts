@@ -73,6 +73,12 @@ export class UserAdministration implements UserDirectory {
     this.#forget();
   }
 
+  async enableUser(name: string): Promise<void> {
+    await this.#existing(name);
+    await this.#store.setEnabled(name, true);
+    this.#forget();
+  }
+
   async #existing(name: string): Promise<void> {
     if (!(await this.#store.hasUser(name))) throw unknownUser();
   }

@@ -20,4 +20,6 @@ export interface UserDirectory {
   setPassword(name: string, password: string): Promise<void>;
   /** Disables the user and revokes their sessions, bearer tokens and API keys. */
   disableUser(name: string): Promise<void>;
+  /** Lets a disabled user sign in again with their password; what the disable revoked stays revoked. */
+  enableUser(name: string): Promise<void>;
 }

@@ -44,7 +44,8 @@ async function body<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<T> {
  * - `platform.users.add` `{ name, password, roles }`;
  * - `platform.users.set_roles` `{ name, roles }`;
  * - `platform.users.set_password` `{ name, password }` (revokes the user's sessions, tokens and keys);
- * - `platform.users.disable` `{ name }` (the same revocation).
+ * - `platform.users.disable` `{ name }` (the same revocation);
+ * - `platform.users.enable` `{ name }` (signs in again with the password it has; revoked credentials stay so).
  */
 export function userRoutes({ users }: { users: UserDirectory }): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -74,6 +75,11 @@ export function userRoutes({ users }: { users: UserDirectory }): Hono<AppEnv> {
   routes.post(USERS_PATHS.disable, async (c) => {
     const { name } = await body(c, UserNameRequest);
     await users.disableUser(name);
+    return c.json({ message: null });
+  });
+  routes.post(USERS_PATHS.enable, async (c) => {
+    const { name } = await body(c, UserNameRequest);
+    await users.enableUser(name);
     return c.json({ message: null });
   });
   return routes;

@@ -31,6 +31,7 @@ export const USERS_PATHS = {
   setRoles: '/api/method/platform.users.set_roles',
   setPassword: '/api/method/platform.users.set_password',
   disable: '/api/method/platform.users.disable',
+  enable: '/api/method/platform.users.enable',
 } as const;
 
 /**

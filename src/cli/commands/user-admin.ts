@@ -17,6 +17,8 @@ export interface UserAdmin {
   setPassword(name: string, password: string): Promise<void>;
   /** Disables the user; their sessions, bearer tokens and API keys are revoked. */
   disable(name: string): Promise<void>;
+  /** Lets a disabled user sign in again. */
+  enable(name: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -35,6 +35,7 @@ export async function openOfflineUserAdmin(options: OfflineOptions): Promise<Use
       setRoles: (name, roles) => users.setRoles(name, roles),
       setPassword: (name, password) => users.setPassword(name, password),
       disable: (name) => users.disableUser(name),
+      enable: (name) => users.enableUser(name),
       close: () => db.close(),
     };
   } catch (err) {

@@ -50,6 +50,10 @@ export class RemoteUserAdmin implements UserAdmin {
     await this.#call(USERS_API.disable, { name });
   }
 
+  async enable(name: string): Promise<void> {
+    await this.#call(USERS_API.enable, { name });
+  }
+
   async close(): Promise<void> {}
 
   async #call(path: string, body: unknown): Promise<unknown> {

@@ -7,7 +7,7 @@ import { RemoteUserAdmin } from './user-remote';
 /** Exit codes of `m user`: 0 done, 1 the operation failed, 2 usage error, 78 invalid configuration. */
 export const USER_EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
 
-const HELP = `Usage: m user <add | list | roles | passwd | disable> [options]
+const HELP = `Usage: m user <add | list | roles | passwd | disable | enable> [options]
 
 Manages the users who sign in to the Desk and the roles they hold.
 
@@ -17,6 +17,7 @@ Manages the users who sign in to the Desk and the roles they hold.
   passwd <name> [--password-env VAR]                 Sets a new password; revokes the user's sessions,
                                                      bearer tokens and API keys.
   disable <name>                                     Disables the user and revokes the same.
+  enable <name>                                      Lets a disabled user sign in again.
 
 Without --password-env the password is read from standard input (hidden on a terminal).
 
@@ -37,7 +38,7 @@ Exit codes: 0 done, 1 failed, 2 usage error, 78 invalid configuration.`;
 
 /** The parsed command line of `m user`. */
 export interface UserFlags {
-  action: 'add' | 'list' | 'roles' | 'passwd' | 'disable';
+  action: 'add' | 'list' | 'roles' | 'passwd' | 'disable' | 'enable';
   name?: string;
   roles: string[];
   passwordEnv?: string;
@@ -47,7 +48,7 @@ export interface UserFlags {
   json: boolean;
 }
 
-const ACTIONS = new Set(['add', 'list', 'roles', 'passwd', 'disable']);
+const ACTIONS = new Set(['add', 'list', 'roles', 'passwd', 'disable', 'enable']);
 
 /** Parses `m user` arguments; throws `Error` with a usage message. */
 export function parseUserFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): UserFlags | 'help' {
@@ -66,7 +67,8 @@ export function parseUserFlags(argv: string[], env: NodeJS.ProcessEnv = process.
   });
   if (values.help) return 'help';
   const [action, name, ...rest] = positionals;
-  if (!action || !ACTIONS.has(action)) throw new Error('expected add, list, roles, passwd or disable');
+  if (!action || !ACTIONS.has(action))
+    throw new Error('expected add, list, roles, passwd, disable or enable');
   if (action !== 'list' && !name) throw new Error(`"${action}" needs a user name`);
   if (action === 'list' && name) throw new Error('"list" takes no user name');
   if (action !== 'roles' && rest.length > 0) throw new Error(`unexpected argument "${rest[0]}"`);
@@ -139,6 +141,10 @@ export async function runUser(flags: UserFlags, env: NodeJS.ProcessEnv = process
         await admin.disable(name);
         console.log(`${name} disabled; their sessions, tokens and API keys are revoked`);
         break;
+      case 'enable':
+        await admin.enable(name);
+        console.log(`${name} enabled; they sign in with their password`);
+        break;
     }
     return USER_EXIT.ok;
   } catch (err) {
@@ -151,9 +157,9 @@ export async function runUser(flags: UserFlags, env: NodeJS.ProcessEnv = process
   }
 }
 
-/** `m user add | list | roles | passwd | disable`. */
+/** `m user add | list | roles | passwd | disable | enable`. */
 export const userCommand: Command = {
-  summary: 'Manage users and their roles (add, list, roles, passwd, disable).',
+  summary: 'Manage users and their roles (add, list, roles, passwd, disable, enable).',
   async run(argv) {
     let flags: UserFlags | 'help';
     try {

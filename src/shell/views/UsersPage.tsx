@@ -1,6 +1,6 @@
 /**
  * The Users page (`#/users`), for System Managers: lists users with their roles, creates a user, replaces a
- * user's roles, resets a password and disables a user. A password reset or a disable signs the user out
+ * user's roles, resets a password, disables a user and enables one again. A password reset or a disable signs the user out
  * everywhere (the server revokes their sessions, tokens and API keys).
  */
 import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
@@ -190,7 +190,15 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
                 >
                   Disable
                 </button>
-              ) : null}
+              ) : (
+                <button
+                  type="button"
+                  className="desk-button desk-button--small"
+                  onClick={() => act(() => api.enable(user.name), 'Enabled.')}
+                >
+                  Enable
+                </button>
+              )}
             </>
           )}
           {editing ? (

@@ -33,5 +33,6 @@ export function usersApi(gatewayUrl: string) {
     setRoles: (name: string, roles: string[]) => call<null>('set_roles', { name, roles }),
     setPassword: (name: string, password: string) => call<null>('set_password', { name, password }),
     disable: (name: string) => call<null>('disable', { name }),
+    enable: (name: string) => call<null>('enable', { name }),
   };
 }

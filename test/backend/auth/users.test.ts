@@ -93,6 +93,25 @@ describe('the users API', () => {
     await expect(loginSession(t.app, 'linus', 'linus-password')).rejects.toThrow();
   });
 
+  it('an enabled-again user signs in with their password, and the keys revoked by the disable stay revoked', async () => {
+    const key = await userWithRoles(t.ctx, 'ingrid', ['Stock User'], 'ingrid-password');
+    await t.request('POST', '/api/method/platform.users.disable', { body: { name: 'ingrid' } });
+    const enabled = await t.request('POST', '/api/method/platform.users.enable', {
+      body: { name: 'ingrid' },
+    });
+    expect(enabled.status).toBe(200);
+    const session = await loginSession(t.app, 'ingrid', 'ingrid-password');
+    expect((await whoami(sessionHeaders(session))).status).toBe(200);
+    expect((await whoami({ authorization: key })).status).toBe(401);
+    const listed = await t.request('POST', '/api/method/platform.users.list', { body: {} });
+    const users = ((await listed.json()) as { message: Array<{ name: string; enabled: boolean }> }).message;
+    expect(users.find((u) => u.name === 'ingrid')?.enabled).toBe(true);
+    const unknown = await t.request('POST', '/api/method/platform.users.enable', {
+      body: { name: 'nobody' },
+    });
+    expect(unknown.status).toBe(404);
+  });
+
   it('a bearer token acts with its user roles and cannot issue further tokens', async () => {
     const key = await userWithRoles(t.ctx, 'tok', ['Stock User']);
     const issued = await t.request('POST', '/api/method/platform.auth.issue_token', {

@@ -56,6 +56,14 @@ describe('m user on a stopped server', () => {
     expect(await runUser({ ...base, action: 'list', json: true }, env)).toBe(USER_EXIT.ok);
     const users = JSON.parse(String(log.mock.calls[0]![0])) as Array<{ name: string }>;
     expect(users).toContainEqual({ name: 'clerk', roles: ['Stock User', 'Support Agent'], enabled: false });
+    expect(await runUser({ ...base, action: 'enable', name: 'clerk' }, env)).toBe(USER_EXIT.ok);
+    log.mockClear();
+    expect(await runUser({ ...base, action: 'list', json: true }, env)).toBe(USER_EXIT.ok);
+    expect(JSON.parse(String(log.mock.calls[0]![0]))).toContainEqual({
+      name: 'clerk',
+      roles: ['Stock User', 'Support Agent'],
+      enabled: true,
+    });
     expect(await runUser({ ...base, action: 'roles', name: 'nobody', roles: [] }, env)).toBe(
       USER_EXIT.failed,
     );

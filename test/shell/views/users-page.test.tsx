@@ -1,0 +1,76 @@
+/**
+ * The Users page against the mock backend (the backend's own routes): a System Manager creates a user with a
+ * role, disables and enables them again (each a request to the users API, the list following); any other user
+ * sees a refusal and the API is not asked.
+ */
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
+import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import { UsersPage } from '../../../src/shell/views/UsersPage';
+import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+
+let backend: TestBackend;
+beforeAll(async () => {
+  backend = await startBackend();
+});
+afterEach(cleanup);
+afterAll(() => backend.server.close());
+
+function newPlatform(): DeskPlatform {
+  return createPlatform({
+    mode: 'monolith',
+    gatewayUrl: ORIGIN,
+    deskBase: '/desk/',
+    coreServices: [],
+    securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
+    version: 'test',
+  });
+}
+
+function renderPage(platform: DeskPlatform) {
+  render(
+    <PlatformProvider platform={platform}>
+      <UsersPage />
+    </PlatformProvider>,
+  );
+}
+
+describe('Users page', () => {
+  it('creates a user with a role, disables them and enables them again', async () => {
+    const platform = newPlatform();
+    await platform.login('Administrator', 'admin');
+    renderPage(platform);
+
+    await screen.findByRole('rowheader', { name: 'Administrator' });
+    const form = screen.getByRole('form', { name: 'New user' });
+    fireEvent.change(within(form).getByLabelText('User name'), { target: { value: 'greta' } });
+    fireEvent.change(within(form).getByLabelText('Password (at least 8 characters)'), {
+      target: { value: 'greta-password' },
+    });
+    fireEvent.click(within(form).getByLabelText('Stock User'));
+    fireEvent.click(within(form).getByRole('button', { name: 'Create user' }));
+
+    const row = async () => (await screen.findByRole('rowheader', { name: 'greta' })).closest('tr')!;
+    expect(within(await row()).getByText('Stock User')).toBeTruthy();
+    expect(backend.to('/api/method/platform.users.add', 'POST')).toHaveLength(1);
+
+    fireEvent.click(within(await row()).getByRole('button', { name: 'Disable' }));
+    await waitFor(async () => expect(within(await row()).getByText('Disabled')).toBeTruthy());
+    fireEvent.click(within(await row()).getByRole('button', { name: 'Enable' }));
+    await waitFor(async () => expect(within(await row()).getByText('Enabled')).toBeTruthy());
+    expect(backend.to('/api/method/platform.users.disable', 'POST')).toHaveLength(1);
+    expect(backend.to('/api/method/platform.users.enable', 'POST')).toHaveLength(1);
+    await platform.logout();
+  });
+
+  it('refuses a user who is not a System Manager without asking the users API', async () => {
+    const platform = newPlatform();
+    platform.session.signedIn({ user: 'clerk', roles: ['Stock User'], permissions: {} });
+    const before = backend.to('/api/method/platform.users.list', 'POST').length;
+    renderPage(platform);
+
+    expect(screen.getByText('Only a System Manager may manage users.')).toBeTruthy();
+    expect(backend.to('/api/method/platform.users.list', 'POST')).toHaveLength(before);
+  });
+});
