@@ -49,10 +49,7 @@ export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {})
     authRoutes({
       auth,
       sessionTtlSeconds: ctx.config.security.session.ttl_seconds,
-      secureRequest: {
-        publicUrl: ctx.config.server.public_url,
-        trustedProxies: ctx.config.security.trusted_proxies,
-      },
+      publicUrl: ctx.config.server.public_url,
       loginThrottle,
       hashGate,
       trustedProxies: ctx.config.security.trusted_proxies,

@@ -49,10 +49,11 @@ function principalOf(c: Context<AppEnv>) {
 export interface AuthRouteDeps {
   auth: SecurityContext['auth'];
   sessionTtlSeconds: number;
-  /** When the session cookie gets `Secure`; default only for requests that are https themselves. */
-  secureRequest?: SecureRequestOptions;
+  /** `server.public_url`: an https one gives the session cookie `Secure` on every request. */
+  publicUrl?: string;
   loginThrottle: SecurityContext['loginThrottle'];
   hashGate: SecurityContext['hashGate'];
+  /** `security.trusted_proxies`: their `X-Forwarded-For` names the client, their `X-Forwarded-Proto` https. */
   trustedProxies: readonly string[];
 }
 
@@ -83,6 +84,10 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   const service = deps.auth;
   const sessionTtl = deps.sessionTtlSeconds;
   const trusted = new Set(deps.trustedProxies);
+  const secureRequest: SecureRequestOptions = {
+    publicUrl: deps.publicUrl,
+    trustedProxies: deps.trustedProxies,
+  };
 
   app.post(LOGIN_PATH, async (c) => {
     const { usr, pwd } = parse(LoginRequest, await readJsonBody(c));
@@ -102,7 +107,7 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
       httpOnly: true,
       sameSite: 'Lax',
       path: '/',
-      secure: isSecureRequest(c, deps.secureRequest ?? { trustedProxies: [] }),
+      secure: isSecureRequest(c, secureRequest),
       maxAge: sessionTtl,
     });
     c.header('Cache-Control', 'no-store');
