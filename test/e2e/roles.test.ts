@@ -1,7 +1,7 @@
 /**
  * Roles in the Desk, in Chromium against `m serve` (MONOLITH): a System Manager creates a `Stock User` on the
  * Users page; signed in as that user, the Desk shows neither the CRM section nor a Delete button on Items,
- * and the server refuses what the Desk hides. Screenshots: `roles-users-page`, `roles-stock-user-desk`,
+ * and the server refuses what the Desk hides. Screenshots: `roles-users-page`, `roles-users-disabled`, `roles-stock-user-desk`,
  * `roles-stock-user-item` in test/e2e/__screenshots__.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -41,7 +41,7 @@ describe('roles in the Desk (monolith)', () => {
     target?.dispose();
   });
 
-  it('a System Manager creates a Stock User on the Users page', async () => {
+  it('a System Manager creates a Stock User on the Users page, disables and enables them again', async () => {
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page, target.deskUrl, 'Administrator', E2E_ADMIN_PASSWORD);
     await nav(page).getByRole('link', { name: 'Users' }).click();
@@ -54,6 +54,13 @@ describe('roles in the Desk (monolith)', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('Stock User');
     await screenshot(page, 'roles-users-page');
+    // Disabled, then enabled again: the user can sign in in the next test.
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await row.getByRole('button', { name: 'Enable' }).waitFor();
+    expect(await row.textContent()).toContain('Disabled');
+    await screenshot(page, 'roles-users-disabled');
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await row.getByRole('button', { name: 'Disable' }).waitFor();
     await page.close();
   });
 

@@ -9,6 +9,9 @@ import { usePlatform } from '../hooks/use-platform';
 import { describeError, ErrorState, Loading } from './states';
 import { type DeskUser, KNOWN_ROLES, usersApi } from './users-api';
 
+/** The built-in user the server never disables. */
+const ADMINISTRATOR = 'Administrator';
+
 function RoleChoices({
   selected,
   onChange,
@@ -105,7 +108,7 @@ function NewUserForm({ onCreated }: { onCreated(): void }): React.JSX.Element {
 }
 
 function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): React.JSX.Element {
-  const { config } = usePlatform();
+  const { config, notices } = usePlatform();
   const api = usersApi(config.gatewayUrl);
   const [editing, setEditing] = useState<'roles' | 'password' | undefined>();
   const [roles, setRoles] = useState(user.roles);
@@ -117,7 +120,8 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
       await work();
       setEditing(undefined);
       setPassword('');
-      setMessage(done);
+      // A notice rather than a line in the row: the row is drawn anew once the list reloads.
+      notices.show(done);
       onChanged();
     } catch (err) {
       setMessage(describeError(err).message);
@@ -153,7 +157,7 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
             <button
               type="button"
               className="desk-button desk-button--small desk-button--primary"
-              onClick={() => act(() => api.setRoles(user.name, roles), 'Roles saved.')}
+              onClick={() => act(() => api.setRoles(user.name, roles), `Roles of ${user.name} saved.`)}
             >
               Save roles
             </button>
@@ -162,7 +166,12 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
               type="button"
               className="desk-button desk-button--small desk-button--primary"
               disabled={password.length < 8}
-              onClick={() => act(() => api.setPassword(user.name, password), 'Password reset; signed out.')}
+              onClick={() =>
+                act(
+                  () => api.setPassword(user.name, password),
+                  `Password of ${user.name} reset; they are signed out everywhere.`,
+                )
+              }
             >
               Set password
             </button>
@@ -182,11 +191,13 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
               >
                 Reset password
               </button>
-              {user.enabled ? (
+              {user.name === ADMINISTRATOR ? null : user.enabled ? (
                 <button
                   type="button"
                   className="desk-button desk-button--small"
-                  onClick={() => act(() => api.disable(user.name), 'Disabled; signed out.')}
+                  onClick={() =>
+                    act(() => api.disable(user.name), `${user.name} disabled and signed out everywhere.`)
+                  }
                 >
                   Disable
                 </button>
@@ -194,7 +205,7 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
                 <button
                   type="button"
                   className="desk-button desk-button--small"
-                  onClick={() => act(() => api.enable(user.name), 'Enabled.')}
+                  onClick={() => act(() => api.enable(user.name), `${user.name} enabled again.`)}
                 >
                   Enable
                 </button>
