@@ -52,7 +52,9 @@ export class KvKeyStore implements KeyStore {
   readonly #o: KvKeyStoreOptions;
   readonly #now: () => number;
   #keys: EncryptionKey[] = [];
+  /** The revision and write time of the ring held (-1: none, or the bucket was found empty). */
   #revision = -1;
+  #writtenAt = 0;
   /** Ring writes are applied one at a time, in order; an older revision than the one held is ignored. */
   #applying: Promise<void> = Promise.resolve();
   /** Reads of the ring caused by unknown kids: how many started, the last finished, the one under way. */
@@ -79,12 +81,8 @@ export class KvKeyStore implements KeyStore {
     if (options.watch !== false) {
       store.#unwatch = await options.store.watch((event) => {
         if (event.type === 'put' && event.entry.key === KEY_RING_KEY) void store.#follow(event.entry);
-        if (event.type === 'snapshot') {
-          const entry = event.entries.find((e) => e.key === KEY_RING_KEY);
-          if (entry) void store.#follow(entry);
-        }
-        // A deleted ring (or a NATS store lost) is not followed: the keys held keep decrypting until a
-        // gateway writes a new ring.
+        if (event.type === 'snapshot') void store.#resync(event.entries.find((e) => e.key === KEY_RING_KEY));
+        // A deleted ring is not followed: the keys held keep decrypting until a gateway writes a new one.
       });
     }
     return store;
@@ -181,23 +179,41 @@ export class KvKeyStore implements KeyStore {
     return read;
   }
 
+  /**
+   * A watch snapshot (at start and after every reconnect) is the bucket as it is now, so it is applied even
+   * when its revision is lower than the one held: NATS may have lost its store and the ring been written
+   * again, restarting revisions. No ring in it: the keys held stay, and the next ring written is taken.
+   */
+  #resync(entry: KvEntry<SharedKeyRing> | undefined): Promise<void> {
+    if (entry) return this.#follow(entry, true);
+    const run = this.#applying.then(() => {
+      this.#revision = -1;
+    });
+    this.#applying = run;
+    return run;
+  }
+
   /** Applies a ring seen by the watch or a read, logging (not throwing) when it cannot be used. */
-  #follow(entry: KvEntry<SharedKeyRing>): Promise<void> {
-    return this.#apply(entry).catch((err: Error) => {
+  #follow(entry: KvEntry<SharedKeyRing>, current = false): Promise<void> {
+    return this.#apply(entry, current).catch((err: Error) => {
       this.#o.log?.(`key ring revision ${entry.revision} not applied: ${err.message}`);
     });
   }
 
-  /** Queues `entry` behind the writes already being applied; settles once it is (or was) applied. */
-  #apply(entry: KvEntry<SharedKeyRing>): Promise<void> {
-    const run = this.#applying.then(() => this.#load(entry));
+  /**
+   * Queues `entry` behind the writes already being applied; settles once it is (or was) applied. An entry
+   * older than the ring held is skipped, unless it is known `current` (a snapshot).
+   */
+  #apply(entry: KvEntry<SharedKeyRing>, current = false): Promise<void> {
+    const run = this.#applying.then(() => this.#load(entry, current));
     // The queue itself never rejects, so one bad entry does not block those after it.
     this.#applying = run.catch(() => {});
     return run;
   }
 
-  async #load(entry: KvEntry<SharedKeyRing>): Promise<void> {
-    if (entry.revision <= this.#revision) return;
+  async #load(entry: KvEntry<SharedKeyRing>, current: boolean): Promise<void> {
+    const held = entry.revision === this.#revision && entry.created.getTime() === this.#writtenAt;
+    if (current ? held : entry.revision <= this.#revision) return;
     const known = new Map(this.#keys.map((k) => [k.kid, k]));
     const keys: EncryptionKey[] = [];
     for (const shared of entry.value.keys) {
@@ -224,5 +240,6 @@ export class KvKeyStore implements KeyStore {
     }
     this.#keys = keys.sort(newestFirst);
     this.#revision = entry.revision;
+    this.#writtenAt = entry.created.getTime();
   }
 }

@@ -49,7 +49,10 @@ function laggingView(store: KeyValueStore<SharedKeyRing>) {
     update: (key: string, value: SharedKeyRing, revision: number) => store.update(key, value, revision),
     delete: (key: string) => store.delete(key),
     entries: () => store.entries(),
+    /** The gateway's watch listener: the test reports events to it by hand. */
+    listener: undefined as ((event: KvEvent<SharedKeyRing>) => void) | undefined,
     async watch(listener: (event: KvEvent<SharedKeyRing>) => void): Promise<Unsubscribe> {
+      view.listener = listener;
       listener({ type: 'snapshot', entries: await store.entries() });
       return () => {};
     },
@@ -109,6 +112,22 @@ describe('KvKeyStore (the key ring MACROSERVICE gateways share)', () => {
     // A later request waits for the cooldown, then reads once more.
     expect(await gateway.find('w')).toBeUndefined();
     expect(lagging.reads - readsBefore).toBe(2);
+  });
+
+  it('takes the ring of a watch snapshot after NATS lost its store, though its revision starts again', async () => {
+    const store = await bucket();
+    const lagging = laggingView(store);
+    const gateway = await open(lagging);
+    const old = await gateway.active();
+    // NATS came back empty and another gateway wrote a new ring: revision 1 again.
+    const other = await bucket();
+    const kid = (await (await open(other, { watch: false })).active()).kid;
+    const rewritten = (await other.get(KEY_RING_KEY))!;
+    lagging.listener!({ type: 'snapshot', entries: [] });
+    lagging.listener!({ type: 'snapshot', entries: [{ ...rewritten, revision: 1 }] });
+    expect((await gateway.active()).kid).toBe(kid);
+    expect((await gateway.usable()).map((k) => k.kid)).toEqual([kid]);
+    expect(kid).not.toBe(old.kid);
   });
 
   it('keeps serving the keys it holds when a ring it cannot unwrap is written', async () => {
