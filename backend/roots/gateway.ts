@@ -59,6 +59,7 @@ async function sharedKeyRing(
   bus: Bus,
   log: (line: string) => void,
   env: NodeJS.ProcessEnv,
+  stack: CleanupStack,
 ): Promise<KeyStore | undefined> {
   const kek = keyEncryptionKeyFromEnv(env);
   const pe = config.security.payload_encryption;
@@ -68,13 +69,15 @@ async function sharedKeyRing(
     );
     return undefined;
   }
-  return KvKeyStore.open({
+  // Follows the ring with a KV watch, so every gateway sees a rotation well within the JWKS max-age.
+  const ring = await KvKeyStore.open({
     store: await bus.keyValue<SharedKeyRing>(KEY_RING_BUCKET, { ttlMs: 0 }),
     kek,
     graceMs: pe.key_grace_seconds * 1000,
-    // Every gateway sees a rotation well within the time a client may cache the JWKS.
-    refreshMs: Math.min(5_000, (pe.jwks_max_age_seconds * 1000) / 2),
+    log,
   });
+  stack.defer(() => ring.close());
+  return ring;
 }
 
 /** A MACROSERVICE gateway app and what it holds. */
@@ -133,7 +136,7 @@ async function buildGateway(
 
   const gatewayConfig: PlatformConfig = { ...config, mode: 'macroservice', apps: [] };
   const contextOptions = { log, ...options.context };
-  contextOptions.keys ??= await sharedKeyRing(config, bus, log, options.env ?? process.env);
+  contextOptions.keys ??= await sharedKeyRing(config, bus, log, options.env ?? process.env, stack);
   const gatewayUrl = contextOptions.publicUrl ?? defaultPublicUrl(gatewayConfig);
   const ctx = await buildContext(
     gatewayConfig,

@@ -2,21 +2,35 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServeProcess, signIn, spawnM, startServe } from './helpers/serve-process';
 
+// One data directory and two servers on it, one after the other: the first is started fresh (so the modes
+// checked are the ones the server itself creates), answers the checks that need a running server, and is then
+// killed with SIGKILL mid-load; the second starts on the directory the killed one left behind. Starting a
+// server (PGlite's first initialisation above all) is what costs time here, so each start serves every check
+// it can. The steps run in order and each names what it relies on.
 const temp = mkdtempSync(join(tmpdir(), 'fault-datadir-'));
+const dataDir = join(temp, 'data');
+const pidFile = join(temp, 'serve.pid');
+const lockFile = join(dataDir, 'server.lock');
 const running = new Set<ServeProcess>();
+let first: ServeProcess;
+let second: ServeProcess | undefined;
+
+async function serve(): Promise<ServeProcess> {
+  const s = await startServe(dataDir, ['--pid-file', pidFile]);
+  running.add(s);
+  return s;
+}
+
+beforeAll(async () => {
+  first = await serve();
+});
 afterAll(async () => {
   await Promise.all([...running].map((s) => s.stop()));
   rmSync(temp, { recursive: true, force: true });
 });
-
-async function serve(dataDir: string, extra: string[] = []): Promise<ServeProcess> {
-  const s = await startServe(dataDir, extra);
-  running.add(s);
-  return s;
-}
 
 /** Every path under `dir` whose mode gives group or others any access. */
 async function openToOthers(dir: string): Promise<string[]> {
@@ -29,23 +43,52 @@ async function openToOthers(dir: string): Promise<string[]> {
   return found;
 }
 
+async function jwksKids(url: string): Promise<string[]> {
+  const body = (await (await fetch(`${url}/api/v1/security/jwks`)).json()) as { keys: { kid: string }[] };
+  return body.keys.map((k) => k.kid);
+}
+
+/** Polls `condition` until it holds; fails naming `what` after 60 s. */
+async function until(what: string, condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('one server per data directory', () => {
   it('refuses a second m serve on the same data directory with exit 1 naming the holder PID', async () => {
-    const dataDir = join(temp, 'shared');
-    const first = await serve(dataDir);
-    const second = spawnM(['serve', '--port', '0', '--data-dir', dataDir]);
-    expect(await second.exited).toBe(1);
-    expect(second.output()).toContain(`PID ${first.child.pid}`);
+    const intruder = spawnM(['serve', '--port', '0', '--data-dir', dataDir]);
+    expect(await intruder.exited).toBe(1);
+    expect(intruder.output()).toContain(`PID ${first.child.pid}`);
     // The first one is untouched.
     expect((await fetch(`${first.url}/api/gateway/remotes`)).status).toBe(200);
-    expect(await first.stop()).toBe(0);
-    running.delete(first);
-    expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+  });
+
+  it('keeps the data directory it creates private (0700, no file readable by others) and writes --pid-file', async () => {
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(await openToOthers(dataDir)).toEqual([]);
+    expect(Number(readFileSync(pidFile, 'utf8').trim())).toBe(first.child.pid);
+  });
+
+  it('lets m keys rotate run against the running server, even several at once, without losing a key', async () => {
+    const before = await jwksKids(first.url);
+    const rotations = Array.from({ length: 3 }, () => spawnM(['keys', 'rotate', '--data-dir', dataDir]));
+    expect(await Promise.all(rotations.map((r) => r.exited))).toEqual([0, 0, 0]);
+    const ring = JSON.parse(readFileSync(join(dataDir, 'keys', 'keyring.json'), 'utf8')) as {
+      keys: { kid: string; retired_at: string | null }[];
+    };
+    expect(ring.keys).toHaveLength(before.length + 3);
+    expect(ring.keys.filter((k) => k.retired_at === null)).toHaveLength(1);
+    for (const k of ring.keys) expect(existsSync(join(dataDir, 'keys', `${k.kid}.pem`))).toBe(true);
+    // The running server publishes the new active key once it re-reads the ring.
+    const newest = ring.keys[0]!.kid;
+    await until('the server publishes the new key', async () => (await jwksKids(first.url))[0] === newest);
+    expect(await jwksKids(first.url)).toEqual(ring.keys.map((k) => k.kid));
   });
 
   it('loses no acknowledged record when killed with SIGKILL during 200 creates, and takes over the stale lock', async () => {
-    const dataDir = join(temp, 'killed');
-    const first = await serve(dataDir);
     const session = await signIn(first.url);
     const acknowledged: string[] = [];
     let killed = false;
@@ -76,9 +119,11 @@ describe('one server per data directory', () => {
     running.delete(first);
     expect(killed).toBe(true);
     expect(acknowledged.length).toBeGreaterThanOrEqual(60);
-    expect(existsSync(join(dataDir, 'server.lock'))).toBe(true); // left behind by the killed process
+    // Left behind by the killed process.
+    expect(JSON.parse(readFileSync(lockFile, 'utf8')).pid).toBe(first.child.pid);
 
-    const second = await serve(dataDir);
+    second = await serve();
+    expect(JSON.parse(readFileSync(lockFile, 'utf8')).pid).toBe(second.child.pid);
     const again = await signIn(second.url);
     for (const name of acknowledged) {
       const res = await fetch(`${second.url}/api/resource/crm.Lead/${encodeURIComponent(name)}`, {
@@ -87,44 +132,14 @@ describe('one server per data directory', () => {
       expect(res.status, name).toBe(200);
     }
     expect(new Set(acknowledged).size).toBe(acknowledged.length);
-    await second.stop();
-    running.delete(second);
   });
 
-  it('keeps the data directory private (0700, no file readable by others) and writes and removes --pid-file', async () => {
-    const dataDir = join(temp, 'private');
-    const pidFile = join(temp, 'serve.pid');
-    const s = await serve(dataDir, ['--pid-file', pidFile]);
-    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
-    expect(await openToOthers(dataDir)).toEqual([]);
-    expect(Number(readFileSync(pidFile, 'utf8').trim())).toBe(s.child.pid);
-    expect(await s.stop()).toBe(0);
-    running.delete(s);
+  it('stops cleanly on SIGTERM, removing its lock and its --pid-file', async () => {
+    expect(second, 'the server started after the kill').toBeDefined();
+    expect(Number(readFileSync(pidFile, 'utf8').trim())).toBe(second!.child.pid);
+    expect(await second!.stop()).toBe(0);
+    running.delete(second!);
+    expect(existsSync(lockFile)).toBe(false);
     expect(existsSync(pidFile)).toBe(false);
-  });
-
-  it('lets m keys rotate run against a running server, even several at once, without losing a key', async () => {
-    const dataDir = join(temp, 'keys');
-    const s = await serve(dataDir);
-    const before = (await (await fetch(`${s.url}/api/v1/security/jwks`)).json()) as {
-      keys: { kid: string }[];
-    };
-    const rotations = Array.from({ length: 3 }, () => spawnM(['keys', 'rotate', '--data-dir', dataDir]));
-    expect(await Promise.all(rotations.map((r) => r.exited))).toEqual([0, 0, 0]);
-    const ring = JSON.parse(readFileSync(join(dataDir, 'keys', 'keyring.json'), 'utf8')) as {
-      keys: { kid: string; retired_at: string | null }[];
-    };
-    expect(ring.keys).toHaveLength(before.keys.length + 3);
-    expect(ring.keys.filter((k) => k.retired_at === null)).toHaveLength(1);
-    for (const k of ring.keys) expect(existsSync(join(dataDir, 'keys', `${k.kid}.pem`))).toBe(true);
-    // The running server serves the new active key once it re-reads the ring.
-    let kids: string[] = [];
-    for (let i = 0; i < 40 && !kids.includes(ring.keys[0]!.kid); i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      kids = (
-        (await (await fetch(`${s.url}/api/v1/security/jwks`)).json()) as { keys: { kid: string }[] }
-      ).keys.map((k) => k.kid);
-    }
-    expect(kids).toContain(ring.keys[0]!.kid);
   });
 });

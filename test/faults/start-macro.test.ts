@@ -30,10 +30,11 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => Promise<boolean>, tries = 120): Promise<boolean> {
+/** Polls `check` every 250 ms, at most `tries` times (60 s by default); true once it held. */
+async function until(check: () => Promise<boolean>, tries = 240): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
     if (await check().catch(() => false)) return true;
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 250));
   }
   return false;
 }
@@ -65,8 +66,10 @@ describe('npm run start:macro', () => {
       [...out.matchAll(new RegExp(`${name} started \\(PID (\\d+)\\)`, 'g'))].map((m) => Number(m[1]));
     await waitForOutput(proc, /crm started \(PID \d+\)/);
     for (const name of ['nats', 'gateway', 'crm']) pids.push(...started(name));
+    // The service listing, not the remotes map, which leaves out a service whose UI remote is not built (a
+    // fresh clone, started with --no-build).
     const crmListed = async () => {
-      const res = await fetch(`${gateway}/api/gateway/remotes`);
+      const res = await fetch(`${gateway}/api/gateway/services`);
       return res.status === 200 && (await res.text()).includes('"crm"');
     };
     expect(await until(crmListed)).toBe(true);
@@ -84,7 +87,7 @@ describe('npm run start:macro', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     for (const pid of [...started('nats'), ...started('gateway'), ...started('crm')]) {
-      expect(await until(async () => !alive(pid), 40)).toBe(true);
+      expect(await until(async () => !alive(pid), 80)).toBe(true);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
-import type { KeyValueStore } from '../../bus/bus';
+import type { KeyValueStore, KvEntry } from '../../bus/bus';
 import { PlatformError } from '../../http/errors';
 import type { KeyEncryptionKey } from './key-encryption-key';
 import { generateKeyMaterial, loadKeyMaterial } from './key-material';
@@ -27,38 +27,64 @@ export interface SharedKeyRing {
 export interface KvKeyStoreOptions extends KeyStoreOptions {
   store: KeyValueStore<SharedKeyRing>;
   kek: KeyEncryptionKey;
-  /** How often lookups re-read the ring (must be well under `jwks_max_age_seconds`); default 5 s. */
-  refreshMs?: number;
+  /**
+   * Whether to follow the ring with a KV watch (default true: a long-running gateway). A short-lived
+   * process such as `m keys rotate` passes false.
+   */
+  watch?: boolean;
   /** Minimum time between re-reads caused by an unknown kid; default 1 s. */
   unknownKidCooldownMs?: number;
+  /** Told when a ring read from the store cannot be used (a wrong key-encryption key, a corrupt entry). */
+  log?: (line: string) => void;
 }
 
 /**
  * The key ring every gateway of a MACROSERVICE deployment shares (docs/operators.md#n-gateways):
  * kept in NATS KV, private keys wrapped with the key-encryption key each gateway is given (never stored in
- * clear). A JWE made from any gateway's JWKS decrypts on every gateway. A rotation by any gateway (or
- * `m keys rotate`) is seen by the others within `refreshMs`, and at once by one receiving the new kid.
+ * clear). A JWE made from any gateway's JWKS decrypts on every gateway.
+ *
+ * A rotation by any gateway (or `m keys rotate`) reaches the others through a KV watch on the ring's key, as
+ * soon as NATS delivers the write (the watch resyncs from the bucket after a reconnect). A JWE naming a kid
+ * this gateway does not hold yet (its client fetched the JWKS from a gateway the write reached first) makes
+ * it read the ring from the store once, at most every `unknownKidCooldownMs`, before it is refused.
  */
 export class KvKeyStore implements KeyStore {
   readonly #o: KvKeyStoreOptions;
   readonly #now: () => number;
   #keys: EncryptionKey[] = [];
+  /** The revision and write time of the ring held (-1: none, or the bucket was found empty). */
   #revision = -1;
-  #checkedAt = 0;
-  #forcedAt = 0;
-  #reloading?: Promise<void>;
+  #writtenAt = 0;
+  /** Ring writes are applied one at a time, in order; an older revision than the one held is ignored. */
+  #applying: Promise<void> = Promise.resolve();
+  /** Reads of the ring caused by unknown kids: how many started, the last finished, the one under way. */
+  #readsStarted = 0;
+  #lastReadFinished = 0;
+  #lastReadAt = Number.NEGATIVE_INFINITY;
+  #read?: Promise<void>;
+  #unwatch?: () => void;
 
   private constructor(options: KvKeyStoreOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
   }
 
-  /** Opens the shared ring, creating its first key when it holds none (the first gateway of a deployment). */
+  /**
+   * Opens the shared ring, creating its first key when it holds none (the first gateway of a deployment),
+   * and starts following it (unless `watch` is false).
+   */
   static async open(options: KvKeyStoreOptions): Promise<KvKeyStore> {
     const store = new KvKeyStore(options);
     const current = await options.store.get(KEY_RING_KEY);
     if (!current?.value.keys.some((k) => k.retired_at === null)) await store.rotate();
-    await store.#reload();
+    else await store.#apply(current);
+    if (options.watch !== false) {
+      store.#unwatch = await options.store.watch((event) => {
+        if (event.type === 'put' && event.entry.key === KEY_RING_KEY) void store.#follow(event.entry);
+        if (event.type === 'snapshot') void store.#resync(event.entries.find((e) => e.key === KEY_RING_KEY));
+        // A deleted ring is not followed: the keys held keep decrypting until a gateway writes a new one.
+      });
+    }
     return store;
   }
 
@@ -80,10 +106,10 @@ export class KvKeyStore implements KeyStore {
         ],
       };
       try {
-        if (current) await this.#o.store.update(KEY_RING_KEY, ring, current.revision);
-        else await this.#o.store.create(KEY_RING_KEY, ring);
-        this.#checkedAt = 0;
-        await this.#reload();
+        const revision = current
+          ? await this.#o.store.update(KEY_RING_KEY, ring, current.revision)
+          : await this.#o.store.create(KEY_RING_KEY, ring);
+        await this.#apply({ key: KEY_RING_KEY, value: ring, revision, created: new Date(now) });
         return material.kid;
       } catch (err) {
         const code = (err as PlatformError).code;
@@ -97,48 +123,97 @@ export class KvKeyStore implements KeyStore {
   }
 
   async active(): Promise<EncryptionKey> {
-    await this.#refresh(false);
+    await this.#applying;
     const active = this.#keys.find((k) => k.retiredAt === undefined) ?? this.#keys[0];
     if (!active) throw new Error('no encryption key in the shared key ring');
     return active;
   }
 
   async usable(): Promise<EncryptionKey[]> {
-    await this.#refresh(false);
+    await this.#applying;
     const now = this.#now();
     return this.#keys.filter((k) => isUsable(k, this.#o.graceMs, now));
   }
 
   async find(kid: string): Promise<EncryptionKey | undefined> {
-    await this.#refresh(false);
+    const readsBefore = this.#readsStarted;
+    await this.#applying;
     let key = this.#keys.find((k) => k.kid === kid);
-    if (!key) {
-      await this.#refresh(true);
+    // Not held: wait for a read of the store that started after this request arrived (the write that made
+    // the kid came before the request). At most two: the one under way when it arrived, then a fresh one.
+    while (!key && this.#lastReadFinished <= readsBefore) {
+      await (this.#read ?? this.#readRing());
       key = this.#keys.find((k) => k.kid === kid);
     }
     return key && isUsable(key, this.#o.graceMs, this.#now()) ? key : undefined;
   }
 
-  async #refresh(unknownKid: boolean): Promise<void> {
-    const t = Date.now();
-    if (unknownKid) {
-      if (t - this.#forcedAt < (this.#o.unknownKidCooldownMs ?? 1_000)) return;
-      this.#forcedAt = t;
-    } else if (t - this.#checkedAt < (this.#o.refreshMs ?? 5_000)) return;
-    this.#checkedAt = t;
-    this.#reloading ??= this.#reload()
-      .catch(() => {
-        // NATS unreachable: keep serving the keys already held.
-      })
-      .finally(() => {
-        this.#reloading = undefined;
-      });
-    await this.#reloading;
+  /** Stops following the ring. The keys held stay usable. */
+  close(): void {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
-  async #reload(): Promise<void> {
-    const entry = await this.#o.store.get(KEY_RING_KEY);
-    if (!entry || entry.revision === this.#revision) return;
+  /**
+   * Reads the ring from the store for a JWE naming a kid not held, at most once per `unknownKidCooldownMs`
+   * (a flood of unknown kids costs one read per cooldown; its requests wait for that read). NATS
+   * unreachable: the keys held keep serving.
+   */
+  #readRing(): Promise<void> {
+    const wait = this.#lastReadAt + (this.#o.unknownKidCooldownMs ?? 1_000) - Date.now();
+    const read = (async () => {
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const id = ++this.#readsStarted;
+      this.#lastReadAt = Date.now();
+      try {
+        const entry = await this.#o.store.get(KEY_RING_KEY);
+        if (entry) await this.#follow(entry);
+      } catch {
+        // NATS unreachable: the kid stays unknown and the request is refused with `unknown_key`.
+      } finally {
+        this.#lastReadFinished = id;
+        this.#read = undefined;
+      }
+    })();
+    this.#read = read;
+    return read;
+  }
+
+  /**
+   * A watch snapshot (at start and after every reconnect) is the bucket as it is now, so it is applied even
+   * when its revision is lower than the one held: NATS may have lost its store and the ring been written
+   * again, restarting revisions. No ring in it: the keys held stay, and the next ring written is taken.
+   */
+  #resync(entry: KvEntry<SharedKeyRing> | undefined): Promise<void> {
+    if (entry) return this.#follow(entry, true);
+    const run = this.#applying.then(() => {
+      this.#revision = -1;
+    });
+    this.#applying = run;
+    return run;
+  }
+
+  /** Applies a ring seen by the watch or a read, logging (not throwing) when it cannot be used. */
+  #follow(entry: KvEntry<SharedKeyRing>, current = false): Promise<void> {
+    return this.#apply(entry, current).catch((err: Error) => {
+      this.#o.log?.(`key ring revision ${entry.revision} not applied: ${err.message}`);
+    });
+  }
+
+  /**
+   * Queues `entry` behind the writes already being applied; settles once it is (or was) applied. An entry
+   * older than the ring held is skipped, unless it is known `current` (a snapshot).
+   */
+  #apply(entry: KvEntry<SharedKeyRing>, current = false): Promise<void> {
+    const run = this.#applying.then(() => this.#load(entry, current));
+    // The queue itself never rejects, so one bad entry does not block those after it.
+    this.#applying = run.catch(() => {});
+    return run;
+  }
+
+  async #load(entry: KvEntry<SharedKeyRing>, current: boolean): Promise<void> {
+    const held = entry.revision === this.#revision && entry.created.getTime() === this.#writtenAt;
+    if (current ? held : entry.revision <= this.#revision) return;
     const known = new Map(this.#keys.map((k) => [k.kid, k]));
     const keys: EncryptionKey[] = [];
     for (const shared of entry.value.keys) {
@@ -165,5 +240,6 @@ export class KvKeyStore implements KeyStore {
     }
     this.#keys = keys.sort(newestFirst);
     this.#revision = entry.revision;
+    this.#writtenAt = entry.created.getTime();
   }
 }

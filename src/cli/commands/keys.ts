@@ -113,7 +113,7 @@ export const keysCommand: Command = {
 
 /**
  * MACROSERVICE with `PLATFORM_KEY_ENCRYPTION_KEY`: the gateways' shared key ring in NATS KV. `rotate` adds a
- * key every gateway picks up within its refresh; `list` shows kids and states (never key material).
+ * key every gateway picks up through its watch of the ring; `list` shows kids and states (never key material).
  */
 async function sharedRing(
   config: PlatformConfig,
@@ -130,6 +130,7 @@ async function sharedRing(
         store,
         kek,
         graceMs: config.security.payload_encryption.key_grace_seconds * 1000,
+        watch: false,
       });
       const kid = await ring.rotate();
       console.log(`new active key ${kid} in the shared key ring (NATS KV bucket ${KEY_RING_BUCKET})`);
