@@ -11,13 +11,14 @@ export class RawHttpError extends Error {
 }
 
 const CRLF2 = Buffer.from('\r\n\r\n');
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Parses one HTTP/1.1 response from the chunks of a connection: `push` returns the response once it is
  * complete, `end` one that was delimited by the connection closing.
  */
 export class ResponseParser {
-  private buf: Buffer = Buffer.alloc(0);
+  private buf: Buffer = EMPTY;
   private status = 0;
   private headers: Record<string, string | string[]> = {};
   private bodyMode: 'none' | 'length' | 'chunked' | 'close' | undefined;
@@ -25,7 +26,19 @@ export class ResponseParser {
   private readonly chunks: Buffer[] = [];
   keepAlive = true;
 
-  constructor(private readonly head: boolean) {}
+  constructor(private head: boolean) {}
+
+  /** Ready for the next response on the same connection (`head`: it answers a HEAD request). */
+  reset(head: boolean): void {
+    this.head = head;
+    this.buf = EMPTY;
+    this.status = 0;
+    this.headers = {};
+    this.bodyMode = undefined;
+    this.length = 0;
+    this.chunks.length = 0;
+    this.keepAlive = true;
+  }
 
   push(chunk: Buffer): HttpResponse | undefined {
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);

@@ -3,11 +3,13 @@ import { JOSE_CONTENT_TYPE, SERVICE_HEADER } from '../../protocol';
 import { createAuth } from '../auth/create-auth';
 import type { UserAuth } from '../auth/user-auth';
 import type { AuthPlan, LoadPlan } from '../config/plan';
-import type { PayloadEncoder } from '../target/encryptor';
+import type { EncodedBody, PayloadEncoder } from '../target/encryptor';
 import type { TargetInfo } from '../target/target-info';
 import type { CreatedRecords } from './created-records';
 import type { Shard } from './executor';
 import { type HttpClient, type HttpResponse, jsonOf } from './http-client';
+
+const SERVICE_HEADER_LOWER = SERVICE_HEADER.toLowerCase();
 
 /** Answers to a JWE meaning the keys or policy changed since they were fetched (as the SDK's HTTP client). */
 const STALE_POLICY_CODES = new Set(['unknown_key', 'unknown_kid', 'encryption_disabled']);
@@ -68,32 +70,42 @@ export class VirtualUser {
    * re-encrypts and retries once, as the Desk's HTTP client does.
    */
   async send(plan: AuthPlan, req: RequestSpec): Promise<HttpResponse> {
-    const auth = await this.ready(plan);
-    const encode = () => this.rt.encoder.encode(req.json, req.url, req.method, req.schema);
-    let encoded = req.json === undefined ? undefined : await encode();
-    const attempt = async () => {
-      const headers: Record<string, string> = { accept: 'application/json', ...auth.headers(req.method) };
-      if (encoded) headers['content-type'] = encoded.contentType;
-      if (req.service) headers[SERVICE_HEADER.toLowerCase()] = req.service;
-      Object.assign(headers, req.headers);
-      const res = await this.rt.http.request({
-        method: req.method,
-        url: req.url,
-        headers,
-        body: encoded?.body,
-      });
-      auth.observe(res);
-      return res;
-    };
-    let res = await attempt();
+    // A logged-in user skips the extra await of `ready` (it runs on every request).
+    const entry = this.auths.get(plan);
+    const auth = entry?.ready ? entry.auth : await this.ready(plan);
+    let encoded = req.json === undefined ? undefined : await this.encode(req);
+    let res = await this.attempt(auth, req, encoded);
     if (encoded?.contentType === JOSE_CONTENT_TYPE && this.rt.encoder.refresh && staleKeys(res)) {
       await this.rt.encoder.refresh();
-      encoded = await encode();
-      res = await attempt();
+      encoded = await this.encode(req);
+      res = await this.attempt(auth, req, encoded);
     }
     if (res.status !== 401 || !auth.relogin) return res;
     await auth.login();
-    return attempt();
+    return this.attempt(auth, req, encoded);
+  }
+
+  private encode(req: RequestSpec) {
+    return this.rt.encoder.encode(req.json, req.url, req.method, req.schema);
+  }
+
+  private async attempt(
+    auth: UserAuth,
+    req: RequestSpec,
+    encoded: EncodedBody | undefined,
+  ): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...auth.headers(req.method) };
+    if (encoded) headers['content-type'] = encoded.contentType;
+    if (req.service) headers[SERVICE_HEADER_LOWER] = req.service;
+    if (req.headers) Object.assign(headers, req.headers);
+    const res = await this.rt.http.request({
+      method: req.method,
+      url: req.url,
+      headers,
+      body: encoded?.body,
+    });
+    auth.observe(res);
+    return res;
   }
 
   private async ready(plan: AuthPlan): Promise<UserAuth> {
