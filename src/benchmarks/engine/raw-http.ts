@@ -103,7 +103,10 @@ export class RawHttpPool {
     // A retry goes on a fresh connection: the idle ones may be as stale as the one that failed.
     let c = p.retried ? undefined : this.idle.pop();
     while (c?.socket.destroyed) c = this.idle.pop();
-    if (c) return this.begin(c, p, true);
+    if (c) {
+      this.begin(c, p, true);
+      return;
+    }
     if (this.open >= this.connections && p.retried) this.idle.shift()?.socket.destroy();
     if (this.open >= this.connections) {
       this.queue.push(p);
