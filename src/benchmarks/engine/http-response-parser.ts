@@ -12,6 +12,7 @@ export class RawHttpError extends Error {
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 const EMPTY = Buffer.alloc(0);
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
 
 /**
  * Parses one HTTP/1.1 response from the chunks of a connection: `push` returns the response once it is
@@ -64,12 +65,15 @@ export class ResponseParser {
   }
 
   private parseHead(text: string): void {
-    const lines = text.split('\r\n');
-    const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? '');
+    const m = STATUS_LINE.exec(text);
     if (!m) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
     this.status = Number(m[2]);
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
+    // Line by line without splitting the head into an array first.
+    let end = text.indexOf('\r\n');
+    while (end >= 0) {
+      const start = end + 2;
+      end = text.indexOf('\r\n', start);
+      const line = end < 0 ? text.slice(start) : text.slice(start, end);
       const colon = line.indexOf(':');
       if (colon <= 0) continue;
       const name = line.slice(0, colon).trim().toLowerCase();

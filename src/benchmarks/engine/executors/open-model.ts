@@ -68,17 +68,6 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
   const phase = shard.index / shard.count;
   // performance.now() of second 0, so intended times and completion share one monotonic clock.
   const origin = performance.now() - (Date.now() - startAt);
-  let k = 0;
-  // One timer at a time and one abort listener for the whole run (not one per wait): at hundreds of
-  // arrivals a second, listener churn is a measurable share of the generator's CPU.
-  let wake: (() => void) | undefined;
-  const onAbort = () => wake?.();
-  signal.addEventListener('abort', onAbort, { once: true });
-  const waitMs = (ms: number) =>
-    new Promise<void>((resolve) => {
-      wake = resolve;
-      setTimeout(resolve, ms);
-    });
   // Requests in flight, and the resolver of the final wait for them.
   let busy = 0;
   let drained: (() => void) | undefined;
@@ -97,28 +86,52 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
     recorder.arrival(!user);
     if (user) void serve(user, startedMs);
   };
-  for (;;) {
-    const now = performance.now();
-    if (!eager) {
-      while (spawned < ids.length && spawnMs(ids[spawned]!) <= now - origin && spawnMs(ids[spawned]!) < endMs)
-        spawned++;
-      recorder.activeUsers = spawned;
-    }
-    let due = clock.timeOf(k + phase);
-    while (due < endS && origin + due * 1000 <= now + EARLY_MS) {
-      dispatch(Math.min(origin + due * 1000, now));
-      k++;
-      due = clock.timeOf(k + phase);
-    }
-    if (due >= endS || signal.aborted) break;
-    // Whole milliseconds: Node's timers count whole milliseconds, and a fractional delay fires once at
-    // the whole part and again a millisecond later.
-    const sleepMs = Math.min(MAX_SLEEP_MS, Math.max(1, Math.round(origin + due * 1000 - now - EARLY_MS / 2)));
-    const sleptAt = performance.now();
-    await waitMs(sleepMs);
-    recorder.lagSample(Math.max(0, performance.now() - sleptAt - sleepMs));
-  }
-  signal.removeEventListener('abort', onAbort);
+  // The schedule runs from timer callbacks, one timer at a time and one abort listener for the whole
+  // run: no promise, listener or timer per arrival beyond the wake-up itself.
+  await new Promise<void>((finished) => {
+    let k = 0;
+    let timer: NodeJS.Timeout | undefined;
+    let sleptAt = 0;
+    let sleepMs = 0;
+    const tick = () => {
+      const now = performance.now();
+      if (!eager) {
+        while (
+          spawned < ids.length &&
+          spawnMs(ids[spawned]!) <= now - origin &&
+          spawnMs(ids[spawned]!) < endMs
+        )
+          spawned++;
+        recorder.activeUsers = spawned;
+      }
+      let due = clock.timeOf(k + phase);
+      while (due < endS && origin + due * 1000 <= now + EARLY_MS) {
+        dispatch(Math.min(origin + due * 1000, now));
+        k++;
+        due = clock.timeOf(k + phase);
+      }
+      if (due >= endS || signal.aborted) {
+        signal.removeEventListener('abort', onAbort);
+        finished();
+        return;
+      }
+      // Whole milliseconds: Node's timers count whole milliseconds, and a fractional delay fires once at
+      // the whole part and again a millisecond later.
+      sleepMs = Math.min(MAX_SLEEP_MS, Math.max(1, Math.round(origin + due * 1000 - now - EARLY_MS / 2)));
+      sleptAt = performance.now();
+      timer = setTimeout(onWake, sleepMs);
+    };
+    const onWake = () => {
+      recorder.lagSample(Math.max(0, performance.now() - sleptAt - sleepMs));
+      tick();
+    };
+    const onAbort = () => {
+      clearTimeout(timer);
+      tick();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    tick();
+  });
   if (busy > 0) await new Promise<void>((resolve) => (drained = resolve));
   await Promise.all(spawning);
 };
