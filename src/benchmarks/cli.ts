@@ -24,7 +24,7 @@ Options:
   --config <file>      load-test configuration (docs/load-testing.md)
   --target-url <url>   override target_url (the same file against another deployment)
   --duration <s>       override duration_seconds
-  --users <n>          override users.peak
+  --users <n>          override users.peak (users.stages: scaled to peak at n)
   --workers <n>        override generator.workers (load-generating threads); with --nats, the number
                        of worker processes to spread the load over
   --nats <url>         generate the load from worker processes (m benchmark worker) reached over NATS:

@@ -182,7 +182,9 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
       const generator = await prepareGenerator(plan, target);
       onStart(Date.now() + START_DELAY_MS);
       const shard = { index: 0, count: 1 };
-      cleanups = [await generator.run({ shard, startAt, signal, onSnapshots, cleanup: o.cleanup })];
+      cleanups = [
+        await generator.run({ shard, startAt, signal, onSnapshots, cleanup: o.cleanup, inThread: true }),
+      ];
     } else {
       // Each thread gets the validated plan's own inputs, never the path to read again.
       const shards: WorkerData[] = Array.from({ length: workers }, (_, index) => ({

@@ -12,12 +12,15 @@ export interface UserAuth {
   observe(res: HttpResponse): void;
 }
 
+/** The `observe` of credentials that keep no state from responses (callers may skip calling it). */
+export function ignoreResponse(_res: HttpResponse): void {}
+
 /** Fixed headers: api_key, bearer and none. Nothing to log in to, so a 401 is final. */
 export function staticAuth(headers: Record<string, string>): UserAuth {
   return {
     relogin: false,
     async login() {},
     headers: () => headers,
-    observe() {},
+    observe: ignoreResponse,
   };
 }

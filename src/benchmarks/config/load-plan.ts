@@ -103,8 +103,30 @@ function applyOverrides(raw: Record<string, unknown>, o: PlanOverrides) {
   // With stages, --duration cuts (or extends) the run without replacing them: it is applied to the plan.
   const staged = [raw.users, raw.rate].some((b) => (b as { stages?: unknown } | undefined)?.stages);
   if (o.durationSeconds !== undefined && !staged) raw.duration_seconds = o.durationSeconds;
-  if (o.users !== undefined) obj('users').peak = o.users;
+  if (o.users !== undefined) overrideUsers(obj('users'), o.users);
   if (o.workers !== undefined) obj('generator').workers = o.workers;
+}
+
+/**
+ * `--users n`: `users.peak` becomes n; with `users.stages` (where the peak is the highest stage), every
+ * stage target is scaled by n / that peak and rounded, so the run keeps its shape and peaks at n users
+ * (docs/load-testing.md#stages). Stages the schema will refuse are left for it to report.
+ */
+function overrideUsers(users: Record<string, unknown>, n: number): void {
+  const stages = users.stages;
+  const targets = Array.isArray(stages)
+    ? stages.map((s) => (s as { target?: unknown } | null)?.target)
+    : undefined;
+  if (!targets || targets.length === 0 || !targets.every((t) => typeof t === 'number' && t >= 0)) {
+    users.peak = n;
+    return;
+  }
+  const peak = Math.max(...(targets as number[]));
+  if (peak <= 0) return;
+  users.stages = (stages as Array<Record<string, unknown>>).map((s) => ({
+    ...s,
+    target: Math.round(((s.target as number) * n) / peak),
+  }));
 }
 
 function valueAt(root: unknown, path: ConfigPath): unknown {

@@ -60,6 +60,7 @@ export interface PlanOverridesShape {
   /** The same file against another deployment (staging, a test server). */
   targetUrl?: string;
   durationSeconds?: number;
+  /** `users.peak`; with `users.stages`, the stages scaled to peak at this many users. */
   users?: number;
   workers?: number;
 }

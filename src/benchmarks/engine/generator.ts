@@ -19,6 +19,11 @@ export interface RunOptions {
   onSnapshots: (snapshots: IntervalSnapshot[]) => void;
   /** Delete the records the run created once the load is over (`--cleanup`). */
   cleanup?: boolean;
+  /**
+   * The snapshots stay in this thread (a run without generator threads): histograms are handed over as
+   * objects instead of being encoded and decoded again every second.
+   */
+  inThread?: boolean;
 }
 
 /** A load generator ready to start: connections, encoder (JWKS fetched) and scenario runners built. */
@@ -54,7 +59,14 @@ export async function prepareGenerator(
     const runners = await createRunners(rt);
     return {
       async run(o) {
-        const recorder = new Recorder(plan.slots.length, o.startAt);
+        // The open model measures the event-loop delay from its own wake-ups (see Recorder).
+        const recorder = new Recorder(
+          plan.slots.length,
+          o.startAt,
+          Date.now,
+          plan.model.kind === 'open',
+          o.inThread !== true,
+        );
         const timer = setInterval(() => o.onSnapshots(recorder.flush()), 1000);
         let flushed = false;
         const finalFlush = () => {

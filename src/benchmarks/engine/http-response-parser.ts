@@ -11,13 +11,15 @@ export class RawHttpError extends Error {
 }
 
 const CRLF2 = Buffer.from('\r\n\r\n');
+const EMPTY = Buffer.alloc(0);
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
 
 /**
  * Parses one HTTP/1.1 response from the chunks of a connection: `push` returns the response once it is
  * complete, `end` one that was delimited by the connection closing.
  */
 export class ResponseParser {
-  private buf: Buffer = Buffer.alloc(0);
+  private buf: Buffer = EMPTY;
   private status = 0;
   private headers: Record<string, string | string[]> = {};
   private bodyMode: 'none' | 'length' | 'chunked' | 'close' | undefined;
@@ -25,7 +27,19 @@ export class ResponseParser {
   private readonly chunks: Buffer[] = [];
   keepAlive = true;
 
-  constructor(private readonly head: boolean) {}
+  constructor(private head: boolean) {}
+
+  /** Ready for the next response on the same connection (`head`: it answers a HEAD request). */
+  reset(head: boolean): void {
+    this.head = head;
+    this.buf = EMPTY;
+    this.status = 0;
+    this.headers = {};
+    this.bodyMode = undefined;
+    this.length = 0;
+    this.chunks.length = 0;
+    this.keepAlive = true;
+  }
 
   push(chunk: Buffer): HttpResponse | undefined {
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
@@ -51,12 +65,15 @@ export class ResponseParser {
   }
 
   private parseHead(text: string): void {
-    const lines = text.split('\r\n');
-    const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? '');
+    const m = STATUS_LINE.exec(text);
     if (!m) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
     this.status = Number(m[2]);
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
+    // Line by line without splitting the head into an array first.
+    let end = text.indexOf('\r\n');
+    while (end >= 0) {
+      const start = end + 2;
+      end = text.indexOf('\r\n', start);
+      const line = end < 0 ? text.slice(start) : text.slice(start, end);
       const colon = line.indexOf(':');
       if (colon <= 0) continue;
       const name = line.slice(0, colon).trim().toLowerCase();

@@ -1,40 +1,52 @@
 import { connect, type Socket } from 'node:net';
-import type { HttpRequest, HttpResponse } from './http-client';
+import type { HttpResponse } from './http-client';
 import { RawHttpError, ResponseParser } from './http-response-parser';
 
 /** A header name: an HTTP token. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Header names already checked against {@link HEADER_NAME} (a plan uses a handful, on every request). */
+const validNames = new Set<string>();
+/** Where every connection's bytes are read into (then copied out at once): no stream machinery per read. */
+const READ_BUFFER_BYTES = 64 * 1024;
 
-/**
- * The exchange a connection is busy with. Each socket has one set of listeners for its whole life,
- * dispatching to its current exchange: adding and removing listeners per request costs more than the
- * parsing.
- */
-const current = new WeakMap<
-  Socket,
-  { onData(chunk: Buffer): void; onError(err: Error): void; onClose(): void }
->();
-
-/** One response being read from a connection. */
-interface Exchange {
-  head: boolean;
+/** A request ready to write, and who waits for its response. */
+interface Pending {
+  head: string;
+  body: Buffer | undefined;
+  headOnly: boolean;
   resolve(res: HttpResponse): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
-  /** Bytes of the response received so far (a stale keep-alive connection fails before any). */
+  /** Sent again on a fresh connection after a kept-alive one failed before any byte of the answer. */
+  retried: boolean;
+}
+
+/** One keep-alive connection and the exchange it is busy with. */
+interface Connection {
+  socket: Socket;
+  pending: Pending | undefined;
+  parser: ResponseParser;
+  /** `performance.now()` after which the pending exchange times out. */
+  deadline: number;
+  /** Bytes of the current response received (a stale keep-alive connection fails before any). */
   received: boolean;
+  reused: boolean;
 }
 
 /**
  * A keep-alive HTTP/1.1 client for one plain-http origin, written directly on `node:net`: a request is
- * one socket write, a response is parsed by hand (status line, headers, then a Content-Length, chunked
- * or until-close body). At the rates a load generator sends, a general-purpose client spends most of
- * the generator's CPU on its own machinery; this one does the least a load test needs. Up to
- * `connections` sockets; requests beyond wait in order for one to be free.
+ * one socket write, a response is read into one shared buffer (the socket's `onread`, bypassing the
+ * stream machinery) and parsed by hand (status line, headers, then a Content-Length, chunked or
+ * until-close body). Response timeouts are checked by one sweep timer per pool rather than a timer per
+ * request. At the rates a load generator sends, a general-purpose client spends most of the generator's
+ * CPU on its own machinery; this one does the least a load test needs. Up to `connections` sockets;
+ * requests beyond wait in order for one to be free.
  */
 export class RawHttpPool {
-  private readonly idle: Socket[] = [];
-  private readonly queue: Array<() => void> = [];
+  private readonly idle: Connection[] = [];
+  private readonly all = new Set<Connection>();
+  private readonly queue: Pending[] = [];
+  private readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  private sweep: NodeJS.Timeout | undefined;
   private open = 0;
   private closed = false;
 
@@ -45,86 +57,150 @@ export class RawHttpPool {
     private readonly timeoutMs: number,
   ) {}
 
-  /** Sends a request (path with query, headers as given, `host` included) and reads the whole response. */
-  request(path: string, req: HttpRequest, headers: Record<string, string>): Promise<HttpResponse> {
-    let head = `${req.method} ${path} HTTP/1.1\r\n`;
+  /**
+   * Sends a request (path with query; `host` first, then the headers as given, a `host` among them
+   * skipped) and reads the whole response.
+   */
+  request(
+    method: string,
+    path: string,
+    host: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<HttpResponse> {
+    if (/\s/.test(path) || /[\r\n]/.test(host)) return Promise.reject(invalid('the path or host'));
+    let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\n`;
     for (const k in headers) {
       const v = String(headers[k]);
       // A rendered value (a data file's row, a captured value) must not smuggle in a header or request.
-      if (/[\r\n]/.test(v) || !HEADER_NAME.test(k) || /[\s]/.test(path)) {
-        return Promise.reject(
-          new RawHttpError('invalid_request', `header ${k} or the path has a line break or space`),
-        );
+      if (v.includes('\n') || v.includes('\r')) return Promise.reject(invalid(`header ${k}`));
+      if (!validNames.has(k)) {
+        if (!HEADER_NAME.test(k)) return Promise.reject(invalid(`header ${k}`));
+        validNames.add(k);
       }
-      // The length is the body's own.
-      if (k.toLowerCase() !== 'content-length') head += `${k}: ${v}\r\n`;
+      const lower = k.toLowerCase();
+      // The length is the body's own; the host was written first.
+      if (lower !== 'content-length' && lower !== 'host') head += `${k}: ${v}\r\n`;
     }
-    const body = req.body === undefined ? undefined : Buffer.from(req.body, 'utf8');
-    if (body) head += `content-length: ${body.length}\r\n`;
-    else if (req.method !== 'GET' && req.method !== 'HEAD') head += 'content-length: 0\r\n';
+    const bytes = body === undefined ? undefined : Buffer.from(body, 'utf8');
+    if (bytes) head += `content-length: ${bytes.length}\r\n`;
+    else if (method !== 'GET' && method !== 'HEAD') head += 'content-length: 0\r\n';
     head += '\r\n';
-    const bytes = body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1');
-    return this.withSocket((socket, reused) =>
-      this.exchange(socket, bytes, req.method === 'HEAD').catch(
-        (err: RawHttpError & { received?: boolean }) => {
-          // A kept-alive connection the server closed meanwhile fails before any byte: once more, afresh.
-          if (reused && !err.received && !this.closed)
-            return this.withSocket((s) => this.exchange(s, bytes, req.method === 'HEAD'), true);
-          throw err;
-        },
-      ),
+    return new Promise((resolve, reject) =>
+      this.start({ head, body: bytes, headOnly: method === 'HEAD', resolve, reject, retried: false }),
     );
   }
 
   /** Closes every idle connection; busy ones close when their response is read. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const s of this.idle.splice(0)) s.destroy();
+    for (const c of this.idle.splice(0)) c.socket.destroy();
+    for (const p of this.queue.splice(0)) p.reject(new RawHttpError('UND_ERR_CLOSED', 'the client closed'));
   }
 
-  private async withSocket<T>(use: (s: Socket, reused: boolean) => Promise<T>, fresh = false): Promise<T> {
-    let socket = fresh ? undefined : this.idle.pop();
-    while (socket?.destroyed) {
-      this.open--;
-      socket = this.idle.pop();
+  /** Sends `p` on an idle connection, a new one, or queues it until one is free. */
+  private start(p: Pending): void {
+    // A retry goes on a fresh connection: the idle ones may be as stale as the one that failed.
+    let c = p.retried ? undefined : this.idle.pop();
+    while (c?.socket.destroyed) c = this.idle.pop();
+    if (c) {
+      this.begin(c, p, true);
+      return;
     }
-    const reused = socket !== undefined;
-    if (!socket) {
-      if (this.open >= this.connections) {
-        await new Promise<void>((resolve) => this.queue.push(resolve));
-        return this.withSocket(use, fresh);
-      }
-      this.open++;
-      try {
-        socket = await this.connect();
-      } catch (err) {
-        this.release(undefined);
-        throw err;
-      }
+    if (this.open >= this.connections && p.retried) this.idle.shift()?.socket.destroy();
+    if (this.open >= this.connections) {
+      this.queue.push(p);
+      return;
     }
-    return use(socket, reused);
+    this.open++;
+    this.connect().then(
+      (conn) => this.begin(conn, p, false),
+      (err: Error) => {
+        this.open--;
+        p.reject(err);
+        this.next();
+      },
+    );
   }
 
-  private connect(): Promise<Socket> {
+  private begin(c: Connection, p: Pending, reused: boolean): void {
+    c.pending = p;
+    c.reused = reused;
+    c.received = false;
+    c.parser.reset(p.headOnly);
+    c.deadline = performance.now() + this.timeoutMs;
+    // Unreferenced: a pending exchange's socket keeps the process alive, the sweep alone must not.
+    this.sweep ??= setInterval(
+      () => this.timeouts(),
+      Math.min(1000, Math.max(10, this.timeoutMs / 10)),
+    ).unref();
+    if (p.body) {
+      c.socket.cork();
+      c.socket.write(p.head, 'latin1');
+      c.socket.write(p.body);
+      c.socket.uncork();
+    } else c.socket.write(p.head, 'latin1');
+  }
+
+  /** A waiting request may go. */
+  private next(): void {
+    const p = this.queue.shift();
+    if (p) this.start(p);
+  }
+
+  /** Fails every exchange past its deadline (a hung target), at the sweep's resolution. */
+  private timeouts(): void {
+    const now = performance.now();
+    let busy = 0;
+    for (const c of this.all) {
+      if (!c.pending) continue;
+      if (c.deadline <= now) this.fail(c, new RawHttpError('UND_ERR_HEADERS_TIMEOUT', 'response timeout'));
+      else busy++;
+    }
+    if (busy === 0 && this.queue.length === 0) {
+      clearInterval(this.sweep);
+      this.sweep = undefined;
+    }
+  }
+
+  private connect(): Promise<Connection> {
     return new Promise((resolve, reject) => {
-      const s = connect(this.port, this.host);
-      s.setNoDelay(true);
+      const c: Connection = {
+        socket: undefined as unknown as Socket,
+        pending: undefined,
+        parser: new ResponseParser(false),
+        deadline: 0,
+        received: false,
+        reused: false,
+      };
+      const s = connect({
+        port: this.port,
+        host: this.host,
+        noDelay: true,
+        onread: {
+          buffer: this.readBuffer,
+          // The buffer is shared: what is read is copied out before the next read.
+          callback: (n: number, buf: Uint8Array) => {
+            this.onData(c, Buffer.from(buf.subarray(0, n)));
+            return true;
+          },
+        },
+      });
+      c.socket = s;
       // Errors are handled by the exchange in progress; an idle connection that fails or closes leaves
       // the pool (without a listener, an idle socket's error would end the process).
-      s.on('error', (err) => current.get(s)?.onError(err));
-      s.on('close', () => {
-        const ex = current.get(s);
-        if (ex) ex.onClose();
-        else this.dropIdle(s);
+      s.on('error', (err) => {
+        if (c.pending) this.fail(c, err);
       });
-      s.on('data', (chunk: Buffer) => current.get(s)?.onData(chunk));
+      s.on('close', () => this.onClose(c));
       const timer = setTimeout(() => {
         s.destroy();
         reject(new RawHttpError('UND_ERR_CONNECT_TIMEOUT', 'connect timeout'));
       }, this.timeoutMs);
       s.once('connect', () => {
         clearTimeout(timer);
-        resolve(s);
+        this.all.add(c);
+        resolve(c);
       });
       s.once('error', (err) => {
         clearTimeout(timer);
@@ -133,73 +209,65 @@ export class RawHttpPool {
     });
   }
 
-  private dropIdle(s: Socket): void {
-    const i = this.idle.indexOf(s);
-    if (i < 0) return;
-    this.idle.splice(i, 1);
-    this.open--;
-    this.queue.shift()?.();
-  }
-
-  /** A socket is done with: back to idle (or closed), and a waiting request may go. */
-  private release(socket: Socket | undefined, keep = false): void {
-    if (socket && keep && !this.closed && !socket.destroyed) {
-      this.idle.push(socket);
-    } else {
-      if (socket) socket.destroy();
-      this.open--;
+  private onData(c: Connection, chunk: Buffer): void {
+    if (!c.pending) {
+      // Bytes nobody asked for: the connection is out of step.
+      c.socket.destroy();
+      return;
     }
-    this.queue.shift()?.();
+    c.received = true;
+    let res: HttpResponse | undefined;
+    try {
+      res = c.parser.push(chunk);
+    } catch (err) {
+      this.fail(c, err as Error);
+      return;
+    }
+    if (res) this.finish(c, res, c.parser.keepAlive);
   }
 
-  private exchange(socket: Socket, bytes: Buffer, head: boolean): Promise<HttpResponse> {
-    return new Promise<HttpResponse>((resolve, reject) => {
-      const ex: Exchange = {
-        head,
-        resolve,
-        reject,
-        received: false,
-        timer: setTimeout(
-          () => fail(new RawHttpError('UND_ERR_HEADERS_TIMEOUT', 'response timeout')),
-          this.timeoutMs,
-        ),
-      };
-      const parser = new ResponseParser(ex.head);
-      const cleanup = () => {
-        clearTimeout(ex.timer);
-        current.delete(socket);
-      };
-      const fail = (err: Error) => {
-        cleanup();
-        (err as Error & { received?: boolean }).received = ex.received;
-        this.release(socket);
-        reject(err);
-      };
-      const onData = (chunk: Buffer) => {
-        ex.received = true;
-        let res: HttpResponse | undefined;
-        try {
-          res = parser.push(chunk);
-        } catch (err) {
-          fail(err as Error);
-          return;
-        }
-        if (!res) return;
-        cleanup();
-        this.release(socket, parser.keepAlive);
-        resolve(res);
-      };
-      const onError = (err: Error) => fail(err);
-      const onClose = () => {
-        const res = parser.end();
-        if (res) {
-          cleanup();
-          this.release(socket);
-          resolve(res);
-        } else fail(new RawHttpError('ECONNRESET', 'the connection closed before the response ended'));
-      };
-      current.set(socket, { onData, onError, onClose });
-      socket.write(bytes);
-    });
+  private onClose(c: Connection): void {
+    if (this.all.delete(c)) this.open--;
+    const i = this.idle.indexOf(c);
+    if (i >= 0) this.idle.splice(i, 1);
+    if (c.pending) {
+      const res = c.parser.end();
+      if (res) this.finish(c, res, false);
+      else this.fail(c, new RawHttpError('ECONNRESET', 'the connection closed before the response ended'));
+    }
+    this.next();
   }
+
+  /** A response is complete: the connection goes back to idle (or closes) and a waiting request may go. */
+  private finish(c: Connection, res: HttpResponse, keepAlive: boolean): void {
+    const p = c.pending!;
+    c.pending = undefined;
+    if (keepAlive && !this.closed && !c.socket.destroyed) {
+      this.idle.push(c);
+      this.next();
+    } else c.socket.destroy();
+    p.resolve(res);
+  }
+
+  /**
+   * The exchange failed: the connection closes. A kept-alive connection the server closed meanwhile
+   * fails before any byte: the request goes once more, on a fresh connection.
+   */
+  private fail(c: Connection, err: Error): void {
+    const p = c.pending;
+    if (!p) return;
+    c.pending = undefined;
+    c.socket.destroy();
+    if (c.reused && !c.received && !p.retried && !this.closed) {
+      p.retried = true;
+      this.start(p);
+      return;
+    }
+    (err as Error & { received?: boolean }).received = c.received;
+    p.reject(err);
+  }
+}
+
+function invalid(what: string): RawHttpError {
+  return new RawHttpError('invalid_request', `${what} has a line break or space`);
 }

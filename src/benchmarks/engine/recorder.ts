@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import type { CheckFailure } from '../checks/judge';
 import { encodeHistogram, type LatencyHistogram, newHistogram, recordUs } from './histogram';
 import type { Outcome } from './outcome';
@@ -14,6 +14,11 @@ export interface ScenarioInterval {
   statuses: Record<string, number>;
   /** Encoded latency histogram (microseconds); empty string when no response was timed. */
   histogram: string;
+  /**
+   * The histogram itself instead, when the snapshot stays in the thread that recorded it (no encoding
+   * and decoding every second); never sent to another thread or process.
+   */
+  latency?: LatencyHistogram;
   /** Failed checks by name: how many, and the first reason seen. Absent when none failed. */
   checks?: Record<string, CheckCount>;
 }
@@ -55,8 +60,14 @@ export class Recorder {
   private readonly buckets = new Map<number, Bucket>();
   /** Histograms of emitted seconds, reset for reuse: recording stays allocation-free. */
   private readonly spare: LatencyHistogram[] = [];
-  /** 20 ms resolution: fine enough against a 100 ms limit, and half the wake-ups of 10 ms. */
-  private readonly lag = monitorEventLoopDelay({ resolution: 20 });
+  /**
+   * Event-loop delay from Node's monitor (20 ms resolution: fine enough against a 100 ms limit), unless
+   * the executor reports it itself with {@link Recorder.lagSample}: an executor that wakes on timers anyway
+   * (the open model) measures how late each wake-up came, which costs no wake-up of its own.
+   */
+  private readonly lag: IntervalHistogram | undefined;
+  /** Lateness of the executor's wake-ups this second, in ms (when it reports them). */
+  private readonly lagSamples: number[] = [];
   private next = 0;
   activeUsers = 0;
 
@@ -64,8 +75,19 @@ export class Recorder {
     private readonly slotCount: number,
     private readonly startAt: number,
     private readonly now: () => number = Date.now,
+    lagFromExecutor = false,
+    /** False when the snapshots stay in this thread: histograms are handed over as objects. */
+    private readonly encode = true,
   ) {
-    this.lag.enable();
+    if (!lagFromExecutor) {
+      this.lag = monitorEventLoopDelay({ resolution: 20 });
+      this.lag.enable();
+    }
+  }
+
+  /** One wake-up of the executor came `lateMs` after it was due (see the constructor's `lagFromExecutor`). */
+  lagSample(lateMs: number): void {
+    this.lagSamples.push(lateMs);
   }
 
   /** Records a response of series `slot` (a scenario or a flow step), with the checks it failed. */
@@ -106,9 +128,7 @@ export class Recorder {
   flush(final = false): IntervalSnapshot[] {
     const upTo = final ? Math.max(this.next, ...this.buckets.keys()) + 1 : this.second();
     const out: IntervalSnapshot[] = [];
-    const lagP99Ms = this.lag.percentile(99) / 1e6;
-    const lagMaxMs = this.lag.max / 1e6;
-    this.lag.reset();
+    const [lagP99Ms, lagMaxMs] = this.lagOfInterval();
     for (; this.next < upTo; this.next++) {
       const b = this.buckets.get(this.next);
       this.buckets.delete(this.next);
@@ -117,6 +137,7 @@ export class Recorder {
         scenarios: Array.from({ length: this.slotCount }, (_, i) => {
           const s = b?.scenarios[i];
           if (!s) return { count: 0, ok: 0, failed: 0, throttled: 0, errors: 0, statuses: {}, histogram: '' };
+          if (!this.encode) return s.h ? { ...s.c, histogram: '', latency: s.h } : { ...s.c, histogram: '' };
           const histogram = s.h ? encodeHistogram(s.h) : '';
           if (s.h) {
             s.h.reset();
@@ -136,7 +157,23 @@ export class Recorder {
 
   /** Stops the event-loop monitor. */
   close(): void {
-    this.lag.disable();
+    this.lag?.disable();
+  }
+
+  /** p99 and max event-loop delay since the last flush, in ms; resets them. */
+  private lagOfInterval(): [number, number] {
+    if (this.lag) {
+      const out: [number, number] = [this.lag.percentile(99) / 1e6, this.lag.max / 1e6];
+      this.lag.reset();
+      return out;
+    }
+    const samples = this.lagSamples.sort((a, b) => a - b);
+    const n = samples.length;
+    const out: [number, number] = n
+      ? [samples[Math.min(n - 1, Math.ceil(0.99 * n) - 1)]!, samples[n - 1]!]
+      : [0, 0];
+    samples.length = 0;
+    return out;
   }
 
   private second(): number {

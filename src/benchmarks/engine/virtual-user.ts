@@ -1,13 +1,15 @@
 import type { DocTypeSchema } from '../../protocol';
 import { JOSE_CONTENT_TYPE, SERVICE_HEADER } from '../../protocol';
 import { createAuth } from '../auth/create-auth';
-import type { UserAuth } from '../auth/user-auth';
+import { ignoreResponse, type UserAuth } from '../auth/user-auth';
 import type { AuthPlan, LoadPlan } from '../config/plan';
-import type { PayloadEncoder } from '../target/encryptor';
+import type { EncodedBody, PayloadEncoder } from '../target/encryptor';
 import type { TargetInfo } from '../target/target-info';
 import type { CreatedRecords } from './created-records';
 import type { Shard } from './executor';
 import { type HttpClient, type HttpResponse, jsonOf } from './http-client';
+
+const SERVICE_HEADER_LOWER = SERVICE_HEADER.toLowerCase();
 
 /** Answers to a JWE meaning the keys or policy changed since they were fetched (as the SDK's HTTP client). */
 const STALE_POLICY_CODES = new Set(['unknown_key', 'unknown_kid', 'encryption_disabled']);
@@ -67,33 +69,51 @@ export class VirtualUser {
    * retries once; a JWE refused as made with a retired key (a rotation during the run) refreshes the keys,
    * re-encrypts and retries once, as the Desk's HTTP client does.
    */
-  async send(plan: AuthPlan, req: RequestSpec): Promise<HttpResponse> {
-    const auth = await this.ready(plan);
-    const encode = () => this.rt.encoder.encode(req.json, req.url, req.method, req.schema);
-    let encoded = req.json === undefined ? undefined : await encode();
-    const attempt = async () => {
-      const headers: Record<string, string> = { accept: 'application/json', ...auth.headers(req.method) };
-      if (encoded) headers['content-type'] = encoded.contentType;
-      if (req.service) headers[SERVICE_HEADER.toLowerCase()] = req.service;
-      Object.assign(headers, req.headers);
-      const res = await this.rt.http.request({
-        method: req.method,
-        url: req.url,
-        headers,
-        body: encoded?.body,
-      });
-      auth.observe(res);
-      return res;
-    };
-    let res = await attempt();
+  send(plan: AuthPlan, req: RequestSpec): Promise<HttpResponse> {
+    // The common case costs no async step of its own: logged in, no body to encode, nothing to retry on.
+    const entry = this.auths.get(plan);
+    if (entry?.ready && req.json === undefined && !entry.auth.relogin) {
+      try {
+        return this.attempt(entry.auth, req);
+      } catch (err) {
+        // As from an async function: a bad URL or header is a rejection, never a throw.
+        return Promise.reject(err);
+      }
+    }
+    return this.sendWithRetries(plan, req);
+  }
+
+  private async sendWithRetries(plan: AuthPlan, req: RequestSpec): Promise<HttpResponse> {
+    const entry = this.auths.get(plan);
+    const auth = entry?.ready ? entry.auth : await this.ready(plan);
+    let encoded = req.json === undefined ? undefined : await this.encode(req);
+    let res = await this.attempt(auth, req, encoded);
     if (encoded?.contentType === JOSE_CONTENT_TYPE && this.rt.encoder.refresh && staleKeys(res)) {
       await this.rt.encoder.refresh();
-      encoded = await encode();
-      res = await attempt();
+      encoded = await this.encode(req);
+      res = await this.attempt(auth, req, encoded);
     }
     if (res.status !== 401 || !auth.relogin) return res;
     await auth.login();
-    return attempt();
+    return this.attempt(auth, req, encoded);
+  }
+
+  private encode(req: RequestSpec) {
+    return this.rt.encoder.encode(req.json, req.url, req.method, req.schema);
+  }
+
+  private attempt(auth: UserAuth, req: RequestSpec, encoded?: EncodedBody): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...auth.headers(req.method) };
+    if (encoded) headers['content-type'] = encoded.contentType;
+    if (req.service) headers[SERVICE_HEADER_LOWER] = req.service;
+    if (req.headers) Object.assign(headers, req.headers);
+    const sent = this.rt.http.request({ method: req.method, url: req.url, headers, body: encoded?.body });
+    // Fixed credentials watch no response: no extra step per request for them.
+    if (auth.observe === ignoreResponse) return sent;
+    return sent.then((res) => {
+      auth.observe(res);
+      return res;
+    });
   }
 
   private async ready(plan: AuthPlan): Promise<UserAuth> {

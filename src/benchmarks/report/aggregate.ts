@@ -137,7 +137,8 @@ export class Aggregator {
         const sc = snap.scenarios[i];
         if (!sc) continue;
         addCounters(c, sc);
-        if (sc.histogram) h.add(decodeHistogram(sc.histogram));
+        if (sc.latency) h.add(sc.latency);
+        else if (sc.histogram) h.add(decodeHistogram(sc.histogram));
       }
       addCounters(this.scenarioCounters[i]!, c);
       if (h.totalCount > 0) this.scenarioHistograms[i]!.add(h);

@@ -1,6 +1,8 @@
 import type { EndpointScenarioPlan } from '../config/plan';
 import { importFunction } from '../engine/load-module';
+import type { VirtualUser } from '../engine/virtual-user';
 import { harnessError } from '../errors';
+import type { RenderContext } from '../template/template';
 import { joinUrl, type ScenarioFactory } from './runner';
 
 /** What a `body_factory` receives on every call. */
@@ -20,29 +22,29 @@ export interface BodyFactoryContext {
  */
 export const endpointScenario: ScenarioFactory<EndpointScenarioPlan> = async (plan, rt) => {
   const factory = plan.bodyFactory ? await importFunction(plan.bodyFactory) : undefined;
+  const send = (user: VirtualUser, ctx: RenderContext | undefined, json: unknown) =>
+    user.send(plan.auth, {
+      method: plan.method,
+      url: joinUrl(rt.plan.targetUrl, String(plan.path(ctx))),
+      headers: plan.headers(ctx) as Record<string, string>,
+      json,
+    });
+  if (!factory) {
+    // Without a factory an iteration is the request itself (no extra async step per request).
+    return { plan, iterate: (user, ctx) => send(user, ctx, plan.body?.(ctx)) };
+  }
   return {
     plan,
     async iterate(user, ctx) {
-      let json: unknown = plan.body?.(ctx);
-      if (factory) {
-        json = await factory({
-          user: user.id,
-          scenario: plan.label,
-          seed: rt.plan.seed,
-        } satisfies BodyFactoryContext);
-        if (!json || typeof json !== 'object') {
-          throw harnessError(
-            'factory_failed',
-            `body_factory ${plan.bodyFactory!.spec} must return an object`,
-          );
-        }
+      const json = await factory({
+        user: user.id,
+        scenario: plan.label,
+        seed: rt.plan.seed,
+      } satisfies BodyFactoryContext);
+      if (!json || typeof json !== 'object') {
+        throw harnessError('factory_failed', `body_factory ${plan.bodyFactory!.spec} must return an object`);
       }
-      return user.send(plan.auth, {
-        method: plan.method,
-        url: joinUrl(rt.plan.targetUrl, String(plan.path(ctx))),
-        headers: plan.headers(ctx) as Record<string, string>,
-        json,
-      });
+      return send(user, ctx, json);
     },
   };
 };

@@ -30,5 +30,6 @@ export type ScenarioFactory<P extends ScenarioPlan = ScenarioPlan> = (
 
 /** Absolute URL of `path` (may carry a query) under `base`. */
 export function joinUrl(base: string, path: string): string {
-  return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
+  const root = base.endsWith('/') ? base.replace(/\/+$/, '') : base;
+  return root + (path.startsWith('/') ? path : `/${path}`);
 }

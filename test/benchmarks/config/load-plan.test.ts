@@ -86,6 +86,30 @@ users: { peak: 100, ramp_up_seconds: 50, spawn_rate: 10, think_time_seconds: [1,
     expect(r.ok && [r.plan.durationSeconds, r.plan.users.peak, r.plan.generator.workers]).toEqual([60, 5, 2]);
   });
 
+  it('scales users.stages to peak at --users, keeping their shape, and sets users.peak without stages', () => {
+    const staged = `${MINIMAL}users:
+  stages:
+    - { duration_seconds: 30, target: 50 }
+    - { duration_seconds: 60, target: 25 }
+    - { duration_seconds: 30, target: 0 }
+`;
+    const r = loadPlan(staged, configPath, env, { users: 20 });
+    if (!r.ok) throw new Error(formatIssues('load.yaml', r.issues));
+    expect(r.plan.users.peak).toBe(20);
+    expect(r.plan.model).toEqual({
+      kind: 'closed',
+      stages: [
+        { durationSeconds: 30, target: 20 },
+        { durationSeconds: 60, target: 10 },
+        { durationSeconds: 30, target: 0 },
+      ],
+    });
+    // The override travels with the plan's source, so generator threads compile the same stages.
+    expect(r.plan.source.overrides.users).toBe(20);
+    const flat = loadPlan(`${MINIMAL}users: { peak: 100 }\n`, configPath, env, { users: 7 });
+    expect(flat.ok && flat.plan.users.peak).toBe(7);
+  });
+
   it('substitutes environment variables and resolves factory module references next to the file', () => {
     const plan = planOf(`target_url: http://127.0.0.1:8000
 auth: { mode: session, username: Administrator, password: "\${LOAD_PASSWORD}" }

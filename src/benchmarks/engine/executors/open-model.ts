@@ -1,79 +1,137 @@
+import type { AuthPlan } from '../../config/plan';
 import { type Executor, shardUsers, sleep, timedIteration, weightedPicker } from '../executor';
 import { ArrivalClock } from '../stages';
 import { VirtualUser } from '../virtual-user';
 
 /**
- * How early an arrival may be sent: arrivals due within this many ms are dispatched together, and the
- * timer is set to wake this much before the next one. Timers fire with millisecond granularity; waking
- * early and sending the arrival at once keeps the schedule exact without spinning on the event loop.
+ * How early an arrival may be sent: on a wake-up, every arrival due within this many ms is sent at once
+ * (arrivals close together share one wake-up). Node's timers fire on a millisecond clock read at the
+ * start of the event-loop turn, so a timer can fire up to about a millisecond before the exact time it
+ * was set for; accepting arrivals this close sends each on the first wake-up instead of sleeping once
+ * more for the remaining fraction of a millisecond (which doubled the wake-ups, the generator's main
+ * cost at moderate rates). An early arrival's latency runs from its actual sending, so this never
+ * shortens a measured latency.
  */
-const EARLY_MS = 1;
+const EARLY_MS = 2;
+
+/**
+ * The longest sleep between wake-ups: the open model measures the event-loop delay from how late its own
+ * wake-ups come (no monitor waking the process on its own), so at very low rates it still wakes this often.
+ */
+const MAX_SLEEP_MS = 50;
+
+/** Auth providers whose users must log in before their first request (the others send fixed headers). */
+function needsLogin(auth: AuthPlan): boolean {
+  return auth.mode === 'session' || auth.mode === 'custom';
+}
 
 /**
  * The open model (arrival rate, as k6's `ramping-arrival-rate`): requests arrive at the planned rate
  * (`rate.stages`, or the constant rate ramped over `users.ramp_up_seconds`) whatever the target's latency;
- * each arrival is served by an idle user (users log in as they spawn, `users.peak` at most). Latency runs
- * from the arrival's intended time (or from its sending, if that was earlier), so a slow target or a late
- * generator shows in the percentiles instead of silently lowering the rate (no coordinated omission). An
- * arrival with no idle user is dropped and counted.
+ * each arrival is served by an idle user (`users.peak` at most, spawned at `users.spawn_rate`). Latency
+ * runs from the arrival's intended time (or from its sending, if that was earlier), so a slow target or a
+ * late generator shows in the percentiles instead of silently lowering the rate (no coordinated omission).
+ * An arrival with no idle user is dropped and counted.
+ *
+ * Users that log in (session, custom auth) do so as they spawn, so the first requests are not slowed by
+ * it. Users with fixed headers hold no state, so a spawned user is only made when an arrival finds no idle
+ * one: the pool grows to the concurrency the target actually needs, not to `users.peak` objects.
  */
 export const openModel: Executor = async ({ rt, runners, recorder, shard, startAt, signal }) => {
   const { users, durationSeconds, model } = rt.plan;
   if (model.kind !== 'open') throw new Error('openModel needs a rate');
   const clock = new ArrivalClock(model.stages, shard.count);
   const endS = durationSeconds;
+  const endMs = durationSeconds * 1000;
   const pick = weightedPicker(runners);
   const idle: VirtualUser[] = [];
-  const inFlight = new Set<Promise<unknown>>();
+  const ids = shardUsers(users.peak, shard);
+  const spawnMs = (id: number) => (Number.isFinite(users.spawnRate) ? (id / users.spawnRate) * 1000 : 0);
+  const eager = rt.plan.scenarios.some((s) => needsLogin(s.auth));
+  // Lazy users: how many are spawned by now, and how many of those were made.
+  let spawned = 0;
+  let made = 0;
 
-  const spawned = shardUsers(users.peak, shard).map(async (id) => {
-    const spawnAt = Number.isFinite(users.spawnRate) ? startAt + (id / users.spawnRate) * 1000 : startAt;
-    if (spawnAt >= startAt + durationSeconds * 1000) return;
-    await sleep(spawnAt - Date.now(), signal);
-    if (signal.aborted) return;
-    const user = new VirtualUser(id, rt);
-    await user.prepare().catch(() => undefined);
-    recorder.activeUsers++;
-    idle.push(user);
-  });
+  const spawning = eager
+    ? ids.map(async (id) => {
+        if (spawnMs(id) >= endMs) return;
+        await sleep(startAt + spawnMs(id) - Date.now(), signal);
+        if (signal.aborted) return;
+        const user = new VirtualUser(id, rt);
+        await user.prepare().catch(() => undefined);
+        recorder.activeUsers++;
+        idle.push(user);
+      })
+    : [];
 
   // Offsets the shards' arrival grids so that together they stay evenly spaced.
   const phase = shard.index / shard.count;
   // performance.now() of second 0, so intended times and completion share one monotonic clock.
   const origin = performance.now() - (Date.now() - startAt);
-  let k = 0;
-  // One timer at a time and one abort listener for the whole run (not one per wait): at hundreds of
-  // arrivals a second, listener churn is a measurable share of the generator's CPU.
-  let wake: (() => void) | undefined;
-  const onAbort = () => wake?.();
-  signal.addEventListener('abort', onAbort, { once: true });
-  const waitMs = (ms: number) =>
-    new Promise<void>((resolve) => {
-      wake = resolve;
-      setTimeout(resolve, ms);
-    });
-  const dispatch = (startedMs: number) => {
-    const user = idle.pop();
-    recorder.arrival(!user);
-    if (!user) return;
-    const p = timedIteration(pick(), user, recorder, startedMs).finally(() => {
+  // Requests in flight, and the resolver of the final wait for them.
+  let busy = 0;
+  let drained: (() => void) | undefined;
+  const serve = async (user: VirtualUser, startedMs: number) => {
+    busy++;
+    try {
+      await timedIteration(pick(), user, recorder, startedMs);
+    } finally {
       idle.push(user);
-      inFlight.delete(p);
-    });
-    inFlight.add(p);
-  };
-  for (;;) {
-    const now = performance.now();
-    let due = clock.timeOf(k + phase);
-    while (due < endS && origin + due * 1000 <= now + EARLY_MS) {
-      dispatch(Math.min(origin + due * 1000, now));
-      k++;
-      due = clock.timeOf(k + phase);
+      if (--busy === 0) drained?.();
     }
-    if (due >= endS || signal.aborted) break;
-    await waitMs(Math.max(1, origin + due * 1000 - EARLY_MS - performance.now()));
-  }
-  signal.removeEventListener('abort', onAbort);
-  await Promise.all(inFlight);
-  await Promise.all(spawned);
+  };
+  const dispatch = (startedMs: number) => {
+    let user = idle.pop();
+    if (!user && made < spawned) user = new VirtualUser(ids[made++]!, rt);
+    recorder.arrival(!user);
+    if (user) void serve(user, startedMs);
+  };
+  // The schedule runs from timer callbacks, one timer at a time and one abort listener for the whole
+  // run: no promise, listener or timer per arrival beyond the wake-up itself.
+  await new Promise<void>((finished) => {
+    let k = 0;
+    let timer: NodeJS.Timeout | undefined;
+    let sleptAt = 0;
+    let sleepMs = 0;
+    const tick = () => {
+      const now = performance.now();
+      if (!eager) {
+        while (
+          spawned < ids.length &&
+          spawnMs(ids[spawned]!) <= now - origin &&
+          spawnMs(ids[spawned]!) < endMs
+        )
+          spawned++;
+        recorder.activeUsers = spawned;
+      }
+      let due = clock.timeOf(k + phase);
+      while (due < endS && origin + due * 1000 <= now + EARLY_MS) {
+        dispatch(Math.min(origin + due * 1000, now));
+        k++;
+        due = clock.timeOf(k + phase);
+      }
+      if (due >= endS || signal.aborted) {
+        signal.removeEventListener('abort', onAbort);
+        finished();
+        return;
+      }
+      // Whole milliseconds: Node's timers count whole milliseconds, and a fractional delay fires once at
+      // the whole part and again a millisecond later.
+      sleepMs = Math.min(MAX_SLEEP_MS, Math.max(1, Math.round(origin + due * 1000 - now - EARLY_MS / 2)));
+      sleptAt = performance.now();
+      timer = setTimeout(onWake, sleepMs);
+    };
+    const onWake = () => {
+      recorder.lagSample(Math.max(0, performance.now() - sleptAt - sleepMs));
+      tick();
+    };
+    const onAbort = () => {
+      clearTimeout(timer);
+      tick();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    tick();
+  });
+  if (busy > 0) await new Promise<void>((resolve) => (drained = resolve));
+  await Promise.all(spawning);
 };
