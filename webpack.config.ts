@@ -116,6 +116,12 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
       new ModuleFederationPlugin({
         name: 'desk_shell',
         shared: shared(),
+        // The one federation runtime of the page: every remote is built with `externalRuntime` and uses it.
+        // Remotes are registered by their `remoteEntry.js` (no manifest snapshots), and the shared modules
+        // come from the Desk (remotes provide none), so no remote entry needs loading to pick a version.
+        shareStrategy: 'loaded-first',
+        runtimePlugins: [join(root, 'src', 'webpack', 'provide-federation-runtime.ts')],
+        experiments: { optimization: { disableSnapshot: true, target: 'web' } },
         dts: false,
         manifest: false,
       }),

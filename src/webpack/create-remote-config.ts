@@ -136,7 +136,11 @@ export function createRemoteConfig(options: RemoteConfigOptions): Configuration 
         // renames its top-level names, which would hide the container from the Desk's runtime.
         library: { type: 'window', name: options.name },
         exposes: Object.fromEntries(Object.entries(options.exposes).map(([k, v]) => [k, fromContext(v)])),
-        shared: sharedSingletons(),
+        // The Desk's copies only: a remote bundles neither the shared libraries nor the federation runtime
+        // (the Desk's page provides both, docs/performance.md#the-first-screen).
+        shared: sharedSingletons('remote'),
+        shareStrategy: 'loaded-first',
+        experiments: { externalRuntime: true, optimization: { disableSnapshot: true, target: 'web' } },
         dts: false,
         manifest: { fileName: REMOTE_MANIFEST_FILE },
       }),
