@@ -21,7 +21,14 @@ import { EsbuildPlugin } from 'esbuild-loader';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import webpack, { type Configuration } from 'webpack';
 import { type PlatformConfigPayload, platformConfigMarkup } from './backend/desk/platform-config';
-import { createRemoteConfig, hashedFilename, SHARED_SINGLETONS, sharedSingletons } from './src/webpack';
+import {
+  createRemoteConfig,
+  FIRST_SCREEN_DEFERRED,
+  FirstScreenPlugin,
+  hashedFilename,
+  SHARED_SINGLETONS,
+  sharedSingletons,
+} from './src/webpack';
 
 const root = import.meta.dirname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -126,6 +133,8 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
         manifest: false,
       }),
       new webpack.DefinePlugin({ __DESK_DEV__: JSON.stringify(dev) }),
+      // first-screen.json: the files a DocType list runs, for the size budget (scripts/build.js).
+      new FirstScreenPlugin({ role: 'host', deferred: FIRST_SCREEN_DEFERRED }),
       new HtmlWebpackPlugin({
         // public/index.html stays plain HTML: the backend serves it as the fallback page and injects the real
         // configuration itself. Offline development has no backend, so the dev build writes a fixed one in.

@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { ModuleFederationPlugin } from '@module-federation/enhanced/webpack';
 import { EsbuildPlugin } from 'esbuild-loader';
 import webpack, { type Configuration } from 'webpack';
+import { FirstScreenPlugin } from './first-screen-plugin';
 import { PLATFORM_ROOT, sharedSingletons } from './shared';
 
 const require = createRequire(import.meta.url);
@@ -145,6 +146,8 @@ export function createRemoteConfig(options: RemoteConfigOptions): Configuration 
         manifest: { fileName: REMOTE_MANIFEST_FILE },
       }),
       new webpack.DefinePlugin({ __DESK_DEV__: 'false' }),
+      // first-screen.json: remoteEntry.js and the `./views` chunks a list route of this app loads.
+      new FirstScreenPlugin({ role: 'remote' }),
     ],
   };
 }
