@@ -64,7 +64,8 @@ function remoteChunks(compilation: Compilation, exposed: string): Set<Chunk> {
     for (const chunk of entry.chunks) {
       chunks.add(chunk);
       for (const module of chunkGraph.getChunkModulesIterable(chunk)) {
-        if (module.type !== 'javascript/dynamic' && !module.identifier().startsWith('container entry')) continue;
+        if (module.type !== 'javascript/dynamic' && !module.identifier().startsWith('container entry'))
+          continue;
         for (const block of module.blocks) {
           const request = (block as { request?: string }).request;
           const group = chunkGraph.getBlockChunkGroup(block);
@@ -97,7 +98,9 @@ export class FirstScreenPlugin {
                   ...reachable(compilation, e, this.#options.deferred),
                 ])
               : [...remoteChunks(compilation, this.#options.exposed ?? './views')];
-          const files = [...new Set(chunks.flatMap((c) => [...c.files]))].filter((f) => f.endsWith('.js')).sort();
+          const files = [...new Set(chunks.flatMap((c) => [...c.files]))]
+            .filter((f) => f.endsWith('.js'))
+            .sort();
           compilation.emitAsset(
             FIRST_SCREEN_FILE,
             new webpack.sources.RawSource(`${JSON.stringify({ files }, null, 2)}\n`),
