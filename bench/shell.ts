@@ -10,8 +10,9 @@
  *    (in the page), and the same seen from Playwright (`goto` to a visible row); median of RUNS, each in a
  *    fresh browser context (empty HTTP cache) in the state of a tab that signed in earlier (the session
  *    cookie, and the CSRF token in sessionStorage), so the sign-in is not counted;
- * 3. parallel prewarm: `window.__DESK_BOOT__.prewarmMs` with each core service's prewarm requests (its
- *    metadata `GET /api/meta/<service>`; the prewarm runs no remote, and prefetches entries only when idle) held
+ * 3. parallel prewarm: `window.__DESK_BOOT__.prewarmMs` with each core service's requests (its metadata
+ *    `GET /api/meta/<service>`, and the `remoteEntry.js` the home page's widgets load; the prewarm itself loads
+ *    no remote) held
  *    DELAY_MS by `context.route`, against the same boot with the same routes and no delay; printed as
  *    (delayed - undelayed) / DELAY_MS: about 1x when the services warm in parallel, less when the wait
  *    overlaps work the boot does anyway (parsing, the first render).
@@ -26,7 +27,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Response } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { launchChromium } from '../test/e2e/support/browser';
 import { BENCH_ADMIN_PASSWORD, type DeskServer, startDeskServer } from './support/desk-server';
 import {

@@ -1,14 +1,13 @@
 /**
  * `prewarmCore` (docs/sdk.md#discovery): at boot, while the first screen renders, warm the core
  * services in parallel with all-settled semantics: one discovery query brings their manifests, then per
- * service the metadata loads and the UI remote is registered (its entry prefetched once the page is idle).
- * No remote's code is loaded or run here: a remote runs when a route shows one of its views
+ * service the metadata loads and the UI remote is registered. No remote's code is fetched or run here: a
+ * remote loads when a route shows one of its views
  * (docs/performance.md#the-first-screen). A failing service is reported and degrades only its own parts of
  * the Desk; the security policy loads alongside.
  */
 import type { PrewarmReport } from '../../sdk/discovery';
 import type { DeskPlatform } from './create-platform';
-import { prefetchRemoteEntry } from './remote-hints';
 import { isUnauthorized } from './session';
 
 /** What boot learned: each core service's outcome and whether the security policy loaded. */
@@ -31,12 +30,10 @@ export async function prewarmCore(platform: DeskPlatform): Promise<PrewarmCoreRe
           }),
         (service, manifest) => {
           if (!manifest.url) return undefined;
-          const entry = platform.overrides.apply(service, {
-            url: manifest.url,
-            integrity: manifest.integrity,
-          });
-          remotes.register(service, entry);
-          if (entry.url) prefetchRemoteEntry(entry.url, entry.integrity);
+          remotes.register(
+            service,
+            platform.overrides.apply(service, { url: manifest.url, integrity: manifest.integrity }),
+          );
           return undefined;
         },
       ],
