@@ -5,15 +5,14 @@
  *    by the `Accept-Encoding` Chromium sends, with the `Content-Encoding` it got) for every JavaScript response
  *    it downloaded before the first row of the first DocType list (`/desk/#/app/stock.Item`) was in the DOM,
  *    against the build's first-screen budget (printed as the ratio bytes / budget), with the files; what
- *    arrived after the row (idle prefetches, the rest of the boot) is listed apart and not counted;
+ *    arrived after the row (the rest of the boot) is listed apart and not counted;
  * 2. time to list: navigation start to the first row of the stock.Item list (SEED_ITEMS records) in the DOM
  *    (in the page), and the same seen from Playwright (`goto` to a visible row); median of RUNS, each in a
  *    fresh browser context (empty HTTP cache) in the state of a tab that signed in earlier (the session
  *    cookie, and the CSRF token in sessionStorage), so the sign-in is not counted;
  * 3. parallel prewarm: `window.__DESK_BOOT__.prewarmMs` with each core service's requests (its metadata
  *    `GET /api/meta/<service>`, and the `remoteEntry.js` the home page's widgets load; the prewarm itself loads
- *    no remote) held
- *    DELAY_MS by `context.route`, against the same boot with the same routes and no delay; printed as
+ *    no remote) held DELAY_MS by `context.route`, against the same boot with the same routes and no delay; printed as
  *    (delayed - undelayed) / DELAY_MS: about 1x when the services warm in parallel, less when the wait
  *    overlaps work the boot does anyway (parsing, the first render).
  * Parts 1 and 2 run with the default core services (crm, stock); the server is then restarted on the same
