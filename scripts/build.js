@@ -198,14 +198,6 @@ export function withinBudget(screen, budget = FIRST_SCREEN_BUDGET_BROTLI) {
   return screen.brotli <= budget;
 }
 
-/** Gzip bytes of the JavaScript files directly in `dir` (optionally only those named in `only`). */
-export function gzipBytesOfJs(dir, only) {
-  if (!existsSync(dir)) return 0;
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.js') && (!only || only.includes(f)))
-    .reduce((sum, f) => sum + gzipSync(readFileSync(join(dir, f)), { level: 9 }).length, 0);
-}
-
 function parseArgs(argv) {
   const opts = { missing: false, only: undefined };
   for (let i = 0; i < argv.length; i++) {
