@@ -19,12 +19,13 @@ import { join } from 'node:path';
 import { ModuleFederationPlugin } from '@module-federation/enhanced/webpack';
 import { EsbuildPlugin } from 'esbuild-loader';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
-import webpack, { type Configuration } from 'webpack';
+import webpack, { type Compiler, type Configuration } from 'webpack';
 import { type PlatformConfigPayload, platformConfigMarkup } from './backend/desk/platform-config';
 import {
   createRemoteConfig,
   FIRST_SCREEN_DEFERRED,
   FirstScreenPlugin,
+  firstScreenFiles,
   hashedFilename,
   SHARED_SINGLETONS,
   sharedSingletons,
@@ -103,6 +104,33 @@ function base(name: string, production: boolean): Configuration {
   };
 }
 
+/**
+ * Adds `<link rel="preload" as="script">` to the page for every first-screen chunk of the shell besides the
+ * entry: the browser fetches them with `main.js` instead of after running it (one round trip less before the
+ * first list).
+ */
+class PreloadFirstScreen {
+  apply(compiler: Compiler): void {
+    compiler.hooks.thisCompilation.tap('PreloadFirstScreen', (compilation) => {
+      HtmlWebpackPlugin.getCompilationHooks(compilation).alterAssetTags.tap('PreloadFirstScreen', (data) => {
+        const entry = new Set(
+          [...compilation.entrypoints.values()].flatMap((e) => e.chunks.flatMap((c) => [...c.files])),
+        );
+        const files = firstScreenFiles(compilation, { role: 'host', deferred: FIRST_SCREEN_DEFERRED });
+        for (const file of files.filter((f) => !entry.has(f))) {
+          data.assetTags.meta.push({
+            tagName: 'link',
+            voidTag: true,
+            meta: { plugin: 'PreloadFirstScreen' },
+            attributes: { rel: 'preload', as: 'script', href: `${data.publicPath}${file}` },
+          });
+        }
+        return data;
+      });
+    });
+  }
+}
+
 /** The page with the offline-development `__PLATFORM_CONFIG__`, injected the way the backend injects its own. */
 function withDevConfig(html: string): string {
   return html.replace('</head>', `${platformConfigMarkup(DEV_PLATFORM_CONFIG)}</head>`);
@@ -144,6 +172,7 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
         filename: 'index.html',
         scriptLoading: 'defer',
       }),
+      ...(production ? [new PreloadFirstScreen()] : []),
     ],
   };
 }

@@ -10,7 +10,7 @@
  *
  * The list is written to `first-screen.json` beside the build's files: `{ "files": ["main.1a2b.js", ...] }`.
  */
-import webpack, { type Chunk, type ChunkGroup, type Compilation, type Compiler } from 'webpack';
+import webpack, { type Chunk, type ChunkGroup, type Compilation, type Compiler, type Module } from 'webpack';
 
 /** The file every build writes its first-screen list to. */
 export const FIRST_SCREEN_FILE = 'first-screen.json';
@@ -31,9 +31,24 @@ export interface FirstScreenOptions {
   exposed?: string;
 }
 
-/** Chunk groups reached from `start`'s chunks through async blocks, skipping deferred ones and provides. */
+/** A provided shared module's share key (`ProvideSharedModule#_name`). */
+const provideKey = (module: Module) => (module as unknown as { _name?: string })._name;
+/** A consumed shared module's share key (`ConsumeSharedModule#options.shareKey`). */
+const consumeKey = (module: Module) =>
+  (module as unknown as { options?: { shareKey?: string } }).options?.shareKey;
+
+/**
+ * Chunk groups reached from `start`'s chunks through async blocks, skipping deferred ones and provides. A
+ * consumed shared module is followed to the Desk's provided copy, the chunk the share scope loads (its own
+ * fallback chunk, identical, loads only when nothing is provided).
+ */
 function reachable(compilation: Compilation, start: ChunkGroup, deferred: RegExp | undefined): Set<Chunk> {
   const { chunkGraph } = compilation;
+  const provided = new Map<string, Module>();
+  for (const module of compilation.modules) {
+    const key = module.type === 'provide-module' ? provideKey(module) : undefined;
+    if (key) provided.set(key, module);
+  }
   const chunks = new Set<Chunk>();
   const seen = new Set<ChunkGroup>();
   const queue: ChunkGroup[] = [start];
@@ -46,7 +61,9 @@ function reachable(compilation: Compilation, start: ChunkGroup, deferred: RegExp
       for (const module of chunkGraph.getChunkModulesIterable(chunk)) {
         // A provided shared module is offered to remotes; its code runs only when someone consumes it.
         if (module.type === 'provide-module') continue;
-        for (const block of module.blocks) {
+        const key = module.type === 'consume-shared-module' ? consumeKey(module) : undefined;
+        const source = (key && provided.get(key)) || module;
+        for (const block of source.blocks) {
           const next = chunkGraph.getBlockChunkGroup(block);
           if (!next || (deferred && next.name && deferred.test(next.name))) continue;
           queue.push(next);
@@ -77,6 +94,15 @@ function remoteChunks(compilation: Compilation, exposed: string): Set<Chunk> {
     }
   }
   return chunks;
+}
+
+/** The JavaScript files of the first screen in `compilation` (after chunk files are named). */
+export function firstScreenFiles(compilation: Compilation, options: FirstScreenOptions): string[] {
+  const chunks =
+    options.role === 'host'
+      ? [...compilation.entrypoints.values()].flatMap((e) => [...reachable(compilation, e, options.deferred)])
+      : [...remoteChunks(compilation, options.exposed ?? './views')];
+  return [...new Set(chunks.flatMap((c) => [...c.files]))].filter((f) => f.endsWith('.js')).sort();
 }
 
 /** Writes `first-screen.json` (see the module comment). */
