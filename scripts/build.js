@@ -304,7 +304,7 @@ function main() {
     );
     if (!withinBudget(screen)) {
       for (const f of [...screen.files].sort((a, b) => b.brotli - a.brotli)) {
-        console.error(`  ${kb(f.brotli).padStart(9)} br  ${f.from}/${f.file}`);
+        console.error(`  ${kb(f.brotli).padStart(9)}  ${f.from}/${f.file}`);
       }
       console.error('build: FAILED: the first screen exceeds its JavaScript budget (docs/performance.md).');
       return 3;
