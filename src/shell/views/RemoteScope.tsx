@@ -3,13 +3,26 @@
  * a loading state while it arrives. A remote's code only runs when a route shows it, and Refine only loads
  * then too (docs/performance.md#the-first-screen).
  */
-import { lazy, type ReactNode, Suspense } from 'react';
+import { type ComponentType, lazy, type ReactNode, Suspense } from 'react';
 import { Loading } from './states';
 
-const RefineScope = lazy(() => import(/* webpackChunkName: "refine-scope" */ './RefineScope'));
+type Scope = ComponentType<{ children: ReactNode }>;
+
+/** A lazy `RefineScope`; after a failed load the next render tries again (React keeps a failed lazy failed). */
+function loadScope(): Scope {
+  return lazy(() =>
+    import(/* webpackChunkName: "refine-scope" */ './RefineScope').catch((error: unknown) => {
+      scope = loadScope();
+      throw error;
+    }),
+  );
+}
+
+let scope = loadScope();
 
 /** Renders `children` (a remote's component) inside Refine's context. */
 export function RemoteScope({ children }: { children: ReactNode }): React.JSX.Element {
+  const RefineScope = scope;
   return (
     <Suspense fallback={<Loading label="Loading…" />}>
       <RefineScope>{children}</RefineScope>

@@ -38,3 +38,11 @@ export function DeskFrame({
     </PlatformProvider>
   );
 }
+
+/**
+ * Loads the module `RemoteScope` loads on first use (Refine), so a test's first remote component does not
+ * wait for it to be transformed: call it in `beforeAll`.
+ */
+export async function preloadRemoteScope(): Promise<void> {
+  await import('../../../src/shell/views/RefineScope');
+}

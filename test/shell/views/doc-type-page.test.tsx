@@ -12,10 +12,12 @@ import type { RemoteViews } from '../../../src/shell/remote-contract';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { DocTypePage } from '../../../src/shell/views/DocTypePage';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import { preloadRemoteScope } from '../support/desk-frame';
 
 let backend: TestBackend;
 let seededItems: string[];
 beforeAll(async () => {
+  await preloadRemoteScope();
   backend = await startBackend({ remotes: ['stock'], records: 'seeded' });
   const listed = await backend.env.store.list(backend.env.doctypes.get('stock.Item')!, {
     filters: [],

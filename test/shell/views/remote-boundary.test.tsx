@@ -1,9 +1,9 @@
 import { cleanup, fireEvent, render as renderRaw, screen, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RemoteBoundary } from '../../../src/shell/views/RemoteBoundary';
 import { setDeveloperDetails } from '../../../src/shell/words/developer-details';
-import { DeskFrame, testPlatform } from '../support/desk-frame';
+import { DeskFrame, preloadRemoteScope, testPlatform } from '../support/desk-frame';
 
 /** Renders `ui` in the Desk's frame (remote components get Refine's context there). */
 const render = (ui: ReactNode) => renderRaw(<DeskFrame platform={testPlatform()}>{ui}</DeskFrame>);
@@ -13,6 +13,8 @@ function CustomerForm({ broken }: { broken: { value: boolean } }): React.JSX.Ele
   if (broken.value) throw new Error('customerForm is not a function');
   return <p>crm customer form</p>;
 }
+
+beforeAll(preloadRemoteScope);
 
 beforeEach(() => {
   // React reports errors caught by a boundary on the console; the test asserts on the page instead.
