@@ -19,9 +19,17 @@ import { join } from 'node:path';
 import { ModuleFederationPlugin } from '@module-federation/enhanced/webpack';
 import { EsbuildPlugin } from 'esbuild-loader';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
-import webpack, { type Configuration } from 'webpack';
+import webpack, { type Compiler, type Configuration } from 'webpack';
 import { type PlatformConfigPayload, platformConfigMarkup } from './backend/desk/platform-config';
-import { createRemoteConfig, hashedFilename, SHARED_SINGLETONS, sharedSingletons } from './src/webpack';
+import {
+  createRemoteConfig,
+  FIRST_SCREEN_DEFERRED,
+  FirstScreenPlugin,
+  firstScreenFiles,
+  hashedFilename,
+  SHARED_SINGLETONS,
+  sharedSingletons,
+} from './src/webpack';
 
 const root = import.meta.dirname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -96,6 +104,33 @@ function base(name: string, production: boolean): Configuration {
   };
 }
 
+/**
+ * Adds `<link rel="preload" as="script">` to the page for every first-screen chunk of the shell besides the
+ * entry: the browser fetches them with `main.js` instead of after running it (one round trip less before the
+ * first list).
+ */
+class PreloadFirstScreen {
+  apply(compiler: Compiler): void {
+    compiler.hooks.thisCompilation.tap('PreloadFirstScreen', (compilation) => {
+      HtmlWebpackPlugin.getCompilationHooks(compilation).alterAssetTags.tap('PreloadFirstScreen', (data) => {
+        const entry = new Set(
+          [...compilation.entrypoints.values()].flatMap((e) => e.chunks.flatMap((c) => [...c.files])),
+        );
+        const files = firstScreenFiles(compilation, { role: 'host', deferred: FIRST_SCREEN_DEFERRED });
+        for (const file of files.filter((f) => !entry.has(f))) {
+          data.assetTags.meta.push({
+            tagName: 'link',
+            voidTag: true,
+            meta: { plugin: 'PreloadFirstScreen' },
+            attributes: { rel: 'preload', as: 'script', href: `${data.publicPath}${file}` },
+          });
+        }
+        return data;
+      });
+    });
+  }
+}
+
 /** The page with the offline-development `__PLATFORM_CONFIG__`, injected the way the backend injects its own. */
 function withDevConfig(html: string): string {
   return html.replace('</head>', `${platformConfigMarkup(DEV_PLATFORM_CONFIG)}</head>`);
@@ -116,10 +151,18 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
       new ModuleFederationPlugin({
         name: 'desk_shell',
         shared: shared(),
+        // The one federation runtime of the page: every remote is built with `externalRuntime` and uses it.
+        // Remotes are registered by their `remoteEntry.js` (no manifest snapshots), and the shared modules
+        // come from the Desk (remotes provide none), so no remote entry needs loading to pick a version.
+        shareStrategy: 'loaded-first',
+        runtimePlugins: [join(root, 'src', 'webpack', 'provide-federation-runtime.ts')],
+        experiments: { optimization: { disableSnapshot: true, target: 'web' } },
         dts: false,
         manifest: false,
       }),
       new webpack.DefinePlugin({ __DESK_DEV__: JSON.stringify(dev) }),
+      // first-screen.json: the files a DocType list runs, for the size budget (scripts/build.js).
+      new FirstScreenPlugin({ role: 'host', deferred: FIRST_SCREEN_DEFERRED }),
       new HtmlWebpackPlugin({
         // public/index.html stays plain HTML: the backend serves it as the fallback page and injects the real
         // configuration itself. Offline development has no backend, so the dev build writes a fixed one in.
@@ -129,6 +172,7 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
         filename: 'index.html',
         scriptLoading: 'defer',
       }),
+      ...(production ? [new PreloadFirstScreen()] : []),
     ],
   };
 }

@@ -20,8 +20,18 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
-/** Gzip budget of the shell's JavaScript plus every remoteEntry.js (what any first screen needs at most). */
-export const SHELL_JS_BUDGET_GZIP = 300 * 1024;
+/**
+ * Budget of the first screen's JavaScript, in brotli bytes (what the server sends a browser that accepts br):
+ * the files the shell's first DocType list runs plus the heaviest remote's entry and `./views` module, each
+ * as listed in its build's first-screen.json (docs/performance.md#the-first-screen).
+ */
+export const FIRST_SCREEN_BUDGET_BROTLI = 150 * 1024;
+
+/** The list of first-screen files each build writes (src/webpack/first-screen-plugin.ts). */
+const FIRST_SCREEN_FILE = 'first-screen.json';
+
+/** Below this size the server sends a file as it is (the threshold of precompress and of the server). */
+const COMPRESS_MIN_BYTES = 1024;
 
 /** Files worth precompressing (the server answers them in brotli or gzip by Accept-Encoding). */
 const COMPRESSIBLE = /\.(js|mjs|css|html|json|map|svg|txt)$/;
@@ -132,12 +142,60 @@ export function buildReason(target) {
   return newestMtime(target.sources) > statSync(target.marker).mtimeMs ? 'out of date' : undefined;
 }
 
-/** Gzip bytes of the JavaScript files directly in `dir` (optionally only those named in `only`). */
-export function gzipBytesOfJs(dir, only) {
-  if (!existsSync(dir)) return 0;
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.js') && (!only || only.includes(f)))
-    .reduce((sum, f) => sum + gzipSync(readFileSync(join(dir, f)), { level: 9 }).length, 0);
+/**
+ * Raw, gzip and brotli bytes of `dir/file` as the server sends it: the precompressed sibling when present,
+ * else compressed here the same way; a file under 1 KB goes out uncompressed.
+ */
+export function wireSizes(dir, file) {
+  const body = readFileSync(join(dir, file));
+  if (body.length < COMPRESS_MIN_BYTES) return { raw: body.length, gzip: body.length, brotli: body.length };
+  const sibling = (ext, compress) =>
+    existsSync(join(dir, `${file}${ext}`))
+      ? statSync(join(dir, `${file}${ext}`)).size
+      : compress(body).length;
+  return {
+    raw: body.length,
+    gzip: sibling('.gz', (b) => gzipSync(b, { level: 9 })),
+    brotli: sibling('.br', (b) =>
+      brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    ),
+  };
+}
+
+/** The files listed in `dir/first-screen.json` with their sizes; undefined when the build wrote none. */
+function listedFiles(dir) {
+  const path = join(dir, FIRST_SCREEN_FILE);
+  if (!existsSync(path)) return undefined;
+  const { files } = JSON.parse(readFileSync(path, 'utf8'));
+  return files.map((file) => ({ file, ...wireSizes(dir, file) }));
+}
+
+/**
+ * The first screen's JavaScript: the shell's listed files plus those of the remote whose list weighs most
+ * (a list route loads its owner's remote only). `remotes` maps an app to its build folder. Returns the files
+ * (`{ file, raw, gzip, brotli, from }`), the totals and the remote counted; throws when the shell's list is
+ * missing.
+ */
+export function firstScreen(shellDir, remotes) {
+  const shell = listedFiles(shellDir);
+  if (!shell) throw new Error(`no ${FIRST_SCREEN_FILE} in ${shellDir}`);
+  let heaviest = { app: undefined, files: [] };
+  const weight = (files) => files.reduce((sum, f) => sum + f.brotli, 0);
+  for (const [app, dir] of Object.entries(remotes)) {
+    const files = listedFiles(dir);
+    if (files && weight(files) > weight(heaviest.files)) heaviest = { app, files };
+  }
+  const files = [
+    ...shell.map((f) => ({ ...f, from: 'shell' })),
+    ...heaviest.files.map((f) => ({ ...f, from: heaviest.app })),
+  ];
+  const sum = (key) => files.reduce((total, f) => total + f[key], 0);
+  return { files, remote: heaviest.app, raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') };
+}
+
+/** True when the first screen's brotli bytes are within `budget`. */
+export function withinBudget(screen, budget = FIRST_SCREEN_BUDGET_BROTLI) {
+  return screen.brotli <= budget;
 }
 
 function parseArgs(argv) {
@@ -231,12 +289,24 @@ function main() {
   for (const t of selected) utimesSync(t.marker, now, now);
   const shell = all[0];
   if (existsSync(shell.marker)) {
-    const entries = all.slice(1).reduce((sum, t) => sum + gzipBytesOfJs(t.output, ['remoteEntry.js']), 0);
-    const total = gzipBytesOfJs(shell.output) + entries;
+    let screen;
+    try {
+      screen = firstScreen(shell.output, Object.fromEntries(all.slice(1).map((t) => [t.name, t.output])));
+    } catch (err) {
+      console.error(`build: FAILED: ${err.message}`);
+      return 1;
+    }
     const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-    console.log(`build: shell JS + remote entries = ${kb(total)} gzip (budget ${kb(SHELL_JS_BUDGET_GZIP)})`);
-    if (total > SHELL_JS_BUDGET_GZIP) {
-      console.error('build: FAILED: the JavaScript size budget is exceeded.');
+    console.log(
+      `build: first screen JS = ${kb(screen.brotli)} brotli, ${kb(screen.gzip)} gzip, ${kb(screen.raw)} raw ` +
+        `(shell + ${screen.remote ?? 'no'} remote, ${screen.files.length} files; ` +
+        `budget ${kb(FIRST_SCREEN_BUDGET_BROTLI)} brotli)`,
+    );
+    if (!withinBudget(screen)) {
+      for (const f of [...screen.files].sort((a, b) => b.brotli - a.brotli)) {
+        console.error(`  ${kb(f.brotli).padStart(9)}  ${f.from}/${f.file}`);
+      }
+      console.error('build: FAILED: the first screen exceeds its JavaScript budget (docs/performance.md).');
       return 3;
     }
   }

@@ -3,7 +3,40 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { ModuleFederationPlugin } from '@module-federation/enhanced/webpack';
 import { EsbuildPlugin } from 'esbuild-loader';
 import webpack, { type Configuration } from 'webpack';
+import { FirstScreenPlugin } from './first-screen-plugin';
 import { PLATFORM_ROOT, sharedSingletons } from './shared';
+
+/** The part of the manifest plugin's stats that {@link withSharedVersions} completes. */
+interface ManifestStats {
+  shared: Array<Record<string, unknown> & { name: string }>;
+}
+
+/**
+ * States every shared singleton in the manifest at the Desk version the remote was built against. With
+ * `import: false` the plugin lists only the packages a remote's code imports, and without a version of its
+ * own; the manifest still says which versions the remote expects from the Desk.
+ */
+function withSharedVersions(stats: ManifestStats, name: string): void {
+  const singletons = sharedSingletons('remote');
+  const listed = new Map(stats.shared.map((s) => [s.name, s]));
+  const empty = { js: { async: [], sync: [] }, css: { async: [], sync: [] } };
+  const shared = Object.entries(singletons).map(([pkg, entry]) => ({
+    id: `${name}:${pkg}`,
+    shareScope: 'default',
+    eager: false,
+    assets: empty,
+    usedIn: [],
+    usedExports: [],
+    fallback: '',
+    ...listed.get(pkg),
+    name: pkg,
+    singleton: true,
+    import: false,
+    requiredVersion: entry.requiredVersion,
+    version: entry.requiredVersion || undefined,
+  }));
+  stats.shared = shared;
+}
 
 const require = createRequire(import.meta.url);
 
@@ -136,11 +169,22 @@ export function createRemoteConfig(options: RemoteConfigOptions): Configuration 
         // renames its top-level names, which would hide the container from the Desk's runtime.
         library: { type: 'window', name: options.name },
         exposes: Object.fromEntries(Object.entries(options.exposes).map(([k, v]) => [k, fromContext(v)])),
-        shared: sharedSingletons(),
+        // The Desk's copies only: a remote bundles neither the shared libraries nor the federation runtime
+        // (the Desk's page provides both, docs/performance.md#the-first-screen).
+        shared: sharedSingletons('remote'),
+        shareStrategy: 'loaded-first',
+        experiments: { externalRuntime: true, optimization: { disableSnapshot: true, target: 'web' } },
         dts: false,
-        manifest: { fileName: REMOTE_MANIFEST_FILE },
+        manifest: {
+          fileName: REMOTE_MANIFEST_FILE,
+          additionalData: ({ stats }) => {
+            withSharedVersions(stats as unknown as ManifestStats, options.name);
+          },
+        },
       }),
       new webpack.DefinePlugin({ __DESK_DEV__: 'false' }),
+      // first-screen.json: remoteEntry.js and the `./views` chunks a list route of this app loads.
+      new FirstScreenPlugin({ role: 'remote' }),
     ],
   };
 }

@@ -5,5 +5,12 @@
  */
 export type { RemoteConfigOptions } from './create-remote-config';
 export { createRemoteConfig, hashedFilename, REMOTE_MANIFEST_FILE } from './create-remote-config';
-export type { SharedEntry } from './shared';
+export type { FirstScreenOptions } from './first-screen-plugin';
+export {
+  FIRST_SCREEN_DEFERRED,
+  FIRST_SCREEN_FILE,
+  FirstScreenPlugin,
+  firstScreenFiles,
+} from './first-screen-plugin';
+export type { SharedEntry, SharedRole } from './shared';
 export { PLATFORM_ROOT, platformDependencies, SHARED_SINGLETONS, sharedSingletons } from './shared';

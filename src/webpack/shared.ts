@@ -12,7 +12,15 @@ export interface SharedEntry {
   singleton: true;
   requiredVersion: string | false;
   version?: string;
+  /**
+   * `false` in a remote: the module always comes from the Desk's share scope, so the remote ships no copy
+   * of its own (no fallback chunk to build, serve or download).
+   */
+  import?: false;
 }
+
+/** Whose `shared` map {@link sharedSingletons} builds: the Desk (which provides) or a remote (which consumes). */
+export type SharedRole = 'host' | 'remote';
 
 /** The platform's pinned dependency versions (package.json `dependencies`). */
 export function platformDependencies(): Record<string, string> {
@@ -24,16 +32,22 @@ export function platformDependencies(): Record<string, string> {
 
 /**
  * The `shared` map of the Desk and of every remote: the singletons at the Desk's exact versions, plus the
- * subpaths the automatic JSX runtime and the React root import. A remote built with this map gets the Desk's
- * copies at run time; a version that does not satisfy `requiredVersion` is reported by the Desk.
+ * subpaths the automatic JSX runtime and the React root import. The Desk (`host`, the default) provides them;
+ * a `remote` consumes them with `import: false`: it gets the Desk's copies at run time and bundles none of
+ * its own (docs/performance.md#the-first-screen). A version that does not satisfy `requiredVersion` is
+ * reported by the Desk.
  */
-export function sharedSingletons(): Record<string, SharedEntry> {
+export function sharedSingletons(role: SharedRole = 'host'): Record<string, SharedEntry> {
   const deps = platformDependencies();
+  const entry = (version: string | undefined): SharedEntry => ({
+    singleton: true,
+    requiredVersion: version ?? false,
+    ...(role === 'remote' ? { import: false as const } : {}),
+  });
   const entries: Record<string, SharedEntry> = {};
-  for (const name of SHARED_SINGLETONS)
-    entries[name] = { singleton: true, requiredVersion: deps[name] ?? false };
-  entries['react/jsx-runtime'] = { singleton: true, requiredVersion: deps.react ?? false };
-  entries['react/jsx-dev-runtime'] = { singleton: true, requiredVersion: deps.react ?? false };
-  entries['react-dom/client'] = { singleton: true, requiredVersion: deps['react-dom'] ?? false };
+  for (const name of SHARED_SINGLETONS) entries[name] = entry(deps[name]);
+  entries['react/jsx-runtime'] = entry(deps.react);
+  entries['react/jsx-dev-runtime'] = entry(deps.react);
+  entries['react-dom/client'] = entry(deps['react-dom']);
   return entries;
 }

@@ -28,11 +28,21 @@ describe('createRemoteConfig', () => {
     });
   });
 
-  it("shares the Desk's singletons at the Desk's pinned versions", () => {
+  it("takes the Desk's singletons at the Desk's pinned versions and bundles none of them", () => {
     const shared = federation._options.shared as ReturnType<typeof sharedSingletons>;
-    expect(shared).toEqual(sharedSingletons());
-    expect(shared.react).toEqual({ singleton: true, requiredVersion: '19.3.1' });
-    expect(shared['@refinedev/core']).toEqual({ singleton: true, requiredVersion: '5.0.12' });
+    expect(shared).toEqual(sharedSingletons('remote'));
+    expect(Object.keys(shared)).toEqual(Object.keys(sharedSingletons()));
+    expect(shared.react).toEqual({ singleton: true, requiredVersion: '19.3.1', import: false });
+    expect(shared['@refinedev/core']).toEqual({ singleton: true, requiredVersion: '5.0.12', import: false });
+    // The Desk provides them: its own map has a copy of each to offer.
+    expect(sharedSingletons().react).toEqual({ singleton: true, requiredVersion: '19.3.1' });
+  });
+
+  it("uses the Desk page's federation runtime instead of bundling one", () => {
+    expect(federation._options).toMatchObject({
+      shareStrategy: 'loaded-first',
+      experiments: { externalRuntime: true, optimization: { disableSnapshot: true } },
+    });
   });
 
   it("resolves modules the app does not install from the platform's node_modules", () => {

@@ -3,7 +3,6 @@
  * `requiresEncryption` (src/protocol/encryption-policy.ts): the server enforces that rule, the client applies
  * the same one. When it says encrypt, any failure is an `encryption_failed` error: never plaintext.
  */
-import { CompactEncrypt } from 'jose';
 import { JWE_ALG, JWE_ENC, type RequestBinding } from '../../protocol';
 
 /** What {@link encryptPayload} returns: the request body and its content type. */
@@ -50,6 +49,8 @@ export async function encryptJwe(
   kid: string,
   binding: RequestBinding,
 ): Promise<string> {
+  // jose loads with the first encryption, not with the page (docs/performance.md#the-first-screen).
+  const { CompactEncrypt } = await import(/* webpackChunkName: "jose" */ 'jose');
   return new CompactEncrypt(new TextEncoder().encode(plaintext))
     .setProtectedHeader({
       alg: JWE_ALG,

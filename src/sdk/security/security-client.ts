@@ -4,7 +4,6 @@
  * and `encryptPayload`. On an `unknown_key` answer the caller runs {@link SecurityClient.refreshKeys} once:
  * after a key rotation both the active `kid` (config) and the JWKS have changed.
  */
-import { importJWK } from 'jose';
 import {
   type FlaggedSchema,
   JOSE_CONTENT_TYPE,
@@ -223,6 +222,8 @@ export class SecurityClient {
         });
       }
       const keys = new Map<string, CryptoKey>();
+      // jose loads with the first keys, not with the page (docs/performance.md#the-first-screen).
+      const { importJWK } = await import(/* webpackChunkName: "jose" */ 'jose');
       for (const jwk of jwks) keys.set(jwk.kid, (await importJWK(jwk, JWE_ALG)) as CryptoKey);
       this.#keys = keys;
       this.#keysFetchedAt = this.#now();

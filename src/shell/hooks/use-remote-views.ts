@@ -4,7 +4,8 @@ import type { RemoteViews } from '../remote-contract';
 import { usePlatform } from './use-platform';
 
 /**
- * The `./views` module of `service`'s UI remote, loaded on first use (prewarm usually preloaded it).
+ * The `./views` module of `service`'s UI remote, loaded on first use: the first screen
+ * that shows one of its views fetches and runs it.
  * `undefined` when `service` is undefined or has no remote.
  */
 export function useRemoteViews(

@@ -1,8 +1,10 @@
 /**
  * `prewarmCore` (docs/sdk.md#discovery): at boot, while the first screen renders, warm the core
  * services in parallel with all-settled semantics: one discovery query brings their manifests, then per
- * service the metadata loads and the UI remote is registered and preloaded. A failing service is reported
- * and degrades only its own parts of the Desk; the security policy loads alongside.
+ * service the metadata loads and the UI remote is registered. No remote's code is fetched or run here: a
+ * remote loads when a route shows one of its views
+ * (docs/performance.md#the-first-screen). A failing service is reported and degrades only its own parts of
+ * the Desk; the security policy loads alongside.
  */
 import type { PrewarmReport } from '../../sdk/discovery';
 import type { DeskPlatform } from './create-platform';
@@ -16,7 +18,7 @@ export interface PrewarmCoreReport {
 
 /** Warms `config.coreServices`, the gateway's remotes map and the security policy, all in parallel. */
 export async function prewarmCore(platform: DeskPlatform): Promise<PrewarmCoreReport> {
-  const { discovery, catalog, remotes, remoteViews, security, config } = platform;
+  const { discovery, catalog, remotes, security, config } = platform;
   const [services, security_] = await Promise.all([
     discovery.prewarm(config.coreServices, {
       warmers: [
@@ -32,8 +34,7 @@ export async function prewarmCore(platform: DeskPlatform): Promise<PrewarmCoreRe
             service,
             platform.overrides.apply(service, { url: manifest.url, integrity: manifest.integrity }),
           );
-          // The views module is what the Desk needs first; its failure is shown where the views are used.
-          return remoteViews.load(service);
+          return undefined;
         },
       ],
     }),

@@ -1,25 +1,37 @@
 /**
- * The Desk's root: Refine (with the SDK's data provider and the shell's QueryClient), the session gate, and
- * the layout (header with the search box, sidebar, main, notices) around the current route.
+ * The Desk's root: the shell's QueryClient, the session gate, and the layout (header with the search box,
+ * sidebar, main, notices) around the current route. Each screen's code loads with its route; a DocType list
+ * is in the main chunk, since it is the screen most visits start on (docs/performance.md#the-first-screen).
+ * Refine's context is given to remote components only (`RemoteScope`), where a remote's hooks need it.
  */
-import { Refine } from '@refinedev/core';
-import { QueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { usePlatform } from '../hooks/use-platform';
 import { useRoute } from '../hooks/use-route';
 import { useSession } from '../hooks/use-session';
 import { isUnauthorized } from '../platform/session';
 import { formatRoute } from '../routing/route';
 import { setDeveloperDetails, useDeveloperDetails } from '../words/developer-details';
-import { CommandPalette } from './CommandPalette';
 import { DocTypePage } from './DocTypePage';
-import { Home } from './Home';
-import { LoginScreen } from './LoginScreen';
 import { Notices } from './Notices';
 import { OverrideBanner } from './OverrideBanner';
 import { Sidebar } from './Sidebar';
 import { Loading } from './states';
-import { UsersPage } from './UsersPage';
+
+const Home = lazy(() =>
+  import(/* webpackChunkName: "route-home" */ './Home').then((m) => ({ default: m.Home })),
+);
+const UsersPage = lazy(() =>
+  import(/* webpackChunkName: "route-users" */ './UsersPage').then((m) => ({ default: m.UsersPage })),
+);
+const LoginScreen = lazy(() =>
+  import(/* webpackChunkName: "route-login" */ './LoginScreen').then((m) => ({ default: m.LoginScreen })),
+);
+const CommandPalette = lazy(() =>
+  import(/* webpackChunkName: "search-palette" */ './CommandPalette').then((m) => ({
+    default: m.CommandPalette,
+  })),
+);
 
 /** Query defaults: client errors (4xx) are final, anything else is retried once. */
 export function createQueryClient(): QueryClient {
@@ -41,27 +53,24 @@ export function createQueryClient(): QueryClient {
 
 /** The whole Desk UI. */
 export function App({ queryClient }: { queryClient: QueryClient }): React.JSX.Element {
-  const platform = usePlatform();
   const session = useSession();
+  const opening = (
+    <main className="desk-login">
+      <Loading label="Opening the Desk…" />
+    </main>
+  );
   return (
-    <Refine
-      dataProvider={platform.dataProvider}
-      options={{
-        reactQuery: { clientConfig: queryClient },
-        disableTelemetry: true,
-        warnWhenUnsavedChanges: false,
-      }}
-    >
+    <QueryClientProvider client={queryClient}>
       {session.status === 'checking' ? (
-        <main className="desk-login">
-          <Loading label="Opening the Desk…" />
-        </main>
+        opening
       ) : session.status === 'signed-out' ? (
-        <LoginScreen expired={session.reason === 'expired'} />
+        <Suspense fallback={opening}>
+          <LoginScreen expired={session.reason === 'expired'} />
+        </Suspense>
       ) : (
         <Layout />
       )}
-    </Refine>
+    </QueryClientProvider>
   );
 }
 
@@ -155,16 +164,22 @@ function Layout(): React.JSX.Element {
       </div>
       <main id="desk-main" ref={mainRef} tabIndex={-1} className="desk-main">
         <OverrideBanner />
-        {route.kind === 'home' ? (
-          <Home />
-        ) : route.kind === 'users' ? (
-          <UsersPage />
-        ) : (
-          <DocTypePage key={route.docType} route={route} navigate={navigate} />
-        )}
+        <Suspense fallback={<Loading label="Loading…" />}>
+          {route.kind === 'home' ? (
+            <Home />
+          ) : route.kind === 'users' ? (
+            <UsersPage />
+          ) : (
+            <DocTypePage key={route.docType} route={route} navigate={navigate} />
+          )}
+        </Suspense>
       </main>
       <Notices />
-      {searching ? <CommandPalette onClose={() => setSearching(false)} navigate={navigate} /> : null}
+      {searching ? (
+        <Suspense fallback={null}>
+          <CommandPalette onClose={() => setSearching(false)} navigate={navigate} />
+        </Suspense>
+      ) : null}
     </div>
   );
 }

@@ -5,8 +5,8 @@
  * Around the views it owns the record workflow every DocType shares: the record's id and timestamps, Delete
  * with a confirmation, a confirmation after save, and the tab title.
  */
-import { useDelete, useInvalidate, useOne } from '@refinedev/core';
-import { useEffect, useState } from 'react';
+import { lazy, useEffect, useState } from 'react';
+import { useDeleteRecord, useInvalidateRecords, useRecord } from '../data/records';
 import { formatDateTime } from '../fields';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDocTypeOwner } from '../hooks/use-doc-type-owner';
@@ -22,11 +22,15 @@ import { useDeveloperDetails } from '../words/developer-details';
 import { failureWords } from '../words/failure';
 import { pluralLabel } from '../words/plural';
 import { ConfirmDialog } from './ConfirmDialog';
-import { GenericForm } from './GenericForm';
 import { GenericList } from './GenericList';
 import { RemoteBoundary } from './RemoteBoundary';
 import { RemoteUnavailable } from './RemoteUnavailable';
 import { DeveloperDetails, Empty, ErrorState, Loading } from './states';
+
+// The form loads with the first form screen (App's Suspense shows the loading state meanwhile).
+const GenericForm = lazy(() =>
+  import(/* webpackChunkName: "route-form" */ './GenericForm').then((m) => ({ default: m.GenericForm })),
+);
 
 type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' } | { kind: 'users' }>;
 
@@ -58,7 +62,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
 
   const views = useRemoteViews(service, Boolean(entry?.url));
   const [standard, setStandard] = useState(false);
-  const invalidate = useInvalidate();
+  const invalidate = useInvalidateRecords();
   const schema = meta?.status === 'ready' ? meta.value.doctypes.find((d) => d.name === docType) : undefined;
   const listLabel =
     meta?.status === 'ready' ? navEntries(meta.value).find((e) => e.docType === docType)?.label : undefined;
@@ -227,23 +231,23 @@ function RecordPage({
   children: React.ReactNode;
 }): React.JSX.Element {
   const { notices } = usePlatform();
-  const { result: record } = useOne<DeskRecord>({
+  const { result: record } = useRecord<DeskRecord>({
     resource: docType,
     id: id ?? '',
-    queryOptions: { enabled: id !== undefined },
+    enabled: id !== undefined,
   });
   const title = id === undefined ? undefined : String(record?.[titleField] ?? '') || id;
   useDocumentTitle(id === undefined ? `New ${label}` : title, label);
   const permissions = usePermissions();
   const [confirming, setConfirming] = useState(false);
-  const { mutateAsync: remove, mutation: removing } = useDelete();
+  const { mutateAsync: remove, mutation: removing } = useDeleteRecord();
   const [failure, setFailure] = useState<string | undefined>();
 
   const confirmDelete = async () => {
     if (id === undefined) return;
     setFailure(undefined);
     try {
-      await remove({ resource: docType, id, successNotification: false, errorNotification: false });
+      await remove({ resource: docType, id });
       setConfirming(false);
       notices.show(`${label} “${title}” deleted.`);
       onDeleted();

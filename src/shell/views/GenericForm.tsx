@@ -3,9 +3,9 @@
  * `frameworkMDataProvider`) with `meta: { schema }`, so fields flagged `pii`/`encrypted` are encrypted in the
  * browser when the security mode asks for it (docs/sdk.md#payload-encryption-and-http).
  */
-import { useCreate, useOne, useUpdate } from '@refinedev/core';
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { PII_MASK } from '../../protocol';
+import { useCreateRecord, useRecord, useUpdateRecord } from '../data/records';
 import { type DeskField, deskFields, initialValues } from '../fields';
 import type { DeskRecord, FormViewProps } from '../remote-contract';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
@@ -34,10 +34,10 @@ export function formFields(fields: readonly DeskField[]): DeskField[] {
 /** The generic form view (see {@link FormViewProps}). */
 export function GenericForm({ docType, schema, id, onSaved, onCancel }: FormViewProps): React.JSX.Element {
   const editing = id !== undefined;
-  const { query, result: record } = useOne<DeskRecord>({
+  const { query, result: record } = useRecord<DeskRecord>({
     resource: docType,
     id: id ?? '',
-    queryOptions: { enabled: editing },
+    enabled: editing,
   });
   if (editing && query.isLoading) return <Loading label={`Loading ${schema.label}…`} />;
   if (editing && query.isError) {
@@ -81,8 +81,8 @@ function FormBody({
   const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initial }));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<FailureWords | undefined>();
-  const { mutateAsync: create, mutation: createState } = useCreate<DeskRecord>();
-  const { mutateAsync: update, mutation: updateState } = useUpdate<DeskRecord>();
+  const { mutateAsync: create, mutation: createState } = useCreateRecord<DeskRecord>();
+  const { mutateAsync: update, mutation: updateState } = useUpdateRecord<DeskRecord>();
   const saving = createState.isPending || updateState.isPending;
   const idPrefix = useId();
   const formRef = useRef<HTMLFormElement>(null);

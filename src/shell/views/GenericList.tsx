@@ -4,9 +4,10 @@
  * sort, page) is the route's, so it survives a reload and can be shared as a link; linked records show as
  * their titles, each a link to the record.
  */
-import { type CrudFilter, useDeleteMany, useInvalidate, useList } from '@refinedev/core';
+import type { CrudFilter } from '@refinedev/core';
 import { useEffect, useId, useState } from 'react';
 import type { FieldSchema } from '../../protocol';
+import { useDeleteRecords, useInvalidateRecords, useRecordList } from '../data/records';
 import { type DeskField, deskFields, formatDateTime, linkTarget } from '../fields';
 import { useDebounced } from '../hooks/use-debounced';
 import { type LinkTitles, useLinkTitles } from '../hooks/use-link-titles';
@@ -84,7 +85,7 @@ export function GenericList({
   const columns = listColumns(schema);
   const filterable = columns.filter((f) => f.type !== 'boolean' && f.name !== schema.titleField);
   const filterId = useId();
-  const invalidate = useInvalidate();
+  const invalidate = useInvalidateRecords();
 
   // Typing updates the inputs at once and the URL (hence the query) after a pause.
   const [draft, setDraft] = useState({ q: state.q ?? '', filters: state.filters });
@@ -104,7 +105,7 @@ export function GenericList({
 
   const filters = toFilters(filterable, state, schema.titleField);
   const { page, pageSize, sort } = state;
-  const { query, result } = useList<DeskRecord>({
+  const { query, result } = useRecordList<DeskRecord>({
     resource: docType,
     pagination: { currentPage: page, pageSize },
     sorters: sort ? [sort] : [],
@@ -118,7 +119,7 @@ export function GenericList({
 
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [confirming, setConfirming] = useState(false);
-  const { mutateAsync: deleteMany, mutation: deleting } = useDeleteMany();
+  const { mutateAsync: deleteMany, mutation: deleting } = useDeleteRecords();
   const rowIds = rows.map((r) => String(r.name ?? ''));
   const allSelected = rowIds.length > 0 && rowIds.every((id) => selected.has(id));
   // biome-ignore lint/correctness/useExhaustiveDependencies: the dependencies are the triggers, not inputs
@@ -140,7 +141,7 @@ export function GenericList({
   const deleteSelected = async () => {
     const ids = [...selected];
     try {
-      await deleteMany({ resource: docType, ids, successNotification: false, errorNotification: false });
+      await deleteMany({ resource: docType, ids });
       notices.show(`Deleted ${countOf(ids.length, schema.label)}.`);
     } catch (error) {
       notices.show(

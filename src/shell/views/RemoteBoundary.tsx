@@ -1,8 +1,10 @@
 /**
  * The error boundary around everything a UI remote renders: a remote that throws shows a contained error
  * (with "Try again"; the service and the cause are developer details) and the rest of the Desk keeps working.
+ * Inside it, the remote's components get Refine's context ({@link RemoteScope}).
  */
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { RemoteScope } from './RemoteScope';
 import { ErrorState } from './states';
 
 /** Props of {@link RemoteBoundary}. */
@@ -56,8 +58,4 @@ export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
       </div>
     );
   }
-}
-
-function RemoteScope({ children }: { children: ReactNode }): ReactNode {
-  return children;
 }

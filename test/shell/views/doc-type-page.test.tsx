@@ -2,7 +2,7 @@
  * A DocType screen whose service ships a broken UI remote: the failure stays inside the remote's part of the
  * page, the rest of the screen keeps working, and the standard view lists the service's records.
  */
-import { Refine } from '@refinedev/core';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
@@ -12,10 +12,12 @@ import type { RemoteViews } from '../../../src/shell/remote-contract';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { DocTypePage } from '../../../src/shell/views/DocTypePage';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import { preloadRemoteScope } from '../support/desk-frame';
 
 let backend: TestBackend;
 let seededItems: string[];
 beforeAll(async () => {
+  await preloadRemoteScope();
   backend = await startBackend({ remotes: ['stock'], records: 'seeded' });
   const listed = await backend.env.store.list(backend.env.doctypes.get('stock.Item')!, {
     filters: [],
@@ -45,12 +47,9 @@ function ThrowingList(): React.JSX.Element {
 function renderItemList(platform: DeskPlatform) {
   render(
     <PlatformProvider platform={platform}>
-      <Refine
-        dataProvider={platform.dataProvider}
-        options={{ reactQuery: { clientConfig: createQueryClient() }, disableTelemetry: true }}
-      >
+      <QueryClientProvider client={createQueryClient()}>
         <DocTypePage route={{ kind: 'list', docType: 'stock.Item' }} navigate={() => {}} />
-      </Refine>
+      </QueryClientProvider>
     </PlatformProvider>,
   );
 }

@@ -1,15 +1,13 @@
-import { Refine } from '@refinedev/core';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DocTypeSchema } from '../../../src/protocol';
-import { fetchServiceMetadata, frameworkMDataProvider } from '../../../src/sdk/data';
-import { DiscoveryClient } from '../../../src/sdk/discovery';
+import { fetchServiceMetadata } from '../../../src/sdk/data';
 import type { DeskRecord } from '../../../src/shell/remote-contract';
-import { createQueryClient } from '../../../src/shell/views/App';
 import { GenericForm } from '../../../src/shell/views/GenericForm';
 import { ORIGIN, startBackend, storedRecord, type TestBackend } from '../../sdk/helpers';
 import '../support/css-escape';
+import { DeskFrame, testPlatform } from '../support/desk-frame';
 
 let backend: TestBackend;
 let schema: DocTypeSchema;
@@ -26,17 +24,13 @@ afterEach(() => {
 });
 afterAll(() => backend.server.close());
 
-/** The generic stock.Item form inside Refine with the SDK's data provider, as the Desk renders it. */
+/** The generic stock.Item form with the platform's data provider, as the Desk renders it. */
 function renderForm() {
   const onSaved = vi.fn<(record: DeskRecord) => void>();
-  const dataProvider = frameworkMDataProvider({ discovery: new DiscoveryClient({ gatewayUrl: ORIGIN }) });
   render(
-    <Refine
-      dataProvider={dataProvider}
-      options={{ reactQuery: { clientConfig: createQueryClient() }, disableTelemetry: true }}
-    >
+    <DeskFrame platform={testPlatform()}>
       <GenericForm docType="stock.Item" schema={schema} onSaved={onSaved} onCancel={() => {}} />
-    </Refine>,
+    </DeskFrame>,
   );
   const input = (label: RegExp) => screen.getByLabelText(label) as HTMLInputElement;
   const type = (label: RegExp, value: string) => fireEvent.change(input(label), { target: { value } });

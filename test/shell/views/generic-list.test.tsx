@@ -2,7 +2,7 @@
  * The generic list's bulk delete against the mock backend: rows are selected, Delete asks in a dialog
  * (Cancel deletes nothing), and confirming sends one DELETE per selected record and confirms with a notice.
  */
-import { Refine } from '@refinedev/core';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DocTypeSchema } from '../../../src/protocol';
@@ -46,12 +46,9 @@ describe('GenericList bulk delete', () => {
     const p = platform();
     render(
       <PlatformProvider platform={p}>
-        <Refine
-          dataProvider={p.dataProvider}
-          options={{ reactQuery: { clientConfig: createQueryClient() }, disableTelemetry: true }}
-        >
+        <QueryClientProvider client={createQueryClient()}>
           <GenericList docType="stock.Warehouse" schema={warehouse} onOpen={() => {}} onCreate={() => {}} />
-        </Refine>
+        </QueryClientProvider>
       </PlatformProvider>,
     );
     const list = await screen.findByRole('region', { name: 'Warehouse list' });

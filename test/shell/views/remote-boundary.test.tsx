@@ -1,13 +1,20 @@
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render as renderRaw, screen, within } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RemoteBoundary } from '../../../src/shell/views/RemoteBoundary';
 import { setDeveloperDetails } from '../../../src/shell/words/developer-details';
+import { DeskFrame, preloadRemoteScope, testPlatform } from '../support/desk-frame';
+
+/** Renders `ui` in the Desk's frame (remote components get Refine's context there). */
+const render = (ui: ReactNode) => renderRaw(<DeskFrame platform={testPlatform()}>{ui}</DeskFrame>);
 
 /** A remote's component that throws while `broken.value` is true. */
 function CustomerForm({ broken }: { broken: { value: boolean } }): React.JSX.Element {
   if (broken.value) throw new Error('customerForm is not a function');
   return <p>crm customer form</p>;
 }
+
+beforeAll(preloadRemoteScope);
 
 beforeEach(() => {
   // React reports errors caught by a boundary on the console; the test asserts on the page instead.
@@ -19,7 +26,7 @@ afterEach(() => {
 });
 
 describe('RemoteBoundary', () => {
-  it('contains a throwing remote view: an alert in plain words with Try again, internals only as developer details, and the siblings still render', () => {
+  it('contains a throwing remote view: an alert in plain words with Try again, internals only as developer details, and the siblings still render', async () => {
     const broken = { value: true };
     const onError = vi.fn();
     render(
@@ -39,7 +46,7 @@ describe('RemoteBoundary', () => {
       </div>,
     );
 
-    const alert = screen.getByRole('alert');
+    const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('The Customer form stopped working.')).toBeTruthy();
     // What failed inside (the service, the code, the cause) is for developers only.
     expect(alert.textContent).not.toContain('remote_render_failed');
@@ -48,12 +55,12 @@ describe('RemoteBoundary', () => {
     expect(within(alert).getByRole('button', { name: 'Use the standard view' })).toBeTruthy();
     expect(alert.closest('[data-remote]')?.getAttribute('data-remote')).toBe('crm');
     expect(screen.getByText('Sidebar links')).toBeTruthy();
-    expect(screen.getByText('stock summary widget')).toBeTruthy();
+    expect(await screen.findByText('stock summary widget')).toBeTruthy();
     expect(onError).toHaveBeenCalledTimes(1);
     expect(onError.mock.calls[0]![0]).toMatchObject({ message: 'customerForm is not a function' });
   });
 
-  it('shows the service, the code and the cause once the developer details are switched on', () => {
+  it('shows the service, the code and the cause once the developer details are switched on', async () => {
     setDeveloperDetails(true);
     try {
       render(
@@ -61,7 +68,7 @@ describe('RemoteBoundary', () => {
           <CustomerForm broken={{ value: true }} />
         </RemoteBoundary>,
       );
-      const alert = screen.getByRole('alert');
+      const alert = await screen.findByRole('alert');
       expect(within(alert).getByText('remote_render_failed')).toBeTruthy();
       expect(alert.textContent).toContain('crm: customerForm is not a function');
     } finally {
@@ -69,23 +76,24 @@ describe('RemoteBoundary', () => {
     }
   });
 
-  it('renders the remote again on Try again once it no longer throws', () => {
+  it('renders the remote again on Try again once it no longer throws', async () => {
     const broken = { value: true };
     render(
       <RemoteBoundary service="crm" what="The Customer form">
         <CustomerForm broken={broken} />
       </RemoteBoundary>,
     );
+    await screen.findByRole('alert');
     expect(screen.queryByText('crm customer form')).toBeNull();
 
     broken.value = false;
     fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
 
-    expect(screen.getByText('crm customer form')).toBeTruthy();
+    expect(await screen.findByText('crm customer form')).toBeTruthy();
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
-  it('shows the error again when the retried remote still throws', () => {
+  it('shows the error again when the retried remote still throws', async () => {
     const broken = { value: true };
     const onError = vi.fn();
     render(
@@ -94,9 +102,10 @@ describe('RemoteBoundary', () => {
       </RemoteBoundary>,
     );
 
-    fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Try again' }));
 
-    expect(screen.getByRole('alert').textContent).toContain('stopped working');
+    await vi.waitFor(() => expect(onError).toHaveBeenCalledTimes(2));
+    expect((await screen.findByRole('alert')).textContent).toContain('stopped working');
     expect(onError).toHaveBeenCalledTimes(2);
   });
 });
