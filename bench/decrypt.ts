@@ -7,7 +7,8 @@
  *   RPC handler, against a bare node:http server that does one `privateDecrypt` + AES-256-GCM per request
  *   and parses the JSON (bench/support/bare-rpc-servers.ts);
  * - plaintext: the same request as `application/json` through the app with payload encryption disabled,
- *   against a bare node:http server that parses the JSON.
+ *   against a bare node:http server that parses the JSON, and a one-route Hono app on @hono/node-server
+ *   doing the same (what the framework alone costs).
  *
  * Every server runs in this process and serves one side at a time; the load generator (undici, concurrency
  * `CONCURRENCY`, every body sent once) is a child process of its own (bench/support/post-generator.mjs), so
@@ -26,7 +27,7 @@ import { createMonolith } from '../backend/roots/monolith';
 import { MemoryKeyStore } from '../backend/security/keys/memory-key-store';
 import { startServer } from '../backend/server';
 import { encryptJwe } from '../src/sdk/security/encrypt-payload';
-import { startBareJweServer, startBarePlainServer } from './support/bare-rpc-servers';
+import { startBareHonoServer, startBareJweServer, startBarePlainServer } from './support/bare-rpc-servers';
 
 const CONCURRENCY = 32;
 const PATH = '/api/method/crm.api.ping';
@@ -149,6 +150,7 @@ const encrypted = await startPlatform('strict');
 const plain = await startPlatform('disabled');
 const bareJwe = await startBareJweServer();
 const barePlain = await startBarePlainServer();
+const bareHono = await startBareHonoServer();
 const generator = startGenerator();
 try {
   const active = await encrypted.keys.active();
@@ -163,6 +165,7 @@ try {
       authorization: encrypted.authorization,
     }),
     barePlain: side('bare node:http, JSON', barePlain.url, { 'content-type': json }),
+    bareHono: side('bare Hono on @hono/node-server, JSON', bareHono.url, { 'content-type': json }),
     chainPlain: side('plaintext request through the chain', plain.url, {
       'content-type': json,
       authorization: plain.authorization,
@@ -174,12 +177,14 @@ try {
   await run(generator, sides.bareJwe, await jwes(bareKey, 'bare', WARMUP_ENCRYPTED), false);
   await run(generator, sides.chainJwe, await jwes(platformKey, active.kid, WARMUP_ENCRYPTED), false);
   await run(generator, sides.barePlain, plainBodies(WARMUP_PLAIN), false);
+  await run(generator, sides.bareHono, plainBodies(WARMUP_PLAIN), false);
   await run(generator, sides.chainPlain, plainBodies(WARMUP_PLAIN), false);
 
   for (let r = 0; r < ROUNDS; r++) {
     await run(generator, sides.bareJwe, await jwes(bareKey, 'bare', ENCRYPTED_PER_ROUND));
     await run(generator, sides.chainJwe, await jwes(platformKey, active.kid, ENCRYPTED_PER_ROUND));
     await run(generator, sides.barePlain, plainBodies(PLAIN_PER_ROUND));
+    await run(generator, sides.bareHono, plainBodies(PLAIN_PER_ROUND));
     await run(generator, sides.chainPlain, plainBodies(PLAIN_PER_ROUND));
   }
 
@@ -202,9 +207,10 @@ try {
   console.log(
     `plaintext chain: ${cpu(sides.chainPlain).toFixed(3)} ms CPU/request, ` +
       `${(cpu(sides.chainPlain) / cpu(sides.barePlain)).toFixed(2)}x the bare JSON server's CPU, ` +
-      `${(rate(sides.chainPlain) / rate(sides.barePlain)).toFixed(2)}x its throughput`,
+      `${(rate(sides.chainPlain) / rate(sides.barePlain)).toFixed(2)}x its throughput; ` +
+      `${(cpu(sides.chainPlain) / cpu(sides.bareHono)).toFixed(2)}x the bare Hono app's CPU`,
   );
 } finally {
   generator.kill();
-  await Promise.all([encrypted.close(), plain.close(), bareJwe.close(), barePlain.close()]);
+  await Promise.all([encrypted.close(), plain.close(), bareJwe.close(), barePlain.close(), bareHono.close()]);
 }

@@ -4,7 +4,9 @@
  * - {@link startBareJweServer}: reads a compact JWE (RSA-OAEP-256 + A256GCM, the browser SDK's format),
  *   unwraps its key with one `node:crypto.privateDecrypt`, opens it with AES-256-GCM (the protected header as
  *   AAD) and parses the JSON plaintext.
- * - {@link startBarePlainServer}: reads a JSON body and parses it.
+ * - {@link startBarePlainServer}: reads a JSON body and parses it;
+ * - {@link startBareHonoServer}: the same as a one-route Hono app on @hono/node-server, which the platform
+ *   is built on, so what the framework costs and what the platform's chain adds can be told apart.
  */
 import {
   constants,
@@ -15,6 +17,8 @@ import {
 } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Hono } from 'hono';
+import { startServer } from '../../backend/server';
 
 const ANSWER = Buffer.from(JSON.stringify({ message: 'pong' }));
 
@@ -96,4 +100,16 @@ export function startBarePlainServer(): Promise<BareServer> {
   return serve((body) => {
     JSON.parse(body.toString('utf8'));
   });
+}
+
+/** Starts the bare Hono baseline: `POST /api/method/:method` parses the JSON body and answers the same. */
+export async function startBareHonoServer(): Promise<BareServer> {
+  const app = new Hono();
+  app.post('/api/method/:method', async (c) => {
+    await c.req.json();
+    c.header('Cache-Control', 'no-store');
+    return c.json({ message: 'pong' });
+  });
+  const server = await startServer(app, { host: '127.0.0.1', port: 0 });
+  return { url: server.url, close: () => server.close() };
 }
