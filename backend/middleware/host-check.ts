@@ -87,6 +87,6 @@ export function hostCheck(config: PlatformConfig): MiddlewareHandler<AppEnv> {
         headers: { Connection: 'close' },
       });
     }
-    await next();
+    return next();
   };
 }
