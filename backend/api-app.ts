@@ -6,6 +6,7 @@ import type { AppContext } from './context';
 import { dataRoutes } from './data/routes';
 import { discoveryLimits } from './gateway/oracle';
 import { gatewayRoutes } from './gateway/routes';
+import { CachedRouter } from './http/cached-router';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { middlewareChain } from './middleware/chain';
@@ -37,7 +38,7 @@ export interface CreateApiAppOptions {
  * the Desk's file-serving routes through `frontend` (see `createApp`).
  */
 export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: new CachedRouter() });
   app.onError(handleError(ctx.log));
   app.notFound(notFound);
   for (const middleware of middlewareChain(ctx)) app.use('*', middleware);

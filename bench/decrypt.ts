@@ -1,65 +1,51 @@
 /**
- * Encrypted-request throughput through the whole middleware chain (rate limit, JWE decryption, CSRF,
- * idempotency, auth, then an RPC handler) on a real server, at concurrency 32, against the bare cost of the
- * RSA step done the simplest way: `node:crypto.privateDecrypt` (RSA-OAEP-SHA256) in a sequential loop, in
- * this process, in the same run. Every request carries its own JWE, made in advance in the browser SDK's
- * format (`encryptJwe`: RSA-OAEP-256 + A256GCM, `kid`, `htm`, `htu`).
+ * The chain's own CPU cost per request, against bare servers doing the same work, all measured in one run:
  *
- * The server decrypts the CEK with WebCrypto, which Node runs on the libuv thread pool, so concurrent
- * requests use every core: the ratio is above 1 when the chain adds less than that parallelism gains.
+ * - encrypted: `POST /api/method/crm.api.ping` with a compact JWE body (the browser SDK's `encryptJwe`:
+ *   RSA-OAEP-256 + A256GCM, `kid`, `htm`, `htu`, `iat`, `jti`) through the whole middleware chain of the real
+ *   app (host check, rate limit, body limit, JWE decryption, replay check, CSRF, idempotency, auth) and the
+ *   RPC handler, against a bare node:http server that does one `privateDecrypt` + AES-256-GCM per request
+ *   and parses the JSON (bench/support/bare-rpc-servers.ts);
+ * - plaintext: the same request as `application/json` through the app with payload encryption disabled,
+ *   against a bare node:http server that parses the JSON, and a one-route Hono app on @hono/node-server
+ *   doing the same (what the framework alone costs).
  *
- * As a reference it also runs the same requests as plaintext JSON through an app with encryption disabled,
- * and prints the process CPU time per request of each run (server, load generator and thread pool share the
- * machine's cores), so the cost of the chain and the cost of decryption can be told apart.
+ * Every server runs in this process and serves one side at a time; the load generator (undici, concurrency
+ * `CONCURRENCY`, every body sent once) is a child process of its own (bench/support/post-generator.mjs), so
+ * this process's CPU time (`process.cpuUsage`, which includes the libuv thread pool) over a side's run is
+ * that server's CPU alone. The sides alternate in rounds, so load from elsewhere on the machine hits all of
+ * them alike. Printed: CPU milliseconds per request of each side, the ratios to the baselines, and the
+ * throughput of each side.
  */
-import { constants, createPrivateKey, generateKeyPairSync, privateDecrypt, publicEncrypt } from 'node:crypto';
-import { availableParallelism, loadavg } from 'node:os';
+import { type ChildProcess, fork } from 'node:child_process';
+import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt } from 'node:crypto';
+import { join } from 'node:path';
 import { importJWK } from 'jose';
-import { Pool } from 'undici';
 import { loadConfig } from '../backend/config/load-config';
 import { openDatabase } from '../backend/db/open-database';
 import { createMonolith } from '../backend/roots/monolith';
 import { MemoryKeyStore } from '../backend/security/keys/memory-key-store';
 import { startServer } from '../backend/server';
 import { encryptJwe } from '../src/sdk/security/encrypt-payload';
+import { startBareHonoServer, startBareJweServer, startBarePlainServer } from './support/bare-rpc-servers';
 
 const CONCURRENCY = 32;
-const REQUESTS = 3_000;
-const WARMUP = 300;
-/** The two sides alternate in rounds, so load from elsewhere on the machine hits both alike. */
-const ROUNDS = 3;
-const BASELINE_MS_PER_ROUND = 1_000;
 const PATH = '/api/method/crm.api.ping';
-
-/** Sequential `privateDecrypt` (RSA-OAEP, SHA-256) of a 32-byte CEK wrapped to a 2048-bit key. */
-function baselineRunner(): (ms: number) => { ops: number; ms: number } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const key = createPrivateKey(privateKey.export({ format: 'pem', type: 'pkcs8' }));
-  const wrapped = publicEncrypt(
-    { key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-    Buffer.alloc(32, 7),
-  );
-  const decrypt = () =>
-    privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, wrapped);
-  for (let i = 0; i < 50; i++) decrypt();
-  return (ms) => {
-    let ops = 0;
-    const start = performance.now();
-    while (performance.now() - start < ms) {
-      decrypt();
-      ops++;
-    }
-    return { ops, ms: performance.now() - start };
-  };
-}
+const ROUNDS = 3;
+/** Requests per side and round; plaintext requests are much cheaper, so more of them give a stable figure. */
+const ENCRYPTED_PER_ROUND = 1_000;
+const PLAIN_PER_ROUND = 5_000;
+const WARMUP_ENCRYPTED = 300;
+const WARMUP_PLAIN = 2_000;
 
 /** The real app on a real server in payload-encryption `mode`, with an API key for the requests. */
-async function startChain(mode: 'strict' | 'disabled') {
+async function startPlatform(mode: 'strict' | 'disabled') {
   const config = loadConfig({
     env: {},
     overrides: {
       'security.payload_encryption.mode': mode,
-      'security.rate_limit.enabled': false,
+      // The limiter stays in the chain but cannot trigger: one client sends far more than a real one would.
+      'security.rate_limit.max_requests': 1_000_000_000,
     },
   });
   const database = await openDatabase({ memory: true });
@@ -67,13 +53,11 @@ async function startChain(mode: 'strict' | 'disabled') {
   const { app, ctx, close } = await createMonolith(config, { log: () => {}, database, keys });
   const server = await startServer(app, { host: '127.0.0.1', port: 0 });
   const { api_key, api_secret } = await ctx.security.auth.generateApiKey('Administrator');
-  const pool = new Pool(server.url, { connections: CONCURRENCY, pipelining: 1 });
   return {
+    url: server.url,
     keys,
-    pool,
     authorization: `token ${api_key}:${api_secret}`,
     async close() {
-      await pool.close();
       await server.close();
       await close();
       await database.close();
@@ -81,97 +65,152 @@ async function startChain(mode: 'strict' | 'disabled') {
   };
 }
 
-/** Sends each body once, CONCURRENCY at a time; resolves with the wall and CPU milliseconds it took. */
-async function drive(chain: Awaited<ReturnType<typeof startChain>>, contentType: string, batch: string[]) {
-  const send = async (body: string) => {
-    const res = await chain.pool.request({
-      method: 'POST',
-      path: PATH,
-      headers: { 'content-type': contentType, authorization: chain.authorization },
-      body,
+/** One load generator process, reused for every run. */
+function startGenerator(): ChildProcess {
+  return fork(join(import.meta.dirname, 'support', 'post-generator.mjs'), [], {
+    cwd: join(import.meta.dirname, '..'),
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+function reply(child: ChildProcess): Promise<{ type: string; ms?: number; message?: string }> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the load generator exited (${code})`));
+    child.once('exit', onExit);
+    child.once('message', (message) => {
+      child.off('exit', onExit);
+      resolve(message as { type: string; ms?: number; message?: string });
     });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text}`);
-  };
-  let next = 0;
-  const start = performance.now();
+  });
+}
+
+/** A side of the comparison: where to send, with which headers, and its bodies for each run. */
+interface Side {
+  label: string;
+  url: string;
+  headers: Record<string, string>;
+  cpuMs: number;
+  wallMs: number;
+  requests: number;
+}
+
+/** Sends `bodies` to `side` from the generator; adds this process's CPU and the wall time to the side. */
+async function run(generator: ChildProcess, side: Side, bodies: string[], counted = true): Promise<void> {
+  generator.send({
+    type: 'load',
+    url: side.url,
+    path: PATH,
+    headers: side.headers,
+    bodies,
+    connections: CONCURRENCY,
+  });
+  await reply(generator);
   const cpu = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < batch.length) await send(batch[next++]!);
-    }),
-  );
+  generator.send({ type: 'go' });
+  const result = await reply(generator);
   const used = process.cpuUsage(cpu);
-  return { ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000 };
+  if (result.type !== 'done') throw new Error(`${side.label}: ${result.message}`);
+  if (!counted) return;
+  side.cpuMs += (used.user + used.system) / 1000;
+  side.wallMs += result.ms!;
+  side.requests += bodies.length;
 }
 
-async function main() {
-  const encrypted = await startChain('strict');
-  const { keys } = encrypted;
-  try {
-    const active = await keys.active();
-    const publicKey = (await importJWK(active.publicJwk, 'RSA-OAEP-256')) as CryptoKey;
-    const bodies: string[] = [];
-    for (let i = 0; i < WARMUP + REQUESTS; i++) {
-      bodies.push(await encryptJwe('{}', publicKey, active.kid, { htm: 'POST', htu: PATH }));
-    }
+/** `count` compact JWEs of `{}` for `POST PATH`, each with its own `jti`. */
+async function jwes(publicKey: CryptoKey, kid: string, count: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++)
+    out.push(await encryptJwe('{}', publicKey, kid, { htm: 'POST', htu: PATH }));
+  return out;
+}
 
-    await drive(encrypted, 'application/jose', bodies.slice(0, WARMUP));
-    const baseline = baselineRunner();
-    const perRound = REQUESTS / ROUNDS;
-    let baseOps = 0;
-    let baseMs = 0;
-    let chainMs = 0;
-    let chainCpuMs = 0;
-    for (let r = 0; r < ROUNDS; r++) {
-      const b = baseline(BASELINE_MS_PER_ROUND);
-      baseOps += b.ops;
-      baseMs += b.ms;
-      const run = await drive(
-        encrypted,
-        'application/jose',
-        bodies.slice(WARMUP + r * perRound, WARMUP + (r + 1) * perRound),
-      );
-      chainMs += run.ms;
-      chainCpuMs += run.cpuMs;
-    }
-    const base = baseOps / (baseMs / 1000);
-    const chain = REQUESTS / (chainMs / 1000);
+/** CPU time of one `privateDecrypt` (RSA-OAEP-SHA256, 2048 bits) in a loop here, for reference only. */
+function privateDecryptMs(): number {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const options = { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' };
+  const wrapped = publicEncrypt({ ...options, key: publicKey }, Buffer.alloc(32, 7));
+  for (let i = 0; i < 100; i++) privateDecrypt(options, wrapped);
+  const n = 1_000;
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < n; i++) privateDecrypt(options, wrapped);
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / 1000 / n;
+}
 
-    // The chain's own cost: the same requests as plaintext JSON through an app with encryption disabled.
-    const plain = await startChain('disabled');
-    let plainRun: { ms: number; cpuMs: number };
-    try {
-      const json = Array.from({ length: REQUESTS }, () => '{}');
-      await drive(plain, 'application/json', json.slice(0, WARMUP));
-      plainRun = await drive(plain, 'application/json', json);
-    } finally {
-      await plain.close();
-    }
-    const plainRate = REQUESTS / (plainRun.ms / 1000);
-    const coreMs = (cpuMs: number) => (cpuMs / REQUESTS).toFixed(3);
+const side = (label: string, url: string, headers: Record<string, string>): Side => ({
+  label,
+  url,
+  headers,
+  cpuMs: 0,
+  wallMs: 0,
+  requests: 0,
+});
 
-    console.log(`node:crypto.privateDecrypt RSA-OAEP-SHA256, sequential:  ${base.toFixed(0)} ops/s`);
-    console.log(
-      `encrypted requests through the whole chain, concurrency ${CONCURRENCY}: ${chain.toFixed(0)} req/s`,
-    );
-    console.log(`ratio (chain / privateDecrypt): ${(chain / base).toFixed(2)}x`);
-    console.log(
-      `cores busy during the chain run (server, client, thread pool): ${(chainCpuMs / chainMs).toFixed(2)} ` +
-        `of ${availableParallelism()}; load average ${loadavg()[0]!.toFixed(1)}`,
-    );
-    console.log(
-      `reference: the same chain with plaintext JSON (encryption disabled): ${plainRate.toFixed(0)} req/s ` +
-        `(${(plainRate / base).toFixed(2)}x)`,
-    );
-    console.log(
-      `core time per request: plaintext chain ${coreMs(plainRun.cpuMs)} ms, encrypted chain ` +
-        `${coreMs(chainCpuMs)} ms, one sequential privateDecrypt ${(1000 / base).toFixed(3)} ms ` +
-        '(process CPU: server, client and thread pool together)',
-    );
-  } finally {
-    await encrypted.close();
+const encrypted = await startPlatform('strict');
+const plain = await startPlatform('disabled');
+const bareJwe = await startBareJweServer();
+const barePlain = await startBarePlainServer();
+const bareHono = await startBareHonoServer();
+const generator = startGenerator();
+try {
+  const active = await encrypted.keys.active();
+  const platformKey = (await importJWK(active.publicJwk, 'RSA-OAEP-256')) as CryptoKey;
+  const bareKey = (await importJWK(bareJwe.publicJwk, 'RSA-OAEP-256')) as CryptoKey;
+  const jose = 'application/jose';
+  const json = 'application/json';
+  const sides = {
+    bareJwe: side('bare node:http, privateDecrypt + AES-GCM', bareJwe.url, { 'content-type': jose }),
+    chainJwe: side('encrypted request through the chain', encrypted.url, {
+      'content-type': jose,
+      authorization: encrypted.authorization,
+    }),
+    barePlain: side('bare node:http, JSON', barePlain.url, { 'content-type': json }),
+    bareHono: side('bare Hono on @hono/node-server, JSON', bareHono.url, { 'content-type': json }),
+    chainPlain: side('plaintext request through the chain', plain.url, {
+      'content-type': json,
+      authorization: plain.authorization,
+    }),
+  };
+  const plainBodies = (n: number) => Array.from({ length: n }, () => '{}');
+
+  // Warm-up (JIT, connection pools, key copies), not counted.
+  await run(generator, sides.bareJwe, await jwes(bareKey, 'bare', WARMUP_ENCRYPTED), false);
+  await run(generator, sides.chainJwe, await jwes(platformKey, active.kid, WARMUP_ENCRYPTED), false);
+  await run(generator, sides.barePlain, plainBodies(WARMUP_PLAIN), false);
+  await run(generator, sides.bareHono, plainBodies(WARMUP_PLAIN), false);
+  await run(generator, sides.chainPlain, plainBodies(WARMUP_PLAIN), false);
+
+  for (let r = 0; r < ROUNDS; r++) {
+    await run(generator, sides.bareJwe, await jwes(bareKey, 'bare', ENCRYPTED_PER_ROUND));
+    await run(generator, sides.chainJwe, await jwes(platformKey, active.kid, ENCRYPTED_PER_ROUND));
+    await run(generator, sides.barePlain, plainBodies(PLAIN_PER_ROUND));
+    await run(generator, sides.bareHono, plainBodies(PLAIN_PER_ROUND));
+    await run(generator, sides.chainPlain, plainBodies(PLAIN_PER_ROUND));
   }
-}
 
-await main();
+  const cpu = (s: Side) => s.cpuMs / s.requests;
+  const rate = (s: Side) => s.requests / (s.wallMs / 1000);
+  console.log(
+    `server CPU per request (process.cpuUsage of the server process, thread pool included); concurrency ` +
+      `${CONCURRENCY}, ${ROUNDS} alternating rounds, load generator in its own process`,
+  );
+  for (const s of Object.values(sides)) {
+    console.log(
+      `  ${s.label.padEnd(42)} ${cpu(s).toFixed(3)} ms CPU/request   ${rate(s).toFixed(0).padStart(6)} req/s`,
+    );
+  }
+  console.log(`  (one privateDecrypt alone, in a loop here: ${privateDecryptMs().toFixed(3)} ms CPU)`);
+  console.log(
+    `encrypted chain / bare privateDecrypt + AES-GCM: ${(cpu(sides.chainJwe) / cpu(sides.bareJwe)).toFixed(2)}x CPU, ` +
+      `${(rate(sides.chainJwe) / rate(sides.bareJwe)).toFixed(2)}x throughput`,
+  );
+  console.log(
+    `plaintext chain: ${cpu(sides.chainPlain).toFixed(3)} ms CPU/request, ` +
+      `${(cpu(sides.chainPlain) / cpu(sides.barePlain)).toFixed(2)}x the bare JSON server's CPU, ` +
+      `${(rate(sides.chainPlain) / rate(sides.barePlain)).toFixed(2)}x its throughput; ` +
+      `${(cpu(sides.chainPlain) / cpu(sides.bareHono)).toFixed(2)}x the bare Hono app's CPU`,
+  );
+} finally {
+  generator.kill();
+  await Promise.all([encrypted.close(), plain.close(), bareJwe.close(), barePlain.close(), bareHono.close()]);
+}

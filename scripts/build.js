@@ -11,7 +11,7 @@
 // Exit codes: 0 built (or nothing to build), 1 build failed or an output is missing, 2 usage error,
 // 3 the size budget is exceeded.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,20 +65,32 @@ export function precompress(dir) {
 /**
  * Bundles the `m` command for `m serve` into dist/server/m.js with esbuild (dependencies stay external), so a
  * server runs without tsx's loader thread (docs/performance.md#memory). bin/m.js uses it only while it is
- * newer than every source file. Returns false when esbuild failed.
+ * newer than every source file. The bundle is split at every dynamic import (chunks next to it in dist/server/): each
+ * subcommand, MONOLITH and MACROSERVICE, PGlite and pg are chunks of their own, so `m serve` loads neither
+ * the load-test harness, nor the NATS client in MONOLITH, nor the driver of the database it does not use.
+ * Without splitting, esbuild hoists every external import of the whole bundle to the top of the one file,
+ * and a server would load them all at start. Returns false when esbuild failed.
  */
 export function buildServerBundle() {
+  const outdir = join(root, 'dist', 'server');
   try {
+    rmSync(outdir, { recursive: true, force: true });
     require('esbuild').buildSync({
-      entryPoints: [join(root, 'src', 'cli', 'main.ts')],
+      entryPoints: { m: join(root, 'src', 'cli', 'main.ts') },
       bundle: true,
+      splitting: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       packages: 'external',
       logLevel: 'warning',
-      outfile: join(root, 'dist', 'server', 'm.js'),
+      outdir,
+      // Next to the entry: modules find the repository by their depth (`import.meta.dirname`/../..).
+      chunkNames: '[name]-[hash]',
     });
+    // bin/m.js compares the sources with the entry's time: it is written last, like the chunks it needs.
+    const now = new Date();
+    utimesSync(join(outdir, 'm.js'), now, now);
     return true;
   } catch {
     return false;

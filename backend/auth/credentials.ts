@@ -21,8 +21,24 @@ export type PresentedCredential =
 const TOKEN_AUTH = /^token ([A-Za-z0-9_-]{1,128}):([A-Za-z0-9_-]{1,256})$/i;
 const BEARER_AUTH = /^bearer ([A-Za-z0-9._~+/-]{1,1024}=*)$/i;
 
-/** Reads the presented credential from headers only (no body, no database). */
+/**
+ * What each request presented, so the middleware that all ask (rate limit, body limit, CSRF, auth) parse the
+ * headers once. Keyed by the request object, so an entry goes with its request.
+ */
+const presented = new WeakMap<Request, PresentedCredential | null>();
+
+/** Reads the presented credential from headers only (no body, no database); parsed once per request. */
 export function presentedCredential(c: Context): PresentedCredential | undefined {
+  const request = c.req.raw;
+  let credential = presented.get(request);
+  if (credential === undefined) {
+    credential = readCredential(c) ?? null;
+    presented.set(request, credential);
+  }
+  return credential ?? undefined;
+}
+
+function readCredential(c: Context): PresentedCredential | undefined {
   const authorization = c.req.header('authorization');
   if (authorization !== undefined) {
     const token = TOKEN_AUTH.exec(authorization);
@@ -35,6 +51,20 @@ export function presentedCredential(c: Context): PresentedCredential | undefined
   return session ? { kind: 'session', token: session } : undefined;
 }
 
+/** Hashes of recently presented credentials: one caller's requests hash its credential once. */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES_MAX = 10_000;
+
+function cachedSha256(text: string): string {
+  let hash = recentHashes.get(text);
+  if (hash === undefined) {
+    hash = sha256(text);
+    if (recentHashes.size >= RECENT_HASHES_MAX) recentHashes.clear();
+    recentHashes.set(text, hash);
+  }
+  return hash;
+}
+
 /**
  * A stable hash identifying the presented credential: the rate-limit bucket of a caller and part of its
  * idempotency lookup key (docs/security.md#idempotency-is-keyed-by-caller). Malformed credentials hash the
@@ -43,11 +73,11 @@ export function presentedCredential(c: Context): PresentedCredential | undefined
 export function credentialHash(c: Context, credential: PresentedCredential): string {
   switch (credential.kind) {
     case 'session':
-      return sha256(`session:${credential.token}`);
+      return cachedSha256(`session:${credential.token}`);
     case 'api_key':
-      return sha256(`api_key:${credential.key}:${credential.secret}`);
+      return cachedSha256(`api_key:${credential.key}:${credential.secret}`);
     case 'bearer':
-      return sha256(`bearer:${credential.token}`);
+      return cachedSha256(`bearer:${credential.token}`);
     case 'malformed':
       return sha256(`malformed:${c.req.header('authorization') ?? ''}`);
   }

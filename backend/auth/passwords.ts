@@ -27,16 +27,20 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-/** A hash of a random password, compared against when the user does not exist so both paths cost the same. */
-let dummyHash: Promise<string> | undefined;
+/**
+ * What a password is checked against when the user does not exist, so both paths cost one scrypt with the
+ * current parameters. It is a constant rather than the hash of a random password made on first use: such a
+ * hash costs the first sign-in a second scrypt (and its 16 MiB, which the allocator of the thread that ran
+ * it keeps). Nothing can match it, since a missing user never verifies (`stored` is undefined).
+ */
+const DUMMY_HASH = ['scrypt', COST.N, COST.r, COST.p, 'A'.repeat(22), 'A'.repeat(86)].join('$');
 
 /**
  * Checks a password against a stored hash in constant time. With no stored hash (unknown user) it still
  * spends one scrypt, so response time does not reveal which user names exist.
  */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  const encoded = stored ?? (await dummyHash);
+  const encoded = stored ?? DUMMY_HASH;
   const [scheme, n, r, p, saltB64, hashB64] = encoded.split('$');
   if (scheme !== 'scrypt' || !saltB64 || !hashB64) return false;
   const expected = Buffer.from(hashB64, 'base64url');

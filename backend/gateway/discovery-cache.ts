@@ -13,6 +13,8 @@ export interface DiscoveryAnswers {
    * Throws what `parseDiscoveryQuery` throws.
    */
   answer(raw: unknown): string;
+  /** {@link answer} as UTF-8 bytes, encoded once per cached answer (what the server writes). */
+  answerBytes(raw: unknown): Uint8Array;
   /** Stops listening to the directory. */
   close(): void;
 }
@@ -27,19 +29,27 @@ export function createDiscoveryAnswers(
   directory: Pick<ServiceDirectory, 'get' | 'ownerOf' | 'subscribe'>,
   limits: DiscoveryLimits,
 ): DiscoveryAnswers {
-  const cache = new Map<string, string>();
+  const cache = new Map<string, { json: string; bytes?: Uint8Array }>();
   const unsubscribe = directory.subscribe(() => cache.clear());
+  const utf8 = new TextEncoder();
   const compute = (raw: unknown) =>
     JSON.stringify(answerDiscoveryQuery(directory, parseDiscoveryQuery(raw, limits)));
-  return {
-    answer(raw) {
-      if (typeof raw !== 'string' || raw.length > MAX_CACHED_BODY) return compute(raw);
-      const hit = cache.get(raw);
-      if (hit !== undefined) return hit;
-      const json = compute(raw);
+  const entry = (raw: unknown) => {
+    if (typeof raw !== 'string' || raw.length > MAX_CACHED_BODY) return { json: compute(raw) };
+    let hit = cache.get(raw);
+    if (hit === undefined) {
+      hit = { json: compute(raw) };
       if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-      cache.set(raw, json);
-      return json;
+      cache.set(raw, hit);
+    }
+    return hit;
+  };
+  return {
+    answer: (raw) => entry(raw).json,
+    answerBytes(raw) {
+      const hit: { json: string; bytes?: Uint8Array } = entry(raw);
+      hit.bytes ??= utf8.encode(hit.json);
+      return hit.bytes;
     },
     close: unsubscribe,
   };

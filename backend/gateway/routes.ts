@@ -60,8 +60,8 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
       }
       raw = await readTextLimited(c, limits.maxBodyBytes, () => bodyTooLarge(limits));
     }
-    const json = answers.answer(raw);
-    return c.body(json, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    const bytes = answers.answerBytes(raw) as Uint8Array<ArrayBuffer>;
+    return c.body(bytes, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
   });
 
   routes.get('/api/gateway/discovery/:resource', (c) => {

@@ -53,6 +53,6 @@ export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler<AppEnv> 
     if (declared === undefined && method !== 'GET' && method !== 'HEAD') {
       await readLimitedBody(c, limit, () => bodyTooLarge(limit));
     }
-    await next();
+    return next();
   };
 }

@@ -65,13 +65,28 @@ function fromNetwork(env: unknown): boolean {
  */
 export function hostCheck(config: PlatformConfig): MiddlewareHandler<AppEnv> {
   const allowed = allowedHosts(config);
+  // The answer depends only on the URL's authority: remembered per authority (bounded), so a request does not
+  // parse its URL again for it.
+  const decided = new Map<string, boolean>();
+  const isAllowed = (url: string): boolean => {
+    const start = url.indexOf('//') + 2;
+    const end = url.indexOf('/', start);
+    const authority = end === -1 ? url.slice(start) : url.slice(start, end);
+    let ok = decided.get(authority);
+    if (ok === undefined) {
+      ok = isAllowedHost(new URL(url), allowed);
+      if (decided.size >= 256) decided.clear();
+      decided.set(authority, ok);
+    }
+    return ok;
+  };
   return async function hostCheck(c, next) {
-    if (fromNetwork(c.env) && !isAllowedHost(new URL(c.req.url), allowed)) {
+    if (fromNetwork(c.env) && !isAllowed(c.req.url)) {
       throw new PlatformError('invalid_host', 'This server does not answer to that host name.', {
         status: 421,
         headers: { Connection: 'close' },
       });
     }
-    await next();
+    return next();
   };
 }

@@ -26,6 +26,24 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+const latin1 = new TextDecoder('latin1');
+const utf8 = new TextDecoder();
+
+/**
+ * The path of an absolute URL as sent (still percent-encoded, without query or fragment). The request URL
+ * is already normalised by the server, so slicing it gives what `new URL(url).pathname` would.
+ */
+function pathOfUrl(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  let end = url.length;
+  const query = url.indexOf('?', start);
+  if (query !== -1) end = query;
+  const hash = url.indexOf('#', start);
+  if (hash !== -1 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
 function unsupported(code: ErrorCode, message: string): PlatformError {
   return new PlatformError(code, message, { status: 415 });
 }
@@ -49,8 +67,8 @@ export const payloadDecryption = (options: PayloadDecryptionOptions): Middleware
         throw unsupported('encryption_disabled', 'Payload encryption is disabled; send application/json.');
       }
       const bytes = await readLimitedBody(c, options.maxJweBytes);
-      const token = new TextDecoder('latin1').decode(bytes);
-      const rawPath = new URL(c.req.url).pathname;
+      const token = latin1.decode(bytes);
+      const rawPath = pathOfUrl(c.req.url);
       const { plaintext, header } = await decryptRequestJwe(
         token,
         { method: c.req.method, paths: [rawPath, c.req.path] },
@@ -63,7 +81,7 @@ export const payloadDecryption = (options: PayloadDecryptionOptions): Middleware
     const method = c.req.method;
     if (method !== 'GET' && method !== 'HEAD' && options.policy.requiresEncryption(method, c.req.path)) {
       const bytes = await readLimitedBody(c, options.maxBodyBytes);
-      if (new TextDecoder().decode(bytes).trim() !== '') {
+      if (utf8.decode(bytes).trim() !== '') {
         throw unsupported(
           'encryption_required',
           `This request must be encrypted: send a compact JWE as ${JOSE_CONTENT_TYPE}.`,

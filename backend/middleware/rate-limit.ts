@@ -55,6 +55,10 @@ export class WindowCounter {
   }
 }
 
+function isJose(contentType: string | undefined): boolean {
+  return (contentType ?? '').toLowerCase().startsWith(JOSE_CONTENT_TYPE);
+}
+
 /**
  * RateLimitMiddleware (priority 10, docs/security.md#middleware-chain): drops abuse before any parsing or
  * decryption.
@@ -88,7 +92,6 @@ export const rateLimit = (options: RateLimitOptions): MiddlewareHandler<AppEnv> 
     }
     await next();
     const status = c.res.status;
-    const jose = (c.req.header('content-type') ?? '').toLowerCase().startsWith(JOSE_CONTENT_TYPE);
-    if (status === 401 || (status === 400 && jose)) failures.hit(address);
+    if (status === 401 || (status === 400 && isJose(c.req.header('content-type')))) failures.hit(address);
   };
 };

@@ -37,6 +37,6 @@ export function requestTarget(): MiddlewareHandler<AppEnv> {
         }
       }
     }
-    await next();
+    return next();
   };
 }

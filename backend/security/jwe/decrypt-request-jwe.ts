@@ -1,6 +1,7 @@
 import { base64url } from 'jose';
 import { type KeyStore, withPrivateKey } from '../keys/key-store';
 import { decryptionFailed, unknownKey } from './errors';
+import { openA256Gcm } from './open-gcm';
 import { parseProtectedHeader, type RequestJweHeader, type RequestTarget } from './protected-header';
 
 /**
@@ -25,9 +26,9 @@ export interface DecryptedRequest {
  *
  * All header checks run before any crypto. The CEK is unwrapped with WebCrypto (Node runs it on the libuv
  * thread pool; each concurrent unwrap gets its own copy of the key, so requests use every core) and the
- * content is opened with WebCrypto AES-256-GCM using the ASCII protected header as AAD (RFC 7516 section
- * 5.2), which authenticates `htm`/`htu` and `kid`. Only WebCrypto is used, so the same code decrypts on the
- * server and in the offline mock inside a browser.
+ * content is opened with AES-256-GCM using the ASCII protected header as AAD (RFC 7516 section 5.2), which
+ * authenticates `htm`/`htu` and `kid` (`openA256Gcm`: node:crypto on the server, WebCrypto in a browser), so
+ * the same code decrypts on the server and in the offline mock inside a browser.
  * Compressed payloads (`zip`) are refused by the header check, so nothing is ever inflated.
  *
  * Produces exactly the same bytes as jose `compactDecrypt(token, key, { keyManagementAlgorithms:
@@ -70,21 +71,7 @@ export async function decryptRequestJwe(
     cek = randomCek();
   }
   try {
-    const aes = await crypto.subtle.importKey('raw', cek, 'AES-GCM', false, ['decrypt']);
-    const sealed = new Uint8Array(ciphertext.length + tag.length);
-    sealed.set(ciphertext);
-    sealed.set(tag, ciphertext.length);
-    const plaintext = await crypto.subtle.decrypt(
-      {
-        name: 'AES-GCM',
-        iv,
-        additionalData: new TextEncoder().encode(protectedB64),
-        tagLength: GCM_TAG_BYTES * 8,
-      },
-      aes,
-      sealed,
-    );
-    return { header, plaintext: new Uint8Array(plaintext) };
+    return { header, plaintext: await openA256Gcm(cek, iv, protectedB64, ciphertext, tag) };
   } catch (cause) {
     throw decryptionFailed(cause);
   }

@@ -57,6 +57,15 @@ describe('createDiscoveryAnswers', () => {
     expect(second.services.crm.rev).toBe(2);
   });
 
+  it('gives the same answer as UTF-8 bytes, and new bytes after a directory change', () => {
+    const dir = mutableDirectory([manifest('crm', 1, ['crm.Customer'])]);
+    const answers = createDiscoveryAnswers(dir.directory, limits);
+    expect(new TextDecoder().decode(answers.answerBytes(body))).toBe(answers.answer(body));
+    dir.replace([manifest('stock', 1, ['stock.Item'])]);
+    const after = JSON.parse(new TextDecoder().decode(answers.answerBytes(body)));
+    expect(after.resources).toEqual({ 'crm.Customer': null, 'stock.Item': 'stock' });
+  });
+
   it('still validates every body, and stops listening when closed', () => {
     const dir = mutableDirectory([]);
     const answers = createDiscoveryAnswers(dir.directory, limits);
