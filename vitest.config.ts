@@ -2,9 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Four projects: node-side unit/integration tests, DOM tests of the shell (jsdom), the end-to-end tests that
 // drive Chromium against a real `m serve`, and the fault tests that start, flood and kill real servers, NATS
-// and PostgreSQL on 127.0.0.1 (e2e one file at a time, faults two at a time after the others). Timeouts only stop a hung
-// test; they are generous because tests that start servers and databases run several times slower on a busy
-// two-core machine.
+// and PostgreSQL on 127.0.0.1 (e2e one file at a time, faults two at a time after the others). Timeouts only
+// stop a hung test; they are generous because tests that start servers and databases run several times slower
+// on a busy two-core machine.
 export default defineConfig({
   test: {
     reporters: ['default', './test/reporters/summary-line.ts'],
