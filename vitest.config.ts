@@ -2,9 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Four projects: node-side unit/integration tests, DOM tests of the shell (jsdom), the end-to-end tests that
 // drive Chromium against a real `m serve`, and the fault tests that start, flood and kill real servers, NATS
-// and PostgreSQL on 127.0.0.1 (both run one file at a time: they start servers). Timeouts only stop a hung
-// test; they are generous because tests that start servers and databases run several times slower on a busy
-// two-core machine.
+// and PostgreSQL on 127.0.0.1 (e2e one file at a time, faults two at a time after the others). Timeouts only
+// stop a hung test; they are generous because tests that start servers and databases run several times slower
+// on a busy two-core machine.
 export default defineConfig({
   test: {
     reporters: ['default', './test/reporters/summary-line.ts'],
@@ -37,7 +37,11 @@ export default defineConfig({
           include: ['test/faults/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
+          // Two files at a time, after the node and dom projects (its own group, since its worker count
+          // differs from theirs): each file uses its own free ports and temporary directories and writes
+          // nothing in the checkout, and most of a file's time is spent waiting on the processes it starts.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
       {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../backend/db/database';
+import { openDatabase } from '../../backend/db/open-database';
 import { createStaticDirectory } from '../../backend/gateway/service-directory';
 import { type RunningServer, startServer } from '../../backend/server';
 import { request } from '../helpers/http';
@@ -8,13 +10,20 @@ import { createTestApp, type TestApp } from '../helpers/test-app';
 
 let t: TestApp;
 let server: RunningServer;
+/**
+ * The one database every app of this file uses (as several gateways share one): opening an embedded database
+ * is most of what creating an app costs, and the apps with other settings only need users and sessions.
+ */
+let database: Database;
 beforeAll(async () => {
-  t = await createTestApp({ config: { 'security.trusted_proxies': ['127.0.0.1'] } });
+  database = await openDatabase({ memory: true });
+  t = await createTestApp({ config: { 'security.trusted_proxies': ['127.0.0.1'] }, database });
   server = await startServer(t.app, { host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
   await server?.close();
   await t?.close();
+  await database?.close();
 });
 
 async function errorCode(res: Response): Promise<string | undefined> {
@@ -169,7 +178,10 @@ describe('Host check (DNS rebinding)', () => {
   });
 
   it('accepts a host named in server.allowed_hosts', async () => {
-    const other = await createTestApp({ config: { 'server.allowed_hosts': ['desk.internal:8443'] } });
+    const other = await createTestApp({
+      config: { 'server.allowed_hosts': ['desk.internal:8443'] },
+      database,
+    });
     const otherServer = await startServer(other.app, { host: '127.0.0.1', port: 0 });
     try {
       const get = (host: string) => withHost(otherServer.port, 'GET', '/api/gateway/remotes', host);
@@ -194,7 +206,10 @@ describe('Secure session cookie', () => {
   }
 
   it('sets Secure when server.public_url is https', async () => {
-    const https = await createTestApp({ config: { 'server.public_url': 'https://desk.example.com' } });
+    const https = await createTestApp({
+      config: { 'server.public_url': 'https://desk.example.com' },
+      database,
+    });
     try {
       const cookie = await loginCookie(
         https,
@@ -224,6 +239,7 @@ describe('Secure session cookie', () => {
 describe('Desk page headers', () => {
   it('sends a CSP with frame-ancestors none, the remotes’ origins and the inline script hashes, and X-Frame-Options', async () => {
     const withRemote = await createTestApp({
+      database,
       directory: createStaticDirectory([
         {
           service: 'stock',

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK } from 'jose';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../backend/config/load-config';
 import type { PlatformConfig } from '../../backend/config/schema';
@@ -62,9 +63,16 @@ beforeAll(async () => {
       else process.env.PLATFORM_ADMIN_PASSWORD = previous;
     }
   }
+  // The services' records in a database of their own on the same PostgreSQL server (one per service in a
+  // real deployment; shared here, each service creating only its own app's tables).
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  await admin.query('CREATE DATABASE services');
+  await admin.end();
+  const servicesUrl = postgres.url.replace(/\/desk$/, '/services');
   const appsDir = makeAppsFixture({ crm: false, stock: false });
   for (const app of ['crm', 'stock']) {
-    const database = await openDatabase({ memory: true });
+    const database = await openDatabase({ databaseUrl: servicesUrl });
     databases.push(database);
     services.push(
       await startService(base(join(temp, app)), {

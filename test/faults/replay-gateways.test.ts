@@ -47,8 +47,9 @@ beforeAll(async () => {
     );
   }
   authorization = await apiKeyAuthorization(gateways[0]!.ctx);
-  const serviceDb = await openDatabase({ memory: true });
-  databases.push(serviceDb);
+  // The service on the gateways' database (one server for both, as a small deployment may run): an embedded
+  // database is slow to initialise, and the gateway's tables and the service's do not overlap.
+  const serviceDb = gatewayDb;
   service = await startService(
     { ...config, server: { ...config.server, public_url: undefined } },
     {
