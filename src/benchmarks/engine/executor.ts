@@ -86,7 +86,7 @@ export async function timedIteration(
   if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
   try {
     const res = await runner.iterate(user, ctx);
-    const latencyMs = performance.now() - startedMs;
+    const latencyMs = (res.receivedMs ?? performance.now()) - startedMs;
     const { outcome, failures } = judge(plan.checks, res, latencyMs);
     recorder.record(plan.index, latencyMs * 1000, outcome, res.status, failures);
     return true;
