@@ -32,7 +32,8 @@ const REF_CANNON_CONNECTIONS = 100;
 const COST_ROUNDS = 3;
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 const ROUND_S = 3;
-const ROUNDS = 2;
+/** Alternating full-speed rounds (a shared machine's noise evens out). */
+const ROUNDS = 3;
 const SLOW_S = 5;
 const DELAY_MS = 50;
 
@@ -267,7 +268,7 @@ async function main() {
       );
     }
     console.log(
-      `\nLatency error, server answering after ${DELAY_MS} ms, ${CONNECTIONS} connections, ${SLOW_S} s:`,
+      `\nLatency error, server answering after ${DELAY_MS} ms, ${CONNECTIONS} connections, ${SLOW_S} s (autocannon records whole milliseconds, rounded down; the harness microseconds):`,
     );
     for (const row of rows) console.log(row);
     const e = (m: 'p50' | 'p99') => errors.harness![m] / Math.max(1, errors.autocannon![m]);

@@ -15,7 +15,7 @@ import { writeWarning } from './writes';
 /** Text of `--help`. */
 const HELP = `Usage: m benchmark --config <file.yaml> [options]
        m benchmark --config <file.yaml> --nats <url> --workers <n> [options]
-       m benchmark worker --nats <url> [--name <name>]
+       m benchmark worker --nats <url> [--name <name>] [--threads <n>]
        m benchmark --compare <baseline.json> <candidate.json> [--tolerance 0.1]
 
 Runs the load test a YAML file describes and writes result.json and report.html.
@@ -27,6 +27,7 @@ Options:
   --users <n>          override users.peak (users.stages: scaled to peak at n)
   --workers <n>        override generator.workers (load-generating threads); with --nats, the number
                        of worker processes to spread the load over
+  --threads <n>        (worker) generator threads for each share; default the plan's generator.workers
   --nats <url>         generate the load from worker processes (m benchmark worker) reached over NATS:
                        validated once here, users and rate split exactly, one merged report
   --out <dir>          output directory (default load-results/<timestamp>/)
@@ -105,6 +106,7 @@ export async function benchmarkCli(
   }
   if (positionals[0] === 'worker') return workerCommand(v, positionals, io);
   try {
+    if (v.threads !== undefined) throw new UsageError('--threads is an option of m benchmark worker');
     if (v.compare) {
       if (positionals.length !== 2) throw new UsageError('--compare needs two result files');
       const tolerance = v.tolerance === undefined ? 0.1 : Number(v.tolerance);
@@ -124,7 +126,7 @@ export async function benchmarkCli(
       targetUrl: v['target-url'],
       durationSeconds: intOption(v.duration, 'duration'),
       users: intOption(v.users, 'users'),
-      // With --nats, --workers counts worker processes; each runs one generator.
+      // With --nats, --workers counts worker processes; each runs the file's generator.workers threads.
       workers: v.nats ? undefined : intOption(v.workers, 'workers'),
     };
     const watchPid = intOption(v['watch-pid'], 'watch-pid');
@@ -186,7 +188,7 @@ export async function benchmarkCli(
   }
 }
 
-/** `m benchmark worker --nats <url> [--name <name>]`: serves runs until SIGINT or SIGTERM. */
+/** `m benchmark worker --nats <url> [--name <name>] [--threads <n>]`: serves runs until SIGINT or SIGTERM. */
 async function workerCommand(
   v: ReturnType<typeof parse>['values'],
   positionals: string[],
@@ -202,12 +204,15 @@ async function workerCommand(
   const { defaultWorkerName, runWorker } = await import('./remote/worker');
   const name = v.name ?? defaultWorkerName();
   if (!validWorkerName(name)) return fail('--name is 1 to 64 letters, digits, - or _');
+  const threads = v.threads === undefined ? undefined : Number(v.threads);
+  if (threads !== undefined && !(Number.isInteger(threads) && threads > 0 && threads <= 64))
+    return fail('--threads must be an integer from 1 to 64');
   const ac = new AbortController();
   const stop = () => ac.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    await runWorker(v.nats, name, ac.signal, (s) => io.err.write(`${s}\n`));
+    await runWorker(v.nats, name, ac.signal, (s) => io.err.write(`${s}\n`), { threads });
     return EXIT.pass;
   } catch (err) {
     io.err.write(`m benchmark worker: ${(err as Error).message} (${errorCode(err)})\n`);
@@ -229,6 +234,7 @@ function parse(argv: string[]) {
       duration: { type: 'string' },
       users: { type: 'string' },
       workers: { type: 'string' },
+      threads: { type: 'string' },
       out: { type: 'string' },
       'dry-run': { type: 'boolean' },
       cleanup: { type: 'boolean' },

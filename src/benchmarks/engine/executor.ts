@@ -26,6 +26,20 @@ export interface ExecutorContext {
 /** An executor drives load until the planned duration is over (one file per executor, as in k6). */
 export type Executor = (ctx: ExecutorContext) => Promise<void>;
 
+/**
+ * Splits a shard into `parts` shards that together take exactly its users, arrivals and data rows: part
+ * `t` of shard `(i, n)` is `(i + n t, n parts)`. The shard's `j`-th user is `i + n j`, and part `t` takes
+ * every `j` equal to `t` modulo `parts`, which are the ids `i + n t` modulo `n parts`; arrivals and data
+ * rows are numbered and split the same way. So a worker process may split its share between threads
+ * without knowing how the other workers split theirs.
+ */
+export function splitShard(shard: Shard, parts: number): Shard[] {
+  return Array.from({ length: parts }, (_, t) => ({
+    index: shard.index + shard.count * t,
+    count: shard.count * parts,
+  }));
+}
+
 /** The global ids of this shard's users, in spawn order (user `i` starts at `i / spawnRate` s). */
 export function shardUsers(peak: number, shard: Shard): number[] {
   const ids: number[] = [];
@@ -72,7 +86,7 @@ export async function timedIteration(
   if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
   try {
     const res = await runner.iterate(user, ctx);
-    const latencyMs = performance.now() - startedMs;
+    const latencyMs = (res.receivedMs ?? performance.now()) - startedMs;
     const { outcome, failures } = judge(plan.checks, res, latencyMs);
     recorder.record(plan.index, latencyMs * 1000, outcome, res.status, failures);
     return true;

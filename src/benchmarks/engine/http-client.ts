@@ -25,6 +25,11 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /**
+   * `performance.now()` when the response's last bytes were read: latency ends here, not after the
+   * promise reactions that carry the response to the caller (absent: the caller's own clock).
+   */
+  receivedMs?: number;
 }
 
 /** Pool settings: connections per origin, and the limit for headers and for the body, each. */
@@ -91,7 +96,7 @@ export class HttpClient {
           onComplete() {
             const text =
               chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-            resolve({ status, headers: util.parseHeaders(rawHeaders), text });
+            resolve({ status, headers: util.parseHeaders(rawHeaders), text, receivedMs: performance.now() });
           },
           onError: reject,
         },

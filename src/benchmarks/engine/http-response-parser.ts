@@ -15,13 +15,53 @@ const EMPTY = Buffer.alloc(0);
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
 
 /**
+ * A parsed response. The header lines are split into `headers` on first access only: framing the body
+ * needs three of them, and most responses of a load test are never asked for any other.
+ */
+class ParsedResponse implements HttpResponse {
+  receivedMs?: number;
+  private parsed: Record<string, string | string[]> | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly text: string,
+    private readonly head: string,
+  ) {}
+
+  get headers(): Record<string, string | string[]> {
+    this.parsed ??= parseHeaderLines(this.head);
+    return this.parsed;
+  }
+}
+
+/** Header names lower-cased; repeated headers joined with `, `, except `set-cookie`, kept as a list. */
+function parseHeaderLines(head: string): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  let end = head.indexOf('\r\n');
+  while (end >= 0) {
+    const start = end + 2;
+    end = head.indexOf('\r\n', start);
+    const line = end < 0 ? head.slice(start) : head.slice(start, end);
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    const prev = headers[name];
+    if (prev === undefined) headers[name] = name === 'set-cookie' ? [value] : value;
+    else if (Array.isArray(prev)) prev.push(value);
+    else headers[name] = `${prev}, ${value}`;
+  }
+  return headers;
+}
+
+/**
  * Parses one HTTP/1.1 response from the chunks of a connection: `push` returns the response once it is
  * complete, `end` one that was delimited by the connection closing.
  */
 export class ResponseParser {
   private buf: Buffer = EMPTY;
   private status = 0;
-  private headers: Record<string, string | string[]> = {};
+  private headText = '';
   private bodyMode: 'none' | 'length' | 'chunked' | 'close' | undefined;
   private length = 0;
   private readonly chunks: Buffer[] = [];
@@ -34,7 +74,7 @@ export class ResponseParser {
     this.head = head;
     this.buf = EMPTY;
     this.status = 0;
-    this.headers = {};
+    this.headText = '';
     this.bodyMode = undefined;
     this.length = 0;
     this.chunks.length = 0;
@@ -51,7 +91,6 @@ export class ResponseParser {
       // An interim response (100 Continue) is followed by the real one.
       if (this.status >= 100 && this.status < 200) {
         this.bodyMode = undefined;
-        this.headers = {};
         return this.buf.length > 0 ? this.push(Buffer.alloc(0)) : undefined;
       }
     }
@@ -68,25 +107,24 @@ export class ResponseParser {
     const m = STATUS_LINE.exec(text);
     if (!m) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
     this.status = Number(m[2]);
-    // Line by line without splitting the head into an array first.
-    let end = text.indexOf('\r\n');
-    while (end >= 0) {
-      const start = end + 2;
-      end = text.indexOf('\r\n', start);
-      const line = end < 0 ? text.slice(start) : text.slice(start, end);
-      const colon = line.indexOf(':');
-      if (colon <= 0) continue;
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      const prev = this.headers[name];
-      if (prev === undefined) this.headers[name] = name === 'set-cookie' ? [value] : value;
-      else if (Array.isArray(prev)) prev.push(value);
-      else this.headers[name] = `${prev}, ${value}`;
-    }
-    const connection = String(this.headers.connection ?? '').toLowerCase();
+    this.headText = text;
+    // Only the headers that frame the body are read here (see ParsedResponse).
+    const lower = text.toLowerCase();
+    const framing = (name: string) => {
+      let at = lower.indexOf(`\r\n${name}:`);
+      const values: string[] = [];
+      while (at >= 0) {
+        const from = at + name.length + 3;
+        const end = lower.indexOf('\r\n', from);
+        values.push(lower.slice(from, end < 0 ? undefined : end).trim());
+        at = end < 0 ? -1 : lower.indexOf(`\r\n${name}:`, end);
+      }
+      return values.length === 0 ? undefined : values.join(', ');
+    };
+    const connection = framing('connection') ?? '';
     this.keepAlive = m[1] === '1' ? connection !== 'close' : connection === 'keep-alive';
-    const te = String(this.headers['transfer-encoding'] ?? '').toLowerCase();
-    const cl = this.headers['content-length'];
+    const te = framing('transfer-encoding') ?? '';
+    const cl = framing('content-length');
     if (this.head || this.status === 204 || this.status === 304) this.bodyMode = 'none';
     else if (te.includes('chunked')) this.bodyMode = 'chunked';
     else if (cl !== undefined) {
@@ -132,6 +170,6 @@ export class ResponseParser {
       this.chunks.length === 1
         ? this.chunks[0]!.toString('utf8')
         : Buffer.concat(this.chunks).toString('utf8');
-    return { status: this.status, headers: this.headers, text };
+    return new ParsedResponse(this.status, text, this.headText);
   }
 }

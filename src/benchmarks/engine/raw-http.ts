@@ -223,7 +223,10 @@ export class RawHttpPool {
       this.fail(c, err as Error);
       return;
     }
-    if (res) this.finish(c, res, c.parser.keepAlive);
+    if (res) {
+      res.receivedMs = performance.now();
+      this.finish(c, res, c.parser.keepAlive);
+    }
   }
 
   private onClose(c: Connection): void {

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
 import { planFromSource } from '../config/load-plan';
 import { errorCode } from '../errors';
+import { mergeCleanup } from './cleanup';
 import { prepareGenerator } from './generator';
 import type { ParentMessage, WorkerData, WorkerMessage } from './worker-protocol';
 
@@ -19,14 +20,22 @@ export async function workerMain(data: WorkerData, port: MessagePort): Promise<v
     started = resolve;
   });
   port.on('message', (m: ParentMessage) => {
-    if (m.type === 'stop') ac.abort();
-    else started(m.startAt);
+    if (m.type === 'stop') {
+      ac.abort();
+      // Stopped before the start: there is no run to wait for.
+      started(-1);
+    } else started(m.startAt);
   });
   try {
     const plan = planFromSource(data.source, data.configPath);
     const generator = await prepareGenerator(plan, data.target, data.shard);
     post({ type: 'ready' });
     const startAt = await start;
+    if (startAt < 0) {
+      await generator.close();
+      post({ type: 'done', cleanup: mergeCleanup([]) });
+      return;
+    }
     const cleanup = await generator.run({
       shard: data.shard,
       startAt,

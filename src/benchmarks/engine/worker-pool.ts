@@ -21,36 +21,43 @@ function startWorker(data: WorkerData): Worker {
   return new Worker(code, { eval: true, workerData: data });
 }
 
+/** Generator threads started and preparing. */
+export interface ThreadPool {
+  /** Resolves once every thread is prepared; rejects with the first failure before that. */
+  ready: Promise<void>;
+  /** Starts every thread at one second 0 (epoch ms). */
+  start(startAt: number): void;
+  /** Resolves to each thread's cleanup summary once all are done; rejects with the first failure. */
+  done: Promise<CleanupSummary[]>;
+}
+
 /**
- * Runs one generator thread per shard: waits until every thread is prepared, starts them all at one
- * second 0 (resolving `onStart` with it), forwards their snapshots, and resolves when all are done.
- * Aborting `signal` stops every thread early. Rejects with the first thread failure; resolves to each
- * thread's cleanup summary.
+ * Starts one generator thread per shard and forwards their snapshots. They prepare at once; `start`
+ * gives them their common second 0. Aborting `signal` stops every thread early.
  */
-export function runWorkers(
+export function startThreads(
   shards: WorkerData[],
-  onStart: (startAt: number) => void,
   onSnapshots: (s: IntervalSnapshot[]) => void,
   signal: AbortSignal,
-): Promise<CleanupSummary[]> {
+): ThreadPool {
   const workers = shards.map(startWorker);
   const send = (m: ParentMessage) => {
     for (const w of workers) w.postMessage(m);
   };
   const onAbort = () => send({ type: 'stop' });
   signal.addEventListener('abort', onAbort, { once: true });
-  let ready = 0;
+  let prepared = 0;
+  let allReady: () => void = () => {};
+  const readyOnly = new Promise<void>((resolve) => {
+    allReady = resolve;
+  });
   const runs = workers.map(
     (w) =>
       new Promise<CleanupSummary>((resolve, reject) => {
         let done: CleanupSummary | undefined;
         w.on('message', (m: WorkerMessage) => {
           if (m.type === 'ready') {
-            if (++ready === workers.length) {
-              const startAt = Date.now() + START_DELAY_MS;
-              onStart(startAt);
-              send({ type: 'start', startAt });
-            }
+            if (++prepared === workers.length) allReady();
           } else if (m.type === 'snapshots') onSnapshots(m.snapshots);
           else if (m.type === 'done') done = m.cleanup;
           // The worker relays the code of what it caught (the harness's own, or a transport's such as
@@ -65,8 +72,32 @@ export function runWorkers(
         );
       }),
   );
-  return Promise.all(runs).finally(() => {
+  const done = Promise.all(runs).finally(() => {
     signal.removeEventListener('abort', onAbort);
     for (const w of workers) void w.terminate();
   });
+  // A failure while preparing fails `ready` too (and is not left unhandled when nobody awaits `done` yet).
+  const ready = Promise.race([readyOnly, done.then(() => undefined)]);
+  done.catch(() => undefined);
+  return { ready, start: (startAt) => send({ type: 'start', startAt }), done };
+}
+
+/**
+ * Runs one generator thread per shard: waits until every thread is prepared, starts them all at one
+ * second 0 (resolving `onStart` with it), forwards their snapshots, and resolves when all are done.
+ * Aborting `signal` stops every thread early. Rejects with the first thread failure; resolves to each
+ * thread's cleanup summary.
+ */
+export async function runWorkers(
+  shards: WorkerData[],
+  onStart: (startAt: number) => void,
+  onSnapshots: (s: IntervalSnapshot[]) => void,
+  signal: AbortSignal,
+): Promise<CleanupSummary[]> {
+  const pool = startThreads(shards, onSnapshots, signal);
+  await pool.ready;
+  const startAt = Date.now() + START_DELAY_MS;
+  onStart(startAt);
+  pool.start(startAt);
+  return pool.done;
 }

@@ -2,7 +2,7 @@ import type { EndpointScenarioPlan } from '../config/plan';
 import { importFunction } from '../engine/load-module';
 import type { VirtualUser } from '../engine/virtual-user';
 import { harnessError } from '../errors';
-import type { RenderContext } from '../template/template';
+import { constantOf, type RenderContext } from '../template/template';
 import { joinUrl, type ScenarioFactory } from './runner';
 
 /** What a `body_factory` receives on every call. */
@@ -22,11 +22,15 @@ export interface BodyFactoryContext {
  */
 export const endpointScenario: ScenarioFactory<EndpointScenarioPlan> = async (plan, rt) => {
   const factory = plan.bodyFactory ? await importFunction(plan.bodyFactory) : undefined;
+  // A path or headers without templates are built once (the headers object is only read).
+  const fixedPath = constantOf(plan.path);
+  const fixedUrl = fixedPath && joinUrl(rt.plan.targetUrl, String(fixedPath.value));
+  const fixedHeaders = constantOf(plan.headers)?.value as Record<string, string> | undefined;
   const send = (user: VirtualUser, ctx: RenderContext | undefined, json: unknown) =>
     user.send(plan.auth, {
       method: plan.method,
-      url: joinUrl(rt.plan.targetUrl, String(plan.path(ctx))),
-      headers: plan.headers(ctx) as Record<string, string>,
+      url: fixedUrl ?? joinUrl(rt.plan.targetUrl, String(plan.path(ctx))),
+      headers: fixedHeaders ?? (plan.headers(ctx) as Record<string, string>),
       json,
     });
   if (!factory) {

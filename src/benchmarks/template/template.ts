@@ -95,6 +95,23 @@ function lookup(root: unknown, keys: string[]): unknown {
   return cur;
 }
 
+/** Renderers of values without any template, with the value they always render. */
+const constants = new WeakMap<Renderer, unknown>();
+
+/** Registers `r` as always rendering `value`. */
+function constant(r: Renderer, value: unknown): Renderer {
+  constants.set(r, value);
+  return r;
+}
+
+/**
+ * Whether `r` renders the same value every time (a value tree without templates), and that value: a
+ * caller that never changes it may compute what it derives from it once, not per request.
+ */
+export function constantOf(r: Renderer): { value: unknown } | undefined {
+  return constants.has(r) ? { value: constants.get(r) } : undefined;
+}
+
 /**
  * Compiles a value tree (strings, lists, objects) once. A string that is one whole template keeps the
  * rendered type (`"{{ faker.number.int }}"` renders a number); mixed strings render as text.
@@ -108,7 +125,7 @@ export function compileTemplate(
   scope: TemplateScope = {},
 ): Renderer {
   if (typeof value === 'string') {
-    if (!value.includes('{{')) return () => value;
+    if (!value.includes('{{')) return constant(() => value, value);
     const whole = WHOLE.exec(value);
     if (whole && !whole[1]!.includes('}}')) {
       const piece = compileExpression(whole[1]!, faker, seed, scope);
@@ -132,13 +149,15 @@ export function compileTemplate(
   }
   if (Array.isArray(value)) {
     const items = value.map((v, i) => compileTemplate(v, faker, seed, problems, [...path, i], scope));
-    return (ctx) => items.map((r) => r(ctx));
+    const render: Renderer = (ctx) => items.map((r) => r(ctx));
+    return items.every((r) => constants.has(r)) ? constant(render, render()) : render;
   }
   if (value && typeof value === 'object') {
     const entries = Object.entries(value).map(
       ([k, v]) => [k, compileTemplate(v, faker, seed, problems, [...path, k], scope)] as const,
     );
-    return (ctx) => Object.fromEntries(entries.map(([k, r]) => [k, r(ctx)]));
+    const render: Renderer = (ctx) => Object.fromEntries(entries.map(([k, r]) => [k, r(ctx)]));
+    return entries.every(([, r]) => constants.has(r)) ? constant(render, render()) : render;
   }
-  return () => value;
+  return constant(() => value, value);
 }

@@ -17,6 +17,8 @@ const root = join(import.meta.dirname, '..', '..', '..');
 let nats: NatsServerHandle;
 let target: RecordingServer;
 const workers = new Map<string, ChildProcess>();
+/** What each worker wrote to stderr (its log). */
+const logs = new Map<string, string>();
 
 /** Starts `m benchmark worker` in its own process and waits until it listens for runs. */
 function startWorker(name: string): Promise<void> {
@@ -28,6 +30,7 @@ function startWorker(name: string): Promise<void> {
   workers.set(name, child);
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => {
+      logs.set(name, (logs.get(name) ?? '') + d.toString());
       if (d.toString().includes('waiting for runs')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`worker ${name} exited with ${code}`)));
@@ -46,12 +49,17 @@ afterAll(async () => {
   await nats?.dispose();
 });
 
-async function coordinate(seconds: number, onErr: (s: string) => void = () => undefined) {
+async function coordinate(
+  seconds: number,
+  onErr: (s: string) => void = () => undefined,
+  load = 'users: { peak: 4, think_time_seconds: 0.02 }',
+  threads = 1,
+) {
   const path = writeConfig(`target_url: ${target.url}
 auth: { mode: none }
-users: { peak: 4, think_time_seconds: 0.02 }
+${load}
 duration_seconds: ${seconds}
-generator: { max_event_loop_lag_ms: 60000 }
+generator: { max_event_loop_lag_ms: 60000, workers: ${threads} }
 thresholds: { p95_ms: 600000 }
 targets:
   - { type: endpoint, name: fast, method: GET, path: /fast }
@@ -98,6 +106,32 @@ describe('m benchmark over NATS with two worker processes', () => {
     expect(summarize(union).p99).toBe(result.total.latencyMs.p99);
     expect(summarize(union).p50).toBe(result.total.latencyMs.p50);
     expect(result.config.workers).toBe(2);
+  });
+
+  it('runs each share on the threads the file asks for, split exactly, merged exactly', async () => {
+    const before = target.received.filter((r) => r.path === '/fast' || r.path === '/slow').length;
+    // Open model: 2 workers x 2 threads share 30 arrivals a second for 2 s.
+    const { code, result, err } = await coordinate(
+      2,
+      undefined,
+      'users: { peak: 40 }\nrate: { requests_per_second: 30 }',
+      2,
+    );
+    expect(code, err).toBe(EXIT.pass);
+    for (const name of ['w1', 'w2']) expect(logs.get(name)).toContain('on 2 thread(s)');
+    const scheduled = result.timeline.reduce((n, p) => n + p.scheduled, 0);
+    const dropped = result.timeline.reduce((n, p) => n + p.dropped, 0);
+    expect(scheduled).toBe(60);
+    expect(result.total.count + dropped).toBe(60);
+    const after = target.received.filter((r) => r.path === '/fast' || r.path === '/slow').length;
+    expect(after - before).toBe(result.total.count);
+    const d = result.distributed!;
+    expect(d.workers.every((w) => w.requests > 0)).toBe(true);
+    expect(result.total.count).toBe(d.workers[0]!.requests + d.workers[1]!.requests);
+    const union = newHistogram();
+    for (const w of d.workers) union.add(decodeHistogram(w.histogram));
+    expect(union.totalCount).toBe(result.total.count);
+    expect(summarize(union).p99).toBe(result.total.latencyMs.p99);
   });
 
   it('a worker that cannot reach the target refuses its share, naming itself', async () => {
