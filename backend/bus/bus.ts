@@ -37,7 +37,7 @@ export type KvEvent<T = unknown> =
 
 /** Options of {@link Bus.keyValue}. */
 export interface KeyValueOptions {
-  /** Bucket-wide TTL: a key not written again within it is removed by the store. */
+  /** Bucket-wide TTL: a key not written again within it is removed by the store; 0 keeps keys forever. */
   ttlMs: number;
 }
 

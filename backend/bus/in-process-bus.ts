@@ -86,7 +86,8 @@ class InProcessKeyValue<T> implements KeyValueStore<T> {
 
   #live(key: string) {
     const entry = this.#entries.get(key);
-    if (entry && this.now() - entry.created >= this.ttlMs) {
+    // A TTL of 0 means no expiry, as for a NATS bucket.
+    if (entry && this.ttlMs > 0 && this.now() - entry.created >= this.ttlMs) {
       // Expired like a NATS bucket TTL: removed silently, no watch event.
       this.#entries.delete(key);
       return undefined;

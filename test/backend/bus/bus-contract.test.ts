@@ -57,6 +57,13 @@ describe.each(implementations)('%s', (_name, busOf) => {
     expect(await kv.entries()).toEqual([]);
   });
 
+  it('keeps keys of a bucket with TTL 0 (no expiry, as NATS reads it)', async () => {
+    const kv = await busOf().keyValue<number>(bucket(), { ttlMs: 0 });
+    await kv.put('forever', 1);
+    expect((await kv.get('forever'))?.value).toBe(1);
+    expect((await kv.entries()).map((e) => e.key)).toEqual(['forever']);
+  });
+
   it('lets exactly one of two racing creates win and refuses an update at a stale revision', async () => {
     const kv = await busOf().keyValue<string>(bucket(), { ttlMs: 60_000 });
     const results = await Promise.allSettled([kv.create('k', 'a'), kv.create('k', 'b')]);
