@@ -7,6 +7,8 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Requests sent in turn; `setupRequest` may rewrite each one before it is sent. */
+    requests?: Array<{ setupRequest?: (request: { body?: string }) => { body?: string } }>;
   }
   interface Histogram {
     average: number;

@@ -28,12 +28,26 @@ const server = spawn(
 const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
 const platform = JSON.parse(line) as { url: string; stockUserAuthorization: string; victim: string };
 const createUrl = `${platform.url}/api/resource/stock.Item`;
+let created = 0;
 const createOptions = {
   url: createUrl,
   method: 'POST',
   connections: CREATE_CONNECTIONS,
   headers: { authorization: platform.stockUserAuthorization, 'content-type': 'application/json' },
-  body: JSON.stringify({ item_code: 'BENCH-1', item_name: 'Bench item', quantity: 1, price: 1 }),
+  // `item_code` is unique: every create sends a new one.
+  requests: [
+    {
+      setupRequest: (request: { body?: string }) => {
+        request.body = JSON.stringify({
+          item_code: `BENCH-${++created}`,
+          item_name: 'Bench item',
+          quantity: 1,
+          price: 1,
+        });
+        return request;
+      },
+    },
+  ],
 };
 
 function floodOptions(duration: number) {

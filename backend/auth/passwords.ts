@@ -1,8 +1,14 @@
 import { randomBytes, type ScryptOptions, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import type { PasswordHasher } from './password-hasher';
 
-/** scrypt cost parameters (RFC 7914): N = 2^14, r = 8, p = 1, a 64-byte hash; ~16 MiB per hash. */
-const COST = { N: 16_384, r: 8, p: 1 } as const;
+/**
+ * scrypt cost parameters (RFC 7914) of new hashes: N = 2^15, r = 8, p = 1, a 64-byte hash; 32 MiB (and 1 KiB)
+ * per hash. Besides the cost, the size matters to the server's resident memory: glibc's allocator returns an
+ * allocation above 32 MiB to the system when it is freed, while one of 16 MiB (N = 2^14) stays in the arena of
+ * the thread-pool thread that hashed, after the first, for the life of the process
+ * (docs/performance.md#memory). Stored hashes name their own parameters and still verify.
+ */
+const COST = { N: 32_768, r: 8, p: 1 } as const;
 const KEY_LENGTH = 64;
 
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -30,8 +36,7 @@ export async function hashPassword(password: string): Promise<string> {
 /**
  * What a password is checked against when the user does not exist, so both paths cost one scrypt with the
  * current parameters. It is a constant rather than the hash of a random password made on first use: such a
- * hash costs the first sign-in a second scrypt (and its 16 MiB, which the allocator of the thread that ran
- * it keeps). Nothing can match it, since a missing user never verifies (`stored` is undefined).
+ * hash costs the first sign-in a second scrypt and its memory. Nothing can match it, since a missing user never verifies (`stored` is undefined).
  */
 const DUMMY_HASH = ['scrypt', COST.N, COST.r, COST.p, 'A'.repeat(22), 'A'.repeat(86)].join('$');
 
