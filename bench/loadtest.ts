@@ -229,6 +229,14 @@ async function main() {
     console.log(
       `  ratio harness / autocannon CPU (all rounds): ${costRatio.toFixed(2)}x (goal <= 2x); harness RSS ${ours.maxRssMb.toFixed(0)} MB (goal <= 120)`,
     );
+    // autocannon's overallRate overshoots the asked rate; per request, the two are compared at one load.
+    const perRequest =
+      sum((r) => r.ours.cpuS) /
+      sum((r) => r.ours.requests) /
+      (sum((r) => r.theirs.cpuS) / sum((r) => r.theirs.requests));
+    console.log(
+      `  autocannon sent ${sum((r) => r.theirs.requests)} requests to the harness's ${sum((r) => r.ours.requests)}; CPU per request harness / autocannon: ${perRequest.toFixed(2)}x`,
+    );
     // Warm-up of the server's and both tools' JIT.
     await cannon(`${base}/`, 1);
     await harness(base, '/', 1);
