@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain JavaScript build script without type declarations
 import {
   FIRST_SCREEN_BUDGET,
   FIRST_SCREEN_BUDGET_BROTLI,
@@ -16,6 +15,7 @@ import {
   overBudget,
   precompress,
   withinBudget,
+  // @ts-expect-error: a plain JavaScript build script without type declarations
 } from '../../scripts/build.js';
 
 const dirs: string[] = [];
