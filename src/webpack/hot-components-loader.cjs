@@ -2,7 +2,10 @@
 // declaration with a PascalCase name in a .tsx module (a function component) is replaced by a stable proxy
 // that calls the newest implementation, so after an update React sees the same component type and keeps
 // its state and hooks; only the rendered output changes. The Desk's React is a production build with no
-// Fast Refresh runtime, which is why the swap happens here. Production builds never use this loader.
+// Fast Refresh runtime, which is why the swap happens here. The module accepts its own updates and tells the
+// Desk to render again: the update stops here, so a `./views` module that loads this one with `lazy` keeps
+// its lazy components (a new one would remount the view and lose its state). Production builds never use
+// this loader.
 const COMPONENT = /^(?:export\s+(?:default\s+)?)?function\s+([A-Z][A-Za-z0-9_]*)\s*[<(]/gm;
 
 module.exports = function hotComponentsLoader(source) {
@@ -25,6 +28,15 @@ if (import.meta.webpackHot) {
     return entry.proxy;
   };
 ${swaps}
+  import.meta.webpackHot.dispose((data: any) => {
+    data.deskUpdated = true;
+  });
+  import.meta.webpackHot.accept();
+  if (import.meta.webpackHot.data?.deskUpdated) {
+    setTimeout(() => {
+      window.dispatchEvent(new CustomEvent('desk:remote-updated', { detail: { service: ${JSON.stringify(service)} } }));
+    }, 0);
+  }
 }
 `;
 };

@@ -12,5 +12,6 @@ export {
   FirstScreenPlugin,
   firstScreenFiles,
 } from './first-screen-plugin';
+export { optimization, TERSER_OPTIONS } from './minify';
 export type { SharedEntry, SharedRole } from './shared';
 export { PLATFORM_ROOT, platformDependencies, SHARED_SINGLETONS, sharedSingletons } from './shared';

@@ -31,6 +31,15 @@ describe('hot update loaders', () => {
     expect(out).toContain('"notes:/ui/NoteForm.tsx:" + name');
   });
 
+  it('makes a component module accept its own updates and tell the Desk, so a lazy view keeps its state', () => {
+    const out = hotComponents.call(
+      context('/app/ui/NoteForm.tsx'),
+      'export function NoteForm() { return null; }',
+    );
+    expect(out).toContain('import.meta.webpackHot.accept();');
+    expect(out).toContain(`new CustomEvent('desk:remote-updated', { detail: { service: "notes" } })`);
+  });
+
   it('leaves a module without components alone, and makes the views module announce updates', () => {
     expect(hotComponents.call(context('/app/ui/util.tsx'), 'export const x = 1;\n')).toBe(
       'export const x = 1;\n',

@@ -1,5 +1,7 @@
 /** Remote loading: the services' UI remotes through the Module Federation runtime. */
 
+export type { HintDocument } from './entry-hint';
+export { hintEntry } from './entry-hint';
 export type { IntegrityCheck } from './integrity';
 export { verifyIntegrity } from './integrity';
 export type { OverridePolicy, OverrideResult, OverrideStorage } from './overrides';

@@ -10,6 +10,7 @@ import { createInstance, getInstance } from '@module-federation/enhanced/runtime
 import type { ServiceManifest } from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { Hooks } from '../hooks';
+import { hintEntry } from './entry-hint';
 import { entryKey, integrityPlugin, type ScriptPlugin, verifyIntegrity } from './integrity';
 import {
   describeMismatch,
@@ -235,10 +236,13 @@ export class RemoteLoader {
   }
 
   /**
-   * A prewarm warmer (`discovery.prewarm(services, { warmers: [loader.warm] })`): registers and preloads the
-   * service's remote, and does nothing for a data-only service.
+   * A prewarm warmer (`discovery.prewarm(services, { warmers: [loader.warm] })`): registers the service's
+   * remote and, in a browser, hints its entry to the browser (`<link rel="preload" as="script">`, with the
+   * published integrity). It runs no remote code: the entry executes when a screen loads one of its modules
+   * ({@link load}). Does nothing for a data-only service.
    */
-  warm = async (service: string, manifest: Pick<ServiceManifest, 'url'>): Promise<void> => {
-    if (this.register(service, manifest)) await this.preload(service);
+  warm = async (service: string, manifest: Pick<ServiceManifest, 'url' | 'integrity'>): Promise<void> => {
+    if (!this.register(service, manifest) || !manifest.url) return;
+    hintEntry(manifest.url, manifest.integrity);
   };
 }

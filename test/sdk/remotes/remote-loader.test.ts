@@ -111,15 +111,28 @@ describe('RemoteLoader', () => {
     await expect(loader.preload('crm')).rejects.toMatchObject({ code: 'remote_not_registered' });
   });
 
-  it('preloads through the runtime and serves as a prewarm warmer', async () => {
+  it('preloads through the runtime when asked to', async () => {
+    const { runtime, calls } = fakeRuntime({});
+    const loader = new RemoteLoader({ runtime });
+    loader.register('crm', { url: 'http://desk.test/crm.js' });
+    loader.register('dead', { url: 'http://desk.test/dead.js' });
+
+    await loader.preload('crm');
+    expect(calls.preload).toEqual([[{ nameOrAlias: 'crm' }]]);
+    await expect(loader.preload('dead')).rejects.toMatchObject({ code: 'remote_load_failed' });
+  });
+
+  it('warms a service by registering its remote only: no entry is preloaded or loaded (no document here)', async () => {
     const { runtime, calls } = fakeRuntime({});
     const loader = new RemoteLoader({ runtime });
     await loader.warm('crm', { url: 'http://desk.test/crm.js' });
     await loader.warm('stock', { url: null });
-    loader.register('dead', { url: 'http://desk.test/dead.js' });
 
-    expect(calls.preload).toEqual([[{ nameOrAlias: 'crm' }]]);
-    await expect(loader.preload('dead')).rejects.toMatchObject({ code: 'remote_load_failed' });
+    expect(loader.isRegistered('crm')).toBe(true);
+    expect(loader.isRegistered('stock')).toBe(false);
+    expect(calls.register).toEqual([[[{ name: 'crm', entry: 'http://desk.test/crm.js' }], { force: false }]]);
+    expect(calls.preload).toEqual([]);
+    expect(calls.load).toEqual([]);
   });
 
   it('fails an unreachable remote with remote_load_failed through the real Module Federation runtime', async () => {

@@ -1,0 +1,54 @@
+/**
+ * The generic list's bulk actions: the bar shown while rows are selected (how many, Delete, Clear selection)
+ * and the dialog that confirms the delete.
+ */
+import { countOf } from '../../words/plural';
+import { ConfirmDialog } from '../ConfirmDialog';
+import type { BulkSelection } from './use-bulk-selection';
+
+/** Props of {@link BulkBar} and {@link BulkDeleteConfirm}. */
+export interface BulkProps {
+  /** The DocType's label (`Customer`). */
+  label: string;
+  selection: BulkSelection;
+}
+
+/** The selection bar; nothing while no row is selected. */
+export function BulkBar({ label, selection }: BulkProps): React.JSX.Element | null {
+  if (selection.selected.size === 0) return null;
+  return (
+    <section className="desk-bulk" aria-label="Selection">
+      <span>{countOf(selection.selected.size, label)} selected</span>
+      <button
+        type="button"
+        className="desk-button desk-button--danger"
+        onClick={() => selection.setConfirming(true)}
+      >
+        Delete
+      </button>
+      <button
+        type="button"
+        className="desk-button desk-button--link"
+        onClick={() => selection.setSelected(new Set())}
+      >
+        Clear selection
+      </button>
+    </section>
+  );
+}
+
+/** The delete's confirmation dialog; nothing until Delete was pressed. */
+export function BulkDeleteConfirm({ label, selection }: BulkProps): React.JSX.Element | null {
+  if (!selection.confirming) return null;
+  return (
+    <ConfirmDialog
+      title={`Delete ${countOf(selection.selected.size, label)}?`}
+      confirmLabel="Delete"
+      busy={selection.deleting}
+      onCancel={() => selection.setConfirming(false)}
+      onConfirm={() => void selection.deleteSelected()}
+    >
+      <p>This cannot be undone.</p>
+    </ConfirmDialog>
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * The generic list's model, free of React: which fields are columns, the Refine filters a list state asks
+ * for, and how a cell shows its value.
+ */
+import type { CrudFilter } from '@refinedev/core';
+import type { FieldSchema } from '../../../protocol';
+import { type DeskField, deskFields, formatDateTime, linkTarget } from '../../fields';
+import type { LinkTitles } from '../../hooks/use-link-titles';
+import { DEFAULT_PAGE_SIZE, type ListState } from '../../routing/route';
+
+/** Page sizes offered to the user. */
+export const PAGE_SIZES = [10, DEFAULT_PAGE_SIZE, 50] as const;
+
+/** Field types a filter matches exactly (`eq`); every other type matches as a substring (`contains`). */
+const EXACT_FILTER_TYPES = ['select', 'boolean', 'int', 'float', 'currency', 'link', 'date'];
+
+/** The columns of a list: fields flagged `inList`, else the first four fields; the title field first. */
+export function listColumns(schema: { fields: readonly FieldSchema[]; titleField: string }): DeskField[] {
+  const fields = deskFields(schema);
+  const flagged = fields.filter((f) => f.inList);
+  const columns = flagged.length > 0 ? flagged : fields.slice(0, 4);
+  const title = fields.find((f) => f.name === schema.titleField);
+  return title && !columns.includes(title) ? [title, ...columns] : columns;
+}
+
+/** The columns a list offers a filter for: every column but checks and the title (the search covers it). */
+export function filterableColumns(columns: readonly DeskField[], titleField: string): DeskField[] {
+  return columns.filter((f) => f.type !== 'boolean' && f.name !== titleField);
+}
+
+/**
+ * Refine filters from the list state: `eq` for selects, checks, numbers and links, `contains` for text,
+ * and the search text as `contains` on the title field; blanks are dropped.
+ */
+export function toFilters(fields: readonly DeskField[], state: ListState, titleField: string): CrudFilter[] {
+  const filters: CrudFilter[] = [];
+  for (const field of fields) {
+    const value = state.filters[field.name]?.trim();
+    if (!value) continue;
+    const exact = EXACT_FILTER_TYPES.includes(field.type);
+    filters.push({ field: field.name, operator: exact ? 'eq' : 'contains', value });
+  }
+  const q = state.q?.trim();
+  if (q) filters.push({ field: titleField, operator: 'contains', value: q });
+  return filters;
+}
+
+/** The text of one cell: checks as Yes/No, date-times formatted, linked records as their titles. */
+export function displayValue(field: DeskField, value: unknown, titles: LinkTitles): string {
+  if (value === undefined || value === null || value === '') return '';
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (field.type === 'datetime') return formatDateTime(value);
+  const target = linkTarget(field);
+  if (target) return titles[target]?.[String(value)] ?? String(value);
+  return String(value);
+}
