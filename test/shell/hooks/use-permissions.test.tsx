@@ -6,8 +6,8 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { usePermissions } from '../../../src/shell/hooks/use-permissions';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
-import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
-import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import { startBackend, type TestBackend } from '../../sdk/helpers';
+import { newTestPlatform } from '../support/desk-frame';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -15,17 +15,6 @@ beforeAll(async () => {
 });
 afterEach(cleanup);
 afterAll(() => backend.server.close());
-
-function newPlatform(): DeskPlatform {
-  return createPlatform({
-    mode: 'monolith',
-    gatewayUrl: ORIGIN,
-    deskBase: '/desk/',
-    coreServices: [],
-    securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
-    version: 'test',
-  });
-}
 
 function Probe() {
   const permissions = usePermissions();
@@ -40,7 +29,7 @@ function Probe() {
 
 describe('usePermissions', () => {
   it("answers from the session's whoami without a request of its own", async () => {
-    const platform = newPlatform();
+    const platform = newTestPlatform();
     platform.session.signedIn({
       user: 'sales.user',
       roles: ['Sales User'],
@@ -59,7 +48,7 @@ describe('usePermissions', () => {
   });
 
   it('asks whoami once when the session carries no roles', async () => {
-    const platform = newPlatform();
+    const platform = newTestPlatform();
     await platform.login('Administrator', 'admin');
     platform.session.signedIn('Administrator');
     const before = backend.to('/api/method/whoami', 'GET').length;

@@ -10,9 +10,9 @@ import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/c
 import { createQueryClient } from '../../../src/shell/views/App';
 import { ORIGIN } from '../../sdk/helpers';
 
-/** A signed-in platform on the test backend's origin, with no core services. */
-export function testPlatform(): DeskPlatform {
-  const platform = createPlatform({
+/** A platform on the test backend's origin, with no core services, whose session is still being checked. */
+export function newTestPlatform(): DeskPlatform {
+  return createPlatform({
     mode: 'monolith',
     gatewayUrl: ORIGIN,
     deskBase: '/desk/',
@@ -20,6 +20,11 @@ export function testPlatform(): DeskPlatform {
     securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
     version: 'test',
   });
+}
+
+/** A platform as {@link newTestPlatform}, signed in as Administrator. */
+export function testPlatform(): DeskPlatform {
+  const platform = newTestPlatform();
   platform.session.signedIn('Administrator');
   return platform;
 }

@@ -7,12 +7,12 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
-import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import type { DeskPlatform } from '../../../src/shell/platform/create-platform';
 import type { RemoteViews } from '../../../src/shell/remote-contract';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { DocTypePage } from '../../../src/shell/views/DocTypePage';
-import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
-import { preloadRemoteScope } from '../support/desk-frame';
+import { startBackend, type TestBackend } from '../../sdk/helpers';
+import { newTestPlatform, preloadRemoteScope } from '../support/desk-frame';
 
 let backend: TestBackend;
 let seededItems: string[];
@@ -55,14 +55,7 @@ function renderItemList(platform: DeskPlatform) {
 }
 
 function platformWithStockViews(views: RemoteViews | Error): DeskPlatform {
-  const platform = createPlatform({
-    mode: 'monolith',
-    gatewayUrl: ORIGIN,
-    deskBase: '/desk/',
-    coreServices: [],
-    securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
-    version: 'test',
-  });
+  const platform = newTestPlatform();
   // The Desk renders DocType screens only when signed in (metadata needs a session).
   platform.session.signedIn('Administrator');
   // Stands in for the stock remote's `./views` module (no remote script runs in jsdom): its exports, or

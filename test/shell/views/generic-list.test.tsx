@@ -9,10 +9,11 @@ import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
-import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import type { DeskPlatform } from '../../../src/shell/platform/create-platform';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { GenericList } from '../../../src/shell/views/GenericList';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import { testPlatform } from '../support/desk-frame';
 
 let backend: TestBackend;
 let warehouse: DocTypeSchema;
@@ -29,16 +30,7 @@ afterEach(() => {
 afterAll(() => backend.server.close());
 
 function platform(): DeskPlatform {
-  const p = createPlatform({
-    mode: 'monolith',
-    gatewayUrl: ORIGIN,
-    deskBase: '/desk/',
-    coreServices: [],
-    securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
-    version: 'test',
-  });
-  p.session.signedIn('Administrator');
-  return p;
+  return testPlatform();
 }
 
 describe('GenericList bulk delete', () => {

@@ -10,13 +10,14 @@ import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
-import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import type { DeskPlatform } from '../../../src/shell/platform/create-platform';
 import type { DeskRecord } from '../../../src/shell/remote-contract';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { GenericForm } from '../../../src/shell/views/GenericForm';
 import { GenericList } from '../../../src/shell/views/GenericList';
 import { ORIGIN, startBackend, storedRecord, type TestBackend } from '../../sdk/helpers';
 import '../support/css-escape';
+import { testPlatform } from '../support/desk-frame';
 
 let backend: TestBackend;
 let ticket: DocTypeSchema;
@@ -40,16 +41,7 @@ afterEach(() => {
 afterAll(() => backend.server.close());
 
 function platform(): DeskPlatform {
-  const p = createPlatform({
-    mode: 'monolith',
-    gatewayUrl: ORIGIN,
-    deskBase: '/desk/',
-    coreServices: [],
-    securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
-    version: 'test',
-  });
-  p.session.signedIn('Administrator');
-  return p;
+  return testPlatform();
 }
 
 function renderIn(p: DeskPlatform, children: React.ReactNode) {

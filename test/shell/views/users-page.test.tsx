@@ -6,9 +6,10 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
-import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import type { DeskPlatform } from '../../../src/shell/platform/create-platform';
 import { UsersPage } from '../../../src/shell/views/UsersPage';
-import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import { startBackend, type TestBackend } from '../../sdk/helpers';
+import { newTestPlatform } from '../support/desk-frame';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -16,17 +17,6 @@ beforeAll(async () => {
 });
 afterEach(cleanup);
 afterAll(() => backend.server.close());
-
-function newPlatform(): DeskPlatform {
-  return createPlatform({
-    mode: 'monolith',
-    gatewayUrl: ORIGIN,
-    deskBase: '/desk/',
-    coreServices: [],
-    securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
-    version: 'test',
-  });
-}
 
 function renderPage(platform: DeskPlatform) {
   render(
@@ -38,7 +28,7 @@ function renderPage(platform: DeskPlatform) {
 
 describe('Users page', () => {
   it('creates a user with a role, disables them and enables them again', async () => {
-    const platform = newPlatform();
+    const platform = newTestPlatform();
     await platform.login('Administrator', 'admin');
     renderPage(platform);
 
@@ -71,7 +61,7 @@ describe('Users page', () => {
   });
 
   it('refuses a user who is not a System Manager without asking the users API', async () => {
-    const platform = newPlatform();
+    const platform = newTestPlatform();
     platform.session.signedIn({ user: 'clerk', roles: ['Stock User'], permissions: {} });
     const before = backend.to('/api/method/platform.users.list', 'POST').length;
     renderPage(platform);
