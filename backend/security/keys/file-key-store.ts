@@ -1,7 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { ensureKeyDir, keyRingStamp, pemPath, readKeyRing } from './key-dir';
 import { loadKeyMaterial } from './key-material';
-import { type EncryptionKey, isUsable, type KeyStore, type KeyStoreOptions, newestFirst } from './key-store';
+import {
+  type EncryptionKey,
+  isUsable,
+  type KeyStore,
+  type KeyStoreOptions,
+  newestFirst,
+  UnknownKidReads,
+} from './key-store';
 
 /** Options of {@link FileKeyStore}. */
 export interface FileKeyStoreOptions extends KeyStoreOptions {
@@ -17,28 +24,32 @@ export interface FileKeyStoreOptions extends KeyStoreOptions {
  * The key store of a running server: `<data_dir>/keys/keyring.json` plus one `<kid>.pem` per key (0600).
  *
  * A running server picks up `m keys rotate` in two ways: every lookup re-reads the ring when its file stamp
- * changed, checked at most every `refreshMs` (5 s); and a JWE naming a kid the server does not know re-reads
- * it at once, at most every `unknownKidCooldownMs` (1 s), so a client that fetched the new key first is
- * never refused.
+ * changed, checked at most every `refreshMs` (5 s); and a JWE naming a kid the server does not hold waits
+ * for a read of the ring that started after it arrived (at most one per `unknownKidCooldownMs`, 1 s), so a
+ * client that fetched the new key first is never refused.
  */
 export class FileKeyStore implements KeyStore {
   readonly #dir: string;
   readonly #graceMs: number;
   readonly #now: () => number;
   readonly #refreshMs: number;
-  readonly #cooldownMs: number;
   #keys: EncryptionKey[] = [];
   #stamp: string | null = null;
   #checkedAt = 0;
-  #forcedAt = 0;
   #reloading?: Promise<void>;
+  readonly #unknownKidReads: UnknownKidReads;
 
   private constructor(options: FileKeyStoreOptions) {
     this.#dir = options.dir;
     this.#graceMs = options.graceMs;
     this.#now = options.now ?? Date.now;
     this.#refreshMs = options.refreshMs ?? 5_000;
-    this.#cooldownMs = options.unknownKidCooldownMs ?? 1_000;
+    this.#unknownKidReads = new UnknownKidReads(async () => {
+      // A reload under way may have read the ring before the request's kid was written: let it finish,
+      // then read again (joining only a reload that started after this read did).
+      await this.#reloading?.catch(() => {});
+      await this.#shared();
+    }, options.unknownKidCooldownMs ?? 1_000);
   }
 
   /** Opens the key directory, generating the first key pair when it holds none (first start). */
@@ -50,40 +61,39 @@ export class FileKeyStore implements KeyStore {
   }
 
   async active(): Promise<EncryptionKey> {
-    await this.#refresh(false);
+    await this.#refresh();
     const active = this.#keys.find((k) => k.retiredAt === undefined) ?? this.#keys[0];
     if (!active) throw new Error(`no encryption key in ${this.#dir}`);
     return active;
   }
 
   async usable(): Promise<EncryptionKey[]> {
-    await this.#refresh(false);
+    await this.#refresh();
     const now = this.#now();
     return this.#keys.filter((k) => isUsable(k, this.#graceMs, now));
   }
 
   async find(kid: string): Promise<EncryptionKey | undefined> {
-    await this.#refresh(false);
-    let key = this.#keys.find((k) => k.kid === kid);
-    if (!key) {
-      await this.#refresh(true);
-      key = this.#keys.find((k) => k.kid === kid);
-    }
+    const arrival = this.#unknownKidReads.arrived();
+    await this.#refresh();
+    const key = await this.#unknownKidReads.find(arrival, () => this.#keys.find((k) => k.kid === kid));
     return key && isUsable(key, this.#graceMs, this.#now()) ? key : undefined;
   }
 
-  async #refresh(unknownKid: boolean): Promise<void> {
+  /** Re-reads the ring when its last check is older than `refreshMs`. */
+  async #refresh(): Promise<void> {
     const t = Date.now();
-    if (unknownKid) {
-      if (t - this.#forcedAt < this.#cooldownMs) return;
-      this.#forcedAt = t;
-    } else if (t - this.#checkedAt < this.#refreshMs) return;
+    if (t - this.#checkedAt < this.#refreshMs) return;
     this.#checkedAt = t;
-    // One shared in-flight reload: concurrent requests wait for the same read.
+    await this.#shared();
+  }
+
+  /** One shared in-flight reload: concurrent requests wait for the same read. */
+  #shared(): Promise<void> {
     this.#reloading ??= this.#reload().finally(() => {
       this.#reloading = undefined;
     });
-    await this.#reloading;
+    return this.#reloading;
   }
 
   async #reload(): Promise<void> {

@@ -81,3 +81,63 @@ export async function withPrivateKey<T>(
     else pool.free.push(copy);
   }
 }
+
+/**
+ * Re-reads of a key ring caused by JWEs naming a kid the server does not hold: the client may have fetched
+ * the JWKS after a rotation this process has not seen yet (`m keys rotate`, another gateway). A request
+ * waits for a read that started after it arrived, since the write that made its kid came before it; at most
+ * one read starts per cooldown (a flood of unknown kids costs one read per cooldown), and waiting requests
+ * share it. A read that fails leaves the keys held as they were.
+ */
+export class UnknownKidReads {
+  readonly #read: () => Promise<void>;
+  readonly #cooldownMs: number;
+  #started = 0;
+  #lastFinished = 0;
+  #lastStartedAt = Number.NEGATIVE_INFINITY;
+  #underWay?: Promise<void>;
+
+  /** `read` re-reads the ring and applies it; `cooldownMs` is the least time between two starts. */
+  constructor(read: () => Promise<void>, cooldownMs: number) {
+    this.#read = read;
+    this.#cooldownMs = cooldownMs;
+  }
+
+  /** Taken when a request arrives, before anything it awaits: reads started up to now are too early. */
+  arrived(): number {
+    return this.#started;
+  }
+
+  /**
+   * `lookup()` as it is, or after a read of the ring that started after `arrival` (at most two reads: the
+   * one under way when the request arrived, then a fresh one).
+   */
+  async find<T>(arrival: number, lookup: () => T | undefined): Promise<T | undefined> {
+    let found = lookup();
+    while (found === undefined && this.#lastFinished <= arrival) {
+      await (this.#underWay ?? this.#start());
+      found = lookup();
+    }
+    return found;
+  }
+
+  #start(): Promise<void> {
+    const wait = this.#lastStartedAt + this.#cooldownMs - Date.now();
+    const read = (async () => {
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const id = ++this.#started;
+      this.#lastStartedAt = Date.now();
+      try {
+        await this.#read();
+      } catch {
+        // Unreadable for now (NATS unreachable, a file being replaced): the kid stays unknown and the
+        // request is refused with `unknown_key`; the keys held keep serving.
+      } finally {
+        this.#lastFinished = id;
+        this.#underWay = undefined;
+      }
+    })();
+    this.#underWay = read;
+    return read;
+  }
+}

@@ -3,7 +3,14 @@ import type { KeyValueStore, KvEntry } from '../../bus/bus';
 import { PlatformError } from '../../http/errors';
 import type { KeyEncryptionKey } from './key-encryption-key';
 import { generateKeyMaterial, loadKeyMaterial } from './key-material';
-import { type EncryptionKey, isUsable, type KeyStore, type KeyStoreOptions, newestFirst } from './key-store';
+import {
+  type EncryptionKey,
+  isUsable,
+  type KeyStore,
+  type KeyStoreOptions,
+  newestFirst,
+  UnknownKidReads,
+} from './key-store';
 
 /** KV bucket of the key ring MACROSERVICE gateways share (no TTL). */
 export const KEY_RING_BUCKET = 'platform_keys';
@@ -57,16 +64,17 @@ export class KvKeyStore implements KeyStore {
   #writtenAt = 0;
   /** Ring writes are applied one at a time, in order; an older revision than the one held is ignored. */
   #applying: Promise<void> = Promise.resolve();
-  /** Reads of the ring caused by unknown kids: how many started, the last finished, the one under way. */
-  #readsStarted = 0;
-  #lastReadFinished = 0;
-  #lastReadAt = Number.NEGATIVE_INFINITY;
-  #read?: Promise<void>;
+  /** Reads of the ring from the store caused by JWEs naming a kid not held. */
+  readonly #unknownKidReads: UnknownKidReads;
   #unwatch?: () => void;
 
   private constructor(options: KvKeyStoreOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#unknownKidReads = new UnknownKidReads(async () => {
+      const entry = await this.#o.store.get(KEY_RING_KEY);
+      if (entry) await this.#follow(entry);
+    }, options.unknownKidCooldownMs ?? 1_000);
   }
 
   /**
@@ -136,15 +144,9 @@ export class KvKeyStore implements KeyStore {
   }
 
   async find(kid: string): Promise<EncryptionKey | undefined> {
-    const readsBefore = this.#readsStarted;
+    const arrival = this.#unknownKidReads.arrived();
     await this.#applying;
-    let key = this.#keys.find((k) => k.kid === kid);
-    // Not held: wait for a read of the store that started after this request arrived (the write that made
-    // the kid came before the request). At most two: the one under way when it arrived, then a fresh one.
-    while (!key && this.#lastReadFinished <= readsBefore) {
-      await (this.#read ?? this.#readRing());
-      key = this.#keys.find((k) => k.kid === kid);
-    }
+    const key = await this.#unknownKidReads.find(arrival, () => this.#keys.find((k) => k.kid === kid));
     return key && isUsable(key, this.#o.graceMs, this.#now()) ? key : undefined;
   }
 
@@ -152,31 +154,6 @@ export class KvKeyStore implements KeyStore {
   close(): void {
     this.#unwatch?.();
     this.#unwatch = undefined;
-  }
-
-  /**
-   * Reads the ring from the store for a JWE naming a kid not held, at most once per `unknownKidCooldownMs`
-   * (a flood of unknown kids costs one read per cooldown; its requests wait for that read). NATS
-   * unreachable: the keys held keep serving.
-   */
-  #readRing(): Promise<void> {
-    const wait = this.#lastReadAt + (this.#o.unknownKidCooldownMs ?? 1_000) - Date.now();
-    const read = (async () => {
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const id = ++this.#readsStarted;
-      this.#lastReadAt = Date.now();
-      try {
-        const entry = await this.#o.store.get(KEY_RING_KEY);
-        if (entry) await this.#follow(entry);
-      } catch {
-        // NATS unreachable: the kid stays unknown and the request is refused with `unknown_key`.
-      } finally {
-        this.#lastReadFinished = id;
-        this.#read = undefined;
-      }
-    })();
-    this.#read = read;
-    return read;
   }
 
   /**

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileKeyStore } from '../../../backend/security/keys/file-key-store';
 import { readKeyRing, rotateKeyDir } from '../../../backend/security/keys/key-dir';
+import { UnknownKidReads } from '../../../backend/security/keys/key-store';
 import { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
 
 const dirs: string[] = [];
@@ -70,5 +71,68 @@ describe('MemoryKeyStore', () => {
     now = 10;
     expect(await store.find(first.kid)).toBeUndefined();
     expect((await store.usable()).map((k) => k.kid)).toEqual([second.kid]);
+  });
+});
+
+describe('UnknownKidReads', () => {
+  /** A ring whose reads take the store's state when they start and apply it when released. */
+  function ring() {
+    const state = { written: new Set<string>(), held: new Set<string>(), reads: 0 };
+    const gates: Array<() => void> = [];
+    const read = async () => {
+      state.reads++;
+      const snapshot = new Set(state.written);
+      await new Promise<void>((release) => gates.push(release));
+      state.held = snapshot;
+    };
+    const releaseAll = async () => {
+      while (gates.length > 0) {
+        gates.shift()?.();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    return { state, read, releaseAll };
+  }
+
+  it('a kid written while a read is under way is found by a second read, not refused by the stale one', async () => {
+    const { state, read, releaseAll } = ring();
+    const reads = new UnknownKidReads(read, 0);
+    const lookup = () => (state.held.has('new') ? 'new' : undefined);
+
+    const early = reads.find(reads.arrived(), lookup); // starts read 1, which sees no `new`
+    await new Promise((resolve) => setImmediate(resolve));
+    state.written.add('new'); // a rotation elsewhere; its client then sends a JWE naming it
+    const late = reads.find(reads.arrived(), lookup);
+    await releaseAll();
+
+    expect(await late).toBe('new');
+    expect(await early).toBeUndefined();
+    expect(state.reads).toBe(2);
+  });
+
+  it('requests naming unknown kids at the same time share one read', async () => {
+    const { state, read, releaseAll } = ring();
+    const reads = new UnknownKidReads(read, 0);
+    const arrivals = Array.from({ length: 20 }, () => reads.arrived());
+    const lookups = arrivals.map((arrival) => reads.find(arrival, () => undefined));
+    // One arriving after that read started cannot trust it: it waits for the next, which it would share.
+    const later = reads.find(reads.arrived(), () => undefined);
+    await releaseAll();
+
+    expect(await Promise.all(lookups)).toEqual(Array(20).fill(undefined));
+    expect(await later).toBeUndefined();
+    expect(state.reads).toBe(2);
+  });
+
+  it('a kid already held costs no read, and a failing read refuses instead of throwing', async () => {
+    let reads = 0;
+    const failing = new UnknownKidReads(async () => {
+      reads++;
+      throw new Error('store unreachable');
+    }, 0);
+    expect(await failing.find(failing.arrived(), () => 'held')).toBe('held');
+    expect(reads).toBe(0);
+    expect(await failing.find(failing.arrived(), () => undefined)).toBeUndefined();
+    expect(reads).toBe(1);
   });
 });
