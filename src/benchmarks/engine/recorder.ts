@@ -45,6 +45,17 @@ export interface IntervalSnapshot {
   activeUsers: number;
 }
 
+/** Resolution of Node's event-loop delay monitor, in ms. */
+const LAG_RESOLUTION_MS = 20;
+
+/**
+ * The delay in a value of Node's event-loop delay monitor: it records the time between two runs of its
+ * timer, which is the resolution when the loop is idle, so the delay is what exceeds the resolution.
+ */
+export function monitoredDelayMs(recordedNs: number): number {
+  return Math.max(0, recordedNs / 1e6 - LAG_RESOLUTION_MS);
+}
+
 interface Bucket {
   scenarios: Array<{ c: Omit<ScenarioInterval, 'histogram'>; h: LatencyHistogram | undefined }>;
   scheduled: number;
@@ -80,7 +91,7 @@ export class Recorder {
     private readonly encode = true,
   ) {
     if (!lagFromExecutor) {
-      this.lag = monitorEventLoopDelay({ resolution: 20 });
+      this.lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
       this.lag.enable();
     }
   }
@@ -163,7 +174,10 @@ export class Recorder {
   /** p99 and max event-loop delay since the last flush, in ms; resets them. */
   private lagOfInterval(): [number, number] {
     if (this.lag) {
-      const out: [number, number] = [this.lag.percentile(99) / 1e6, this.lag.max / 1e6];
+      const out: [number, number] = [
+        monitoredDelayMs(this.lag.percentile(99)),
+        monitoredDelayMs(this.lag.max),
+      ];
       this.lag.reset();
       return out;
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { shardUsers } from '../../../src/benchmarks/engine/executor';
 import { newHistogram, recordUs, summarize } from '../../../src/benchmarks/engine/histogram';
 import { classify, errorRate } from '../../../src/benchmarks/engine/outcome';
-import { Recorder } from '../../../src/benchmarks/engine/recorder';
+import { monitoredDelayMs, Recorder } from '../../../src/benchmarks/engine/recorder';
 import { ArrivalClock, shorthandStages } from '../../../src/benchmarks/engine/stages';
 import { Aggregator } from '../../../src/benchmarks/report/aggregate';
 
@@ -65,6 +65,14 @@ describe('Recorder and Aggregator', () => {
     const snaps = r.flush();
     r.close();
     expect(snaps.map((s) => [s.second, s.scenarios[0]!.count])).toEqual([[1, 1]]);
+  });
+});
+
+describe('generator event-loop delay', () => {
+  it("reports what exceeds the monitor's own 20 ms timer, so an idle generator shows no delay", () => {
+    expect(monitoredDelayMs(20.2e6)).toBeCloseTo(0.2, 5);
+    expect(monitoredDelayMs(19.1e6)).toBe(0);
+    expect(monitoredDelayMs(125e6)).toBe(105);
   });
 });
 
