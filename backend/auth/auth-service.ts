@@ -30,6 +30,13 @@ export interface NewSession {
   user: string;
 }
 
+/** The key of a credential in the cache of resolved credentials. */
+function cacheKeyOf(credential: Exclude<PresentedCredential, { kind: 'malformed' }>): string {
+  return credential.kind === 'api_key'
+    ? `api_key:${credential.key}:${credential.secret}`
+    : `${credential.kind}:${credential.token}`;
+}
+
 interface CacheEntry {
   principal: Principal;
   until: number;
@@ -156,13 +163,20 @@ export class AuthService {
     return constantTimeEqual(this.csrfToken(sessionToken), presented);
   }
 
+  /**
+   * The principal {@link resolve} would give, when this process resolved the credential recently and it is
+   * still cached (no I/O); undefined otherwise (then call `resolve`).
+   */
+  resolveCached(credential: PresentedCredential): Principal | undefined {
+    if (credential.kind === 'malformed') return undefined;
+    const cached = this.#cache.get(cacheKeyOf(credential));
+    return cached && cached.until > this.#now() ? cached.principal : undefined;
+  }
+
   /** The principal behind a presented credential, or undefined when it is not valid. */
   async resolve(credential: PresentedCredential): Promise<Principal | undefined> {
     if (credential.kind === 'malformed') return undefined;
-    const cacheKey =
-      credential.kind === 'api_key'
-        ? `api_key:${credential.key}:${credential.secret}`
-        : `${credential.kind}:${credential.token}`;
+    const cacheKey = cacheKeyOf(credential);
     const now = this.#now();
     const cached = this.#cache.get(cacheKey);
     if (cached && cached.until > now) return cached.principal;
