@@ -30,11 +30,20 @@ export interface NewSession {
   user: string;
 }
 
-/** The key of a credential in the cache of resolved credentials. */
+/** Cache keys of credential objects (a caller's requests share one: `presentedCredential`). */
+const cacheKeys = new WeakMap<PresentedCredential, string>();
+
+/** The key of a credential in the cache of resolved credentials, made once per credential object. */
 function cacheKeyOf(credential: Exclude<PresentedCredential, { kind: 'malformed' }>): string {
-  return credential.kind === 'api_key'
-    ? `api_key:${credential.key}:${credential.secret}`
-    : `${credential.kind}:${credential.token}`;
+  let key = cacheKeys.get(credential);
+  if (key === undefined) {
+    key =
+      credential.kind === 'api_key'
+        ? `api_key:${credential.key}:${credential.secret}`
+        : `${credential.kind}:${credential.token}`;
+    cacheKeys.set(credential, key);
+  }
+  return key;
 }
 
 interface CacheEntry {

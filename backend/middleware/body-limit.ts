@@ -66,7 +66,7 @@ export function bodyLimitStep(options: BodyLimitOptions): ChainStep {
 }
 
 function isJose(contentType: string | undefined): boolean {
-  return contentType !== undefined && contentType.toLowerCase().startsWith(JOSE_CONTENT_TYPE);
+  return contentType?.toLowerCase().startsWith(JOSE_CONTENT_TYPE) === true;
 }
 
 /** {@link bodyLimitStep} as a Hono middleware of its own. */

@@ -105,6 +105,9 @@ export function chainSteps(deps: MiddlewareDeps): ChainStep[] {
  * (a body, decryption, the idempotency store). `onError` is the app's error handler: an error a step throws
  * becomes its answer there, as Hono does between separate middleware, so the steps before it see it.
  */
-export function securityChain(deps: MiddlewareDeps, onError: ErrorHandler<AppEnv>): MiddlewareHandler<AppEnv> {
+export function securityChain(
+  deps: MiddlewareDeps,
+  onError: ErrorHandler<AppEnv>,
+): MiddlewareHandler<AppEnv> {
   return foldSteps(chainSteps(deps), onError);
 }

@@ -87,11 +87,7 @@ export function rateLimitStep(options: RateLimitOptions): ChainStep {
       const address = clientAddress(c, trusted);
       const failed = failures.peek(address);
       const window =
-        failed && failed.count >= options.max
-          ? failed
-          : hash
-            ? principals.hit(hash)
-            : addresses.hit(address);
+        failed && failed.count >= options.max ? failed : hash ? principals.hit(hash) : addresses.hit(address);
       if (window === failed || window.count > options.max) {
         const seconds = Math.max(1, Math.ceil((window.resetAt - now()) / 1000));
         c.header('Retry-After', String(seconds));

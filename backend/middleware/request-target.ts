@@ -35,7 +35,8 @@ export function requestTargetStep(): ChainStep {
       if (!isStorableText(decode(path))) throw invalidCharacters('The path');
       if (query !== -1) {
         for (const pair of target.slice(query + 1).split('&')) {
-          if (!isStorableText(decode(pair.replaceAll('+', ' ')))) throw invalidCharacters('A query parameter');
+          if (!isStorableText(decode(pair.replaceAll('+', ' '))))
+            throw invalidCharacters('A query parameter');
         }
       }
       return undefined;
