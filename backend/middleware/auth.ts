@@ -27,7 +27,8 @@ export const PUBLIC_API_PATHS = [LOGIN_PATH, '/api/openapi.json'] as const;
 export function requiresPrincipal(path: string): boolean {
   if (!path.startsWith('/api/') && path !== '/api') return false;
   if ((PUBLIC_API_PATHS as readonly string[]).includes(path)) return false;
-  return !PUBLIC_API_PREFIXES.some((p) => path.startsWith(p));
+  for (const prefix of PUBLIC_API_PREFIXES) if (path.startsWith(prefix)) return false;
+  return true;
 }
 
 /** The one 401 body: a wrong password, an expired session and a malformed header all look the same. */
