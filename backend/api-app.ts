@@ -9,7 +9,7 @@ import { gatewayRoutes } from './gateway/routes';
 import { CachedRouter } from './http/cached-router';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
-import { middlewareChain } from './middleware/chain';
+import { securityChain } from './middleware/chain';
 import { openapiRoutes } from './openapi/routes';
 import { permissionRoutes, rolesOf } from './permissions/routes';
 import { searchRoutes } from './search/routes';
@@ -33,15 +33,17 @@ export interface CreateApiAppOptions {
 
 /**
  * The platform's API as one Hono app: the priority-ordered middleware chain (declared once in
- * `middleware/chain.ts`), then the route groups. Nothing here reads files or loads a Node module, so the
+ * `middleware/chain.ts`, mounted as one middleware), then the route groups. Nothing here reads files or loads a Node module, so the
  * offline mocks run this very app inside a browser (mocks/support/create-mock-backend.ts); the server adds
  * the Desk's file-serving routes through `frontend` (see `createApp`).
  */
 export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ router: new CachedRouter() });
-  app.onError(handleError(ctx.log));
+  const onError = handleError(ctx.log);
+  app.onError(onError);
   app.notFound(notFound);
-  for (const middleware of middlewareChain(ctx)) app.use('*', middleware);
+  // The eight middleware of the table, folded into one (`securityChain`): one handler on every path.
+  app.use('*', securityChain(ctx, onError));
   const { keys, policy, auth, users, loginThrottle, hashGate } = ctx.security;
   const payloadEncryption = ctx.config.security.payload_encryption;
   app.route('/', securityRoutes({ payloadEncryption, keys, policy }));

@@ -62,11 +62,13 @@ export function listen(options: StartServerOptions): Promise<ListeningServer> {
   let current: FetchApp | undefined;
   // Malformed requests get the one JSON error shape too: those the adapter cannot turn into a Request
   // (errorHandler) and those node's HTTP parser refuses (clientError).
+  // Once the app is there, a request goes straight to its fetch (no async wrapper: a Response the app gives
+  // synchronously takes the adapter's synchronous path).
   const listener = getRequestListener(
-    async (request, env) => {
-      const app = current ?? (await supplied);
-      return app ? app.fetch(request, env as HttpBindings) : unavailable();
-    },
+    (request, env) =>
+      current
+        ? current.fetch(request, env as HttpBindings)
+        : supplied.then((app) => (app ? app.fetch(request, env as HttpBindings) : unavailable())),
     { errorHandler: adapterErrorResponse },
   );
   const server: Server = createServer(listener);

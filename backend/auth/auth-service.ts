@@ -30,6 +30,22 @@ export interface NewSession {
   user: string;
 }
 
+/** Cache keys of credential objects (a caller's requests share one: `presentedCredential`). */
+const cacheKeys = new WeakMap<PresentedCredential, string>();
+
+/** The key of a credential in the cache of resolved credentials, made once per credential object. */
+function cacheKeyOf(credential: Exclude<PresentedCredential, { kind: 'malformed' }>): string {
+  let key = cacheKeys.get(credential);
+  if (key === undefined) {
+    key =
+      credential.kind === 'api_key'
+        ? `api_key:${credential.key}:${credential.secret}`
+        : `${credential.kind}:${credential.token}`;
+    cacheKeys.set(credential, key);
+  }
+  return key;
+}
+
 interface CacheEntry {
   principal: Principal;
   until: number;
@@ -156,13 +172,20 @@ export class AuthService {
     return constantTimeEqual(this.csrfToken(sessionToken), presented);
   }
 
+  /**
+   * The principal {@link resolve} would give, when this process resolved the credential recently and it is
+   * still cached (no I/O); undefined otherwise (then call `resolve`).
+   */
+  resolveCached(credential: PresentedCredential): Principal | undefined {
+    if (credential.kind === 'malformed') return undefined;
+    const cached = this.#cache.get(cacheKeyOf(credential));
+    return cached && cached.until > this.#now() ? cached.principal : undefined;
+  }
+
   /** The principal behind a presented credential, or undefined when it is not valid. */
   async resolve(credential: PresentedCredential): Promise<Principal | undefined> {
     if (credential.kind === 'malformed') return undefined;
-    const cacheKey =
-      credential.kind === 'api_key'
-        ? `api_key:${credential.key}:${credential.secret}`
-        : `${credential.kind}:${credential.token}`;
+    const cacheKey = cacheKeyOf(credential);
     const now = this.#now();
     const cached = this.#cache.get(cacheKey);
     if (cached && cached.until > now) return cached.principal;

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { getCookie } from 'hono/cookie';
+import { parse as parseCookie } from 'hono/utils/cookie';
 import { sha256 } from './digest';
 
 export { sha256 } from './digest';
@@ -22,38 +22,68 @@ const TOKEN_AUTH = /^token ([A-Za-z0-9_-]{1,128}):([A-Za-z0-9_-]{1,256})$/i;
 const BEARER_AUTH = /^bearer ([A-Za-z0-9._~+/-]{1,1024}=*)$/i;
 
 /**
- * What each request presented, so the middleware that all ask (rate limit, body limit, CSRF, auth) parse the
- * headers once. Keyed by the request object, so an entry goes with its request.
+ * What a request presented, kept on the request object itself, so the middleware that all ask (rate limit,
+ * body limit, CSRF, auth) read the headers once and the answer goes with its request.
  */
-const presented = new WeakMap<Request, PresentedCredential | null>();
+const PRESENTED = Symbol('presentedCredential');
+type WithPresented = Request & { [PRESENTED]?: PresentedCredential | null };
 
 /** Reads the presented credential from headers only (no body, no database); parsed once per request. */
 export function presentedCredential(c: Context): PresentedCredential | undefined {
-  const request = c.req.raw;
-  let credential = presented.get(request);
+  const request = c.req.raw as WithPresented;
+  let credential = request[PRESENTED];
   if (credential === undefined) {
     credential = readCredential(c) ?? null;
-    presented.set(request, credential);
+    request[PRESENTED] = credential;
   }
   return credential ?? undefined;
 }
 
+/**
+ * Credentials parsed from recently seen `Authorization` and `Cookie` header values (bounded): a caller's
+ * requests all carry the same value, so it is parsed once and each of them gets the same frozen credential
+ * object, whose hash (below) and cache key (the AuthService's) are then remembered with it.
+ */
+const fromAuthorization = new Map<string, PresentedCredential>();
+const fromCookie = new Map<string, PresentedCredential | null>();
+const PARSED_MAX = 10_000;
+
 function readCredential(c: Context): PresentedCredential | undefined {
   const authorization = c.req.header('authorization');
   if (authorization !== undefined) {
-    const token = TOKEN_AUTH.exec(authorization);
-    if (token) return { kind: 'api_key', key: token[1]!, secret: token[2]! };
-    const bearer = BEARER_AUTH.exec(authorization);
-    if (bearer) return { kind: 'bearer', token: bearer[1]! };
-    return { kind: 'malformed' };
+    let credential = fromAuthorization.get(authorization);
+    if (credential === undefined) {
+      credential = Object.freeze(parseAuthorization(authorization));
+      if (fromAuthorization.size >= PARSED_MAX) fromAuthorization.clear();
+      fromAuthorization.set(authorization, credential);
+    }
+    return credential;
   }
-  const session = getCookie(c, SESSION_COOKIE);
-  return session ? { kind: 'session', token: session } : undefined;
+  const cookie = c.req.header('cookie');
+  if (!cookie) return undefined;
+  let credential = fromCookie.get(cookie);
+  if (credential === undefined) {
+    const session = parseCookie(cookie, SESSION_COOKIE)[SESSION_COOKIE];
+    credential = session ? Object.freeze({ kind: 'session', token: session } as const) : null;
+    if (fromCookie.size >= PARSED_MAX) fromCookie.clear();
+    fromCookie.set(cookie, credential);
+  }
+  return credential ?? undefined;
+}
+
+function parseAuthorization(authorization: string): PresentedCredential {
+  const token = TOKEN_AUTH.exec(authorization);
+  if (token) return { kind: 'api_key', key: token[1]!, secret: token[2]! };
+  const bearer = BEARER_AUTH.exec(authorization);
+  if (bearer) return { kind: 'bearer', token: bearer[1]! };
+  return { kind: 'malformed' };
 }
 
 /** Hashes of recently presented credentials: one caller's requests hash its credential once. */
 const recentHashes = new Map<string, string>();
 const RECENT_HASHES_MAX = 10_000;
+/** The hash of each credential object (a caller's requests share one, see above). */
+const hashOf = new WeakMap<PresentedCredential, string>();
 
 function cachedSha256(text: string): string {
   let hash = recentHashes.get(text);
@@ -71,14 +101,22 @@ function cachedSha256(text: string): string {
  * raw header, so they do not all share one bucket.
  */
 export function credentialHash(c: Context, credential: PresentedCredential): string {
+  if (credential.kind === 'malformed') return sha256(`malformed:${c.req.header('authorization') ?? ''}`);
+  let hash = hashOf.get(credential);
+  if (hash === undefined) {
+    hash = cachedSha256(credentialText(credential));
+    hashOf.set(credential, hash);
+  }
+  return hash;
+}
+
+function credentialText(credential: Exclude<PresentedCredential, { kind: 'malformed' }>): string {
   switch (credential.kind) {
     case 'session':
-      return cachedSha256(`session:${credential.token}`);
+      return `session:${credential.token}`;
     case 'api_key':
-      return cachedSha256(`api_key:${credential.key}:${credential.secret}`);
+      return `api_key:${credential.key}:${credential.secret}`;
     case 'bearer':
-      return cachedSha256(`bearer:${credential.token}`);
-    case 'malformed':
-      return sha256(`malformed:${c.req.header('authorization') ?? ''}`);
+      return `bearer:${credential.token}`;
   }
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../context';
 import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { noStoreJson } from '../http/json-response';
 import { readJsonBody } from '../http/read-body';
 import { requireMethod } from '../permissions/guard';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
@@ -177,8 +178,7 @@ export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hon
     }
     const kwargs = validateKwargs(method.kwargs, rest) as Record<string, unknown>;
     const message = await method.handler({ ctx, principal: c.get('principal'), args, kwargs });
-    c.header('Cache-Control', 'no-store');
-    return c.json({ message: message ?? null });
+    return noStoreJson({ message: message ?? null });
   });
 
   return routes;

@@ -7,6 +7,12 @@ import { bodyTooLarge, type DiscoveryLimits, lookupOwner, remotesMap } from './o
 import { readTextLimited } from './read-limited';
 import type { ServiceDirectory } from './service-directory';
 
+/** Status and headers of a discovery query's answer (shared: nothing changes them). */
+const ANSWER_INIT: ResponseInit = {
+  status: 200,
+  headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+};
+
 /** What {@link gatewayRoutes} reads: the directory it answers from and the request limits. */
 export interface GatewayRouteDeps {
   directory: ServiceDirectory;
@@ -60,8 +66,9 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
       }
       raw = await readTextLimited(c, limits.maxBodyBytes, () => bodyTooLarge(limits));
     }
-    const bytes = answers.answerBytes(raw) as Uint8Array<ArrayBuffer>;
-    return c.body(bytes, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    // The kept bytes with a plain header object: the adapter writes them as they are, without building a
+    // Headers object to read them back from (nothing before this route sets a header on a successful request).
+    return new Response(answers.answerBytes(raw) as Uint8Array<ArrayBuffer>, ANSWER_INIT);
   });
 
   routes.get('/api/gateway/discovery/:resource', (c) => {

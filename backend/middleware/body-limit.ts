@@ -1,9 +1,10 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import { presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readLimitedBody } from '../http/read-limited-body';
+import { type ChainStep, stepMiddleware } from './step';
 
 /** Options of {@link bodyLimit}. */
 export interface BodyLimitOptions {
@@ -26,33 +27,49 @@ export function bodyTooLarge(maxBytes: number): PlatformError {
   });
 }
 
+/** Reads a chunked body up to `limit` into Hono's body cache (413 past it); the request goes on. */
+async function readChunked(c: Context<AppEnv>, limit: number): Promise<undefined> {
+  await readLimitedBody(c, limit, () => bodyTooLarge(limit));
+  return undefined;
+}
+
 /**
  * BodyLimitMiddleware (priority 12, docs/security.md#middleware-chain): every request body is limited before
  * anything parses it. A request without a credential gets the small limit (sign-in needs a few hundred bytes),
  * one with a credential `server.max_body_bytes` (an encrypted one `max_jwe_bytes`). Whether the credential is
  * valid is not known yet and does not matter: the limit only bounds memory.
  *
- * A declared `Content-Length` over the limit is refused at once, before a byte is read. A body without one
- * (chunked) is read here, streamed and cut off at the limit, and kept for the handler, so no reader ever holds
- * more than the limit. Memory is therefore bounded by the limit times the concurrent requests.
+ * A declared `Content-Length` over the limit is refused at once, before a byte is read (synchronously). A body
+ * without one (chunked) is read here, streamed and cut off at the limit, and kept for the handler, so no reader
+ * ever holds more than the limit. Memory is therefore bounded by the limit times the concurrent requests.
  */
-export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler<AppEnv> {
-  return async function bodyLimit(c, next) {
-    const method = c.req.method;
-    const declared = c.req.header('content-length');
-    const chunked = c.req.header('transfer-encoding') !== undefined;
-    if (declared === undefined && !chunked) return next();
-    const anonymous = presentedCredential(c) === undefined;
-    const jose = (c.req.header('content-type') ?? '').toLowerCase().startsWith(JOSE_CONTENT_TYPE);
-    const limit = anonymous
-      ? options.maxAnonymousBodyBytes
-      : jose
-        ? Math.max(options.maxJweBytes, options.maxBodyBytes)
-        : options.maxBodyBytes;
-    if (declared !== undefined && !(Number(declared) <= limit)) throw bodyTooLarge(limit);
-    if (declared === undefined && method !== 'GET' && method !== 'HEAD') {
-      await readLimitedBody(c, limit, () => bodyTooLarge(limit));
-    }
-    return next();
+export function bodyLimitStep(options: BodyLimitOptions): ChainStep {
+  return {
+    name: 'bodyLimit',
+    enter(c) {
+      const declared = c.req.header('content-length');
+      if (declared === undefined && c.req.header('transfer-encoding') === undefined) return undefined;
+      const anonymous = presentedCredential(c) === undefined;
+      const limit = anonymous
+        ? options.maxAnonymousBodyBytes
+        : isJose(c.req.header('content-type'))
+          ? Math.max(options.maxJweBytes, options.maxBodyBytes)
+          : options.maxBodyBytes;
+      if (declared !== undefined) {
+        if (!(Number(declared) <= limit)) throw bodyTooLarge(limit);
+        return undefined;
+      }
+      const method = c.req.method;
+      return method === 'GET' || method === 'HEAD' ? undefined : readChunked(c, limit);
+    },
   };
+}
+
+function isJose(contentType: string | undefined): boolean {
+  return contentType?.toLowerCase().startsWith(JOSE_CONTENT_TYPE) === true;
+}
+
+/** {@link bodyLimitStep} as a Hono middleware of its own. */
+export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler<AppEnv> {
+  return stepMiddleware(bodyLimitStep(options));
 }

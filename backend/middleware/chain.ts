@@ -1,27 +1,34 @@
-import type { MiddlewareHandler } from 'hono';
+import type { ErrorHandler, MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
-import { auth } from './auth';
-import { bodyLimit } from './body-limit';
-import { csrf } from './csrf';
-import { hostCheck } from './host-check';
-import { idempotency } from './idempotency';
-import { payloadDecryption } from './payload-decryption';
-import { rateLimit } from './rate-limit';
-import { requestTarget } from './request-target';
+import { authStep } from './auth';
+import { bodyLimitStep } from './body-limit';
+import { csrfStep } from './csrf';
+import { hostCheckStep } from './host-check';
+import { idempotencyStep } from './idempotency';
+import { payloadDecryptionStep } from './payload-decryption';
+import { rateLimitStep } from './rate-limit';
+import { requestTargetStep } from './request-target';
+import { type ChainStep, foldSteps, stepMiddleware } from './step';
 
 /** What the middleware table reads: the configuration and the security services. */
 export type MiddlewareDeps = Pick<AppContext, 'config' | 'security'>;
 
 /**
  * One row of the middleware table: a middleware of docs/security.md#middleware-chain, its priority, and how
- * to build it from the context.
+ * to build it from the context, as a step of the folded chain (`step`) or as a Hono middleware of its own
+ * (`factory`, the same behaviour).
  */
 export interface MiddlewareEntry {
   name: string;
   /** Lower runs first (docs/security.md#middleware-chain). */
   priority: number;
+  step(deps: MiddlewareDeps): ChainStep;
   factory(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>;
+}
+
+function entry(name: string, priority: number, step: (deps: MiddlewareDeps) => ChainStep): MiddlewareEntry {
+  return { name, priority, step, factory: (deps) => stepMiddleware(step(deps)) };
 }
 
 /**
@@ -29,68 +36,78 @@ export interface MiddlewareEntry {
  * this order is safe). This is the only place the order is declared.
  */
 export const MIDDLEWARE: readonly MiddlewareEntry[] = [
-  { name: 'HostCheckMiddleware', priority: 5, factory: ({ config }) => hostCheck(config) },
-  { name: 'RequestTargetMiddleware', priority: 6, factory: () => requestTarget() },
-  {
-    name: 'RateLimitMiddleware',
-    priority: 10,
-    factory: ({ config }) =>
-      rateLimit({
-        enabled: config.security.rate_limit.enabled,
-        windowMs: config.security.rate_limit.window_seconds * 1000,
-        max: config.security.rate_limit.max_requests,
-        trustedProxies: config.security.trusted_proxies,
-      }),
-  },
-  {
-    name: 'BodyLimitMiddleware',
-    priority: 12,
-    factory: ({ config }) =>
-      bodyLimit({
-        maxBodyBytes: config.server.max_body_bytes,
-        maxAnonymousBodyBytes: config.server.max_anonymous_body_bytes,
-        maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
-      }),
-  },
-  {
-    name: 'PayloadDecryptionMiddleware',
-    priority: 15,
-    factory: ({ config, security }) =>
-      payloadDecryption({
-        policy: security.policy,
-        keys: security.keys,
-        replay: security.replay,
-        maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
-        maxBodyBytes: config.server.max_body_bytes,
-      }),
-  },
-  {
-    name: 'CSRFMiddleware',
-    priority: 20,
-    factory: ({ config, security }) =>
-      csrf({
-        trustedOrigins: config.security.csrf.trusted_origins,
-        publicUrl: config.server.public_url,
-        checkToken: (session, token) => security.auth.checkCsrfToken(session, token),
-      }),
-  },
-  {
-    name: 'IdempotencyMiddleware',
-    priority: 30,
-    factory: ({ config, security }) =>
-      idempotency({ store: security.idempotency, ttlMs: config.security.idempotency.ttl_seconds * 1000 }),
-  },
-  {
-    name: 'AuthMiddleware',
-    priority: 50,
-    factory: ({ security }) => auth({ resolve: (credential) => security.auth.resolve(credential) }),
-  },
+  entry('HostCheckMiddleware', 5, ({ config }) => hostCheckStep(config)),
+  entry('RequestTargetMiddleware', 6, () => requestTargetStep()),
+  entry('RateLimitMiddleware', 10, ({ config }) =>
+    rateLimitStep({
+      enabled: config.security.rate_limit.enabled,
+      windowMs: config.security.rate_limit.window_seconds * 1000,
+      max: config.security.rate_limit.max_requests,
+      trustedProxies: config.security.trusted_proxies,
+    }),
+  ),
+  entry('BodyLimitMiddleware', 12, ({ config }) =>
+    bodyLimitStep({
+      maxBodyBytes: config.server.max_body_bytes,
+      maxAnonymousBodyBytes: config.server.max_anonymous_body_bytes,
+      maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
+    }),
+  ),
+  entry('PayloadDecryptionMiddleware', 15, ({ config, security }) =>
+    payloadDecryptionStep({
+      policy: security.policy,
+      keys: security.keys,
+      replay: security.replay,
+      maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
+      maxBodyBytes: config.server.max_body_bytes,
+    }),
+  ),
+  entry('CSRFMiddleware', 20, ({ config, security }) =>
+    csrfStep({
+      trustedOrigins: config.security.csrf.trusted_origins,
+      publicUrl: config.server.public_url,
+      checkToken: (session, token) => security.auth.checkCsrfToken(session, token),
+    }),
+  ),
+  entry('IdempotencyMiddleware', 30, ({ config, security }) =>
+    idempotencyStep({ store: security.idempotency, ttlMs: config.security.idempotency.ttl_seconds * 1000 }),
+  ),
+  entry('AuthMiddleware', 50, ({ security }) =>
+    authStep({
+      resolve: (credential) => security.auth.resolve(credential),
+      cached: (credential) => security.auth.resolveCached(credential),
+    }),
+  ),
 ];
+
+/** The table's rows, lower priority first. */
+function ordered(): MiddlewareEntry[] {
+  return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority);
+}
 
 /**
  * The middleware chain in the priority order of docs/security.md#middleware-chain (lower runs first):
- * HostCheck 5, RequestTarget 6, RateLimit 10, BodyLimit 12, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50.
+ * HostCheck 5, RequestTarget 6, RateLimit 10, BodyLimit 12, PayloadDecryption 15, CSRF 20, Idempotency 30, Auth 50,
+ * each as a Hono middleware of its own.
  */
 export function middlewareChain(deps: MiddlewareDeps): MiddlewareHandler<AppEnv>[] {
-  return [...MIDDLEWARE].sort((a, b) => a.priority - b.priority).map((entry) => entry.factory(deps));
+  return ordered().map((row) => row.factory(deps));
+}
+
+/** The steps of the chain in priority order (what {@link securityChain} runs). */
+export function chainSteps(deps: MiddlewareDeps): ChainStep[] {
+  return ordered().map((row) => row.step(deps));
+}
+
+/**
+ * The whole chain as ONE Hono middleware (what the app mounts): the same steps in the same priority order with
+ * the same answers as {@link middlewareChain}, run as plain calls that await only where a step waits for I/O
+ * (a body, decryption, the idempotency store). `onError` is the app's error handler: an error a step throws
+ * becomes its answer there, as Hono does between separate middleware, so the steps before it see it.
+ */
+export function securityChain(
+  deps: MiddlewareDeps,
+  onError: ErrorHandler<AppEnv>,
+): MiddlewareHandler<AppEnv> {
+  return foldSteps(chainSteps(deps), onError);
 }

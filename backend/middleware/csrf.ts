@@ -3,6 +3,7 @@ import { CSRF_HEADER, isSafeMethod, LOGIN_PATH } from '../../src/protocol';
 import { presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { type ChainStep, stepMiddleware } from './step';
 
 /** Options of {@link csrf}. */
 export interface CsrfOptions {
@@ -29,31 +30,38 @@ function forbidden(message: string): PlatformError {
  * 3. send the token bound to its session in `X-CSRF-Token` (returned by login).
  * Requests authenticated by an `Authorization` header (API key, bearer) carry no ambient credential and are
  * exempt. Login requests get the origin checks (1, 2) only, with or without a (stale) session cookie.
+ * Synchronous.
  */
-export const csrf = (options: CsrfOptions): MiddlewareHandler<AppEnv> => {
+export function csrfStep(options: CsrfOptions): ChainStep {
   const trusted = new Set(options.trustedOrigins.map((o) => new URL(o).origin));
   if (options.publicUrl) trusted.add(new URL(options.publicUrl).origin);
-  return async function csrf(c, next) {
-    if (isSafeMethod(c.req.method)) return next();
-    const credential = presentedCredential(c);
-    // The login route: no session yet, but a cross-site login (login CSRF) is still refused by origin.
-    const isLogin = c.req.path === LOGIN_PATH;
-    if (credential?.kind !== 'session' && !isLogin) return next();
+  return {
+    name: 'csrf',
+    enter(c) {
+      if (isSafeMethod(c.req.method)) return undefined;
+      const credential = presentedCredential(c);
+      // The login route: no session yet, but a cross-site login (login CSRF) is still refused by origin.
+      const isLogin = c.req.path === LOGIN_PATH;
+      if (credential?.kind !== 'session' && !isLogin) return undefined;
 
-    const ownOrigin = new URL(c.req.url).origin;
-    const origin = c.req.header('origin');
-    const originOk = origin !== undefined && (origin === ownOrigin || trusted.has(origin));
-    if (origin !== undefined && !originOk) throw forbidden('The request origin is not allowed.');
-    const site = c.req.header('sec-fetch-site')?.toLowerCase();
-    if ((site === 'cross-site' || site === 'same-site') && !originOk) {
-      throw forbidden('Cross-site requests are not allowed.');
-    }
-    if (credential?.kind === 'session' && !isLogin) {
-      const token = c.req.header(CSRF_HEADER);
-      if (!token || !options.checkToken(credential.token, token)) {
-        throw forbidden('A valid X-CSRF-Token header is required.');
+      const ownOrigin = new URL(c.req.url).origin;
+      const origin = c.req.header('origin');
+      const originOk = origin !== undefined && (origin === ownOrigin || trusted.has(origin));
+      if (origin !== undefined && !originOk) throw forbidden('The request origin is not allowed.');
+      const site = c.req.header('sec-fetch-site')?.toLowerCase();
+      if ((site === 'cross-site' || site === 'same-site') && !originOk) {
+        throw forbidden('Cross-site requests are not allowed.');
       }
-    }
-    return next();
+      if (credential?.kind === 'session' && !isLogin) {
+        const token = c.req.header(CSRF_HEADER);
+        if (!token || !options.checkToken(credential.token, token)) {
+          throw forbidden('A valid X-CSRF-Token header is required.');
+        }
+      }
+      return undefined;
+    },
   };
-};
+}
+
+/** {@link csrfStep} as a Hono middleware of its own. */
+export const csrf = (options: CsrfOptions): MiddlewareHandler<AppEnv> => stepMiddleware(csrfStep(options));

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { PlatformConfig } from '../config/schema';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { type ChainStep, stepMiddleware } from './step';
 
 /** Host names every server answers to: a browser on the same machine cannot be DNS-rebound to them. */
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -55,15 +56,22 @@ function fromNetwork(env: unknown): boolean {
   return bindings?.incoming !== undefined || bindings?.server?.incoming !== undefined;
 }
 
+function invalidHost(): PlatformError {
+  return new PlatformError('invalid_host', 'This server does not answer to that host name.', {
+    status: 421,
+    headers: { Connection: 'close' },
+  });
+}
+
 /**
  * HostCheckMiddleware (priority 5, first in docs/security.md#middleware-chain): a request whose `Host` is not
  * one of {@link allowedHosts} is 421 `invalid_host` (RFC 9110 section 15.5.20, Misdirected Request) before
  * anything else runs. A page on an attacker's domain that rebinds its name to this server's address then
  * cannot sign in or write, even with a matching `Origin`. Only requests that came over the network are
  * checked: the same app answering inside a browser (the offline mocks) or under `app.fetch` has no Host to
- * rebind.
+ * rebind. Synchronous.
  */
-export function hostCheck(config: PlatformConfig): MiddlewareHandler<AppEnv> {
+export function hostCheckStep(config: PlatformConfig): ChainStep {
   const allowed = allowedHosts(config);
   // The answer depends only on the URL's authority: remembered per authority (bounded), so a request does not
   // parse its URL again for it.
@@ -80,13 +88,16 @@ export function hostCheck(config: PlatformConfig): MiddlewareHandler<AppEnv> {
     }
     return ok;
   };
-  return async function hostCheck(c, next) {
-    if (fromNetwork(c.env) && !isAllowed(c.req.url)) {
-      throw new PlatformError('invalid_host', 'This server does not answer to that host name.', {
-        status: 421,
-        headers: { Connection: 'close' },
-      });
-    }
-    return next();
+  return {
+    name: 'hostCheck',
+    enter(c) {
+      if (fromNetwork(c.env) && !isAllowed(c.req.url)) throw invalidHost();
+      return undefined;
+    },
   };
+}
+
+/** {@link hostCheckStep} as a Hono middleware of its own. */
+export function hostCheck(config: PlatformConfig): MiddlewareHandler<AppEnv> {
+  return stepMiddleware(hostCheckStep(config));
 }

@@ -6,6 +6,7 @@ import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import type { IdempotencyStore, StoredResponse } from '../security/idempotency/idempotency-store';
 import { mediaType } from './payload-decryption';
+import { type ChainStep, type StepOutcome, stepMiddleware } from './step';
 
 /** Options of {@link idempotency}. */
 export interface IdempotencyOptions {
@@ -58,22 +59,15 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
  * payload is 422 `idempotency_key_reused`; a run still in flight is 409 `idempotency_in_flight`. A handler that
  * throws, a 401, a 429 or a 5xx releases the key instead of storing it, so the client may retry.
  * A key that is empty, longer than 255 characters or not printable ASCII is 400 `invalid_idempotency_key`.
+ * Synchronous for a request without the header; the store is awaited only for one with it.
  */
-export const idempotency = (options: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
-  async function idempotency(c, next) {
-    if (!isMutating(c.req.method) || !c.req.raw.headers.has(IDEMPOTENCY_HEADER)) return next();
-    const key = c.req.raw.headers.get(IDEMPOTENCY_HEADER)!;
-    if (!isValidIdempotencyKey(key)) {
-      throw new PlatformError(
-        'invalid_idempotency_key',
-        'Idempotency-Key must be 1-255 printable ASCII characters.',
-        { status: 400 },
-      );
-    }
-    const caller = c.get('credentialHash');
-    if (!caller) return next();
-    const lookup = sha256([key, c.req.method, c.req.path, caller].join('\n'));
-    const result = await options.store.begin(lookup, await fingerprint(c), options.ttlMs);
+export function idempotencyStep(options: IdempotencyOptions): ChainStep {
+  const { store, ttlMs } = options;
+  /** The lookup key of each request that began a run here, until it completes or is released. */
+  const begun = new WeakMap<Context<AppEnv>, string>();
+
+  async function begin(c: Context<AppEnv>, lookup: string): Promise<StepOutcome> {
+    const result = await store.begin(lookup, await fingerprint(c), ttlMs);
     switch (result.state) {
       case 'replay':
         return replay(result.response);
@@ -89,15 +83,14 @@ export const idempotency = (options: IdempotencyOptions): MiddlewareHandler<AppE
           headers: { 'Retry-After': '1' },
         });
     }
-    try {
-      await next();
-    } catch (err) {
-      await options.store.release(lookup);
-      throw err;
-    }
+    begun.set(c, lookup);
+    return undefined;
+  }
+
+  async function finish(c: Context<AppEnv>, lookup: string): Promise<void> {
     const status = c.res.status;
     if (c.error || status === 401 || status === 429 || status >= 500) {
-      await options.store.release(lookup);
+      await store.release(lookup);
       return;
     }
     const headers: Record<string, string> = {};
@@ -105,8 +98,44 @@ export const idempotency = (options: IdempotencyOptions): MiddlewareHandler<AppE
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    await options.store.complete(lookup, { status, headers, body: await c.res.clone().text() });
+    await store.complete(lookup, { status, headers, body: await c.res.clone().text() });
+  }
+
+  return {
+    name: 'idempotency',
+    enter(c) {
+      if (!isMutating(c.req.method)) return undefined;
+      const key = c.req.header(IDEMPOTENCY_HEADER);
+      if (key === undefined) return undefined;
+      if (!isValidIdempotencyKey(key)) {
+        throw new PlatformError(
+          'invalid_idempotency_key',
+          'Idempotency-Key must be 1-255 printable ASCII characters.',
+          { status: 400 },
+        );
+      }
+      const caller = c.get('credentialHash');
+      if (!caller) return undefined;
+      return begin(c, sha256([key, c.req.method, c.req.path, caller].join('\n')));
+    },
+    leave(c) {
+      const lookup = begun.get(c);
+      if (lookup === undefined) return undefined;
+      begun.delete(c);
+      return finish(c, lookup);
+    },
+    abort(c) {
+      const lookup = begun.get(c);
+      if (lookup === undefined) return undefined;
+      begun.delete(c);
+      return store.release(lookup);
+    },
   };
+}
+
+/** {@link idempotencyStep} as a Hono middleware of its own. */
+export const idempotency = (options: IdempotencyOptions): MiddlewareHandler<AppEnv> =>
+  stepMiddleware(idempotencyStep(options));
 
 function replay(stored: StoredResponse): Response {
   const headers = new Headers(stored.headers);

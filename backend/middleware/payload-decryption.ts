@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { type ErrorCode, PlatformError } from '../http/errors';
@@ -8,6 +8,7 @@ import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
 import { parseDecryptedJson } from '../security/jwe/parse-decrypted-json';
 import type { KeyStore } from '../security/keys/key-store';
 import type { ReplayGuard } from '../security/replay/replay-guard';
+import { type ChainStep, stepMiddleware } from './step';
 
 /** Options of {@link payloadDecryption}. */
 export interface PayloadDecryptionOptions {
@@ -23,7 +24,9 @@ export interface PayloadDecryptionOptions {
 
 /** The media type of a `Content-Type` header, lower-cased and without parameters. */
 export function mediaType(header: string | undefined): string {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+  if (header === undefined) return '';
+  const semicolon = header.indexOf(';');
+  return (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase();
 }
 
 const latin1 = new TextDecoder('latin1');
@@ -48,6 +51,33 @@ function unsupported(code: ErrorCode, message: string): PlatformError {
   return new PlatformError(code, message, { status: 415 });
 }
 
+/** Reads, decrypts and parses an `application/jose` body; the handler reads the plaintext from `jsonBody`. */
+async function decrypt(c: Context<AppEnv>, options: PayloadDecryptionOptions): Promise<undefined> {
+  const bytes = await readLimitedBody(c, options.maxJweBytes);
+  const token = latin1.decode(bytes);
+  const rawPath = pathOfUrl(c.req.url);
+  const { plaintext, header } = await decryptRequestJwe(
+    token,
+    { method: c.req.method, paths: [rawPath, c.req.path] },
+    options.keys,
+  );
+  await options.replay?.check(header);
+  c.set('jsonBody', parseDecryptedJson(plaintext));
+  return undefined;
+}
+
+/** Refuses a non-empty plaintext body where the mode requires encryption. */
+async function refusePlaintext(c: Context<AppEnv>, maxBodyBytes: number): Promise<undefined> {
+  const bytes = await readLimitedBody(c, maxBodyBytes);
+  if (utf8.decode(bytes).trim() !== '') {
+    throw unsupported(
+      'encryption_required',
+      `This request must be encrypted: send a compact JWE as ${JOSE_CONTENT_TYPE}.`,
+    );
+  }
+  return undefined;
+}
+
 /**
  * PayloadDecryptionMiddleware (priority 15, docs/security.md#middleware-chain; the rules of
  * docs/security.md#rules).
@@ -58,35 +88,28 @@ function unsupported(code: ErrorCode, message: string): PlatformError {
  * - A non-empty body of any other type where the mode requires encryption (a selective route, a mutating
  *   request in strict mode, a DocType with flagged fields in metadata mode) is 415 `encryption_required`
  *   before any handler runs. The content type is never sniffed, and nothing in the request can lower the mode.
+ *
+ * Asynchronous only where it reads a body; a request it lets through without one costs a header read.
  */
-export const payloadDecryption = (options: PayloadDecryptionOptions): MiddlewareHandler<AppEnv> =>
-  async function payloadDecryption(c, next) {
-    const type = mediaType(c.req.header('content-type'));
-    if (type === JOSE_CONTENT_TYPE) {
-      if (options.policy.mode === 'disabled') {
-        throw unsupported('encryption_disabled', 'Payload encryption is disabled; send application/json.');
+export function payloadDecryptionStep(options: PayloadDecryptionOptions): ChainStep {
+  return {
+    name: 'payloadDecryption',
+    enter(c) {
+      if (mediaType(c.req.header('content-type')) === JOSE_CONTENT_TYPE) {
+        if (options.policy.mode === 'disabled') {
+          throw unsupported('encryption_disabled', 'Payload encryption is disabled; send application/json.');
+        }
+        return decrypt(c, options);
       }
-      const bytes = await readLimitedBody(c, options.maxJweBytes);
-      const token = latin1.decode(bytes);
-      const rawPath = pathOfUrl(c.req.url);
-      const { plaintext, header } = await decryptRequestJwe(
-        token,
-        { method: c.req.method, paths: [rawPath, c.req.path] },
-        options.keys,
-      );
-      await options.replay?.check(header);
-      c.set('jsonBody', parseDecryptedJson(plaintext));
-      return next();
-    }
-    const method = c.req.method;
-    if (method !== 'GET' && method !== 'HEAD' && options.policy.requiresEncryption(method, c.req.path)) {
-      const bytes = await readLimitedBody(c, options.maxBodyBytes);
-      if (utf8.decode(bytes).trim() !== '') {
-        throw unsupported(
-          'encryption_required',
-          `This request must be encrypted: send a compact JWE as ${JOSE_CONTENT_TYPE}.`,
-        );
+      const method = c.req.method;
+      if (method !== 'GET' && method !== 'HEAD' && options.policy.requiresEncryption(method, c.req.path)) {
+        return refusePlaintext(c, options.maxBodyBytes);
       }
-    }
-    return next();
+      return undefined;
+    },
   };
+}
+
+/** {@link payloadDecryptionStep} as a Hono middleware of its own. */
+export const payloadDecryption = (options: PayloadDecryptionOptions): MiddlewareHandler<AppEnv> =>
+  stepMiddleware(payloadDecryptionStep(options));

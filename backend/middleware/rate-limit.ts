@@ -4,6 +4,7 @@ import { credentialHash, presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { errorResponse } from '../http/errors';
 import { clientAddress } from './client-address';
+import { type ChainStep, stepMiddleware } from './step';
 
 /** Options of {@link rateLimit} (`[tool.platform.security.rate_limit]` and `trusted_proxies`). */
 export interface RateLimitOptions {
@@ -67,31 +68,45 @@ function isJose(contentType: string | undefined): boolean {
  * as `credentialHash` for the later middleware), else against its client address. A client that keeps
  * failing (a 400 on an `application/jose` body, i.e. a failed decryption, or a 401) is also counted in a
  * per-address failure bucket, which throttles it even when every request carries a fresh fake credential.
- * Over the limit: 429 `rate_limited` with `Retry-After` (seconds).
+ * Over the limit: 429 `rate_limited` with `Retry-After` (seconds). Synchronous, before and after the handler.
  */
-export const rateLimit = (options: RateLimitOptions): MiddlewareHandler<AppEnv> => {
+export function rateLimitStep(options: RateLimitOptions): ChainStep {
   const now = options.now ?? Date.now;
-  const requests = new WindowCounter(options.windowMs, now);
+  // Principals and addresses in buckets of their own, so a key needs no prefix (no string built per request).
+  const principals = new WindowCounter(options.windowMs, now);
+  const addresses = new WindowCounter(options.windowMs, now);
   const failures = new WindowCounter(options.windowMs, now);
   const trusted = new Set(options.trustedProxies);
-  return async function rateLimit(c, next) {
-    const credential = presentedCredential(c);
-    const hash = credential ? credentialHash(c, credential) : undefined;
-    if (hash) c.set('credentialHash', hash);
-    if (!options.enabled) return next();
-    const address = clientAddress(c, trusted);
-    const failed = failures.peek(address);
-    const window =
-      failed && failed.count >= options.max
-        ? failed
-        : requests.hit(hash ? `principal:${hash}` : `address:${address}`);
-    if (window === failed || window.count > options.max) {
-      const seconds = Math.max(1, Math.ceil((window.resetAt - now()) / 1000));
-      c.header('Retry-After', String(seconds));
-      return errorResponse(c, 429, 'rate_limited', `Too many requests; retry in ${seconds} s.`);
-    }
-    await next();
-    const status = c.res.status;
-    if (status === 401 || (status === 400 && isJose(c.req.header('content-type')))) failures.hit(address);
+  const step: ChainStep = {
+    name: 'rateLimit',
+    enter(c) {
+      const credential = presentedCredential(c);
+      const hash = credential ? credentialHash(c, credential) : undefined;
+      if (hash) c.set('credentialHash', hash);
+      if (!options.enabled) return undefined;
+      const address = clientAddress(c, trusted);
+      const failed = failures.peek(address);
+      const window =
+        failed && failed.count >= options.max ? failed : hash ? principals.hit(hash) : addresses.hit(address);
+      if (window === failed || window.count > options.max) {
+        const seconds = Math.max(1, Math.ceil((window.resetAt - now()) / 1000));
+        c.header('Retry-After', String(seconds));
+        return errorResponse(c, 429, 'rate_limited', `Too many requests; retry in ${seconds} s.`);
+      }
+      return undefined;
+    },
   };
-};
+  if (options.enabled) {
+    step.leave = (c) => {
+      const status = c.res.status;
+      if (status === 401 || (status === 400 && isJose(c.req.header('content-type')))) {
+        failures.hit(clientAddress(c, trusted));
+      }
+    };
+  }
+  return step;
+}
+
+/** {@link rateLimitStep} as a Hono middleware of its own. */
+export const rateLimit = (options: RateLimitOptions): MiddlewareHandler<AppEnv> =>
+  stepMiddleware(rateLimitStep(options));

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { invalidCharacters, isStorableText } from '../http/safe-json';
+import { type ChainStep, stepMiddleware } from './step';
 
 function invalidUrl(): PlatformError {
   return new PlatformError('invalid_url', 'The URL is not valid percent-encoded UTF-8.', { status: 400 });
@@ -19,14 +20,16 @@ function decode(part: string): string {
  * RequestTargetMiddleware (priority 6, docs/security.md#middleware-chain): the path and every query parameter
  * must decode to storable text. A broken percent-encoding (`%zz`, bytes that are not UTF-8) is 400
  * `invalid_url`; a NUL character is 400 `invalid_characters`. Without this, such values reach the database
- * and fail there as a 500.
+ * and fail there as a 500. Synchronous; a target without `%` is not copied or decoded.
  */
-export function requestTarget(): MiddlewareHandler<AppEnv> {
-  return async function requestTarget(c, next) {
-    const url = c.req.url;
-    const start = url.indexOf('/', url.indexOf('//') + 2);
-    const target = start === -1 ? '/' : url.slice(start);
-    if (target.includes('%')) {
+export function requestTargetStep(): ChainStep {
+  return {
+    name: 'requestTarget',
+    enter(c) {
+      const url = c.req.url;
+      const start = url.indexOf('/', url.indexOf('//') + 2);
+      if (start === -1 || url.indexOf('%', start) === -1) return undefined;
+      const target = url.slice(start);
       const query = target.indexOf('?');
       const path = query === -1 ? target : target.slice(0, query);
       if (!isStorableText(decode(path))) throw invalidCharacters('The path');
@@ -36,7 +39,12 @@ export function requestTarget(): MiddlewareHandler<AppEnv> {
             throw invalidCharacters('A query parameter');
         }
       }
-    }
-    return next();
+      return undefined;
+    },
   };
+}
+
+/** {@link requestTargetStep} as a Hono middleware of its own. */
+export function requestTarget(): MiddlewareHandler<AppEnv> {
+  return stepMiddleware(requestTargetStep());
 }

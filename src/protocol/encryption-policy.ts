@@ -67,8 +67,14 @@ export function requiresEncryption(
     case 'metadata':
       return isMutating(method) && hasFlaggedFields(schema);
     case 'strict':
-      return isMutating(method) && !STRICT_EXEMPT_PREFIXES.some((prefix) => path.startsWith(prefix));
+      return isMutating(method) && !startsWithAny(path, STRICT_EXEMPT_PREFIXES);
     default:
       return true;
   }
+}
+
+/** True when `path` starts with one of `prefixes` (a loop: this runs for every request). */
+function startsWithAny(path: string, prefixes: readonly string[]): boolean {
+  for (const prefix of prefixes) if (path.startsWith(prefix)) return true;
+  return false;
 }

@@ -28,5 +28,6 @@ export function globToRegExp(glob: string): RegExp {
 
 /** True when `path` (no query) matches one of the `routes` globs. */
 export function matchesRoute(path: string, routes: readonly string[]): boolean {
-  return routes.some((glob) => globToRegExp(glob).test(path));
+  for (const glob of routes) if (globToRegExp(glob).test(path)) return true;
+  return false;
 }
