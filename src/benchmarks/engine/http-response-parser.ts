@@ -13,6 +13,25 @@ export class RawHttpError extends Error {
 const CRLF2 = Buffer.from('\r\n\r\n');
 const EMPTY = Buffer.alloc(0);
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
+/** The header lines that frame a body, as searched for in the lower-cased head. */
+const CONNECTION = '\r\nconnection:';
+const TRANSFER_ENCODING = '\r\ntransfer-encoding:';
+const CONTENT_LENGTH = '\r\ncontent-length:';
+
+/** The values of every `needle` header line of a lower-cased head, joined with `, ` (undefined: none). */
+function framing(lower: string, needle: string): string | undefined {
+  let at = lower.indexOf(needle);
+  if (at < 0) return undefined;
+  let out: string | undefined;
+  while (at >= 0) {
+    const from = at + needle.length;
+    const end = lower.indexOf('\r\n', from);
+    const value = lower.slice(from, end < 0 ? undefined : end).trim();
+    out = out === undefined ? value : `${out}, ${value}`;
+    at = end < 0 ? -1 : lower.indexOf(needle, end);
+  }
+  return out;
+}
 
 /**
  * A parsed response. The header lines are split into `headers` on first access only: framing the body
@@ -60,11 +79,15 @@ function parseHeaderLines(head: string): Record<string, string | string[]> {
  */
 export class ResponseParser {
   private buf: Buffer = EMPTY;
+  /** Whether `buf` is a copy of its own rather than (a view of) a chunk as the caller passed it. */
+  private bufOwned = true;
   private status = 0;
   private headText = '';
   private bodyMode: 'none' | 'length' | 'chunked' | 'close' | undefined;
   private length = 0;
   private readonly chunks: Buffer[] = [];
+  /** How many of `chunks` are copies of their own (the others may be views of a reused read buffer). */
+  private owned = 0;
   keepAlive = true;
 
   constructor(private head: boolean) {}
@@ -73,16 +96,45 @@ export class ResponseParser {
   reset(head: boolean): void {
     this.head = head;
     this.buf = EMPTY;
+    this.bufOwned = true;
     this.status = 0;
     this.headText = '';
     this.bodyMode = undefined;
     this.length = 0;
     this.chunks.length = 0;
+    this.owned = 0;
     this.keepAlive = true;
   }
 
+  /**
+   * Reads the next bytes of the connection; returns the response once it is complete. `chunk` may be a
+   * view of a buffer the caller reuses for its next read: what is kept for later (an incomplete
+   * response's bytes) is copied, a response complete within this chunk is decoded without a copy.
+   */
   push(chunk: Buffer): HttpResponse | undefined {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    const res = this.parse(chunk);
+    if (!res) this.keep();
+    return res;
+  }
+
+  /** Copies what refers to the caller's buffer: bytes left to parse and body chunks not yet copied. */
+  private keep(): void {
+    if (!this.bufOwned && this.buf.length > 0) {
+      this.buf = Buffer.from(this.buf);
+      this.bufOwned = true;
+    }
+    for (; this.owned < this.chunks.length; this.owned++)
+      this.chunks[this.owned] = Buffer.from(this.chunks[this.owned]!);
+  }
+
+  private parse(chunk: Buffer): HttpResponse | undefined {
+    if (this.buf.length === 0) {
+      this.buf = chunk;
+      this.bufOwned = false;
+    } else if (chunk.length > 0) {
+      this.buf = Buffer.concat([this.buf, chunk]);
+      this.bufOwned = true;
+    }
     if (this.bodyMode === undefined) {
       const end = this.buf.indexOf(CRLF2);
       if (end < 0) return undefined;
@@ -91,7 +143,7 @@ export class ResponseParser {
       // An interim response (100 Continue) is followed by the real one.
       if (this.status >= 100 && this.status < 200) {
         this.bodyMode = undefined;
-        return this.buf.length > 0 ? this.push(Buffer.alloc(0)) : undefined;
+        return this.buf.length > 0 ? this.parse(EMPTY) : undefined;
       }
     }
     return this.body();
@@ -110,21 +162,10 @@ export class ResponseParser {
     this.headText = text;
     // Only the headers that frame the body are read here (see ParsedResponse).
     const lower = text.toLowerCase();
-    const framing = (name: string) => {
-      let at = lower.indexOf(`\r\n${name}:`);
-      const values: string[] = [];
-      while (at >= 0) {
-        const from = at + name.length + 3;
-        const end = lower.indexOf('\r\n', from);
-        values.push(lower.slice(from, end < 0 ? undefined : end).trim());
-        at = end < 0 ? -1 : lower.indexOf(`\r\n${name}:`, end);
-      }
-      return values.length === 0 ? undefined : values.join(', ');
-    };
-    const connection = framing('connection') ?? '';
+    const connection = framing(lower, CONNECTION) ?? '';
     this.keepAlive = m[1] === '1' ? connection !== 'close' : connection === 'keep-alive';
-    const te = framing('transfer-encoding') ?? '';
-    const cl = framing('content-length');
+    const te = framing(lower, TRANSFER_ENCODING) ?? '';
+    const cl = framing(lower, CONTENT_LENGTH);
     if (this.head || this.status === 204 || this.status === 304) this.bodyMode = 'none';
     else if (te.includes('chunked')) this.bodyMode = 'chunked';
     else if (cl !== undefined) {
