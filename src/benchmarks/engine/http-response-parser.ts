@@ -12,7 +12,14 @@ export class RawHttpError extends Error {
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 const EMPTY = Buffer.alloc(0);
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
+/** Heads are searched for in a latin1 string when the bytes read are at most this long (one decode). */
+const SMALL_READ = 4096;
+
+/** A decimal digit's value at `i` of `s`, or -1. */
+function digit(s: string, i: number): number {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : -1;
+}
 /** The header lines that frame a body, as searched for in the lower-cased head. */
 const CONNECTION = '\r\nconnection:';
 const TRANSFER_ENCODING = '\r\ntransfer-encoding:';
@@ -136,9 +143,20 @@ export class ResponseParser {
       this.bufOwned = true;
     }
     if (this.bodyMode === undefined) {
-      const end = this.buf.indexOf(CRLF2);
-      if (end < 0) return undefined;
-      this.parseHead(this.buf.toString('latin1', 0, end));
+      // A small read is decoded once and searched as a string; a large one searched as bytes.
+      let end: number;
+      let head: string;
+      if (this.buf.length <= SMALL_READ) {
+        const text = this.buf.toString('latin1');
+        end = text.indexOf('\r\n\r\n');
+        if (end < 0) return undefined;
+        head = text.slice(0, end);
+      } else {
+        end = this.buf.indexOf(CRLF2);
+        if (end < 0) return undefined;
+        head = this.buf.toString('latin1', 0, end);
+      }
+      this.parseHead(head);
       this.buf = this.buf.subarray(end + 4);
       // An interim response (100 Continue) is followed by the real one.
       if (this.status >= 100 && this.status < 200) {
@@ -156,14 +174,19 @@ export class ResponseParser {
   }
 
   private parseHead(text: string): void {
-    const m = STATUS_LINE.exec(text);
-    if (!m) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
-    this.status = Number(m[2]);
+    // `HTTP/1.<0|1> <3 digits>`
+    const minor = digit(text, 7);
+    const a = digit(text, 9);
+    const b = digit(text, 10);
+    const c = digit(text, 11);
+    if (!text.startsWith('HTTP/1.') || minor > 1 || text.charCodeAt(8) !== 32 || a < 0 || b < 0 || c < 0)
+      throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
+    this.status = a * 100 + b * 10 + c;
     this.headText = text;
     // Only the headers that frame the body are read here (see ParsedResponse).
     const lower = text.toLowerCase();
     const connection = framing(lower, CONNECTION) ?? '';
-    this.keepAlive = m[1] === '1' ? connection !== 'close' : connection === 'keep-alive';
+    this.keepAlive = minor === 1 ? connection !== 'close' : connection === 'keep-alive';
     const te = framing(lower, TRANSFER_ENCODING) ?? '';
     const cl = framing(lower, CONTENT_LENGTH);
     if (this.head || this.status === 204 || this.status === 304) this.bodyMode = 'none';
@@ -180,11 +203,10 @@ export class ResponseParser {
   private body(): HttpResponse | undefined {
     switch (this.bodyMode) {
       case 'none':
-        return this.done();
+        return new ParsedResponse(this.status, '', this.headText);
       case 'length':
         if (this.buf.length < this.length) return undefined;
-        this.chunks.push(this.buf.subarray(0, this.length));
-        return this.done();
+        return new ParsedResponse(this.status, this.buf.toString('utf8', 0, this.length), this.headText);
       case 'chunked':
         for (;;) {
           const lineEnd = this.buf.indexOf('\r\n');
