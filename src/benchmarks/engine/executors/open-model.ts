@@ -105,11 +105,10 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
     const tick = () => {
       const now = performance.now();
       if (!eager) {
-        while (
-          spawned < ids.length &&
-          spawnMs(ids[spawned]!) <= now - origin &&
-          spawnMs(ids[spawned]!) < endMs
-        )
+        // Users spawned by the latest arrival this wake-up may send (arrivals go up to EARLY_MS early:
+        // the first one, due at second 0, must find the first user).
+        const horizon = now - origin + EARLY_MS;
+        while (spawned < ids.length && spawnMs(ids[spawned]!) <= horizon && spawnMs(ids[spawned]!) < endMs)
           spawned++;
         recorder.activeUsers = spawned;
       }
