@@ -75,16 +75,21 @@ export function timedIteration(
 ): Promise<boolean> {
   const plan = runner.plan;
   let ctx: RenderContext | undefined;
-  if (runner.feeder) {
-    const row = runner.feeder.next();
-    if (!row) {
-      // A `unique` data file ran out: every further iteration says so.
-      recorder.error(plan.index, 'data_exhausted');
-      return Promise.resolve(false);
+  try {
+    if (runner.feeder) {
+      const row = runner.feeder.next();
+      if (!row) {
+        // A `unique` data file ran out: every further iteration says so.
+        recorder.error(plan.index, 'data_exhausted');
+        return Promise.resolve(false);
+      }
+      ctx = { data: row };
     }
-    ctx = { data: row };
+    if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
+  } catch (err) {
+    // As from an async function: a throw is a rejection.
+    return Promise.reject(err);
   }
-  if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
   // Promise reactions rather than an async function: one step less between the response and its record.
   const failed = (err: unknown) => {
     recorder.error(plan.index, errorCode(err));
