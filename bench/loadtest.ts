@@ -9,7 +9,10 @@
  *    with it), the same number of connections, alternating rounds; printed as harness/autocannon req/s;
  * 3. latency error: a server that answers after a fixed 50 ms and measures its own time per request (the
  *    truth); printed as reported p50/p99 minus the server's p50/p99, in microseconds, for both tools, and
- *    as the ratio of the harness's error to autocannon's.
+ *    as the ratio of the harness's error to autocannon's: closed model (as fast as the connections go) as
+ *    reported, and again with the harness's figures rounded down to whole milliseconds as autocannon
+ *    records them (the same resolution); then open model (OPEN_RATE req/s: the harness's `rate`,
+ *    autocannon's `overallRate`).
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +39,8 @@ const ROUND_S = 3;
 const ROUNDS = 3;
 const SLOW_S = 5;
 const DELAY_MS = 50;
+/** Arrival rate of the open-model latency rows (about 10 requests in flight against the 50 ms server). */
+const OPEN_RATE = 200;
 
 type Stats = { p50: number; p99: number; count: number };
 
@@ -75,13 +80,14 @@ function ask<T>(child: ChildProcess, message: string): Promise<T> {
   });
 }
 
-async function harness(url: string, path: string, seconds: number) {
+/** The harness in this process: closed model on CONNECTIONS users, or open model at `rate`. */
+async function harness(url: string, path: string, seconds: number, rate?: number) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-loadtest-'));
   try {
     const yaml = `target_url: ${url}
 auth: { mode: none }
 users: { peak: ${CONNECTIONS} }
-duration_seconds: ${seconds}
+${rate ? `rate: { requests_per_second: ${rate} }\n` : ''}duration_seconds: ${seconds}
 http: { connections: ${CONNECTIONS} }
 thresholds: { p95_ms: 60000 }
 targets: [{ type: endpoint, name: hit, method: GET, path: ${path} }]
@@ -104,8 +110,13 @@ targets: [{ type: endpoint, name: hit, method: GET, path: ${path} }]
   }
 }
 
-async function cannon(url: string, seconds: number) {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+async function cannon(url: string, seconds: number, rate?: number) {
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    ...(rate ? { overallRate: rate } : {}),
+  });
   if (r.errors > 0 || r.non2xx > 0) throw new Error('autocannon saw failures');
   return { rps: r.requests.total / seconds, p50Us: r.latency.p50 * 1000, p99Us: r.latency.p99 * 1000 };
 }
@@ -257,34 +268,62 @@ async function main() {
     console.log(`  autocannon  ${theirsRps.toFixed(0)} req/s`);
     console.log(`  ratio harness / autocannon: ${speedRatio.toFixed(2)}x (goal >= 1x)`);
 
-    const rows: string[] = [];
-    const errors: Record<string, { p50: number; p99: number }> = {};
-    for (const [name, runTool] of [
-      ['harness', () => harness(base, '/slow', SLOW_S)],
-      ['autocannon', () => cannon(`${base}/slow`, SLOW_S)],
-    ] as const) {
+    type Reported = { p50Us: number; p99Us: number };
+    type Errors = { p50: number; p99: number };
+    /** One tool's run against the 50 ms server, with the server's own record of that run. */
+    const measure = async (run: () => Promise<Reported>) => {
       child.send('reset');
       await ask<Stats>(child, 'stats'); // the reset is processed before the run starts
-      const r = await runTool();
-      const truth = await ask<Stats>(child, 'stats');
-      errors[name] = { p50: Math.abs(r.p50Us - truth.p50), p99: Math.abs(r.p99Us - truth.p99) };
-      rows.push(
-        `  ${name.padEnd(10)}  reported p50 ${r.p50Us.toFixed(0)} us, p99 ${r.p99Us.toFixed(0)} us; ` +
-          `server truth p50 ${truth.p50.toFixed(0)} us, p99 ${truth.p99.toFixed(0)} us (${truth.count} requests); ` +
-          `error p50 ${(r.p50Us - truth.p50).toFixed(0)} us (${(r.p50Us / truth.p50).toFixed(3)}x), ` +
-          `p99 ${(r.p99Us - truth.p99).toFixed(0)} us (${(r.p99Us / truth.p99).toFixed(3)}x)`,
-      );
-    }
+      const r = await run();
+      return { r, truth: await ask<Stats>(child, 'stats') };
+    };
+    const errorsOf = (r: Reported, truth: Stats): Errors => ({
+      p50: Math.abs(r.p50Us - truth.p50),
+      p99: Math.abs(r.p99Us - truth.p99),
+    });
+    const row = (name: string, r: Reported, truth: Stats) =>
+      `  ${name.padEnd(10)}  reported p50 ${r.p50Us.toFixed(0)} us, p99 ${r.p99Us.toFixed(0)} us; ` +
+      `server truth p50 ${truth.p50.toFixed(0)} us, p99 ${truth.p99.toFixed(0)} us (${truth.count} requests); ` +
+      `error p50 ${(r.p50Us - truth.p50).toFixed(0)} us (${(r.p50Us / truth.p50).toFixed(3)}x), ` +
+      `p99 ${(r.p99Us - truth.p99).toFixed(0)} us (${(r.p99Us / truth.p99).toFixed(3)}x)`;
+    const ratio = (ours: Errors, theirs: Errors) => ({
+      p50: ours.p50 / Math.max(1, theirs.p50),
+      p99: ours.p99 / Math.max(1, theirs.p99),
+    });
+    const show = (x: Errors) => `p50 ${x.p50.toFixed(2)}x, p99 ${x.p99.toFixed(2)}x`;
+
+    const closedOurs = await measure(() => harness(base, '/slow', SLOW_S));
+    const closedTheirs = await measure(() => cannon(`${base}/slow`, SLOW_S));
+    // autocannon records whole milliseconds, rounded down: the harness's figures at that resolution.
+    const floored: Reported = {
+      p50Us: Math.floor(closedOurs.r.p50Us / 1000) * 1000,
+      p99Us: Math.floor(closedOurs.r.p99Us / 1000) * 1000,
+    };
+    const theirsClosed = errorsOf(closedTheirs.r, closedTheirs.truth);
+    const closed = ratio(errorsOf(closedOurs.r, closedOurs.truth), theirsClosed);
+    const closedFloored = ratio(errorsOf(floored, closedOurs.truth), theirsClosed);
     console.log(
-      `\nLatency error, server answering after ${DELAY_MS} ms, ${CONNECTIONS} connections, ${SLOW_S} s (autocannon records whole milliseconds, rounded down; the harness microseconds):`,
+      `\nLatency error, server answering after ${DELAY_MS} ms, closed model, ${CONNECTIONS} connections, ${SLOW_S} s (autocannon records whole milliseconds, rounded down; the harness microseconds):`,
     );
-    for (const row of rows) console.log(row);
-    const e = (m: 'p50' | 'p99') => errors.harness![m] / Math.max(1, errors.autocannon![m]);
+    console.log(row('harness', closedOurs.r, closedOurs.truth));
+    console.log(row('autocannon', closedTheirs.r, closedTheirs.truth));
+    console.log(row('harness ms', floored, closedOurs.truth));
+    console.log(`  ratio of |error| harness / autocannon: ${show(closed)} (goal <= 1x)`);
     console.log(
-      `  ratio of |error| harness / autocannon: p50 ${e('p50').toFixed(2)}x, p99 ${e('p99').toFixed(2)}x (goal <= 1x)`,
+      `  the same, harness rounded down to whole ms as autocannon: ${show(closedFloored)} (goal <= 1x)`,
     );
+
+    const openOurs = await measure(() => harness(base, '/slow', SLOW_S, OPEN_RATE));
+    const openTheirs = await measure(() => cannon(`${base}/slow`, SLOW_S, OPEN_RATE));
+    const open = ratio(errorsOf(openOurs.r, openOurs.truth), errorsOf(openTheirs.r, openTheirs.truth));
     console.log(
-      `\nSummary: CPU ${costRatio.toFixed(2)}x autocannon, RSS ${ours.maxRssMb.toFixed(0)} MB; throughput ${speedRatio.toFixed(2)}x; latency error p50 ${e('p50').toFixed(2)}x, p99 ${e('p99').toFixed(2)}x`,
+      `\nLatency error, the same server, open model: ${OPEN_RATE} req/s (harness \`rate\`, autocannon overallRate), ${CONNECTIONS} connections at most, ${SLOW_S} s:`,
+    );
+    console.log(row('harness', openOurs.r, openOurs.truth));
+    console.log(row('autocannon', openTheirs.r, openTheirs.truth));
+    console.log(`  ratio of |error| harness / autocannon: ${show(open)} (goal <= 1x)`);
+    console.log(
+      `\nSummary: CPU ${costRatio.toFixed(2)}x autocannon, RSS ${ours.maxRssMb.toFixed(0)} MB; throughput ${speedRatio.toFixed(2)}x; latency error closed ${show(closed)}, closed at whole ms ${show(closedFloored)}, open ${show(open)}`,
     );
   } finally {
     child.send('exit');

@@ -12,11 +12,13 @@ export interface CheckFailure {
 
 /** How a response counts, and the checks it failed. */
 export interface Judgement {
-  outcome: Exclude<Outcome, 'error'>;
-  failures: CheckFailure[];
+  readonly outcome: Exclude<Outcome, 'error'>;
+  readonly failures: readonly CheckFailure[];
 }
 
-const NONE: CheckFailure[] = [];
+const NONE: readonly CheckFailure[] = Object.freeze([]);
+const OK: Judgement = Object.freeze({ outcome: 'ok', failures: NONE });
+const THROTTLED: Judgement = Object.freeze({ outcome: 'throttled', failures: NONE });
 
 /** The error code of a platform error body (`{ "error": { "code": ... } }`), if any. */
 function errorCodeOf(res: HttpResponse, body: () => unknown): string | undefined {
@@ -32,13 +34,15 @@ function errorCodeOf(res: HttpResponse, body: () => unknown): string | undefined
  * parsed at most once, and only when a check needs it.
  */
 export function judge(plan: CheckPlan, res: HttpResponse, latencyMs: number, ctx?: RenderContext): Judgement {
+  const outcome = classify(res.status, plan.status);
+  // Most responses of a run take one of these two returns: nothing allocated for them.
+  if (outcome === 'throttled') return THROTTLED;
+  if (outcome === 'ok' && plan.more.length === 0) return OK;
   let parsed: { v: unknown } | undefined;
   const body = () => {
     parsed ??= { v: jsonOf(res) };
     return parsed.v;
   };
-  const outcome = classify(res.status, plan.status);
-  if (outcome === 'throttled') return { outcome, failures: NONE };
   if (outcome === 'failed') {
     const code = errorCodeOf(res, body);
     return {
@@ -46,7 +50,6 @@ export function judge(plan: CheckPlan, res: HttpResponse, latencyMs: number, ctx
       failures: [{ check: statusCheckName(plan), reason: `got ${res.status}${code ? ` (${code})` : ''}` }],
     };
   }
-  if (plan.more.length === 0) return { outcome, failures: NONE };
   const failures: CheckFailure[] = [];
   for (const c of plan.more) {
     const reason = c.test(res, body, latencyMs, ctx);

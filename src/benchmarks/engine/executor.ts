@@ -2,6 +2,7 @@ import { judge } from '../checks/judge';
 import { errorCode } from '../errors';
 import type { ScenarioRunner } from '../scenarios/runner';
 import type { RenderContext } from '../template/template';
+import type { HttpResponse } from './http-client';
 import type { Recorder } from './recorder';
 import type { Runtime, VirtualUser } from './virtual-user';
 
@@ -66,7 +67,7 @@ export function weightedPicker(runners: ScenarioRunner[]): () => ScenarioRunner 
  * and one for the whole) does so through `timed`. Resolves to false when no response came back (the
  * caller may back off).
  */
-export async function timedIteration(
+export function timedIteration(
   runner: ScenarioRunner,
   user: VirtualUser,
   recorder: Recorder,
@@ -74,26 +75,42 @@ export async function timedIteration(
 ): Promise<boolean> {
   const plan = runner.plan;
   let ctx: RenderContext | undefined;
-  if (runner.feeder) {
-    const row = runner.feeder.next();
-    if (!row) {
-      // A `unique` data file ran out: every further iteration says so.
-      recorder.error(plan.index, 'data_exhausted');
-      return false;
-    }
-    ctx = { data: row };
-  }
-  if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
   try {
-    const res = await runner.iterate(user, ctx);
-    const latencyMs = (res.receivedMs ?? performance.now()) - startedMs;
-    const { outcome, failures } = judge(plan.checks, res, latencyMs);
-    recorder.record(plan.index, latencyMs * 1000, outcome, res.status, failures);
-    return true;
+    if (runner.feeder) {
+      const row = runner.feeder.next();
+      if (!row) {
+        // A `unique` data file ran out: every further iteration says so.
+        recorder.error(plan.index, 'data_exhausted');
+        return Promise.resolve(false);
+      }
+      ctx = { data: row };
+    }
+    if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
   } catch (err) {
+    // As from an async function: a throw is a rejection.
+    return Promise.reject(err);
+  }
+  // Promise reactions rather than an async function: one step less between the response and its record.
+  const failed = (err: unknown) => {
     recorder.error(plan.index, errorCode(err));
     return false;
+  };
+  let sent: Promise<HttpResponse>;
+  try {
+    sent = runner.iterate(user, ctx);
+  } catch (err) {
+    return Promise.resolve(failed(err));
   }
+  return sent.then((res) => {
+    try {
+      const latencyMs = (res.receivedMs ?? performance.now()) - startedMs;
+      const { outcome, failures } = judge(plan.checks, res, latencyMs);
+      recorder.record(plan.index, latencyMs * 1000, outcome, res.status, failures);
+      return true;
+    } catch (err) {
+      return failed(err);
+    }
+  }, failed);
 }
 
 /** Sleeps `ms`, waking early when `signal` aborts. */

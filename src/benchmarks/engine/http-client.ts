@@ -52,6 +52,8 @@ export class HttpClient {
   private readonly raw = new Map<string, RawHttpPool>();
   /** Parsed URLs: a scenario sends to the same few URLs over and over. */
   private readonly routes = new Map<string, Route>();
+  private lastHref: string | undefined;
+  private lastRoute: Route | undefined;
 
   constructor(private readonly options: HttpClientOptions) {}
 
@@ -110,9 +112,12 @@ export class HttpClient {
     this.pools.clear();
     this.raw.clear();
     this.routes.clear();
+    this.lastRoute = undefined;
   }
 
   private route(href: string): Route {
+    // A scenario sends to the same URL over and over: the last one is checked first.
+    if (href === this.lastHref && this.lastRoute) return this.lastRoute;
     let route = this.routes.get(href);
     if (!route) {
       const url = new URL(href);
@@ -125,6 +130,8 @@ export class HttpClient {
       if (this.routes.size >= ROUTE_CACHE_SIZE) this.routes.clear();
       this.routes.set(href, route);
     }
+    this.lastHref = href;
+    this.lastRoute = route;
     return route;
   }
 

@@ -12,7 +12,33 @@ export class RawHttpError extends Error {
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 const EMPTY = Buffer.alloc(0);
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
+/** Heads are searched for in a latin1 string when the bytes read are at most this long (one decode). */
+const SMALL_READ = 4096;
+
+/** A decimal digit's value at `i` of `s`, or -1. */
+function digit(s: string, i: number): number {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : -1;
+}
+/** The header lines that frame a body, as searched for in the lower-cased head. */
+const CONNECTION = '\r\nconnection:';
+const TRANSFER_ENCODING = '\r\ntransfer-encoding:';
+const CONTENT_LENGTH = '\r\ncontent-length:';
+
+/** The values of every `needle` header line of a lower-cased head, joined with `, ` (undefined: none). */
+function framing(lower: string, needle: string): string | undefined {
+  let at = lower.indexOf(needle);
+  if (at < 0) return undefined;
+  let out: string | undefined;
+  while (at >= 0) {
+    const from = at + needle.length;
+    const end = lower.indexOf('\r\n', from);
+    const value = lower.slice(from, end < 0 ? undefined : end).trim();
+    out = out === undefined ? value : `${out}, ${value}`;
+    at = end < 0 ? -1 : lower.indexOf(needle, end);
+  }
+  return out;
+}
 
 /**
  * A parsed response. The header lines are split into `headers` on first access only: framing the body
@@ -60,11 +86,15 @@ function parseHeaderLines(head: string): Record<string, string | string[]> {
  */
 export class ResponseParser {
   private buf: Buffer = EMPTY;
+  /** Whether `buf` is a copy of its own rather than (a view of) a chunk as the caller passed it. */
+  private bufOwned = true;
   private status = 0;
   private headText = '';
   private bodyMode: 'none' | 'length' | 'chunked' | 'close' | undefined;
   private length = 0;
   private readonly chunks: Buffer[] = [];
+  /** How many of `chunks` are copies of their own (the others may be views of a reused read buffer). */
+  private owned = 0;
   keepAlive = true;
 
   constructor(private head: boolean) {}
@@ -73,25 +103,65 @@ export class ResponseParser {
   reset(head: boolean): void {
     this.head = head;
     this.buf = EMPTY;
+    this.bufOwned = true;
     this.status = 0;
     this.headText = '';
     this.bodyMode = undefined;
     this.length = 0;
     this.chunks.length = 0;
+    this.owned = 0;
     this.keepAlive = true;
   }
 
+  /**
+   * Reads the next bytes of the connection; returns the response once it is complete. `chunk` may be a
+   * view of a buffer the caller reuses for its next read: what is kept for later (an incomplete
+   * response's bytes) is copied, a response complete within this chunk is decoded without a copy.
+   */
   push(chunk: Buffer): HttpResponse | undefined {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    const res = this.parse(chunk);
+    if (!res) this.keep();
+    return res;
+  }
+
+  /** Copies what refers to the caller's buffer: bytes left to parse and body chunks not yet copied. */
+  private keep(): void {
+    if (!this.bufOwned && this.buf.length > 0) {
+      this.buf = Buffer.from(this.buf);
+      this.bufOwned = true;
+    }
+    for (; this.owned < this.chunks.length; this.owned++)
+      this.chunks[this.owned] = Buffer.from(this.chunks[this.owned]!);
+  }
+
+  private parse(chunk: Buffer): HttpResponse | undefined {
+    if (this.buf.length === 0) {
+      this.buf = chunk;
+      this.bufOwned = false;
+    } else if (chunk.length > 0) {
+      this.buf = Buffer.concat([this.buf, chunk]);
+      this.bufOwned = true;
+    }
     if (this.bodyMode === undefined) {
-      const end = this.buf.indexOf(CRLF2);
-      if (end < 0) return undefined;
-      this.parseHead(this.buf.toString('latin1', 0, end));
+      // A small read is decoded once and searched as a string; a large one searched as bytes.
+      let end: number;
+      let head: string;
+      if (this.buf.length <= SMALL_READ) {
+        const text = this.buf.toString('latin1');
+        end = text.indexOf('\r\n\r\n');
+        if (end < 0) return undefined;
+        head = text.slice(0, end);
+      } else {
+        end = this.buf.indexOf(CRLF2);
+        if (end < 0) return undefined;
+        head = this.buf.toString('latin1', 0, end);
+      }
+      this.parseHead(head);
       this.buf = this.buf.subarray(end + 4);
       // An interim response (100 Continue) is followed by the real one.
       if (this.status >= 100 && this.status < 200) {
         this.bodyMode = undefined;
-        return this.buf.length > 0 ? this.push(Buffer.alloc(0)) : undefined;
+        return this.buf.length > 0 ? this.parse(EMPTY) : undefined;
       }
     }
     return this.body();
@@ -104,27 +174,21 @@ export class ResponseParser {
   }
 
   private parseHead(text: string): void {
-    const m = STATUS_LINE.exec(text);
-    if (!m) throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
-    this.status = Number(m[2]);
+    // `HTTP/1.<0|1> <3 digits>`
+    const minor = digit(text, 7);
+    const a = digit(text, 9);
+    const b = digit(text, 10);
+    const c = digit(text, 11);
+    if (!text.startsWith('HTTP/1.') || minor > 1 || text.charCodeAt(8) !== 32 || a < 0 || b < 0 || c < 0)
+      throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
+    this.status = a * 100 + b * 10 + c;
     this.headText = text;
     // Only the headers that frame the body are read here (see ParsedResponse).
     const lower = text.toLowerCase();
-    const framing = (name: string) => {
-      let at = lower.indexOf(`\r\n${name}:`);
-      const values: string[] = [];
-      while (at >= 0) {
-        const from = at + name.length + 3;
-        const end = lower.indexOf('\r\n', from);
-        values.push(lower.slice(from, end < 0 ? undefined : end).trim());
-        at = end < 0 ? -1 : lower.indexOf(`\r\n${name}:`, end);
-      }
-      return values.length === 0 ? undefined : values.join(', ');
-    };
-    const connection = framing('connection') ?? '';
-    this.keepAlive = m[1] === '1' ? connection !== 'close' : connection === 'keep-alive';
-    const te = framing('transfer-encoding') ?? '';
-    const cl = framing('content-length');
+    const connection = framing(lower, CONNECTION) ?? '';
+    this.keepAlive = minor === 1 ? connection !== 'close' : connection === 'keep-alive';
+    const te = framing(lower, TRANSFER_ENCODING) ?? '';
+    const cl = framing(lower, CONTENT_LENGTH);
     if (this.head || this.status === 204 || this.status === 304) this.bodyMode = 'none';
     else if (te.includes('chunked')) this.bodyMode = 'chunked';
     else if (cl !== undefined) {
@@ -139,11 +203,10 @@ export class ResponseParser {
   private body(): HttpResponse | undefined {
     switch (this.bodyMode) {
       case 'none':
-        return this.done();
+        return new ParsedResponse(this.status, '', this.headText);
       case 'length':
         if (this.buf.length < this.length) return undefined;
-        this.chunks.push(this.buf.subarray(0, this.length));
-        return this.done();
+        return new ParsedResponse(this.status, this.buf.toString('utf8', 0, this.length), this.headText);
       case 'chunked':
         for (;;) {
           const lineEnd = this.buf.indexOf('\r\n');

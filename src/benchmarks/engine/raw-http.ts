@@ -9,9 +9,42 @@ const validNames = new Set<string>();
 /** Where every connection's bytes are read into (then copied out at once): no stream machinery per read. */
 const READ_BUFFER_BYTES = 64 * 1024;
 
+/**
+ * `performance.now()` of the first socket read of the event loop's current poll pass, -1 between passes
+ * (see {@link arrivalStamp}).
+ */
+let passStamp = -1;
+const endPass = (): void => {
+  passStamp = -1;
+};
+
+/**
+ * When the bytes being read arrived: the time of the first read of this pass of the event loop's poll
+ * phase. Every socket read in one pass was already readable when the poll returned, but each read's
+ * callback runs after the previous ones and after the promise reactions they caused (a response recorded,
+ * the next request written), so a stamp of its own would count the processing of the responses read
+ * before it. The pass's first stamp is shared instead; it is cleared by an immediate, which runs once the
+ * poll phase is over.
+ */
+export function arrivalStamp(): number {
+  if (passStamp < 0) {
+    passStamp = performance.now();
+    setImmediate(endPass);
+  }
+  return passStamp;
+}
+
+/** The bytes of a body-less request, kept for the next request with the same headers object. */
+interface Head {
+  method: string;
+  path: string;
+  host: string;
+  bytes: Buffer;
+}
+
 /** A request ready to write, and who waits for its response. */
 interface Pending {
-  head: string;
+  head: string | Buffer;
   body: Buffer | undefined;
   headOnly: boolean;
   resolve(res: HttpResponse): void;
@@ -46,6 +79,11 @@ export class RawHttpPool {
   private readonly all = new Set<Connection>();
   private readonly queue: Pending[] = [];
   private readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  /**
+   * Request bytes by headers object: a scenario with fixed path and headers passes the same object on
+   * every request (see VirtualUser), so its request is built and encoded once.
+   */
+  private readonly heads = new WeakMap<Record<string, string>, Head>();
   private sweep: NodeJS.Timeout | undefined;
   private open = 0;
   private closed = false;
@@ -68,26 +106,25 @@ export class RawHttpPool {
     headers: Record<string, string>,
     body?: string,
   ): Promise<HttpResponse> {
-    if (/\s/.test(path) || /[\r\n]/.test(host)) return Promise.reject(invalid('the path or host'));
-    let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\n`;
-    for (const k in headers) {
-      const v = String(headers[k]);
-      // A rendered value (a data file's row, a captured value) must not smuggle in a header or request.
-      if (v.includes('\n') || v.includes('\r')) return Promise.reject(invalid(`header ${k}`));
-      if (!validNames.has(k)) {
-        if (!HEADER_NAME.test(k)) return Promise.reject(invalid(`header ${k}`));
-        validNames.add(k);
+    const headOnly = method === 'HEAD';
+    if (body === undefined) {
+      let head = this.heads.get(headers);
+      if (!head || head.method !== method || head.path !== path || head.host !== host) {
+        const text = buildHead(method, path, host, headers, undefined);
+        if (typeof text !== 'string') return Promise.reject(text);
+        head = { method, path, host, bytes: Buffer.from(text, 'latin1') };
+        this.heads.set(headers, head);
       }
-      const lower = k.toLowerCase();
-      // The length is the body's own; the host was written first.
-      if (lower !== 'content-length' && lower !== 'host') head += `${k}: ${v}\r\n`;
+      const bytes = head.bytes;
+      return new Promise((resolve, reject) =>
+        this.start({ head: bytes, body: undefined, headOnly, resolve, reject, retried: false }),
+      );
     }
-    const bytes = body === undefined ? undefined : Buffer.from(body, 'utf8');
-    if (bytes) head += `content-length: ${bytes.length}\r\n`;
-    else if (method !== 'GET' && method !== 'HEAD') head += 'content-length: 0\r\n';
-    head += '\r\n';
+    const bytes = Buffer.from(body, 'utf8');
+    const head = buildHead(method, path, host, headers, bytes.length);
+    if (typeof head !== 'string') return Promise.reject(head);
     return new Promise((resolve, reject) =>
-      this.start({ head, body: bytes, headOnly: method === 'HEAD', resolve, reject, retried: false }),
+      this.start({ head, body: bytes, headOnly, resolve, reject, retried: false }),
     );
   }
 
@@ -139,7 +176,8 @@ export class RawHttpPool {
       c.socket.write(p.head, 'latin1');
       c.socket.write(p.body);
       c.socket.uncork();
-    } else c.socket.write(p.head, 'latin1');
+    } else if (typeof p.head === 'string') c.socket.write(p.head, 'latin1');
+    else c.socket.write(p.head);
   }
 
   /** A waiting request may go. */
@@ -179,9 +217,10 @@ export class RawHttpPool {
         noDelay: true,
         onread: {
           buffer: this.readBuffer,
-          // The buffer is shared: what is read is copied out before the next read.
-          callback: (n: number, buf: Uint8Array) => {
-            this.onData(c, Buffer.from(buf.subarray(0, n)));
+          // The buffer is shared: the parser copies what it keeps beyond this read.
+          callback: (n: number) => {
+            const at = arrivalStamp();
+            this.onData(c, this.readBuffer.subarray(0, n), at);
             return true;
           },
         },
@@ -209,7 +248,8 @@ export class RawHttpPool {
     });
   }
 
-  private onData(c: Connection, chunk: Buffer): void {
+  /** Bytes of `c` read at `at` (performance.now()). */
+  private onData(c: Connection, chunk: Buffer, at: number): void {
     if (!c.pending) {
       // Bytes nobody asked for: the connection is out of step.
       c.socket.destroy();
@@ -224,7 +264,7 @@ export class RawHttpPool {
       return;
     }
     if (res) {
-      res.receivedMs = performance.now();
+      res.receivedMs = at;
       this.finish(c, res, c.parser.keepAlive);
     }
   }
@@ -235,8 +275,10 @@ export class RawHttpPool {
     if (i >= 0) this.idle.splice(i, 1);
     if (c.pending) {
       const res = c.parser.end();
-      if (res) this.finish(c, res, false);
-      else this.fail(c, new RawHttpError('ECONNRESET', 'the connection closed before the response ended'));
+      if (res) {
+        res.receivedMs = performance.now();
+        this.finish(c, res, false);
+      } else this.fail(c, new RawHttpError('ECONNRESET', 'the connection closed before the response ended'));
     }
     this.next();
   }
@@ -269,6 +311,37 @@ export class RawHttpPool {
     (err as Error & { received?: boolean }).received = c.received;
     p.reject(err);
   }
+}
+
+/**
+ * A request's head: the request line, `host` first, then the headers as given (a `host` or
+ * `content-length` among them skipped), the body's length when there is one. A header value with a line
+ * break, a header name that is not a token, or a path or host with a space or line break is refused.
+ */
+function buildHead(
+  method: string,
+  path: string,
+  host: string,
+  headers: Record<string, string>,
+  bodyLength: number | undefined,
+): string | RawHttpError {
+  if (/\s/.test(path) || /[\r\n]/.test(host)) return invalid('the path or host');
+  let head = `${method} ${path} HTTP/1.1\r\nhost: ${host}\r\n`;
+  for (const k in headers) {
+    const v = String(headers[k]);
+    // A rendered value (a data file's row, a captured value) must not smuggle in a header or request.
+    if (v.includes('\n') || v.includes('\r')) return invalid(`header ${k}`);
+    if (!validNames.has(k)) {
+      if (!HEADER_NAME.test(k)) return invalid(`header ${k}`);
+      validNames.add(k);
+    }
+    const lower = k.toLowerCase();
+    // The length is the body's own; the host was written first.
+    if (lower !== 'content-length' && lower !== 'host') head += `${k}: ${v}\r\n`;
+  }
+  if (bodyLength !== undefined) head += `content-length: ${bodyLength}\r\n`;
+  else if (method !== 'GET' && method !== 'HEAD') head += 'content-length: 0\r\n';
+  return `${head}\r\n`;
 }
 
 function invalid(what: string): RawHttpError {

@@ -11,6 +11,17 @@ import { type HttpClient, type HttpResponse, jsonOf } from './http-client';
 
 const SERVICE_HEADER_LOWER = SERVICE_HEADER.toLowerCase();
 
+/** Stands for a request without headers of its own, as a key of {@link VirtualUser}'s header cache. */
+const NO_HEADERS: Record<string, string> = {};
+
+/** The headers of a body-less request with fixed credentials, built once (see VirtualUser.attempt). */
+interface FixedHeaders {
+  method: string;
+  auth: Record<string, string>;
+  service: string | undefined;
+  headers: Record<string, string>;
+}
+
 /** Answers to a JWE meaning the keys or policy changed since they were fetched (as the SDK's HTTP client). */
 const STALE_POLICY_CODES = new Set(['unknown_key', 'unknown_kid', 'encryption_disabled']);
 
@@ -52,6 +63,8 @@ export interface RequestSpec {
  */
 export class VirtualUser {
   private readonly auths = new Map<AuthPlan, { auth: UserAuth; ready: boolean }>();
+  /** Headers of body-less requests with fixed credentials, by the request's own headers object. */
+  private readonly fixed = new WeakMap<Record<string, string>, FixedHeaders>();
 
   constructor(
     readonly id: number,
@@ -103,17 +116,50 @@ export class VirtualUser {
   }
 
   private attempt(auth: UserAuth, req: RequestSpec, encoded?: EncodedBody): Promise<HttpResponse> {
-    const headers: Record<string, string> = { accept: 'application/json', ...auth.headers(req.method) };
-    if (encoded) headers['content-type'] = encoded.contentType;
-    if (req.service) headers[SERVICE_HEADER_LOWER] = req.service;
-    if (req.headers) Object.assign(headers, req.headers);
+    // Fixed credentials watch no response: no extra step per request for them. Their headers are the
+    // same object every time, so a body-less request's headers are built once per scenario headers
+    // object (a scenario's fixed headers are one object), and the same object is passed on: the HTTP
+    // client then reuses the request's bytes too.
+    if (auth.observe === ignoreResponse && !encoded) {
+      const own = req.headers ?? NO_HEADERS;
+      const authHeaders = auth.headers(req.method);
+      let entry = this.fixed.get(own);
+      if (
+        !entry ||
+        entry.auth !== authHeaders ||
+        entry.method !== req.method ||
+        entry.service !== req.service
+      ) {
+        entry = {
+          method: req.method,
+          auth: authHeaders,
+          service: req.service,
+          headers: this.headersOf(authHeaders, req),
+        };
+        this.fixed.set(own, entry);
+      }
+      return this.rt.http.request({ method: req.method, url: req.url, headers: entry.headers });
+    }
+    const headers = this.headersOf(auth.headers(req.method), req, encoded);
     const sent = this.rt.http.request({ method: req.method, url: req.url, headers, body: encoded?.body });
-    // Fixed credentials watch no response: no extra step per request for them.
     if (auth.observe === ignoreResponse) return sent;
     return sent.then((res) => {
       auth.observe(res);
       return res;
     });
+  }
+
+  /** What a request carries: `accept`, the credentials, the body's type, the service, its own headers. */
+  private headersOf(
+    authHeaders: Record<string, string>,
+    req: RequestSpec,
+    encoded?: EncodedBody,
+  ): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', ...authHeaders };
+    if (encoded) headers['content-type'] = encoded.contentType;
+    if (req.service) headers[SERVICE_HEADER_LOWER] = req.service;
+    if (req.headers) Object.assign(headers, req.headers);
+    return headers;
   }
 
   private async ready(plan: AuthPlan): Promise<UserAuth> {

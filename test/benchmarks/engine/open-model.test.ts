@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadPlanFile } from '../../../src/benchmarks/config/load-plan';
 import { runLoadTest } from '../../../src/benchmarks/run';
 import { type RecordingServer, startRecordingServer } from '../helpers/recording-server';
@@ -6,6 +6,7 @@ import { tempDir, writeConfig } from '../helpers/runtime';
 
 let server: RecordingServer | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await server?.close();
   server = undefined;
 });
@@ -32,7 +33,9 @@ describe('the open model', () => {
   it('sends exactly the planned arrivals: 500 asked in a second, 500 scheduled and sent', async () => {
     const { result, scheduled, dropped } = await openRun('{ requests_per_second: 500 }', 1);
     expect(scheduled).toBe(500);
-    expect(result.total.count + dropped).toBe(500);
+    // The first arrival, due at second 0, finds the first user: none is dropped.
+    expect(dropped).toBe(0);
+    expect(result.total.count).toBe(500);
     expect(server!.received.filter((r) => r.path === '/hit')).toHaveLength(result.total.count);
   });
 
@@ -43,5 +46,21 @@ describe('the open model', () => {
       0,
     );
     expect(scheduled).toBe(150);
+  });
+
+  it('wakes about once per arrival, on timers, without spinning: 500 arrivals asked in a second, 500 sent', async () => {
+    // Counted, not timed: the executor's wake-ups are the runs of its timer callback, `onWake`.
+    const timeouts = vi.spyOn(globalThis, 'setTimeout');
+    const immediates = vi.spyOn(globalThis, 'setImmediate');
+    const { result, scheduled, dropped } = await openRun('{ requests_per_second: 500 }', 1);
+    const wakeUps = timeouts.mock.calls.filter(([fn]) => fn.name === 'onWake').length;
+    expect(scheduled).toBe(500);
+    expect(result.total.count + dropped).toBe(500);
+    // One per arrival when the timers fire on time (arrivals close together share one); a timer that
+    // fires before its arrival may send costs one more. Spinning would cost hundreds per arrival.
+    expect(wakeUps).toBeGreaterThan(0);
+    expect(wakeUps).toBeLessThanOrEqual(2 * 500);
+    // Immediates: at most one per pass of the event loop that read responses (and the server's own).
+    expect(immediates.mock.calls.length).toBeLessThanOrEqual(2 * 500);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer as createNetServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../../src/benchmarks/engine/http-client';
+import { HttpClient, type HttpResponse } from '../../../src/benchmarks/engine/http-client';
+import { ResponseParser } from '../../../src/benchmarks/engine/http-response-parser';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -134,5 +135,86 @@ describe('the plain-http client', () => {
     } finally {
       await http.close();
     }
+  });
+
+  it('stamps responses read in one pass of the event loop with its first read, not after the responses processed before them', async () => {
+    // The server answers only once both requests are in, in one callback: both responses are readable
+    // before the client's next poll, which reads them in one pass.
+    const waiting: Array<() => void> = [];
+    server = createNetServer((socket) => {
+      socket.once('data', () => {
+        waiting.push(() => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'));
+        if (waiting.length === 2) for (const answer of waiting) answer();
+      });
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
+    const base = `http://127.0.0.1:${(server!.address() as { port: number }).port}`;
+    const http = new HttpClient({ connections: 2, timeoutMs: 5000 });
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    let first = true;
+    const processed = (res: HttpResponse) => {
+      // The first response's processing blocks before the second response's read callback runs.
+      if (first) Atomics.wait(pause, 0, 0, 30);
+      first = false;
+      return res;
+    };
+    try {
+      const [a, b] = await Promise.all([
+        http.request({ method: 'GET', url: `${base}/a`, headers: {} }).then(processed),
+        http.request({ method: 'GET', url: `${base}/b`, headers: {} }).then(processed),
+      ]);
+      expect(a.text).toBe('ok');
+      expect(b.text).toBe('ok');
+      expect(a.receivedMs).toBeTypeOf('number');
+      expect(b.receivedMs).toBe(a.receivedMs);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('builds the request of a headers object once and sends the same bytes again, rebuilt for another path', async () => {
+    const requests: string[] = [];
+    const base = await rawServer((req) => {
+      requests.push(req);
+      return ['HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'];
+    });
+    const http = new HttpClient({ connections: 1, timeoutMs: 5000 });
+    const headers = { accept: 'application/json', 'x-key': 'k' };
+    try {
+      for (const path of ['/a', '/a', '/b'])
+        await http.request({ method: 'GET', url: `${base}${path}`, headers });
+    } finally {
+      await http.close();
+    }
+    expect(requests[1]).toBe(requests[0]);
+    expect(requests[0]).toMatch(
+      /^GET \/a HTTP\/1\.1\r\nhost: [^\r]+\r\naccept: application\/json\r\nx-key: k\r\n\r\n$/,
+    );
+    expect(requests[2]).toBe(requests[0]!.replace('GET /a ', 'GET /b '));
+  });
+});
+
+describe('the response parser', () => {
+  it('reads responses from views of one reused buffer, keeping copies of what spans reads', () => {
+    const shared = Buffer.alloc(64);
+    const parser = new ResponseParser(false);
+    // Each piece is written into the same buffer, overwriting the previous one, as socket reads are.
+    const push = (piece: string) => {
+      shared.fill(0x2a);
+      const n = shared.write(piece, 'latin1');
+      return parser.push(shared.subarray(0, n));
+    };
+    expect(push('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\nab')).toBeUndefined();
+    expect(push('cd\r\n3\r\nefg\r\n')).toBeUndefined();
+    const res = push('0\r\n\r\n');
+    expect(res).toMatchObject({ status: 200, text: 'abcdefg' });
+    parser.reset(false);
+    expect(push('HTTP/1.1 201 Created\r\nContent-Length: 6\r\n\r\nxyz')).toBeUndefined();
+    expect(push('uvw')).toMatchObject({ status: 201, text: 'xyzuvw' });
+    parser.reset(false);
+    expect(push('HTTP/1.1 404 Not Found\r\ncontent-length: 2\r\n\r\nno')).toMatchObject({
+      status: 404,
+      text: 'no',
+    });
   });
 });

@@ -44,7 +44,25 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
   const endS = durationSeconds;
   const endMs = durationSeconds * 1000;
   const pick = weightedPicker(runners);
-  const idle: VirtualUser[] = [];
+  // Requests in flight, and the resolver of the final wait for them.
+  let busy = 0;
+  let drained: (() => void) | undefined;
+  /** A user and the callback that makes it idle again after an iteration (one closure per user). */
+  interface Slot {
+    user: VirtualUser;
+    done: () => void;
+  }
+  const slotOf = (user: VirtualUser): Slot => {
+    const slot: Slot = {
+      user,
+      done: () => {
+        idle.push(slot);
+        if (--busy === 0) drained?.();
+      },
+    };
+    return slot;
+  };
+  const idle: Slot[] = [];
   const ids = shardUsers(users.peak, shard);
   const spawnMs = (id: number) => (Number.isFinite(users.spawnRate) ? (id / users.spawnRate) * 1000 : 0);
   const eager = rt.plan.scenarios.some((s) => needsLogin(s.auth));
@@ -60,7 +78,7 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
         const user = new VirtualUser(id, rt);
         await user.prepare().catch(() => undefined);
         recorder.activeUsers++;
-        idle.push(user);
+        idle.push(slotOf(user));
       })
     : [];
 
@@ -68,23 +86,14 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
   const phase = shard.index / shard.count;
   // performance.now() of second 0, so intended times and completion share one monotonic clock.
   const origin = performance.now() - (Date.now() - startAt);
-  // Requests in flight, and the resolver of the final wait for them.
-  let busy = 0;
-  let drained: (() => void) | undefined;
-  const serve = async (user: VirtualUser, startedMs: number) => {
-    busy++;
-    try {
-      await timedIteration(pick(), user, recorder, startedMs);
-    } finally {
-      idle.push(user);
-      if (--busy === 0) drained?.();
-    }
-  };
   const dispatch = (startedMs: number) => {
-    let user = idle.pop();
-    if (!user && made < spawned) user = new VirtualUser(ids[made++]!, rt);
-    recorder.arrival(!user);
-    if (user) void serve(user, startedMs);
+    let slot = idle.pop();
+    if (!slot && made < spawned) slot = slotOf(new VirtualUser(ids[made++]!, rt));
+    recorder.arrival(!slot);
+    if (!slot) return;
+    busy++;
+    // timedIteration records its own failures; the user is idle again however it ends.
+    timedIteration(pick(), slot.user, recorder, startedMs).then(slot.done, slot.done);
   };
   // The schedule runs from timer callbacks, one timer at a time and one abort listener for the whole
   // run: no promise, listener or timer per arrival beyond the wake-up itself.
@@ -96,11 +105,10 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
     const tick = () => {
       const now = performance.now();
       if (!eager) {
-        while (
-          spawned < ids.length &&
-          spawnMs(ids[spawned]!) <= now - origin &&
-          spawnMs(ids[spawned]!) < endMs
-        )
+        // Users spawned by the latest arrival this wake-up may send (arrivals go up to EARLY_MS early:
+        // the first one, due at second 0, must find the first user).
+        const horizon = now - origin + EARLY_MS;
+        while (spawned < ids.length && spawnMs(ids[spawned]!) <= horizon && spawnMs(ids[spawned]!) < endMs)
           spawned++;
         recorder.activeUsers = spawned;
       }
@@ -118,7 +126,9 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
       // Whole milliseconds: Node's timers count whole milliseconds, and a fractional delay fires once at
       // the whole part and again a millisecond later.
       sleepMs = Math.min(MAX_SLEEP_MS, Math.max(1, Math.round(origin + due * 1000 - now - EARLY_MS / 2)));
-      sleptAt = performance.now();
+      // Node counts a timer from the event loop's time, taken before this wake-up's callbacks ran: the
+      // wake-up's own start is the closer base for its lateness (and saves a clock read).
+      sleptAt = now;
       timer = setTimeout(onWake, sleepMs);
     };
     const onWake = () => {
