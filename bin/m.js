@@ -2,7 +2,9 @@
 // The `m` command. The platform's Node code is TypeScript run through tsx, so there is no build step
 // between editing the backend and running it. `m serve` runs from the bundle `npm run build` writes
 // (dist/server/m.js) when it is newer than every source file: tsx's loader thread alone keeps about 60 MB
-// resident in a long-running server (docs/performance.md#memory). A stale or missing bundle falls back to tsx.
+// resident in a long-running server (docs/performance.md#memory). A stale or missing bundle falls back to tsx;
+// `m serve --build-missing` (`npm start`) builds first, so it runs from a fresh bundle.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -38,6 +40,17 @@ if (args[0] === 'serve' && process.env.PLATFORM_GROW_YOUNG_GENERATION !== '1') {
   // little alive between requests, so it stays at the start size (docs/performance.md#memory).
   // PLATFORM_GROW_YOUNG_GENERATION=1 keeps V8's default. Read by V8 on each growth, so it is set before any.
   setFlagsFromString('--semi-space-growth-factor=1');
+}
+if (args[0] === 'serve' && args.includes('--build-missing') && existsSync(`${root}scripts/build.js`)) {
+  // `npm start` builds what is missing before choosing how to run, so even the first start on a fresh clone
+  // runs from the bundle it has just written (through tsx it would hold about 80 MB more). The flag is then
+  // dropped: `m serve` itself would only find everything built.
+  args.splice(args.indexOf('--build-missing'), 1);
+  const build = spawnSync(process.execPath, [`${root}scripts/build.js`, '--missing'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (build.status !== 0) console.error('m serve: the build failed; serving without it.');
 }
 let main;
 if (args[0] === 'serve' && process.env.PLATFORM_SERVE_FROM_SOURCE !== '1' && bundleIsCurrent()) {
