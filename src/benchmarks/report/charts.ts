@@ -79,20 +79,25 @@ export function renderChart(spec: ChartSpec): string {
       if (y > yTop) yTop = y;
     }
   }
-  let yMax = 1;
+  // Round gridlines: a step of 1, 2 or 5 times a power of ten giving at most five intervals, and the top
+  // of the axis at the first step at or above the highest value (0-5-10-...-25, never 6.25 or 18.8).
+  let yStep = 0.25;
   if (yTop > 0) {
-    const p = 10 ** Math.floor(Math.log10(yTop));
-    yMax = ([1, 2, 2.5, 5, 10].find((m) => m * p >= yTop) ?? 10) * p;
+    const rough = yTop / 5;
+    const p = 10 ** Math.floor(Math.log10(rough));
+    yStep = ([1, 2, 5, 10].find((m) => m * p >= rough) ?? 10) * p;
   }
+  const yMax = yTop > 0 ? Math.max(1, Math.ceil(yTop / yStep - 1e-9)) * yStep : 1;
   const sx = (x: number) => pad.l + (x / xMax) * w;
   const sy = (y: number) => pad.t + h - (y / yMax) * h;
   let out = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${height}" width="100%" role="img" aria-label="${esc(spec.title)}" font-family="system-ui, sans-serif">`;
   out += `<text x="${pad.l}" y="24" font-size="20" font-weight="600" fill="#111827">${esc(spec.title)}</text>`;
   out += `<text x="${W - pad.r}" y="24" font-size="15" text-anchor="end" fill="#6b7280">${esc(spec.unit)}</text>`;
-  for (const f of [0, 0.25, 0.5, 0.75, 1]) {
-    const y = sy(yMax * f).toFixed(1);
+  for (let i = 0; i * yStep <= yMax + yStep / 2; i++) {
+    const value = +(i * yStep).toPrecision(6);
+    const y = sy(value).toFixed(1);
     out += `<line x1="${pad.l}" x2="${pad.l + w}" y1="${y}" y2="${y}" stroke="#e5e7eb"/>`;
-    out += `<text x="${pad.l - 8}" y="${+y + 5}" text-anchor="end" font-size="14" fill="#374151">${+(yMax * f).toPrecision(3)}</text>`;
+    out += `<text x="${pad.l - 8}" y="${+y + 5}" text-anchor="end" font-size="14" fill="#374151">${value}</text>`;
   }
   // Whole seconds on the x axis, at a round step giving at most about six ticks.
   const rough = xMax / 6;
