@@ -64,6 +64,9 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
     for (const label of ['Customers', 'Leads', 'Items', 'Warehouses', 'Tickets'])
       await appLink(page, label).waitFor();
     await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    // A new deployment's widgets say so in words, with the way to start.
+    await page.getByText('No customers yet').waitFor();
+    await page.getByRole('link', { name: 'Add a customer' }).waitFor();
     expect(await page.title()).toBe('Home · Desk');
     await expectNoInternals(page);
     await screenshot(page, `${mode}-workflow-home`);

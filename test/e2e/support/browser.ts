@@ -44,8 +44,20 @@ export function launchChromium(
 /** Where screenshots go (git-ignored), for a person to look at. */
 export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '__screenshots__');
 
-/** Saves a full-page screenshot named `<name>.png`. */
+/** How long a screenshot waits for the page's loading indicators to go before it is taken anyway. */
+const SETTLE_MS = 10_000;
+
+/**
+ * Saves a full-page screenshot named `<name>.png`, of the screen as a user sees it once it has loaded:
+ * it first waits (up to SETTLE_MS, never failing) until no loading indicator (`.desk-state--loading`,
+ * `aria-busy`) is in the page, since screens and remote widgets load with their route.
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
+  await page
+    .waitForFunction(() => !document.querySelector('.desk-state--loading, [aria-busy="true"]'), undefined, {
+      timeout: SETTLE_MS,
+    })
+    .catch(() => undefined);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: true });

@@ -25,6 +25,12 @@ export function CustomerCountWidget({ apiUrl }: WidgetProps): React.JSX.Element 
   }
   const data = result.data as { message?: number } | number | undefined;
   const count = typeof data === 'number' ? data : (data?.message ?? 0);
+  if (count === 0)
+    return (
+      <p>
+        No customers yet · <a href="#/app/crm.Customer/new">Add a customer</a>
+      </p>
+    );
   return (
     <p className="desk-widget__figure">
       <span className="desk-widget__number">{count}</span>{' '}
