@@ -3,8 +3,6 @@
  * the seeded tickets show their customers' titles, Ctrl+K finds a seeded customer, and a new ticket links a
  * customer through the combobox.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crmApp } from '../../backend/apps/crm/app';
@@ -14,9 +12,7 @@ import { MemoryRecordStore } from '../../backend/data/memory-record-store';
 import { createDocTypeRegistry } from '../../backend/doctypes/registry';
 import { seedRecords } from '../../mocks/support/seed-records';
 import { launchChromium, screenshot } from './support/browser';
-import { freePort } from './support/desk-target';
-
-const root = join(import.meta.dirname, '..', '..');
+import { type DevServer, startDevServer } from './support/dev-server';
 
 /** The seeded customers (the same deterministic seeds the browser worker uses), by id. */
 async function seededCustomers(): Promise<Array<{ name: string; title: string }>> {
@@ -32,36 +28,21 @@ async function seededCustomers(): Promise<Array<{ name: string; title: string }>
   return page.data.map((r) => ({ name: r.name, title: String(r.customer_name) }));
 }
 
-let dev: ChildProcess | undefined;
+let dev: DevServer | undefined;
 let browser: Browser | undefined;
 let base = '';
 let customers: Array<{ name: string; title: string }> = [];
 
 beforeAll(async () => {
   customers = await seededCustomers();
-  const port = await freePort();
-  dev = spawn(process.execPath, [join(root, 'scripts', 'dev.js'), '--port', String(port)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  base = `http://127.0.0.1:${port}/desk/`;
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    dev!.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('compiled') && out.includes('on http://')) resolve();
-    });
-    dev!.once('exit', (code) => reject(new Error(`dev server exited with ${code}: ${out}`)));
-  });
+  dev = await startDevServer();
+  base = dev.deskUrl;
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  if (dev && dev.exitCode === null) {
-    dev.kill('SIGTERM');
-    await new Promise((resolve) => dev!.once('exit', resolve));
-  }
+  await dev?.stop();
 });
 
 async function signIn(page: Page): Promise<void> {

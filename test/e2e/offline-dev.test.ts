@@ -3,9 +3,6 @@
  * every API call, and the Desk signs in, shows a home page without errors (the customer count of the seeds),
  * lists the mocks' seeded records, loads the crm remote's form and lists a record it stored next to them.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crmApp } from '../../backend/apps/crm/app';
@@ -14,20 +11,7 @@ import { MemoryRecordStore } from '../../backend/data/memory-record-store';
 import { createDocTypeRegistry } from '../../backend/doctypes/registry';
 import { seedRecords } from '../../mocks/support/seed-records';
 import { launchChromium, screenshot } from './support/browser';
-
-const root = join(import.meta.dirname, '..', '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+import { type DevServer, startDevServer } from './support/dev-server';
 
 /** The item names the browser worker seeds (the same deterministic seeds, into a store of their own). */
 async function seededItemNames(): Promise<string[]> {
@@ -43,34 +27,19 @@ async function seededItemNames(): Promise<string[]> {
   return page.data.map((r) => String(r.item_name));
 }
 
-let dev: ChildProcess | undefined;
+let dev: DevServer | undefined;
 let browser: Browser | undefined;
 let base = '';
 
 beforeAll(async () => {
-  const port = await freePort();
-  dev = spawn(process.execPath, [join(root, 'scripts', 'dev.js'), '--port', String(port)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  base = `http://127.0.0.1:${port}/desk/`;
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    dev!.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('compiled') && out.includes('on http://')) resolve();
-    });
-    dev!.once('exit', (code) => reject(new Error(`dev server exited with ${code}: ${out}`)));
-  });
+  dev = await startDevServer();
+  base = dev.deskUrl;
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  if (dev && dev.exitCode === null) {
-    dev.kill('SIGTERM');
-    await new Promise((resolve) => dev!.once('exit', resolve));
-  }
+  await dev?.stop();
 });
 
 describe('npm run dev (offline)', () => {
