@@ -17,7 +17,7 @@ let server: RunningServer;
 let database: Database;
 beforeAll(async () => {
   database = await openDatabase({ memory: true });
-  t = await createTestApp({ config: { 'security.trusted_proxies': ['127.0.0.1'] }, database });
+  t = await createTestApp({ config: { 'server.trusted_proxies': ['127.0.0.1'] }, database });
   server = await startServer(t.app, { host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
