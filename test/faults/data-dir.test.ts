@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,7 +91,7 @@ describe('one server per data directory', () => {
     expect(await jwksKids(first.url)).toEqual(ring.keys.map((k) => k.kid));
   });
 
-  it('loses no acknowledged record when killed with SIGKILL during 200 creates, and takes over the stale lock', async () => {
+  it('loses no acknowledged record when killed with SIGKILL during 200 creates; the next start takes over the stale lock and tightens modes', async () => {
     const session = await signIn(first.url);
     const acknowledged: string[] = [];
     let killed = false;
@@ -125,8 +125,14 @@ describe('one server per data directory', () => {
     // Left behind by the killed process.
     expect(JSON.parse(readFileSync(lockFile, 'utf8')).pid).toBe(first.child.pid);
 
+    // As an older version left them: the directory and a file readable by others. The next start tightens them.
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, 'keys', 'keyring.json'), 0o644);
+
     second = await serve(['--config', legacyToml]);
     expect(JSON.parse(readFileSync(lockFile, 'utf8')).pid).toBe(second.child.pid);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(await openToOthers(dataDir)).toEqual([]);
     const again = await signIn(second.url);
     for (const name of acknowledged) {
       const res = await fetch(`${second.url}/api/resource/crm.Lead/${encodeURIComponent(name)}`, {
