@@ -1,5 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
@@ -42,7 +42,13 @@ const databases: Database[] = [];
 
 beforeAll(async () => {
   [nats, postgres] = await Promise.all([startNatsServer(), startPostgres()]);
-  const env = { PLATFORM_KEY_ENCRYPTION_KEY: KEK, PLATFORM_ADMIN_PASSWORD: PASSWORD };
+  // Gateway a is given the key-encryption key in its environment, b in a file (a secret mount).
+  const kekFile = join(temp, 'kek');
+  writeFileSync(kekFile, `${KEK}\n`, { mode: 0o600 });
+  const envOf: Record<string, Record<string, string>> = {
+    a: { PLATFORM_KEY_ENCRYPTION_KEY: KEK, PLATFORM_ADMIN_PASSWORD: PASSWORD },
+    b: { PLATFORM_KEY_ENCRYPTION_KEY_FILE: kekFile, PLATFORM_ADMIN_PASSWORD: PASSWORD },
+  };
   const base = (dataDir: string, extra: Record<string, unknown> = {}): PlatformConfig =>
     loadConfig({
       file: join(ROOT_DIR, 'platform.toml'),
@@ -66,7 +72,7 @@ beforeAll(async () => {
     const previous = process.env.PLATFORM_ADMIN_PASSWORD;
     process.env.PLATFORM_ADMIN_PASSWORD = PASSWORD;
     try {
-      gateways.push(await createGateway(config, { secret: SECRET, log: () => {}, env }));
+      gateways.push(await createGateway(config, { secret: SECRET, log: () => {}, env: envOf[name] }));
     } finally {
       if (previous === undefined) delete process.env.PLATFORM_ADMIN_PASSWORD;
       else process.env.PLATFORM_ADMIN_PASSWORD = previous;
