@@ -107,9 +107,14 @@ describe('bad input answers its 4xx in the one JSON error shape', () => {
       'invalid_url',
     ],
     ['a malformed request line', Buffer.from('GET /a b c\r\n\r\n', 'latin1'), 'bad_request'],
-  ])('answers %s with 400 %s in the JSON error shape', async (_, bytes, code) => {
+    [
+      'a header block larger than 16 KiB',
+      Buffer.from(`GET /desk/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 'latin1'),
+      'headers_too_large',
+    ],
+  ])('answers %s with 4xx %s in the JSON error shape', async (_, bytes, code) => {
     const res = await rawRequest(bytes);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(code === 'headers_too_large' ? 431 : 400);
     expect(JSON.parse(res.body)).toEqual({ error: { code, message: expect.any(String) } });
   });
 
