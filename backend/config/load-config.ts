@@ -54,9 +54,12 @@ export const OTHER_ENV_VARS: ReadonlyArray<{ env: string; use: string }> = [
   },
   { env: 'PLATFORM_KEY_ENCRYPTION_KEY_FILE', use: 'MACROSERVICE gateways: file holding that key instead' },
   { env: 'UV_THREADPOOL_SIZE', use: 'threads for decryption and password hashing (Node.js, default 4)' },
-  { env: 'PLATFORM_PGLITE_OPTIMIZE', use: '1: compile the embedded database with V8\'s optimising tier too' },
+  { env: 'PLATFORM_PGLITE_OPTIMIZE', use: "1: compile the embedded database with V8's optimising tier too" },
   { env: 'PLATFORM_GROW_YOUNG_GENERATION', use: "1: keep V8's default young-generation growth" },
-  { env: 'PLATFORM_SERVE_FROM_SOURCE', use: '1: run from the TypeScript sources even when the bundle is current' },
+  {
+    env: 'PLATFORM_SERVE_FROM_SOURCE',
+    use: '1: run from the TypeScript sources even when the bundle is current',
+  },
 ];
 
 function parseBool(raw: string): unknown {
