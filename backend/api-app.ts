@@ -55,7 +55,7 @@ export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {})
       publicUrl: ctx.config.server.public_url,
       loginThrottle,
       hashGate,
-      trustedProxies: ctx.config.security.trusted_proxies,
+      trustedProxies: ctx.config.server.trusted_proxies,
     }),
   );
   const permissionsOf =

@@ -53,7 +53,7 @@ export interface AuthRouteDeps {
   publicUrl?: string;
   loginThrottle: SecurityContext['loginThrottle'];
   hashGate: SecurityContext['hashGate'];
-  /** `security.trusted_proxies`: their `X-Forwarded-For` names the client, their `X-Forwarded-Proto` https. */
+  /** `server.trusted_proxies`: their `X-Forwarded-For` names the client, their `X-Forwarded-Proto` https. */
   trustedProxies: readonly string[];
 }
 

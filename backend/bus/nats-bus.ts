@@ -49,7 +49,11 @@ export class NatsBus implements Bus {
   readonly kind = 'nats' as const;
   readonly #listeners = new Set<(status: BusStatus) => void>();
   readonly #kvm: Kvm;
-  readonly #stores: NatsKeyValue<unknown>[] = [];
+  /**
+   * One store per bucket, as the in-process bus: the parts of a process that open the same bucket share one
+   * re-creation after NATS lost its store, and one log line for it.
+   */
+  readonly #stores = new Map<string, Promise<NatsKeyValue<unknown>>>();
   #status: BusStatus = 'connected';
 
   private constructor(
@@ -134,12 +138,17 @@ export class NatsBus implements Bus {
     return () => sub.unsubscribe();
   }
 
-  async keyValue<T = unknown>(bucket: string, options: KeyValueOptions): Promise<KeyValueStore<T>> {
-    // history 1: only the last value of a key matters; ttl is bucket-wide (per-key TTL needs nats-server 2.11).
-    const open = () => this.#kvm.create(bucket, { ttl: options.ttlMs, history: 1 });
-    const store = new NatsKeyValue<T>(await open(), bucket, options.ttlMs, this, open, this.log);
-    this.#stores.push(store as NatsKeyValue<unknown>);
-    return store;
+  keyValue<T = unknown>(bucket: string, options: KeyValueOptions): Promise<KeyValueStore<T>> {
+    let store = this.#stores.get(bucket);
+    if (!store) {
+      // history 1: only the last value of a key matters; ttl is bucket-wide (per-key TTL needs nats-server 2.11).
+      const open = () => this.#kvm.create(bucket, { ttl: options.ttlMs, history: 1 });
+      store = open().then((kv) => new NatsKeyValue<unknown>(kv, bucket, options.ttlMs, this, open, this.log));
+      // A failed open is not remembered: the next caller tries again.
+      store.catch(() => this.#stores.delete(bucket));
+      this.#stores.set(bucket, store);
+    }
+    return store as Promise<NatsKeyValue<T>>;
   }
 
   status(): BusStatus {
@@ -153,9 +162,11 @@ export class NatsBus implements Bus {
 
   async close(): Promise<void> {
     if (this.#status === 'closed') return;
-    for (const store of this.#stores) store.closeWatches();
     this.#status = 'closed';
     this.#listeners.clear();
+    for (const store of await Promise.allSettled(this.#stores.values())) {
+      if (store.status === 'fulfilled') store.value.closeWatches();
+    }
     await this.nc.drain().catch(() => this.nc.close());
   }
 }

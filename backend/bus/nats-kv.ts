@@ -67,29 +67,37 @@ export class NatsKeyValue<T> implements KeyValueStore<T> {
     }
   }
 
-  /** Creates the bucket again (idempotent when it exists); one attempt at a time. */
+  /**
+   * Creates the bucket again (idempotent when it exists), one attempt at a time: operations failing together
+   * and the reconnect share it. When the bucket was indeed gone (NATS lost its store) that is logged, once
+   * per loss, by the attempt that found it missing.
+   */
   #recreate(): Promise<KV> {
     if (!this.reopen) return Promise.resolve(this.#kv);
-    this.#reopening ??= this.reopen()
-      .then((kv) => {
-        this.#kv = kv;
-        return kv;
-      })
-      .finally(() => {
-        this.#reopening = undefined;
-      });
+    const reopen = this.reopen;
+    this.#reopening ??= (async () => {
+      const missing = await this.#kv.status().then(
+        () => false,
+        (err: unknown) => isMissingBucket(err),
+      );
+      const kv = await reopen();
+      this.#kv = kv;
+      if (missing)
+        this.log(`bus: KV bucket ${this.bucket} was missing on NATS (store lost); created it again`);
+      return kv;
+    })().finally(() => {
+      this.#reopening = undefined;
+    });
     return this.#reopening;
   }
 
-  /** Runs `op`; when the bucket is gone (NATS lost its store), creates it again, logs once, retries once. */
+  /** Runs `op`; when the bucket is gone (NATS lost its store), creates it again and retries once. */
   async #run<R>(op: (kv: KV) => Promise<R>): Promise<R> {
     try {
       return await op(this.#kv);
     } catch (err) {
       if (!this.reopen || !isMissingBucket(err)) throw err;
-      const kv = await this.#recreate();
-      this.log(`bus: KV bucket ${this.bucket} was missing on NATS (store lost); created it again`);
-      return op(kv);
+      return op(await this.#recreate());
     }
   }
 

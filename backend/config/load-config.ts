@@ -54,6 +54,12 @@ export const OTHER_ENV_VARS: ReadonlyArray<{ env: string; use: string }> = [
   },
   { env: 'PLATFORM_KEY_ENCRYPTION_KEY_FILE', use: 'MACROSERVICE gateways: file holding that key instead' },
   { env: 'UV_THREADPOOL_SIZE', use: 'threads for decryption and password hashing (Node.js, default 4)' },
+  { env: 'PLATFORM_PGLITE_OPTIMIZE', use: "1: compile the embedded database with V8's optimising tier too" },
+  { env: 'PLATFORM_GROW_YOUNG_GENERATION', use: "1: keep V8's default young-generation growth" },
+  {
+    env: 'PLATFORM_SERVE_FROM_SOURCE',
+    use: '1: run from the TypeScript sources even when the bundle is current',
+  },
 ];
 
 function parseBool(raw: string): unknown {
@@ -111,6 +117,58 @@ export interface LoadConfigOptions {
   overrides?: Record<string, unknown>;
   /** What set each override, for error messages, e.g. `{ 'server.port': 'flag --port' }`; default "override". */
   overrideSources?: Record<string, string>;
+  /** Receives one line per deprecated setting found (an older spelling still accepted); default stderr. */
+  warn?: (message: string) => void;
+}
+
+/** Older spellings still accepted: the deprecated dotted path and the one it is read as. */
+const RENAMED: ReadonlyArray<readonly [old: string, current: string]> = [
+  ['security.trusted_proxies', 'server.trusted_proxies'],
+];
+
+function hasPath(table: Record<string, unknown>, dotted: string): boolean {
+  let node: unknown = table;
+  for (const part of dotted.split('.')) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part)) return false;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node !== undefined;
+}
+
+function takePath(table: Record<string, unknown>, dotted: string): unknown {
+  const parts = dotted.split('.');
+  let node = table;
+  for (const part of parts.slice(0, -1)) node = node[part] as Record<string, unknown>;
+  const value = node[parts.at(-1)!];
+  delete node[parts.at(-1)!];
+  return value;
+}
+
+/**
+ * Moves each older spelling of {@link RENAMED} to its current key before validation (so a bad value is
+ * reported under the key that is read), with one warning line naming where it was set. Both spellings at
+ * once is an error: which one was meant cannot be told.
+ */
+function moveRenamed(
+  table: Record<string, unknown>,
+  sources: Sources,
+  file: string,
+  warn: (m: string) => void,
+) {
+  for (const [old, current] of RENAMED) {
+    if (!hasPath(table, old)) continue;
+    const where = sourceOf(old.split('.'), sources, file);
+    if (hasPath(table, current)) {
+      throw new PlatformError(
+        'config_invalid',
+        `invalid configuration:\n  tool.platform.${old}${where} and tool.platform.${current}${sourceOf(current.split('.'), sources, file)} are both set: keep tool.platform.${current} only`,
+      );
+    }
+    setPath(table, current, takePath(table, old));
+    // A bad value is then reported under the current key, naming what set it in the older spelling.
+    sources.set(current, sources.get(old) ?? `${file}, key tool.platform.${old}`);
+    warn(`tool.platform.${old} is deprecated${where}; rename it to tool.platform.${current}`);
+  }
 }
 
 /**
@@ -149,6 +207,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PlatformConfig {
       sources.set(path, options.overrideSources?.[path] ?? 'override');
     }
   }
+  moveRenamed(table, sources, file, options.warn ?? ((message) => console.warn(`warning: ${message}`)));
   const result = platformTomlSchema.safeParse(table);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => describeIssue(issue, sources, file));

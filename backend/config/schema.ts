@@ -48,6 +48,11 @@ export const platformTomlSchema = z
          * The `public_url` host and the loopback names are always allowed.
          */
         allowed_hosts: z.array(z.string().min(1)).default([]),
+        /**
+         * Peers (reverse proxies, load balancers) whose `X-Forwarded-For` names the client and whose
+         * `X-Forwarded-Proto` says whether the browser used https; empty means the socket address is the client.
+         */
+        trusted_proxies: z.array(z.string()).default([]),
         shutdown_timeout_ms: positiveInt.default(10_000),
       })
       .strict()
@@ -76,8 +81,8 @@ export const platformTomlSchema = z
       .prefault({}),
     security: z
       .object({
-        /** Proxies whose X-Forwarded-For is trusted; empty means the socket address is the client. */
-        trusted_proxies: z.array(z.string()).default([]),
+        // `trusted_proxies` here is the older spelling of `server.trusted_proxies`: loadConfig moves it there
+        // (with a warning) before validation, so it is not a key of this table.
         payload_encryption: z
           .object({
             mode: z.enum(ENCRYPTION_MODES).default('metadata'),

@@ -5,13 +5,13 @@ import { socketAddress } from '../middleware/client-address';
 export interface SecureRequestOptions {
   /** `server.public_url`: an https one makes every request secure. */
   publicUrl?: string;
-  /** `security.trusted_proxies`: peers whose `X-Forwarded-Proto` is believed. */
+  /** `server.trusted_proxies`: peers whose `X-Forwarded-Proto` is believed. */
   trustedProxies: readonly string[];
 }
 
 /**
  * True when the browser reached this server over HTTPS, so cookies must carry `Secure`: `server.public_url`
- * is https, the request itself is, or the connection comes from a trusted proxy (`security.trusted_proxies`)
+ * is https, the request itself is, or the connection comes from a trusted proxy (`server.trusted_proxies`)
  * whose `X-Forwarded-Proto` says https. A client's own `X-Forwarded-Proto` is not believed.
  */
 export function isSecureRequest(c: Context, options: SecureRequestOptions): boolean {

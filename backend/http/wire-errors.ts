@@ -22,6 +22,9 @@ export function adapterErrorResponse(err: unknown): Response {
 }
 
 const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
+  // The parser refuses a raw non-ASCII or control byte in the target before the adapter sees it: the same
+  // 400 `invalid_url` as a target the adapter cannot parse (docs/http-api.md#errors).
+  HPE_INVALID_URL: [400, 'invalid_url', 'The request target is not a valid URL.'],
   HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large.'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request took too long to arrive.'],
 };

@@ -43,7 +43,7 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
       enabled: config.security.rate_limit.enabled,
       windowMs: config.security.rate_limit.window_seconds * 1000,
       max: config.security.rate_limit.max_requests,
-      trustedProxies: config.security.trusted_proxies,
+      trustedProxies: config.server.trusted_proxies,
     }),
   ),
   entry('BodyLimitMiddleware', 12, ({ config }) =>

@@ -6,7 +6,7 @@ import { errorResponse } from '../http/errors';
 import { clientAddress } from './client-address';
 import { type ChainStep, stepMiddleware } from './step';
 
-/** Options of {@link rateLimit} (`[tool.platform.security.rate_limit]` and `trusted_proxies`). */
+/** Options of {@link rateLimit} (`[tool.platform.security.rate_limit]` and `server.trusted_proxies`). */
 export interface RateLimitOptions {
   enabled: boolean;
   windowMs: number;

@@ -1,12 +1,44 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONFIG_ENV_VARS, loadConfig, OTHER_ENV_VARS } from '../../backend/config/load-config';
 import { FLAG_SOURCES } from '../../src/cli/commands/serve';
-import { spawnM } from './helpers/serve-process';
+import { ROOT, spawnM } from './helpers/serve-process';
 
 const temp = mkdtempSync(join(tmpdir(), 'fault-config-'));
+
+/** What `m serve` runs: the launcher, the command and its modes, and the whole backend. */
+const SERVE_SOURCES = [
+  'bin/m.js',
+  'src/cli/main.ts',
+  'src/cli/commands/serve.ts',
+  'src/cli/serve',
+  'backend',
+];
+
+/**
+ * Every environment variable the `m serve` sources read: `process.env.X` / `env.X`, and the `PLATFORM_*`
+ * names they keep in constants. `HOME` only expands a leading `~` in an app path, as a shell would.
+ */
+function envVarsReadByServe(): Set<string> {
+  const names = new Set<string>();
+  const scan = (path: string) => {
+    const full = join(ROOT, path);
+    if (!/\.[jt]s$/.test(path)) {
+      for (const entry of readdirSync(full, { withFileTypes: true })) {
+        if (entry.isDirectory() || /\.[jt]s$/.test(entry.name)) scan(join(path, entry.name));
+      }
+      return;
+    }
+    const text = readFileSync(full, 'utf8');
+    for (const m of text.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);
+    for (const m of text.matchAll(/['"`](PLATFORM_[A-Z0-9_]+)['"`]/g)) names.add(m[1]!);
+  };
+  for (const path of SERVE_SOURCES) scan(path);
+  names.delete('HOME');
+  return names;
+}
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 function messageOf(fn: () => unknown): string {
@@ -56,6 +88,10 @@ describe('a configuration error names the source of the bad value', () => {
     expect(await run.exited).toBe(0);
     const help = run.output();
     for (const { env } of [...CONFIG_ENV_VARS, ...OTHER_ENV_VARS]) expect(help).toContain(env);
+    const read = envVarsReadByServe();
+    expect(read.size).toBeGreaterThan(15);
+    for (const env of read)
+      expect(help, `m serve --help does not list ${env}`).toMatch(new RegExp(`\\b${env}\\b`));
     expect(help).toContain('PLATFORM_ADMIN_PASSWORD');
     expect(help).toContain('PLATFORM_INTERNAL_SECRET');
     expect(help).toContain('--pid-file');

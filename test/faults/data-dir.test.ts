@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServeProcess, signIn, spawnM, startServe } from './helpers/serve-process';
+import { ADMIN_PASSWORD, type ServeProcess, signIn, spawnM, startServe } from './helpers/serve-process';
 
 // One data directory and two servers on it, one after the other: the first is started fresh (so the modes
 // checked are the ones the server itself creates), answers the checks that need a running server, and is then
@@ -14,12 +14,15 @@ const temp = mkdtempSync(join(tmpdir(), 'fault-datadir-'));
 const dataDir = join(temp, 'data');
 const pidFile = join(temp, 'serve.pid');
 const lockFile = join(dataDir, 'server.lock');
+// The second server reads a platform.toml that still spells `server.trusted_proxies` the older way.
+const legacyToml = join(temp, 'legacy.toml');
+writeFileSync(legacyToml, '[tool.platform.security]\ntrusted_proxies = ["127.0.0.1"]\n');
 const running = new Set<ServeProcess>();
 let first: ServeProcess;
 let second: ServeProcess | undefined;
 
-async function serve(): Promise<ServeProcess> {
-  const s = await startServe(dataDir, ['--pid-file', pidFile]);
+async function serve(extra: string[] = []): Promise<ServeProcess> {
+  const s = await startServe(dataDir, ['--pid-file', pidFile, ...extra]);
   running.add(s);
   return s;
 }
@@ -88,7 +91,7 @@ describe('one server per data directory', () => {
     expect(await jwksKids(first.url)).toEqual(ring.keys.map((k) => k.kid));
   });
 
-  it('loses no acknowledged record when killed with SIGKILL during 200 creates, and takes over the stale lock', async () => {
+  it('loses no acknowledged record when killed with SIGKILL during 200 creates; the next start takes over the stale lock and tightens modes', async () => {
     const session = await signIn(first.url);
     const acknowledged: string[] = [];
     let killed = false;
@@ -122,8 +125,14 @@ describe('one server per data directory', () => {
     // Left behind by the killed process.
     expect(JSON.parse(readFileSync(lockFile, 'utf8')).pid).toBe(first.child.pid);
 
-    second = await serve();
+    // As an older version left them: the directory and a file readable by others. The next start tightens them.
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, 'keys', 'keyring.json'), 0o644);
+
+    second = await serve(['--config', legacyToml]);
     expect(JSON.parse(readFileSync(lockFile, 'utf8')).pid).toBe(second.child.pid);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(await openToOthers(dataDir)).toEqual([]);
     const again = await signIn(second.url);
     for (const name of acknowledged) {
       const res = await fetch(`${second.url}/api/resource/crm.Lead/${encodeURIComponent(name)}`, {
@@ -132,6 +141,23 @@ describe('one server per data directory', () => {
       expect(res.status, name).toBe(200);
     }
     expect(new Set(acknowledged).size).toBe(acknowledged.length);
+  });
+
+  it('reads the older spelling security.trusted_proxies as server.trusted_proxies, warning once at start', async () => {
+    expect(second, 'the server started after the kill').toBeDefined();
+    const warnings = second!.output().match(/^m serve: warning: .*$/gm) ?? [];
+    expect(warnings).toEqual([
+      `m serve: warning: tool.platform.security.trusted_proxies is deprecated (set in ${legacyToml}); rename it to tool.platform.server.trusted_proxies`,
+    ]);
+    // 127.0.0.1 is a trusted proxy of this server: its X-Forwarded-Proto https makes the cookie Secure.
+    const login = (proto: string) =>
+      fetch(`${second!.url}/api/method/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: second!.url, 'x-forwarded-proto': proto },
+        body: JSON.stringify({ usr: 'Administrator', pwd: ADMIN_PASSWORD }),
+      });
+    expect((await login('https')).headers.get('set-cookie')).toMatch(/;\s*Secure/i);
+    expect((await login('http')).headers.get('set-cookie')).not.toMatch(/Secure/i);
   });
 
   it('stops cleanly on SIGTERM, removing its lock and its --pid-file', async () => {

@@ -5,6 +5,7 @@ import type { Database } from '../../backend/db/database';
 import { openDatabase } from '../../backend/db/open-database';
 import { createStaticDirectory } from '../../backend/gateway/service-directory';
 import { type RunningServer, startServer } from '../../backend/server';
+import { craftJwe, sendJose } from '../backend/security/jwe-support';
 import { request } from '../helpers/http';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
@@ -17,7 +18,11 @@ let server: RunningServer;
 let database: Database;
 beforeAll(async () => {
   database = await openDatabase({ memory: true });
-  t = await createTestApp({ config: { 'security.trusted_proxies': ['127.0.0.1'] }, database });
+  // Metadata mode (the default): plain JSON where no field is flagged, and a JWE is taken on any route.
+  t = await createTestApp({
+    config: { 'server.trusted_proxies': ['127.0.0.1'], 'security.payload_encryption.mode': 'metadata' },
+    database,
+  });
   server = await startServer(t.app, { host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
@@ -61,11 +66,18 @@ describe('bad input answers its 4xx in the one JSON error shape', () => {
   it.each([
     ['a NUL in a filter value', `[["lead_name","=","\\u0000"]]`],
     ['a lone surrogate in a filter value', `[["lead_name","=","\\ud800"]]`],
-  ])('refuses %s with 400 (the filter is invalid)', async (_, filters) => {
-    const res = await request(t.app, 'GET', `/api/resource/crm.Lead?filters=${encodeURIComponent(filters)}`);
-    expect(res.status).toBe(400);
-    expect(['invalid_filters', 'invalid_characters']).toContain(await errorCode(res));
-  });
+  ])(
+    'refuses %s with 400 invalid_filters (docs/http-api.md#errors: the filters JSON is invalid)',
+    async (_, filters) => {
+      const res = await request(
+        t.app,
+        'GET',
+        `/api/resource/crm.Lead?filters=${encodeURIComponent(filters)}`,
+      );
+      expect(res.status).toBe(400);
+      expect(await errorCode(res)).toBe('invalid_filters');
+    },
+  );
 
   it('refuses a NUL in a path segment or query value with 400 invalid_characters', async () => {
     for (const path of ['/api/resource/crm.Lead/a%00b', '/api/resource/crm.Lead?lead_name=a%00']) {
@@ -85,29 +97,43 @@ describe('bad input answers its 4xx in the one JSON error shape', () => {
 
   it.each([
     [
-      'a raw non-ASCII byte',
+      'a raw non-ASCII byte in the URL',
       Buffer.from('GET /api/resource/crm.Lead/caf\xe9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'latin1'),
+      'invalid_url',
     ],
-    ['a backslash', Buffer.from('GET /desk\\..\\package.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'latin1')],
-    ['a malformed request line', Buffer.from('GET /a b c\r\n\r\n', 'latin1')],
-  ])('answers %s in the URL with 400 and a JSON error body', async (_, bytes) => {
+    [
+      'a backslash in the URL',
+      Buffer.from('GET /desk\\..\\package.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'latin1'),
+      'invalid_url',
+    ],
+    ['a malformed request line', Buffer.from('GET /a b c\r\n\r\n', 'latin1'), 'bad_request'],
+    [
+      'a header block larger than 16 KiB',
+      Buffer.from(`GET /desk/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 'latin1'),
+      'headers_too_large',
+    ],
+  ])('answers %s with 4xx %s in the JSON error shape', async (_, bytes, code) => {
     const res = await rawRequest(bytes);
-    expect(res.status).toBe(400);
-    const code = (JSON.parse(res.body) as { error: { code: string } }).error.code;
-    expect(['invalid_url', 'bad_request']).toContain(code);
+    expect(res.status).toBe(code === 'headers_too_large' ? 431 : 400);
+    expect(JSON.parse(res.body)).toEqual({ error: { code, message: expect.any(String) } });
   });
 
   it.each([
     ['__proto__', '{"lead_name":"P","source":"Website","__proto__":{"polluted":true}}'],
     ['an escaped __proto__', '{"lead_name":"P","source":"Website","\\u005f_proto__":{"polluted":true}}'],
     ['constructor.prototype', '{"lead_name":"P","source":"Website","constructor":{"prototype":{"x":1}}}'],
-  ])('refuses %s in plain JSON with 400 invalid_json, as when encrypted', async (_, body) => {
-    const res = await request(t.app, 'POST', '/api/resource/crm.Lead', {
+  ])('refuses %s with 400 invalid_json the same in plain JSON and encrypted', async (_, body) => {
+    const plain = await request(t.app, 'POST', '/api/resource/crm.Lead', {
       body,
       headers: { 'content-type': 'application/json' },
     });
-    expect(res.status).toBe(400);
-    expect(await errorCode(res)).toBe('invalid_json');
+    expect(plain.status).toBe(400);
+    expect(await errorCode(plain)).toBe('invalid_json');
+    const jwe = await craftJwe(t.ctx, { method: 'POST', path: '/api/resource/crm.Lead', plaintext: body });
+    const encrypted = await sendJose(t, 'POST', '/api/resource/crm.Lead', jwe);
+    expect(encrypted.status).toBe(400);
+    expect(await errorCode(encrypted)).toBe('invalid_json');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
 
@@ -144,11 +170,22 @@ describe('Host check (DNS rebinding)', () => {
     });
     expect(login.status).toBe(421);
     expect(JSON.parse(login.body).error.code).toBe('invalid_host');
+    // Even with a real session and its CSRF token (the rebound page shares the cookie jar of the name).
+    const session = await fetch(`${server.url}/api/method/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url },
+      body: JSON.stringify({ usr: 'Administrator', pwd: 'admin' }),
+    });
+    const { csrf_token } = (await session.json()) as { csrf_token: string };
+    const cookie = session.headers.get('set-cookie')!.split(';')[0]!;
     const write = await withHost(server.port, 'POST', '/api/resource/crm.Lead', evil, {
-      body: { lead_name: 'x', source: 'Website' },
-      headers: origin,
+      body: { lead_name: 'Rebound write', source: 'Website' },
+      headers: { ...origin, cookie, 'x-csrf-token': csrf_token },
     });
     expect(write.status).toBe(421);
+    expect(JSON.parse(write.body).error.code).toBe('invalid_host');
+    const stored = await request(t.app, 'GET', '/api/resource/crm.Lead?limit=100');
+    expect(await stored.text()).not.toContain('Rebound write');
     const desk = await withHost(server.port, 'GET', '/desk/', evil);
     expect(desk.status).toBe(421);
     expect(desk.body).not.toContain('evil.example');

@@ -1,6 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createPrivateKey } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
 import { importJWK } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +14,12 @@ import { openDatabase } from '../../backend/db/open-database';
 import { ROOT_DIR } from '../../backend/roots/context';
 import { createGateway, type Gateway } from '../../backend/roots/gateway';
 import { type RunningService, startService } from '../../backend/roots/service';
+import {
+  KEY_RING_BUCKET,
+  KEY_RING_KEY,
+  type KvKeyStore,
+  type SharedKeyRing,
+} from '../../backend/security/keys/kv-key-store';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
 import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import { encryptJwe } from '../../src/sdk/security/encrypt-payload';
@@ -33,7 +42,13 @@ const databases: Database[] = [];
 
 beforeAll(async () => {
   [nats, postgres] = await Promise.all([startNatsServer(), startPostgres()]);
-  const env = { PLATFORM_KEY_ENCRYPTION_KEY: KEK, PLATFORM_ADMIN_PASSWORD: PASSWORD };
+  // Gateway a is given the key-encryption key in its environment, b in a file (a secret mount).
+  const kekFile = join(temp, 'kek');
+  writeFileSync(kekFile, `${KEK}\n`, { mode: 0o600 });
+  const envOf: Record<string, Record<string, string>> = {
+    a: { PLATFORM_KEY_ENCRYPTION_KEY: KEK, PLATFORM_ADMIN_PASSWORD: PASSWORD },
+    b: { PLATFORM_KEY_ENCRYPTION_KEY_FILE: kekFile, PLATFORM_ADMIN_PASSWORD: PASSWORD },
+  };
   const base = (dataDir: string, extra: Record<string, unknown> = {}): PlatformConfig =>
     loadConfig({
       file: join(ROOT_DIR, 'platform.toml'),
@@ -57,7 +72,7 @@ beforeAll(async () => {
     const previous = process.env.PLATFORM_ADMIN_PASSWORD;
     process.env.PLATFORM_ADMIN_PASSWORD = PASSWORD;
     try {
-      gateways.push(await createGateway(config, { secret: SECRET, log: () => {}, env }));
+      gateways.push(await createGateway(config, { secret: SECRET, log: () => {}, env: envOf[name] }));
     } finally {
       if (previous === undefined) delete process.env.PLATFORM_ADMIN_PASSWORD;
       else process.env.PLATFORM_ADMIN_PASSWORD = previous;
@@ -162,6 +177,39 @@ class Client {
   }
 }
 
+/** The kids a gateway publishes, newest first, and the max-age its JWKS may be cached for. */
+async function jwksOf(gateway: Gateway): Promise<{ kids: string[]; maxAgeSeconds: number }> {
+  const res = await call(gateway, 'GET', '/api/v1/security/jwks');
+  const maxAge = /max-age=(\d+)/.exec(res.headers.get('cache-control') ?? '')?.[1];
+  const { keys } = (await res.json()) as { keys: { kid: string }[] };
+  return { kids: keys.map((k) => k.kid), maxAgeSeconds: Number(maxAge) };
+}
+
+/**
+ * Fails unless every gateway publishes `kid` as its active key before a JWKS fetched when the rotation was
+ * made expires (the max-age the JWKS itself states): a client refetching then finds it on any gateway.
+ */
+async function everyGatewayPublishesWithinMaxAge(kid: string): Promise<void> {
+  const deadline = Date.now() + (await jwksOf(gateways[0]!)).maxAgeSeconds * 1000;
+  for (const gateway of gateways) {
+    while ((await jwksOf(gateway)).kids[0] !== kid) {
+      if (Date.now() > deadline) throw new Error(`a gateway did not publish ${kid} within the JWKS max-age`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/** The shared ring as stored in NATS KV, read with a client of its own. */
+async function storedRing(): Promise<SharedKeyRing> {
+  const nc = await connect({ servers: nats.url });
+  try {
+    const kv = await new Kvm(nc).open(KEY_RING_BUCKET);
+    return (await kv.get(KEY_RING_KEY))!.json<SharedKeyRing>();
+  } finally {
+    await nc.close();
+  }
+}
+
 describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NATS)', () => {
   it('signs in on one gateway, creates encrypted records on the other, rotates keys mid-run, with 0 failures', async () => {
     const [a, b] = gateways as [Gateway, Gateway];
@@ -185,10 +233,11 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
 
     const failures: string[] = [];
     let created = 0;
-    let rotatedKid = '';
+    let cliKid = '';
+    let gatewayKid = '';
     for (let i = 0; i < 24; i++) {
       const gateway = i % 2 === 0 ? b : a;
-      if (i === 8) {
+      if (i === 6) {
         // Mid-run, the operator rotates the shared ring from the command line.
         const rotate = spawnM(['keys', 'rotate', '--data-dir', join(temp, 'cli')], {
           PLATFORM_MODE: 'macroservice',
@@ -196,13 +245,20 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
           PLATFORM_KEY_ENCRYPTION_KEY: KEK,
         });
         expect(await rotate.exited, rotate.output()).toBe(0);
-        rotatedKid = /new active key (\S+) in the shared key ring/.exec(rotate.output())?.[1] ?? '';
-        expect(rotatedKid, rotate.output()).not.toBe('');
-        expect(rotatedKid).not.toBe(firstKid);
+        cliKid = /new active key (\S+) in the shared key ring/.exec(rotate.output())?.[1] ?? '';
+        expect(cliKid, rotate.output()).not.toBe('');
+        expect(cliKid).not.toBe(firstKid);
+        await everyGatewayPublishesWithinMaxAge(cliKid);
       }
-      // A client refreshing its JWKS later gets the new key from a (the write reaches a through its watch of
-      // the ring, asynchronously), and sends it to b next.
-      if (i === 16) await until('a publishes the new key', async () => (await client.jwks(a)) === rotatedKid);
+      // The client keeps its old JWKS a while (the retired key still decrypts), then refetches it from a and
+      // sends what it encrypts to b next.
+      if (i === 10) expect(await client.jwks(a)).toBe(cliKid);
+      if (i === 14) {
+        // Then a gateway rotates the ring itself (as the first gateway after NATS lost its store does).
+        gatewayKid = await (b.ctx.security.keys as KvKeyStore).rotate();
+        await everyGatewayPublishesWithinMaxAge(gatewayKid);
+      }
+      if (i === 18) expect(await client.jwks(b)).toBe(gatewayKid);
       const [path, body] =
         i % 3 === 0
           ? ['/api/resource/stock.Item', { item_code: `ITEM-${i}`, item_name: `Item ${i}` }]
@@ -213,13 +269,20 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
     }
     expect(failures).toEqual([]);
     expect(created).toBe(24);
-    // Both gateways publish the new key first and the retired one, still decrypting, after it.
+    // Both gateways publish the newest key first and the retired ones, still decrypting, after it.
     for (const gateway of [a, b]) {
-      const jwks = (await (await call(gateway, 'GET', '/api/v1/security/jwks')).json()) as {
-        keys: { kid: string }[];
-      };
-      expect(jwks.keys.map((k) => k.kid)).toEqual([rotatedKid, firstKid]);
+      expect((await jwksOf(gateway)).kids).toEqual([gatewayKid, cliKid, firstKid]);
     }
+    // The ring in NATS KV holds every private key wrapped with the key-encryption key, none in clear.
+    const ring = await storedRing();
+    expect(ring.keys.map((k) => k.kid)).toEqual([gatewayKid, cliKid, firstKid]);
+    for (const k of ring.keys) {
+      expect(() =>
+        createPrivateKey({ key: Buffer.from(k.wrapped, 'base64url'), format: 'der', type: 'pkcs8' }),
+      ).toThrow();
+      expect(k.wrapped).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    }
+    expect(JSON.stringify(ring)).not.toContain('PRIVATE KEY');
 
     // A captured JWE replayed to either gateway is refused.
     const path = '/api/resource/crm.Lead';
@@ -230,5 +293,28 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
       expect(replay.status).toBe(400);
       expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('replayed');
     }
+
+    // Users and sessions live in the shared PostgreSQL: a user added through a signs in on b, b's session
+    // is accepted by a, and b lists the user.
+    const added = await client.create(a, '/api/method/platform.users.add', {
+      name: 'clerk@example.com',
+      password: 'clerk-password-1',
+      roles: ['Sales User'],
+    });
+    expect(added.status, await added.clone().text()).toBe(200);
+    const clerkLogin = await client.create(b, '/api/method/login', {
+      usr: 'clerk@example.com',
+      pwd: 'clerk-password-1',
+    });
+    expect(clerkLogin.status).toBe(200);
+    const clerkCookie = clerkLogin.headers.get('set-cookie')!.split(';')[0]!;
+    const whoami = await call(a, 'GET', '/api/method/platform.auth.whoami', {
+      headers: { cookie: clerkCookie },
+    });
+    expect(whoami.status).toBe(200);
+    expect(((await whoami.json()) as { message: { user: string } }).message.user).toBe('clerk@example.com');
+    const listed = await client.create(b, '/api/method/platform.users.list', {});
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(await listed.json())).toContain('clerk@example.com');
   }, 240_000);
 });

@@ -1,5 +1,9 @@
+import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEncoder } from '../../src/benchmarks/target/encoder';
+import type { SecurityConfig } from '../../src/protocol';
 import { craftJwe, errorOf, sdkJwe, sendJose } from '../backend/security/jwe-support';
+import { TEST_ORIGIN } from '../helpers/http';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 
 let t: TestApp;
@@ -70,5 +74,25 @@ describe('a captured JWE cannot be replayed', () => {
       const jwe = await craftJwe(t.ctx, { method: 'POST', path: PATH, plaintext: '{}', header });
       expect((await errorOf(await sendJose(t, 'POST', PATH, jwe))).code).toBe('decryption_failed');
     }
+  });
+
+  it('the load-test harness encodes like the SDK: iat now and a fresh random jti in every protected header', async () => {
+    const fetchImpl = ((input: RequestInfo | URL, init?: RequestInit) =>
+      t.app.fetch(new Request(input, init))) as typeof fetch;
+    const config = (await (
+      await fetchImpl(`${TEST_ORIGIN}/api/v1/security/config`)
+    ).json()) as SecurityConfig;
+    const encoder = await createEncoder(config, TEST_ORIGIN, fetchImpl);
+    const bodies = await Promise.all(
+      [1, 2, 3].map((i) => encoder.encode(lead(`Harness ${i}`), `${TEST_ORIGIN}${PATH}`, 'POST')),
+    );
+    const headers = bodies.map((b) => decodeProtectedHeader(b.body));
+    for (const header of headers) {
+      expect(header.jti).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(Math.abs((header.iat as number) - now())).toBeLessThanOrEqual(60);
+    }
+    expect(new Set(headers.map((h) => h.jti)).size).toBe(3);
+    expect((await sendJose(t, 'POST', PATH, bodies[0]!.body)).status).toBe(201);
+    expect((await errorOf(await sendJose(t, 'POST', PATH, bodies[0]!.body))).code).toBe('replayed');
   });
 });

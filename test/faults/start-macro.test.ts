@@ -40,7 +40,7 @@ async function until(check: () => Promise<boolean>, tries = 240): Promise<boolea
 }
 
 describe('npm run start:macro', () => {
-  it('restarts a dead service while the gateway keeps serving, and stops everything on SIGINT', async () => {
+  it('restarts a dead service with backoff while the gateway keeps serving, and stops everything on SIGINT', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['scripts/start-macro.js', '--no-build'], {
       cwd: ROOT,
@@ -74,13 +74,17 @@ describe('npm run start:macro', () => {
     };
     expect(await until(crmListed)).toBe(true);
 
-    const [firstCrm] = started('crm');
-    process.kill(firstCrm!, 'SIGKILL');
-    await waitForOutput(proc, /restarting crm in/);
-    // The gateway keeps answering while crm is down and comes back.
-    expect((await fetch(`${gateway}/api/gateway/remotes`)).status).toBe(200);
-    expect(await until(async () => started('crm').length >= 2)).toBe(true);
-    pids.push(...started('crm'));
+    const delays = () => [...out.matchAll(/restarting crm in ([\d.]+) s/g)].map((m) => Number(m[1]));
+    // Killed twice in a row, crm is restarted each time, the second time after twice the delay (backoff).
+    for (let death = 1; death <= 2; death++) {
+      process.kill(started('crm')[death - 1]!, 'SIGKILL');
+      expect(await until(async () => delays().length >= death)).toBe(true);
+      // The gateway keeps answering while crm is down and comes back.
+      expect((await fetch(`${gateway}/api/gateway/remotes`)).status).toBe(200);
+      expect(await until(async () => started('crm').length > death)).toBe(true);
+      pids.push(...started('crm'));
+    }
+    expect(delays()).toEqual([1, 2]);
     expect(await until(crmListed)).toBe(true);
     expect(started('gateway')).toHaveLength(1);
 

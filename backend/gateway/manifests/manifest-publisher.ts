@@ -35,6 +35,9 @@ export class ManifestPublisher {
   #timer: ReturnType<typeof setInterval> | undefined;
   #offStatus: Unsubscribe | undefined;
   #failing = false;
+  /** Beats started so far, and the newest one whose outcome has been taken into account. */
+  #beats = 0;
+  #settled = 0;
 
   constructor(options: ManifestPublisherOptions) {
     this.#options = options;
@@ -88,21 +91,29 @@ export class ManifestPublisher {
     return manifest;
   }
 
+  /**
+   * One beat. Beats do not wait for each other (a put sent while NATS is away only fails at its timeout,
+   * several beats later, and the reconnect must not wait for it), so each carries a number and only the
+   * outcome of a beat newer than the last one settled counts: a stale put failing after a newer one succeeded
+   * is not a new outage. A failure is logged once per outage and the recovery once.
+   */
   async #heartbeat(): Promise<void> {
     const manifest = this.#manifest;
     if (!manifest || !this.#timer) return;
+    const beat = ++this.#beats;
+    let error: Error | undefined;
     try {
       await this.#options.store.put(manifest.service, manifest);
-      if (this.#failing) this.#options.log(`bus: manifest heartbeat of ${manifest.service} resumed`);
-      this.#failing = false;
     } catch (err) {
-      // Logged once per outage, not once per beat.
-      if (!this.#failing) {
-        this.#options.log(
-          `bus: manifest heartbeat of ${manifest.service} failed (${(err as Error).message})`,
-        );
-      }
-      this.#failing = true;
+      error = err as Error;
     }
+    if (beat < this.#settled) return;
+    this.#settled = beat;
+    if (error && !this.#failing) {
+      this.#options.log(`bus: manifest heartbeat of ${manifest.service} failed (${error.message})`);
+    } else if (!error && this.#failing) {
+      this.#options.log(`bus: manifest heartbeat of ${manifest.service} resumed`);
+    }
+    this.#failing = error !== undefined;
   }
 }

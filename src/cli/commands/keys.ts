@@ -66,6 +66,7 @@ export const keysCommand: Command = {
       config = loadConfig({
         file: values.config,
         overrides: { 'server.data_dir': values['data-dir'] },
+        warn: (message) => console.error(`m keys: warning: ${message}`),
       });
       dir = join(resolve(config.server.data_dir), 'keys');
       graceMs = config.security.payload_encryption.key_grace_seconds * 1000;

@@ -200,6 +200,7 @@ export const serveCommand: Command = {
         file: flags.config,
         overrides: flagOverrides(flags),
         overrideSources: FLAG_SOURCES,
+        warn: (message) => console.error(`m serve: warning: ${message}`),
       });
     } catch (err) {
       console.error(`m serve: ${(err as Error).message}`);

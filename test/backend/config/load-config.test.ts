@@ -55,4 +55,55 @@ describe('loadConfig', () => {
     const file = tomlFile('[tool.platform\nmode = ');
     expect(() => loadConfig({ file, env: {} })).toThrow(expect.objectContaining({ code: 'config_invalid' }));
   });
+
+  it('reads server.trusted_proxies, empty by default, without a warning', () => {
+    const warnings: string[] = [];
+    const warn = (m: string) => warnings.push(m);
+    expect(loadConfig({ file: 'platform.toml', env: {}, warn }).server.trusted_proxies).toEqual([]);
+    const file = tomlFile('[tool.platform.server]\ntrusted_proxies = ["10.0.0.1"]\n');
+    expect(loadConfig({ file, env: {}, warn }).server.trusted_proxies).toEqual(['10.0.0.1']);
+    expect(warnings).toEqual([]);
+  });
+
+  it('accepts the older spelling security.trusted_proxies with one warning naming where it was set', () => {
+    const warnings: string[] = [];
+    const file = tomlFile('[tool.platform.security]\ntrusted_proxies = ["10.0.0.2"]\n');
+    const config = loadConfig({ file, env: {}, warn: (m) => warnings.push(m) });
+    expect(config.server.trusted_proxies).toEqual(['10.0.0.2']);
+    expect('trusted_proxies' in config.security).toBe(false);
+    expect(warnings).toEqual([
+      `tool.platform.security.trusted_proxies is deprecated (set in ${file}); rename it to tool.platform.server.trusted_proxies`,
+    ]);
+
+    const fromOverride: string[] = [];
+    const overridden = loadConfig({
+      file: 'platform.toml',
+      env: {},
+      overrides: { 'security.trusted_proxies': ['10.0.0.3'] },
+      warn: (m) => fromOverride.push(m),
+    });
+    expect(overridden.server.trusted_proxies).toEqual(['10.0.0.3']);
+    expect(fromOverride).toHaveLength(1);
+  });
+
+  it('refuses both spellings at once, and names the older key for a bad value set in it', () => {
+    const both = tomlFile(
+      '[tool.platform.server]\ntrusted_proxies = []\n[tool.platform.security]\ntrusted_proxies = []\n',
+    );
+    expect(() => loadConfig({ file: both, env: {}, warn: () => {} })).toThrow(
+      expect.objectContaining({
+        code: 'config_invalid',
+        message: expect.stringContaining('are both set: keep tool.platform.server.trusted_proxies only'),
+      }),
+    );
+    const bad = tomlFile('[tool.platform.security]\ntrusted_proxies = "10.0.0.1"\n');
+    expect(() => loadConfig({ file: bad, env: {}, warn: () => {} })).toThrow(
+      expect.objectContaining({
+        code: 'config_invalid',
+        message: expect.stringMatching(
+          /tool\.platform\.server\.trusted_proxies: .*\(set by .*, key tool\.platform\.security\.trusted_proxies\)/,
+        ),
+      }),
+    );
+  });
 });

@@ -80,7 +80,7 @@ describe('RateLimitMiddleware', () => {
   });
 
   it('believes X-Forwarded-For from a configured trusted proxy', async () => {
-    const base = await start({ 'security.trusted_proxies': ['127.0.0.1'] });
+    const base = await start({ 'server.trusted_proxies': ['127.0.0.1'] });
     for (let i = 0; i <= LIMIT * 2; i++) {
       const res = await fetch(`${base}/api/v1/security/config`, {
         headers: { 'x-forwarded-for': `203.0.113.${i}` },
