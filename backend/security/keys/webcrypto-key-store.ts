@@ -1,11 +1,12 @@
 import { calculateJwkThumbprint } from 'jose';
 import { type EncryptionJwk, JWE_ALG } from '../../../src/protocol';
-import { type EncryptionKey, isUsable, type KeyStore, type KeyStoreOptions, newestFirst } from './key-store';
+import { type GeneratedKey, GeneratedKeyRing } from './generated-key-ring';
+import type { KeyStoreOptions } from './key-store';
 
 /** RSA modulus size of generated keys (at least 2048 bits, as on the server). */
 const MODULUS_BITS = 2048;
 
-async function generateKey(): Promise<Pick<EncryptionKey, 'kid' | 'privateKeys' | 'publicJwk'>> {
+async function generateKey(): Promise<GeneratedKey> {
   const pair = (await crypto.subtle.generateKey(
     {
       name: 'RSA-OAEP',
@@ -28,14 +29,9 @@ async function generateKey(): Promise<Pick<EncryptionKey, 'kid' | 'privateKeys' 
  * (the offline mocks in a browser, Node). Rotation is a method call; the retired key keeps decrypting for
  * `graceMs` on the injected clock.
  */
-export class WebCryptoKeyStore implements KeyStore {
-  readonly #keys: EncryptionKey[] = [];
-  readonly #graceMs: number;
-  readonly #now: () => number;
-
+export class WebCryptoKeyStore extends GeneratedKeyRing {
   private constructor(options: KeyStoreOptions) {
-    this.#graceMs = options.graceMs;
-    this.#now = options.now ?? Date.now;
+    super(options, generateKey);
   }
 
   /** Creates a store holding one freshly generated active key. */
@@ -43,32 +39,5 @@ export class WebCryptoKeyStore implements KeyStore {
     const store = new WebCryptoKeyStore(options);
     await store.rotate();
     return store;
-  }
-
-  /** Adds a new active key and retires the previous one (it keeps decrypting during the grace period). */
-  async rotate(): Promise<EncryptionKey> {
-    const generated = await generateKey();
-    const now = this.#now();
-    for (const key of this.#keys) key.retiredAt ??= now;
-    const key: EncryptionKey = {
-      ...generated,
-      createdAt: Math.max(now, (this.#keys[0]?.createdAt ?? 0) + 1),
-    };
-    this.#keys.unshift(key);
-    return key;
-  }
-
-  async active(): Promise<EncryptionKey> {
-    return this.#keys[0]!;
-  }
-
-  async usable(): Promise<EncryptionKey[]> {
-    const now = this.#now();
-    return this.#keys.filter((k) => isUsable(k, this.#graceMs, now)).sort(newestFirst);
-  }
-
-  async find(kid: string): Promise<EncryptionKey | undefined> {
-    const key = this.#keys.find((k) => k.kid === kid);
-    return key && isUsable(key, this.#graceMs, this.#now()) ? key : undefined;
   }
 }
