@@ -12,21 +12,16 @@ import { forwardRoutes } from '../gateway/forward';
 import { publicDirectory } from '../gateway/public-directory';
 import { RemoteDocTypes } from '../gateway/remote-doctypes';
 import type { AppEnv } from '../http/env';
-import { type CleanupStack, createCleanupStack } from '../lifecycle/cleanup-stack';
+import type { CleanupStack } from '../lifecycle/cleanup-stack';
 import { remotePermissionSource } from '../permissions/remote-permissions';
 import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
 import { KEK_ENV, keyEncryptionKeyFromEnv } from '../security/keys/key-encryption-key';
 import type { KeyStore } from '../security/keys/key-store';
 import { KEY_RING_BUCKET, KvKeyStore, type SharedKeyRing } from '../security/keys/kv-key-store';
 import { KvSeenSet, SEEN_JWE_BUCKET } from '../security/replay/kv-seen-set';
-import { listen, type RunningServer } from '../server';
-import {
-  boundPublicUrl,
-  buildContext,
-  type ContextOptions,
-  defaultPublicUrl,
-  refuseDefaultAdminPassword,
-} from './context';
+import type { RunningServer } from '../server';
+import { buildContext, type ContextOptions, defaultPublicUrl, refuseDefaultAdminPassword } from './context';
+import { bindThenServe, onCleanupStack } from './start';
 
 /** KV bucket of the idempotency records gateways share (TTL `security.idempotency.ttl_seconds`). */
 export const IDEMPOTENCY_BUCKET = 'platform_idempotency';
@@ -175,13 +170,7 @@ async function buildGateway(
  * records in a KV bucket shared by every gateway; the encryption policy fed with the services' DocTypes.
  */
 export async function createGateway(config: PlatformConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  const stack = createCleanupStack(options.log ?? ((line) => console.error(line)));
-  try {
-    return { ...(await buildGateway(config, options, stack)), close: () => stack.close() };
-  } catch (err) {
-    await stack.close();
-    throw err;
-  }
+  return onCleanupStack(options.log, (stack) => buildGateway(config, options, stack));
 }
 
 /** A listening gateway. */
@@ -198,26 +187,8 @@ export async function startGateway(
   config: PlatformConfig,
   options: GatewayOptions = {},
 ): Promise<RunningGateway> {
-  const stack = createCleanupStack(options.log ?? ((line) => console.error(line)));
-  try {
-    const server = await listen({
-      host: config.server.host,
-      port: config.server.port,
-      shutdownTimeoutMs: config.server.shutdown_timeout_ms,
-    });
-    stack.defer(() => server.close());
-    const publicUrl = options.context?.publicUrl ?? boundPublicUrl(config, server.port);
-    const gateway = await buildGateway(
-      config,
-      { ...options, context: { ...options.context, publicUrl } },
-      stack,
-    );
-    server.serve(gateway.app);
-    // Once serving, stopping the server comes first on close: in-flight requests still need the context.
-    stack.defer(() => server.close());
-    return { ...gateway, url: server.url, server, close: () => stack.close() };
-  } catch (err) {
-    await stack.close();
-    throw err;
-  }
+  return bindThenServe(config, options.log, (boundUrl, stack) => {
+    const publicUrl = options.context?.publicUrl ?? boundUrl;
+    return buildGateway(config, { ...options, context: { ...options.context, publicUrl } }, stack);
+  });
 }

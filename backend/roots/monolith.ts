@@ -4,15 +4,9 @@ import type { PlatformConfig } from '../config/schema';
 import type { AppContext } from '../context';
 import type { ServiceDirectory } from '../gateway/service-directory';
 import type { AppEnv } from '../http/env';
-import { createCleanupStack } from '../lifecycle/cleanup-stack';
-import { listen, type RunningServer } from '../server';
-import {
-  boundPublicUrl,
-  buildContext,
-  type ContextOptions,
-  inProcessBus,
-  refuseDefaultAdminPassword,
-} from './context';
+import type { RunningServer } from '../server';
+import { buildContext, type ContextOptions, inProcessBus, refuseDefaultAdminPassword } from './context';
+import { bindThenServe, onCleanupStack } from './start';
 
 /** Options of {@link createMonolith} and {@link startMonolith}. */
 export interface MonolithOptions extends ContextOptions {
@@ -37,8 +31,7 @@ export async function createMonolith(
   config: PlatformConfig,
   options: MonolithOptions = {},
 ): Promise<Monolith> {
-  const stack = createCleanupStack(options.log ?? ((line) => console.error(line)));
-  try {
+  return onCleanupStack(options.log, async (stack) => {
     const given = options.directory;
     const ctx = await buildContext(
       config,
@@ -47,11 +40,8 @@ export async function createMonolith(
       stack,
     );
     await refuseDefaultAdminPassword(ctx);
-    return { app: createApp(ctx), ctx, close: () => stack.close() };
-  } catch (err) {
-    await stack.close();
-    throw err;
-  }
+    return { app: createApp(ctx), ctx };
+  });
 }
 
 /** A listening MONOLITH. */
@@ -70,25 +60,9 @@ export async function startMonolith(
   config: PlatformConfig,
   options: MonolithOptions = {},
 ): Promise<RunningMonolith> {
-  const stack = createCleanupStack(options.log ?? ((line) => console.error(line)));
-  try {
-    const server = await listen({
-      host: config.server.host,
-      port: config.server.port,
-      shutdownTimeoutMs: config.server.shutdown_timeout_ms,
-    });
-    stack.defer(() => server.close());
-    const monolith = await createMonolith(config, {
-      ...options,
-      publicUrl: options.publicUrl ?? boundPublicUrl(config, server.port),
-    });
+  return bindThenServe(config, options.log, async (boundUrl, stack) => {
+    const monolith = await createMonolith(config, { ...options, publicUrl: options.publicUrl ?? boundUrl });
     stack.defer(() => monolith.close());
-    server.serve(monolith.app);
-    // Once serving, stopping the server comes first on close: in-flight requests still need the context.
-    stack.defer(() => server.close());
-    return { ...monolith, url: server.url, server, close: () => stack.close() };
-  } catch (err) {
-    await stack.close();
-    throw err;
-  }
+    return monolith;
+  });
 }

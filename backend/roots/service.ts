@@ -11,9 +11,8 @@ import { BusServiceDirectory } from '../gateway/bus-directory';
 import { type ManifestDraft, ManifestPublisher } from '../gateway/manifests/manifest-publisher';
 import { createMonolithDirectory, type MonolithDirectory } from '../gateway/monolith-directory';
 import { PlatformError } from '../http/errors';
-import { createCleanupStack } from '../lifecycle/cleanup-stack';
-import { listen } from '../server';
 import { boundPublicUrl, buildContext, type ContextOptions } from './context';
+import { bindServer, onCleanupStack } from './start';
 
 /** Options of {@link startService}. */
 export interface StartServiceOptions {
@@ -64,20 +63,14 @@ export async function startService(
     apps: [options.app],
     server: { ...config.server, data_dir: join(config.server.data_dir, 'services', name) },
   };
-  const stack = createCleanupStack(log);
-  try {
+  return onCleanupStack(log, async (stack) => {
     let bus = options.bus;
     if (!bus) {
       const connected = await connectBus(config, log, `desk-service-${name}`);
       stack.defer(() => connected.close());
       bus = connected;
     }
-    const server = await listen({
-      host: config.server.host,
-      port: config.server.port,
-      shutdownTimeoutMs: config.server.shutdown_timeout_ms,
-    });
-    stack.defer(() => server.close());
+    const server = await bindServer(config, stack);
     let directory: MonolithDirectory | undefined;
     const ctx = await buildContext(
       serviceConfig,
@@ -132,9 +125,6 @@ export async function startService(
       clearInterval(rescan);
       offChange();
     });
-    return { url: server.url, manifest: () => publisher.manifest, close: () => stack.close() };
-  } catch (err) {
-    await stack.close();
-    throw err;
-  }
+    return { url: server.url, manifest: () => publisher.manifest };
+  });
 }
