@@ -1,34 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/nats-server';
-import { ADMIN_PASSWORD, ROOT, waitForOutput } from './helpers/serve-process';
+import { ADMIN_PASSWORD, alive, killAll, ROOT, spawnWatched, waitForOutput } from './helpers/serve-process';
 
 const temp = mkdtempSync(join(tmpdir(), 'fault-macro-'));
 let supervisor: ChildProcess | undefined;
 const pids: number[] = [];
 afterAll(() => {
   if (supervisor?.exitCode === null) supervisor.kill('SIGKILL');
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  killAll(pids);
   rmSync(temp, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Polls `check` every 250 ms, at most `tries` times (60 s by default); true once it held. */
 async function until(check: () => Promise<boolean>, tries = 240): Promise<boolean> {
@@ -42,7 +27,7 @@ async function until(check: () => Promise<boolean>, tries = 240): Promise<boolea
 describe('npm run start:macro', () => {
   it('restarts a dead service with backoff while the gateway keeps serving, and stops everything on SIGINT', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['scripts/start-macro.js', '--no-build'], {
+    const proc = spawnWatched(process.execPath, ['scripts/start-macro.js', '--no-build'], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -53,17 +38,12 @@ describe('npm run start:macro', () => {
         PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD,
         PLATFORM_NATS_URL: '',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const { child, output } = proc;
     supervisor = child;
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const proc = { child, output: () => out, exited };
     const gateway = `http://127.0.0.1:${port}`;
     const started = (name: string) =>
-      [...out.matchAll(new RegExp(`${name} started \\(PID (\\d+)\\)`, 'g'))].map((m) => Number(m[1]));
+      [...output().matchAll(new RegExp(`${name} started \\(PID (\\d+)\\)`, 'g'))].map((m) => Number(m[1]));
     await waitForOutput(proc, /crm started \(PID \d+\)/);
     for (const name of ['nats', 'gateway', 'crm']) pids.push(...started(name));
     // The service listing, not the remotes map, which leaves out a service whose UI remote is not built (a
@@ -74,7 +54,7 @@ describe('npm run start:macro', () => {
     };
     expect(await until(crmListed)).toBe(true);
 
-    const delays = () => [...out.matchAll(/restarting crm in ([\d.]+) s/g)].map((m) => Number(m[1]));
+    const delays = () => [...output().matchAll(/restarting crm in ([\d.]+) s/g)].map((m) => Number(m[1]));
     // Killed twice in a row, crm is restarted each time, the second time after twice the delay (backoff).
     for (let death = 1; death <= 2; death++) {
       process.kill(started('crm')[death - 1]!, 'SIGKILL');
@@ -89,7 +69,7 @@ describe('npm run start:macro', () => {
     expect(started('gateway')).toHaveLength(1);
 
     child.kill('SIGINT');
-    expect(await exited).toBe(0);
+    expect(await proc.exited).toBe(0);
     for (const pid of [...started('nats'), ...started('gateway'), ...started('crm')]) {
       expect(await until(async () => !alive(pid), 80)).toBe(true);
     }

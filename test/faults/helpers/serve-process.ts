@@ -20,13 +20,20 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Spawns `node bin/m.js <args>` (PORT and HOST cleared, Administrator's password set). */
-export function spawnM(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['bin/m.js', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD, PORT: '', HOST: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** A child process whose stdout and stderr are collected, in arrival order, into one string. */
+export interface WatchedProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Spawns `command` (stdin ignored) and collects what it writes on stdout and stderr. */
+export function spawnWatched(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): WatchedProcess {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -34,11 +41,37 @@ export function spawnM(args: string[], env: Record<string, string> = {}) {
   return { child, output: () => out, exited };
 }
 
+/** Spawns `node bin/m.js <args>` (PORT and HOST cleared, Administrator's password set). */
+export function spawnM(args: string[], env: Record<string, string> = {}): WatchedProcess {
+  return spawnWatched(process.execPath, ['bin/m.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD, PORT: '', HOST: '', ...env },
+  });
+}
+
+/** True while a process with `pid` exists (signal 0 only checks). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGKILLs every process in `pids` still running, so a test that failed part-way leaves none behind. */
+export function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
 /** Resolves with the first match of `pattern` in the process output; rejects when the process exits first. */
-export function waitForOutput(
-  proc: { child: ChildProcess; output(): string; exited: Promise<number | null> },
-  pattern: RegExp,
-): Promise<RegExpExecArray> {
+export function waitForOutput(proc: WatchedProcess, pattern: RegExp): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     const check = () => {
       const match = pattern.exec(proc.output());
