@@ -2,6 +2,8 @@
  * Building blocks for MACROSERVICE tests that run a gateway and services in this process, against a real
  * nats-server, each on an in-memory database with an in-memory key ring.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../backend/config/load-config';
 import type { PlatformConfig } from '../../backend/config/schema';
@@ -11,6 +13,9 @@ import { ROOT_DIR } from '../../backend/roots/context';
 import { createGateway, type Gateway } from '../../backend/roots/gateway';
 import { type RunningService, startService } from '../../backend/roots/service';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
+import { apiKeyAuthorization } from './auth';
+import { type NatsServerHandle, startNatsServer } from './nats-server';
+import { makeAppsFixture } from './test-app';
 
 /** The public URL the test gateways answer on (requests go to `app.fetch`, no socket). */
 export const GATEWAY_URL = 'http://gateway.test';
@@ -105,4 +110,76 @@ export function gatewayRequest(
       }),
     ),
   );
+}
+
+/** What {@link MacroserviceDeployment.start} started. */
+export interface StartedDeployment {
+  /** The gateway's configuration (the services run with {@link serviceConfigOf} of it). */
+  config: PlatformConfig;
+  gateway: Gateway;
+  gatewayDatabase: Database;
+  /** Administrator's API-key `Authorization` header at the gateway. */
+  admin: string;
+  services: Record<string, RunningService>;
+  serviceDatabases: Record<string, Database>;
+}
+
+/**
+ * A whole MACROSERVICE deployment for one test file: a nats-server, a gateway and one service per app (apps
+ * folders without a UI remote), each on its own in-memory database. `close` releases whatever was started,
+ * also after a start that failed part-way, so a file's `afterAll` can always call it.
+ */
+export class MacroserviceDeployment {
+  readonly #secret: string;
+  #nats?: NatsServerHandle;
+  readonly #dirs: string[] = [];
+  #gateway?: Gateway;
+  readonly #services: RunningService[] = [];
+  readonly #databases: Database[] = [];
+
+  /** `secret` is the internal secret the gateway signs with and the services check. */
+  constructor(secret: string) {
+    this.#secret = secret;
+  }
+
+  /**
+   * Starts nats-server, the gateway (configured by {@link macroserviceConfig} with `overrides`, its data under
+   * a new temporary folder named after `tmpPrefix`), then the service of each of `apps` in order.
+   */
+  async start(options: {
+    apps: string[];
+    tmpPrefix: string;
+    overrides?: Record<string, unknown>;
+  }): Promise<StartedDeployment> {
+    const nats = await startNatsServer();
+    this.#nats = nats;
+    const appsDir = makeAppsFixture(Object.fromEntries(options.apps.map((app) => [app, false])));
+    this.#dirs.push(appsDir);
+    const dataDir = mkdtempSync(join(tmpdir(), options.tmpPrefix));
+    this.#dirs.push(dataDir);
+    const config = macroserviceConfig(nats.url, dataDir, options.overrides);
+    const { gateway, database: gatewayDatabase } = await startMemoryGateway(config, this.#secret);
+    this.#databases.push(gatewayDatabase);
+    this.#gateway = gateway;
+    const admin = await apiKeyAuthorization(gateway.ctx);
+    const services: Record<string, RunningService> = {};
+    const serviceDatabases: Record<string, Database> = {};
+    for (const app of options.apps) {
+      const started = await startMemoryService(serviceConfigOf(config), app, appsDir, this.#secret);
+      this.#databases.push(started.database);
+      this.#services.push(started.service);
+      services[app] = started.service;
+      serviceDatabases[app] = started.database;
+    }
+    return { config, gateway, gatewayDatabase, admin, services, serviceDatabases };
+  }
+
+  /** Stops the services, then the gateway, closes the databases, stops nats-server and removes the folders. */
+  async close(): Promise<void> {
+    for (const service of this.#services) await service.close();
+    await this.#gateway?.close();
+    for (const database of this.#databases) await database.close();
+    await this.#nats?.dispose();
+    for (const dir of this.#dirs) rmSync(dir, { recursive: true, force: true });
+  }
 }

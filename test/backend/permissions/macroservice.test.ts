@@ -3,9 +3,6 @@
  * signs the principal with its roles, the crm and stock services check them; rules changed through the
  * gateway take effect at the owning service; a service creates no Administrator of its own.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInternalRequest } from '../../../backend/auth/internal-auth';
 import type { PlatformConfig } from '../../../backend/config/schema';
@@ -13,29 +10,23 @@ import type { Database } from '../../../backend/db/database';
 import { PII_MASK } from '../../../backend/permissions/mask';
 import type { Gateway } from '../../../backend/roots/gateway';
 import type { RunningService } from '../../../backend/roots/service';
-import { apiKeyAuthorization } from '../../helpers/auth';
 import {
   GATEWAY_URL,
   gatewayRequest,
-  macroserviceConfig,
-  serviceConfigOf,
+  MacroserviceDeployment,
   startMemoryGateway,
-  startMemoryService,
 } from '../../helpers/macroservice';
-import { type NatsServerHandle, startNatsServer, waitUntil } from '../../helpers/nats-server';
+import { waitUntil } from '../../helpers/nats-server';
 import { userWithRoles } from '../../helpers/roles';
-import { makeAppsFixture } from '../../helpers/test-app';
 
 const SECRET = 'permissions-test-secret-0123456789abcdef';
 
-let nats: NatsServerHandle;
+const deployment = new MacroserviceDeployment(SECRET);
 let config: PlatformConfig;
-let appsDir: string;
-let dataDir: string;
 let gateway: Gateway;
-const services: Record<string, RunningService> = {};
-const databases: Database[] = [];
-const serviceDb: Record<string, Database> = {};
+let gatewayDb: Database;
+let services: Record<string, RunningService>;
+let serviceDb: Record<string, Database>;
 let admin: string;
 let stock: string;
 let sales: string;
@@ -49,34 +40,27 @@ async function codeOf(res: Response): Promise<string> {
 }
 
 beforeAll(async () => {
-  nats = await startNatsServer();
-  appsDir = makeAppsFixture({ crm: false, stock: false });
-  dataDir = mkdtempSync(join(tmpdir(), 'desk-perm-macro-'));
-  config = macroserviceConfig(nats.url, dataDir, { 'desk.upstream_timeout_ms': 5_000 });
-  const started = await startMemoryGateway(config, SECRET);
-  databases.push(started.database);
-  gateway = started.gateway;
-  admin = await apiKeyAuthorization(gateway.ctx);
+  ({
+    config,
+    gateway,
+    gatewayDatabase: gatewayDb,
+    admin,
+    services,
+    serviceDatabases: serviceDb,
+  } = await deployment.start({
+    apps: ['crm', 'stock'],
+    tmpPrefix: 'desk-perm-macro-',
+    overrides: { 'desk.upstream_timeout_ms': 5_000 },
+  }));
+  // Users live at the gateway: the services only ever see the roles it signs.
   stock = await userWithRoles(gateway.ctx, 'stock.user', ['Stock User']);
   sales = await userWithRoles(gateway.ctx, 'sales.user', ['Sales User']);
-  for (const app of ['crm', 'stock']) {
-    const { service, database } = await startMemoryService(serviceConfigOf(config), app, appsDir, SECRET);
-    databases.push(database);
-    serviceDb[app] = database;
-    services[app] = service;
-  }
   await waitUntil(
     async () => gateway.directory.get('crm') !== undefined && gateway.directory.get('stock') !== undefined,
   );
 }, 120_000);
 
-afterAll(async () => {
-  for (const s of Object.values(services)) await s.close();
-  await gateway?.close();
-  for (const d of databases) await d.close();
-  await nats?.dispose();
-  for (const dir of [appsDir, dataDir]) if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => deployment.close());
 
 describe('MACROSERVICE: roles enforced at the service', () => {
   it('a Stock User reads and creates stock.Item, gets 403 on delete, on crm.Customer and on a crm RPC', async () => {
@@ -177,7 +161,7 @@ describe('MACROSERVICE: roles enforced at the service', () => {
   });
 
   it('two gateways share the failed sign-in counters through NATS KV', async () => {
-    const { gateway: second } = await startMemoryGateway(config, SECRET, databases[0]);
+    const { gateway: second } = await startMemoryGateway(config, SECRET, gatewayDb);
     try {
       await gateway.ctx.security.users.addUser('guessed', 'guessed-password', ['Stock User']);
       const login = (g: Gateway, pwd: string) =>

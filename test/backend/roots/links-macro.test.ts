@@ -3,35 +3,16 @@
  * to a Customer is checked with the crm service (201 for a customer that exists, 422 `link_not_found` for
  * one that does not), and the global search at the gateway finds records of both services.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformConfig } from '../../../backend/config/schema';
-import type { Database } from '../../../backend/db/database';
 import type { Gateway } from '../../../backend/roots/gateway';
-import type { RunningService } from '../../../backend/roots/service';
 import type { DiscoveryResult, SearchAnswer } from '../../../src/protocol';
-import { apiKeyAuthorization } from '../../helpers/auth';
-import {
-  gatewayRequest,
-  macroserviceConfig,
-  serviceConfigOf,
-  startMemoryGateway,
-  startMemoryService,
-} from '../../helpers/macroservice';
-import { type NatsServerHandle, startNatsServer, waitUntil } from '../../helpers/nats-server';
-import { makeAppsFixture } from '../../helpers/test-app';
+import { gatewayRequest, MacroserviceDeployment } from '../../helpers/macroservice';
+import { waitUntil } from '../../helpers/nats-server';
 
 const SECRET = 'macroservice-links-secret-0123456789abcdef';
 
-let nats: NatsServerHandle;
-let config: PlatformConfig;
-let appsDir: string;
-let dataDir: string;
+const deployment = new MacroserviceDeployment(SECRET);
 let gateway: Gateway;
-const services: RunningService[] = [];
-const databases: Database[] = [];
 let authorization: string;
 
 function send(method: string, path: string, body?: unknown): Promise<Response> {
@@ -39,19 +20,11 @@ function send(method: string, path: string, body?: unknown): Promise<Response> {
 }
 
 beforeAll(async () => {
-  nats = await startNatsServer();
-  appsDir = makeAppsFixture({ crm: false, support: false });
-  dataDir = mkdtempSync(join(tmpdir(), 'desk-links-'));
-  config = macroserviceConfig(nats.url, dataDir, { 'desk.upstream_timeout_ms': 3_000 });
-  const started = await startMemoryGateway(config, SECRET);
-  databases.push(started.database);
-  gateway = started.gateway;
-  authorization = await apiKeyAuthorization(gateway.ctx);
-  for (const app of ['crm', 'support']) {
-    const { service, database } = await startMemoryService(serviceConfigOf(config), app, appsDir, SECRET);
-    databases.push(database);
-    services.push(service);
-  }
+  ({ gateway, admin: authorization } = await deployment.start({
+    apps: ['crm', 'support'],
+    tmpPrefix: 'desk-links-',
+    overrides: { 'desk.upstream_timeout_ms': 3_000 },
+  }));
   await waitUntil(async () => {
     const res = await send('POST', '/api/gateway/discovery/query', {
       resources: ['crm.Customer', 'support.Ticket'],
@@ -61,13 +34,7 @@ beforeAll(async () => {
   });
 }, 180_000);
 
-afterAll(async () => {
-  for (const s of services) await s.close();
-  await gateway?.close();
-  for (const d of databases) await d.close();
-  await nats?.dispose();
-  for (const dir of [appsDir, dataDir]) if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => deployment.close());
 
 describe('Link fields across services in MACROSERVICE', () => {
   it('stores a ticket linking a customer of the crm service, and refuses one linking no customer with 422', async () => {
