@@ -2,6 +2,9 @@ import type { Database } from '../db/database';
 import type { AuthStore } from './auth-store';
 import { AUTH_SCHEMA } from './schema';
 
+/** The tables of credentials that expire and are found by the hash of their id: sessions, bearer tokens. */
+type ExpiringTable = 'auth_sessions' | 'auth_tokens';
+
 /** The auth store on the platform database (tables in ./schema.ts), shared by every process using it. */
 export class DbAuthStore implements AuthStore {
   constructor(private readonly db: Pick<Database, 'query' | 'exec'>) {}
@@ -40,11 +43,7 @@ export class DbAuthStore implements AuthStore {
   }
 
   async addSession(idHash: string, user: string, expiresAt: number): Promise<void> {
-    await this.db.query('INSERT INTO auth_sessions (id_hash, user_name, expires_at) VALUES ($1, $2, $3)', [
-      idHash,
-      user,
-      expiresAt,
-    ]);
+    await this.#addExpiring('auth_sessions', idHash, user, expiresAt);
   }
 
   async deleteSession(idHash: string): Promise<void> {
@@ -59,29 +58,15 @@ export class DbAuthStore implements AuthStore {
   }
 
   async session(idHash: string) {
-    const { rows } = await this.db.query<{ user_name: string; expires_at: unknown }>(
-      `SELECT s.user_name, s.expires_at FROM auth_sessions s JOIN auth_users u ON u.name = s.user_name
-       WHERE s.id_hash = $1 AND u.enabled`,
-      [idHash],
-    );
-    return rows[0] && { user: rows[0].user_name, expiresAt: Number(rows[0].expires_at) };
+    return this.#expiring('auth_sessions', idHash);
   }
 
   async addToken(idHash: string, user: string, expiresAt: number): Promise<void> {
-    await this.db.query('INSERT INTO auth_tokens (id_hash, user_name, expires_at) VALUES ($1, $2, $3)', [
-      idHash,
-      user,
-      expiresAt,
-    ]);
+    await this.#addExpiring('auth_tokens', idHash, user, expiresAt);
   }
 
   async token(idHash: string) {
-    const { rows } = await this.db.query<{ user_name: string; expires_at: unknown }>(
-      `SELECT t.user_name, t.expires_at FROM auth_tokens t JOIN auth_users u ON u.name = t.user_name
-       WHERE t.id_hash = $1 AND u.enabled`,
-      [idHash],
-    );
-    return rows[0] && { user: rows[0].user_name, expiresAt: Number(rows[0].expires_at) };
+    return this.#expiring('auth_tokens', idHash);
   }
 
   async addApiKey(apiKey: string, secretHash: string, user: string, createdAt: number): Promise<void> {
@@ -139,11 +124,29 @@ export class DbAuthStore implements AuthStore {
   }
 
   async revokeCredentials(name: string, keepSessionIdHash: string): Promise<void> {
-    await this.db.query('DELETE FROM auth_sessions WHERE user_name = $1 AND id_hash <> $2', [
-      name,
-      keepSessionIdHash,
-    ]);
+    await this.deleteOtherSessions(name, keepSessionIdHash);
     await this.db.query('DELETE FROM auth_tokens WHERE user_name = $1', [name]);
     await this.db.query('DELETE FROM auth_api_keys WHERE user_name = $1', [name]);
+  }
+
+  async #addExpiring(table: ExpiringTable, idHash: string, user: string, expiresAt: number): Promise<void> {
+    await this.db.query(`INSERT INTO ${table} (id_hash, user_name, expires_at) VALUES ($1, $2, $3)`, [
+      idHash,
+      user,
+      expiresAt,
+    ]);
+  }
+
+  /** The enabled user holding the credential and when it expires; a disabled user's credentials find nothing. */
+  async #expiring(
+    table: ExpiringTable,
+    idHash: string,
+  ): Promise<{ user: string; expiresAt: number } | undefined> {
+    const { rows } = await this.db.query<{ user_name: string; expires_at: unknown }>(
+      `SELECT c.user_name, c.expires_at FROM ${table} c JOIN auth_users u ON u.name = c.user_name
+       WHERE c.id_hash = $1 AND u.enabled`,
+      [idHash],
+    );
+    return rows[0] && { user: rows[0].user_name, expiresAt: Number(rows[0].expires_at) };
   }
 }
