@@ -12,11 +12,11 @@ import { createGateway, type Gateway } from '../../backend/roots/gateway';
 import { type RunningService, startService } from '../../backend/roots/service';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
 import { apiKeyAuthorization } from '../helpers/auth';
+import { GATEWAY_URL, gatewayRequest } from '../helpers/macroservice';
 import { type NatsServerHandle, startNatsServer } from '../helpers/nats-server';
 import { makeAppsFixture } from '../helpers/test-app';
 
 const SECRET = 'nats-recovery-test-secret-0123456789abcdef';
-const GATEWAY_URL = 'http://gateway.test';
 const HEARTBEAT_SECONDS = 1;
 
 let nats: NatsServerHandle;
@@ -74,17 +74,7 @@ afterAll(async () => {
 });
 
 function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  return gateway.app.fetch(
-    new Request(`${GATEWAY_URL}${path}`, {
-      method,
-      headers: {
-        authorization,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
+  return gatewayRequest(gateway, authorization, method, path, body, headers);
 }
 
 /** Discovery knows crm and its data answers through the gateway. */
