@@ -6,7 +6,7 @@ import {
   isUsable,
   type KeyStore,
   type KeyStoreOptions,
-  newestFirst,
+  keysOfRing,
   UnknownKidReads,
 } from './key-store';
 
@@ -100,26 +100,11 @@ export class FileKeyStore implements KeyStore {
     const stamp = await keyRingStamp(this.#dir);
     if (stamp === this.#stamp) return;
     const ring = await readKeyRing(this.#dir);
-    const known = new Map(this.#keys.map((k) => [k.kid, k]));
-    const keys: EncryptionKey[] = [];
-    for (const entry of ring.keys) {
-      const retiredAt = entry.retired_at === null ? undefined : Date.parse(entry.retired_at);
-      const cached = known.get(entry.kid);
-      if (cached) {
-        keys.push({ ...cached, retiredAt });
-        continue;
-      }
+    this.#keys = await keysOfRing(ring.keys, this.#keys, async (entry) => {
       const material = await loadKeyMaterial(await readFile(pemPath(this.#dir, entry.kid), 'utf8'));
       if (material.kid !== entry.kid) throw new Error(`${entry.kid}.pem does not hold the key it names`);
-      keys.push({
-        kid: material.kid,
-        privateKeys: material.privateKeys,
-        publicJwk: material.publicJwk,
-        createdAt: Date.parse(entry.created_at),
-        retiredAt,
-      });
-    }
-    this.#keys = keys.sort(newestFirst);
+      return material;
+    });
     this.#stamp = stamp;
   }
 }

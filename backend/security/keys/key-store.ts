@@ -53,6 +53,44 @@ export function newestFirst(a: EncryptionKey, b: EncryptionKey): number {
   return b.createdAt - a.createdAt;
 }
 
+/** One key as a stored ring lists it: an entry of `keyring.json` or of the ring the gateways share. */
+export interface RingEntry {
+  kid: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+/**
+ * The keys a stored ring lists, newest first. A key already `held` is reused with the retirement the ring
+ * now gives it, so a re-read loads only the keys added since; any other comes from `load`, which checks that
+ * it is the key the entry names.
+ */
+export async function keysOfRing<E extends RingEntry>(
+  entries: readonly E[],
+  held: readonly EncryptionKey[],
+  load: (entry: E) => Promise<Pick<EncryptionKey, 'kid' | 'privateKeys' | 'publicJwk'>>,
+): Promise<EncryptionKey[]> {
+  const known = new Map(held.map((k) => [k.kid, k]));
+  const keys: EncryptionKey[] = [];
+  for (const entry of entries) {
+    const retiredAt = entry.retired_at === null ? undefined : Date.parse(entry.retired_at);
+    const cached = known.get(entry.kid);
+    if (cached) {
+      keys.push({ ...cached, retiredAt });
+      continue;
+    }
+    const material = await load(entry);
+    keys.push({
+      kid: material.kid,
+      privateKeys: material.privateKeys,
+      publicJwk: material.publicJwk,
+      createdAt: Date.parse(entry.created_at),
+      retiredAt,
+    });
+  }
+  return keys.sort(newestFirst);
+}
+
 interface CopyPool {
   free: CryptoKey[];
   waiters: Array<(key: CryptoKey) => void>;

@@ -8,7 +8,7 @@ import {
   isUsable,
   type KeyStore,
   type KeyStoreOptions,
-  newestFirst,
+  keysOfRing,
   UnknownKidReads,
 } from './key-store';
 
@@ -191,15 +191,7 @@ export class KvKeyStore implements KeyStore {
   async #load(entry: KvEntry<SharedKeyRing>, current: boolean): Promise<void> {
     const held = entry.revision === this.#revision && entry.created.getTime() === this.#writtenAt;
     if (current ? held : entry.revision <= this.#revision) return;
-    const known = new Map(this.#keys.map((k) => [k.kid, k]));
-    const keys: EncryptionKey[] = [];
-    for (const shared of entry.value.keys) {
-      const retiredAt = shared.retired_at === null ? undefined : Date.parse(shared.retired_at);
-      const cached = known.get(shared.kid);
-      if (cached) {
-        keys.push({ ...cached, retiredAt });
-        continue;
-      }
+    this.#keys = await keysOfRing(entry.value.keys, this.#keys, async (shared) => {
       const der = this.#o.kek.unwrap(shared.wrapped);
       const pem = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({
         format: 'pem',
@@ -207,15 +199,8 @@ export class KvKeyStore implements KeyStore {
       });
       const material = await loadKeyMaterial(pem.toString());
       if (material.kid !== shared.kid) throw new Error('the shared key ring holds a key under another kid');
-      keys.push({
-        kid: material.kid,
-        privateKeys: material.privateKeys,
-        publicJwk: material.publicJwk,
-        createdAt: Date.parse(shared.created_at),
-        retiredAt,
-      });
-    }
-    this.#keys = keys.sort(newestFirst);
+      return material;
+    });
     this.#revision = entry.revision;
     this.#writtenAt = entry.created.getTime();
   }
