@@ -1,0 +1,100 @@
+import type { Context } from 'hono';
+import { type NodeRequest, nodeRequestOf } from './node-request';
+
+/** A body read once, or being read, kept on its Request for every later reader. */
+const KEPT = Symbol('keptBody');
+/** The kept bytes, on Hono's body cache, for its `arrayBuffer` entry made on demand. */
+const BYTES = Symbol('keptBytes');
+
+type Keeping = Request & { [KEPT]?: Uint8Array | Promise<Uint8Array> };
+type BodyCache = Record<string, Promise<unknown> | undefined> & { [BYTES]?: Uint8Array };
+
+const EMPTY = new Uint8Array(0);
+
+/** The body already read (or being read) by {@link readNodeBody} or kept by {@link keepBody}. */
+export function keptBody(c: Context): Uint8Array | Promise<Uint8Array> | undefined {
+  return (c.req.raw as Keeping)[KEPT];
+}
+
+/**
+ * Hono's `arrayBuffer` entry for a kept body, made when a reader asks (`c.req.text()`, `c.req.arrayBuffer()`
+ * and the like convert from it), so a body nobody else reads is never copied into an ArrayBuffer.
+ */
+function arrayBufferOnDemand(this: BodyCache): Promise<ArrayBuffer> {
+  const bytes = this[BYTES] ?? EMPTY;
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  const value = Promise.resolve(copy.buffer);
+  Object.defineProperty(this, 'arrayBuffer', { value, writable: true, enumerable: true, configurable: true });
+  return value;
+}
+
+/** Keeps `bytes` as the request's body: later reads here and through `c.req` see them. */
+export function keepBody(c: Context, bytes: Uint8Array): void {
+  (c.req.raw as Keeping)[KEPT] = bytes;
+  const cache = c.req.bodyCache as BodyCache;
+  if (cache.arrayBuffer !== undefined) return;
+  cache[BYTES] = bytes;
+  Object.defineProperty(cache, 'arrayBuffer', {
+    get: arrayBufferOnDemand,
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/** True when nothing has read or started to read the body: no stream reader, no `c.req` body call. */
+function untouched(c: Context, incoming: NodeRequest): boolean {
+  if (incoming.readableFlowing !== null || incoming.readableDidRead || incoming.readableEncoding !== null) {
+    return false;
+  }
+  for (const _ in c.req.bodyCache) return false;
+  return true;
+}
+
+/**
+ * `bytes` once the request has ended (node:http reports the end of the message after its body), so the
+ * answer goes out for a request received whole, as the adapter's own read does, and the server has nothing
+ * left to drain. A request whose connection closes first resolves too: its body is complete.
+ */
+function ended(incoming: NodeRequest, bytes: Uint8Array): Promise<Uint8Array> {
+  return new Promise((resolve) => {
+    const done = () => {
+      incoming.off('end', done);
+      incoming.off('close', done);
+      resolve(bytes);
+    };
+    incoming.on('end', done);
+    incoming.on('close', done);
+    incoming.resume();
+  });
+}
+
+/**
+ * The body of a request with a declared `Content-Length` of `length` bytes, read from the node:http request
+ * without the adapter's copy into an ArrayBuffer; undefined where that cannot be done (no node:http request,
+ * or something already reads the body), for the caller to read through `c.req`.
+ *
+ * The server calls the app as soon as the header block is parsed; the body bytes received with it (a small
+ * body usually comes in the same packet) are parsed before the next microtask. So one microtask later the
+ * whole body is usually buffered, to take as one Buffer, and the promise settles when the message ends. When the body is not all there yet (still arriving,
+ * `Expect: 100-continue`), the adapter's `c.req.arrayBuffer()` reads it, with its handling of a client that
+ * goes away. The bytes are kept ({@link keepBody}).
+ */
+export function readNodeBody(c: Context, length: number): Promise<Uint8Array> | undefined {
+  const incoming = nodeRequestOf(c);
+  if (incoming === undefined || !untouched(c, incoming)) return undefined;
+  const pending = Promise.resolve().then(() => {
+    if (incoming.readableLength >= length && untouched(c, incoming)) {
+      const bytes = incoming.read() ?? EMPTY;
+      keepBody(c, bytes);
+      return incoming.readableEnded ? bytes : ended(incoming, bytes);
+    }
+    return c.req.arrayBuffer().then((buffer) => {
+      const bytes = new Uint8Array(buffer);
+      (c.req.raw as Keeping)[KEPT] = bytes;
+      return bytes;
+    });
+  });
+  (c.req.raw as Keeping)[KEPT] = pending;
+  return pending;
+}
