@@ -56,6 +56,7 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
 
   // The kept bytes with a plain header object: the adapter writes them as they are, without building a
   // Headers object to read them back from (nothing before this route sets a header on a successful request).
+  const tooLarge = () => bodyTooLarge(limits);
   const answer = (raw: unknown) =>
     new Response(answers.answerBytes(raw) as Uint8Array<ArrayBuffer>, ANSWER_INIT);
 
@@ -72,7 +73,7 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
         status: 415,
       });
     }
-    const text = textLimited(c, limits.maxBodyBytes, () => bodyTooLarge(limits));
+    const text = textLimited(c, limits.maxBodyBytes, tooLarge);
     return typeof text === 'string' ? answer(text) : text.then(answer);
   });
 

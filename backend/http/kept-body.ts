@@ -51,20 +51,33 @@ function untouched(c: Context, incoming: NodeRequest): boolean {
   return true;
 }
 
+/** The settling of {@link ended}'s promise and the body it resolves to, on the node:http request. */
+const SETTLE = Symbol('settleEnded');
+const ENDED_BODY = Symbol('endedBody');
+type Waiting = NodeRequest & { [SETTLE]?: (bytes: Uint8Array) => void; [ENDED_BODY]?: Uint8Array };
+
+/** The `end` and `close` listener of {@link ended} (one function for every request: none made per request). */
+function settle(this: Waiting): void {
+  this.off('end', settle);
+  this.off('close', settle);
+  const resolve = this[SETTLE];
+  const bytes = this[ENDED_BODY] ?? EMPTY;
+  this[SETTLE] = undefined;
+  this[ENDED_BODY] = undefined;
+  resolve?.(bytes);
+}
+
 /**
  * `bytes` once the request has ended (node:http reports the end of the message after its body), so the
  * answer goes out for a request received whole, as the adapter's own read does, and the server has nothing
  * left to drain. A request whose connection closes first resolves too: its body is complete.
  */
-function ended(incoming: NodeRequest, bytes: Uint8Array): Promise<Uint8Array> {
+function ended(incoming: Waiting, bytes: Uint8Array): Promise<Uint8Array> {
   return new Promise((resolve) => {
-    const done = () => {
-      incoming.off('end', done);
-      incoming.off('close', done);
-      resolve(bytes);
-    };
-    incoming.on('end', done);
-    incoming.on('close', done);
+    incoming[SETTLE] = resolve;
+    incoming[ENDED_BODY] = bytes;
+    incoming.on('end', settle);
+    incoming.on('close', settle);
     incoming.resume();
   });
 }

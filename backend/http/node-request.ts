@@ -20,8 +20,8 @@ export interface NodeRequest {
   readonly readableEnded: boolean;
   /** Lets the stream flow (and end) with nobody listening. */
   resume(): unknown;
-  on(event: 'end' | 'close', listener: () => void): unknown;
-  off(event: 'end' | 'close', listener: () => void): unknown;
+  on(event: 'end' | 'close', listener: (this: never) => void): unknown;
+  off(event: 'end' | 'close', listener: (this: never) => void): unknown;
 }
 
 const NODE_REQUEST = Symbol('nodeRequest');

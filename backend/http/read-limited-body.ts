@@ -41,22 +41,25 @@ export function limitedBody(
   tooLarge: () => PlatformError = () => payloadTooLarge(maxBytes),
 ): Uint8Array | Promise<Uint8Array> {
   const kept = keptBody(c);
-  if (kept !== undefined) return kept instanceof Promise ? kept.then(within) : within(kept);
+  if (kept !== undefined) {
+    if (kept instanceof Promise) return kept.then((bytes) => within(bytes, maxBytes, tooLarge));
+    return within(kept, maxBytes, tooLarge);
+  }
   const declared = requestHeader(c, 'content-length');
   const cache = c.req.bodyCache as Record<string, Promise<unknown> | undefined>;
   if (declared !== undefined || cache.arrayBuffer) {
     if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
-    const read =
-      (declared !== undefined ? readNodeBody(c, Number(declared)) : undefined) ??
-      c.req.arrayBuffer().then((buffer) => new Uint8Array(buffer));
-    return read.then(within);
+    // node:http delivers exactly the declared length, checked above.
+    const read = declared !== undefined ? readNodeBody(c, Number(declared)) : undefined;
+    if (read !== undefined) return read;
+    return c.req.arrayBuffer().then((buffer) => within(new Uint8Array(buffer), maxBytes, tooLarge));
   }
   return readChunked(c, maxBytes, tooLarge);
+}
 
-  function within(bytes: Uint8Array): Uint8Array {
-    if (bytes.byteLength > maxBytes) throw tooLarge();
-    return bytes;
-  }
+function within(bytes: Uint8Array, maxBytes: number, tooLarge: () => PlatformError): Uint8Array {
+  if (bytes.byteLength > maxBytes) throw tooLarge();
+  return bytes;
 }
 
 /** A body without a declared length, streamed and cut off past `maxBytes`. */
