@@ -17,9 +17,18 @@ export function keptBody(c: Context): Uint8Array | Promise<Uint8Array> | undefin
 }
 
 /**
- * Hono's `arrayBuffer` entry for a kept body, made when a reader asks (`c.req.text()`, `c.req.arrayBuffer()`
- * and the like convert from it), so a body nobody else reads is never copied into an ArrayBuffer.
+ * Hono's body cache for a kept body: its `arrayBuffer` entry is made when a reader asks (`c.req.text()`,
+ * `c.req.arrayBuffer()` and the like convert from it), so a body nobody else reads is never copied into an
+ * ArrayBuffer. The entry is an enumerable getter of the prototype (Hono looks for any entry with `for...in`),
+ * replaced by the made promise on first use.
  */
+class KeptBodyCache {
+  [BYTES]: Uint8Array;
+  constructor(bytes: Uint8Array) {
+    this[BYTES] = bytes;
+  }
+}
+
 function arrayBufferOnDemand(this: BodyCache): Promise<ArrayBuffer> {
   const bytes = this[BYTES] ?? EMPTY;
   const copy = new Uint8Array(bytes.byteLength);
@@ -29,17 +38,20 @@ function arrayBufferOnDemand(this: BodyCache): Promise<ArrayBuffer> {
   return value;
 }
 
-/** Keeps `bytes` as the request's body: later reads here and through `c.req` see them. */
+Object.defineProperty(KeptBodyCache.prototype, 'arrayBuffer', {
+  get: arrayBufferOnDemand,
+  enumerable: true,
+  configurable: true,
+});
+
+/**
+ * Keeps `bytes` as the request's body: later reads here and through `c.req` see them (Hono's body cache,
+ * when nothing is in it yet, becomes a {@link KeptBodyCache}).
+ */
 export function keepBody(c: Context, bytes: Uint8Array): void {
   (c.req.raw as Keeping)[KEPT] = bytes;
-  const cache = c.req.bodyCache as BodyCache;
-  if (cache.arrayBuffer !== undefined) return;
-  cache[BYTES] = bytes;
-  Object.defineProperty(cache, 'arrayBuffer', {
-    get: arrayBufferOnDemand,
-    enumerable: true,
-    configurable: true,
-  });
+  for (const _ in c.req.bodyCache) return;
+  c.req.bodyCache = new KeptBodyCache(bytes) as unknown as typeof c.req.bodyCache;
 }
 
 /** True when nothing has read or started to read the body: no stream reader, no `c.req` body call. */
