@@ -115,7 +115,8 @@ export function readNodeBody(c: Context, length: number): Promise<Uint8Array> | 
   const pending = new Promise<Uint8Array>((resolve, reject) => {
     queueMicrotask(() => {
       try {
-        if (incoming.readableLength >= length && untouched(c, incoming)) {
+        // A request already destroyed (its `close` may have passed) is left to the adapter's read.
+        if (incoming.readableLength >= length && !incoming.destroyed && untouched(c, incoming)) {
           const bytes = incoming.read() ?? EMPTY;
           keepBody(c, bytes);
           resolveWhenEnded(incoming, bytes, resolve);

@@ -18,6 +18,7 @@ export interface NodeRequest {
   /** Everything buffered (one Buffer), or `null` when nothing is. */
   read(): Uint8Array | null;
   readonly readableEnded: boolean;
+  readonly destroyed: boolean;
   /** Lets the stream flow (and end) with nobody listening. */
   resume(): unknown;
   on(event: 'end' | 'close', listener: (this: never) => void): unknown;
