@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { errorBody } from './http/errors';
+import { bindNodeRequest } from './http/node-request';
 import { adapterErrorResponse, onClientError } from './http/wire-errors';
 
 /** Anything with Hono's `fetch` (the platform app, the macroservice gateway). */
@@ -64,11 +65,15 @@ export function listen(options: StartServerOptions): Promise<ListeningServer> {
   // (errorHandler) and those node's HTTP parser refuses (clientError).
   // Once the app is there, a request goes straight to its fetch (no async wrapper: a Response the app gives
   // synchronously takes the adapter's synchronous path).
+  // The Request is tied to its node:http request, so the app reads headers and a body from what node:http
+  // already parsed instead of the adapter's Fetch objects (`backend/http/node-request.ts`).
   const listener = getRequestListener(
-    (request, env) =>
-      current
+    (request, env) => {
+      bindNodeRequest(request, (env as HttpBindings).incoming);
+      return current
         ? current.fetch(request, env as HttpBindings)
-        : supplied.then((app) => (app ? app.fetch(request, env as HttpBindings) : unavailable())),
+        : supplied.then((app) => (app ? app.fetch(request, env as HttpBindings) : unavailable()));
+    },
     { errorHandler: adapterErrorResponse },
   );
   const server: Server = createServer(listener);

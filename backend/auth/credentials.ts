@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { parse as parseCookie } from 'hono/utils/cookie';
+import { requestHeader } from '../http/node-request';
 import { sha256 } from './digest';
 
 export { sha256 } from './digest';
@@ -49,7 +50,7 @@ const fromCookie = new Map<string, PresentedCredential | null>();
 const PARSED_MAX = 10_000;
 
 function readCredential(c: Context): PresentedCredential | undefined {
-  const authorization = c.req.header('authorization');
+  const authorization = requestHeader(c, 'authorization');
   if (authorization !== undefined) {
     let credential = fromAuthorization.get(authorization);
     if (credential === undefined) {
@@ -59,7 +60,7 @@ function readCredential(c: Context): PresentedCredential | undefined {
     }
     return credential;
   }
-  const cookie = c.req.header('cookie');
+  const cookie = requestHeader(c, 'cookie');
   if (!cookie) return undefined;
   let credential = fromCookie.get(cookie);
   if (credential === undefined) {
@@ -101,7 +102,7 @@ function cachedSha256(text: string): string {
  * raw header, so they do not all share one bucket.
  */
 export function credentialHash(c: Context, credential: PresentedCredential): string {
-  if (credential.kind === 'malformed') return sha256(`malformed:${c.req.header('authorization') ?? ''}`);
+  if (credential.kind === 'malformed') return sha256(`malformed:${requestHeader(c, 'authorization') ?? ''}`);
   let hash = hashOf.get(credential);
   if (hash === undefined) {
     hash = cachedSha256(credentialText(credential));

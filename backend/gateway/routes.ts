@@ -2,9 +2,11 @@ import { Hono } from 'hono';
 import { DISCOVERY_QUERY_PATH, REMOTES_PATH, SERVICES_PATH, type ServicesMap } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { requestHeader } from '../http/node-request';
+import { mediaType } from '../middleware/payload-decryption';
 import { createDiscoveryAnswers } from './discovery-cache';
 import { bodyTooLarge, type DiscoveryLimits, lookupOwner, remotesMap } from './oracle';
-import { readTextLimited } from './read-limited';
+import { textLimited } from './read-limited';
 import type { ServiceDirectory } from './service-directory';
 
 /** Status and headers of a discovery query's answer (shared: nothing changes them). */
@@ -52,23 +54,27 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<AppEnv> {
     return c.json(services);
   });
 
-  routes.post(DISCOVERY_QUERY_PATH, async (c) => {
-    const declared = c.req.header('content-length');
+  // The kept bytes with a plain header object: the adapter writes them as they are, without building a
+  // Headers object to read them back from (nothing before this route sets a header on a successful request).
+  const tooLarge = () => bodyTooLarge(limits);
+  const answer = (raw: unknown) =>
+    new Response(answers.answerBytes(raw) as Uint8Array<ArrayBuffer>, ANSWER_INIT);
+
+  // Not an async function: a body already read is answered without a promise; one still to read is one
+  // promise, its answer.
+  routes.post(DISCOVERY_QUERY_PATH, (c): Response | Promise<Response> => {
+    const declared = requestHeader(c, 'content-length');
     if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw bodyTooLarge(limits);
     // A body the decryption middleware already produced (an encrypted query in strict mode) is used as is.
-    let raw: unknown = c.get('jsonBody');
-    if (raw === undefined) {
-      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/json') {
-        throw new PlatformError('unsupported_media_type', 'Send the discovery query as application/json.', {
-          status: 415,
-        });
-      }
-      raw = await readTextLimited(c, limits.maxBodyBytes, () => bodyTooLarge(limits));
+    const parsed: unknown = c.get('jsonBody');
+    if (parsed !== undefined) return answer(parsed);
+    if (mediaType(requestHeader(c, 'content-type')) !== 'application/json') {
+      throw new PlatformError('unsupported_media_type', 'Send the discovery query as application/json.', {
+        status: 415,
+      });
     }
-    // The kept bytes with a plain header object: the adapter writes them as they are, without building a
-    // Headers object to read them back from (nothing before this route sets a header on a successful request).
-    return new Response(answers.answerBytes(raw) as Uint8Array<ArrayBuffer>, ANSWER_INIT);
+    const text = textLimited(c, limits.maxBodyBytes, tooLarge);
+    return typeof text === 'string' ? answer(text) : text.then(answer);
   });
 
   routes.get('/api/gateway/discovery/:resource', (c) => {

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from './env';
 import { PlatformError } from './errors';
+import { requestHeader } from './node-request';
 import { parseSafeJson } from './safe-json';
 
 /**
@@ -16,7 +17,7 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
     c.set('jsonBody', {});
     return {};
   }
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = (requestHeader(c, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new PlatformError('unsupported_media_type', 'Send the body as application/json.', { status: 415 });
   }

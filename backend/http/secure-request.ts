@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { socketAddress } from '../middleware/client-address';
+import { requestHeader } from './node-request';
 
 /** What decides whether a request reached the server over HTTPS (`server.public_url`, `trusted_proxies`). */
 export interface SecureRequestOptions {
@@ -18,6 +19,6 @@ export function isSecureRequest(c: Context, options: SecureRequestOptions): bool
   if (options.publicUrl?.toLowerCase().startsWith('https:')) return true;
   if (new URL(c.req.url).protocol === 'https:') return true;
   if (!options.trustedProxies.includes(socketAddress(c))) return false;
-  const proto = (c.req.header('x-forwarded-proto') ?? '').split(',')[0]!.trim().toLowerCase();
+  const proto = (requestHeader(c, 'x-forwarded-proto') ?? '').split(',')[0]!.trim().toLowerCase();
   return proto === 'https';
 }

@@ -3,6 +3,7 @@ import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import { presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { requestHeader } from '../http/node-request';
 import { readLimitedBody } from '../http/read-limited-body';
 import { type ChainStep, stepMiddleware } from './step';
 
@@ -47,12 +48,12 @@ export function bodyLimitStep(options: BodyLimitOptions): ChainStep {
   return {
     name: 'bodyLimit',
     enter(c) {
-      const declared = c.req.header('content-length');
-      if (declared === undefined && c.req.header('transfer-encoding') === undefined) return undefined;
+      const declared = requestHeader(c, 'content-length');
+      if (declared === undefined && requestHeader(c, 'transfer-encoding') === undefined) return undefined;
       const anonymous = presentedCredential(c) === undefined;
       const limit = anonymous
         ? options.maxAnonymousBodyBytes
-        : isJose(c.req.header('content-type'))
+        : isJose(requestHeader(c, 'content-type'))
           ? Math.max(options.maxJweBytes, options.maxBodyBytes)
           : options.maxBodyBytes;
       if (declared !== undefined) {

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { requestHeader } from '../http/node-request';
 
 /** The socket address @hono/node-server exposes as `c.env.incoming` (absent under `app.fetch`). */
 interface NodeBindings {
@@ -30,7 +31,7 @@ export function socketAddress(c: Context): string {
 export function clientAddress(c: Context, trustedProxies: ReadonlySet<string>): string {
   const peer = socketAddress(c);
   if (!trustedProxies.has(peer)) return peer;
-  const forwarded = (c.req.header('x-forwarded-for') ?? '').split(',').map(normalize).filter(Boolean);
+  const forwarded = (requestHeader(c, 'x-forwarded-for') ?? '').split(',').map(normalize).filter(Boolean);
   for (let i = forwarded.length - 1; i >= 0; i--) {
     if (!trustedProxies.has(forwarded[i]!)) return forwarded[i]!;
   }

@@ -3,6 +3,7 @@ import { CSRF_HEADER, isSafeMethod, LOGIN_PATH } from '../../src/protocol';
 import { presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { requestHeader } from '../http/node-request';
 import { type ChainStep, stepMiddleware } from './step';
 
 /** Options of {@link csrf}. */
@@ -14,6 +15,9 @@ export interface CsrfOptions {
   /** Checks the session-bound token (constant time); the AuthService provides it. */
   checkToken(sessionToken: string, presented: string): boolean;
 }
+
+/** The token's field name as `requestHeader` looks it up. */
+const CSRF_FIELD = CSRF_HEADER.toLowerCase();
 
 function forbidden(message: string): PlatformError {
   return new PlatformError('csrf_failed', message, { status: 403 });
@@ -45,15 +49,15 @@ export function csrfStep(options: CsrfOptions): ChainStep {
       if (credential?.kind !== 'session' && !isLogin) return undefined;
 
       const ownOrigin = new URL(c.req.url).origin;
-      const origin = c.req.header('origin');
+      const origin = requestHeader(c, 'origin');
       const originOk = origin !== undefined && (origin === ownOrigin || trusted.has(origin));
       if (origin !== undefined && !originOk) throw forbidden('The request origin is not allowed.');
-      const site = c.req.header('sec-fetch-site')?.toLowerCase();
+      const site = requestHeader(c, 'sec-fetch-site')?.toLowerCase();
       if ((site === 'cross-site' || site === 'same-site') && !originOk) {
         throw forbidden('Cross-site requests are not allowed.');
       }
       if (credential?.kind === 'session' && !isLogin) {
-        const token = c.req.header(CSRF_HEADER);
+        const token = requestHeader(c, CSRF_FIELD);
         if (!token || !options.checkToken(credential.token, token)) {
           throw forbidden('A valid X-CSRF-Token header is required.');
         }

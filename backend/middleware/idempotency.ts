@@ -3,6 +3,7 @@ import { IDEMPOTENCY_HEADER, isMutating } from '../../src/protocol';
 import { sha256 } from '../auth/digest';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { requestHeader } from '../http/node-request';
 import { readJsonBody } from '../http/read-body';
 import type { IdempotencyStore, StoredResponse } from '../security/idempotency/idempotency-store';
 import { mediaType } from './payload-decryption';
@@ -17,6 +18,8 @@ export interface IdempotencyOptions {
 
 /** Response header marking a replayed response. */
 export const REPLAY_HEADER = 'Idempotent-Replayed';
+/** The key's field name as `requestHeader` looks it up. */
+const IDEMPOTENCY_FIELD = IDEMPOTENCY_HEADER.toLowerCase();
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
 /** A valid key: 1-255 printable ASCII characters (no CR/LF, no control or non-ASCII characters). */
@@ -42,7 +45,7 @@ export function canonicalJson(value: unknown): string {
  * bytes.
  */
 async function fingerprint(c: Context<AppEnv>): Promise<string> {
-  if (c.get('jsonBody') !== undefined || mediaType(c.req.header('content-type')) === 'application/json') {
+  if (c.get('jsonBody') !== undefined || mediaType(requestHeader(c, 'content-type')) === 'application/json') {
     return sha256(canonicalJson(await readJsonBody(c)));
   }
   return sha256(new Uint8Array(await c.req.arrayBuffer()));
@@ -105,7 +108,7 @@ export function idempotencyStep(options: IdempotencyOptions): ChainStep {
     name: 'idempotency',
     enter(c) {
       if (!isMutating(c.req.method)) return undefined;
-      const key = c.req.header(IDEMPOTENCY_HEADER);
+      const key = requestHeader(c, IDEMPOTENCY_FIELD);
       if (key === undefined) return undefined;
       if (!isValidIdempotencyKey(key)) {
         throw new PlatformError(

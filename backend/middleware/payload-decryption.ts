@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { type ErrorCode, PlatformError } from '../http/errors';
+import { requestHeader } from '../http/node-request';
 import { readLimitedBody } from '../http/read-limited-body';
 import type { EncryptionPolicy } from '../security/encryption-policy';
 import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
@@ -95,7 +96,7 @@ export function payloadDecryptionStep(options: PayloadDecryptionOptions): ChainS
   return {
     name: 'payloadDecryption',
     enter(c) {
-      if (mediaType(c.req.header('content-type')) === JOSE_CONTENT_TYPE) {
+      if (mediaType(requestHeader(c, 'content-type')) === JOSE_CONTENT_TYPE) {
         if (options.policy.mode === 'disabled') {
           throw unsupported('encryption_disabled', 'Payload encryption is disabled; send application/json.');
         }

@@ -3,6 +3,7 @@ import { JOSE_CONTENT_TYPE } from '../../src/protocol';
 import { credentialHash, presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { errorResponse } from '../http/errors';
+import { requestHeader } from '../http/node-request';
 import { clientAddress } from './client-address';
 import { type ChainStep, stepMiddleware } from './step';
 
@@ -99,7 +100,7 @@ export function rateLimitStep(options: RateLimitOptions): ChainStep {
   if (options.enabled) {
     step.leave = (c) => {
       const status = c.res.status;
-      if (status === 401 || (status === 400 && isJose(c.req.header('content-type')))) {
+      if (status === 401 || (status === 400 && isJose(requestHeader(c, 'content-type')))) {
         failures.hit(clientAddress(c, trusted));
       }
     };

@@ -76,7 +76,9 @@ export function foldSteps(
       await abortFrom(c, count);
       throw err;
     }
-    await leaveFrom(c, count);
+    // Awaited only when a leave returned a promise: `await undefined` would still cost a microtask.
+    const left = leaveFrom(c, count);
+    if (left !== undefined) await left;
   }
 
   /** Runs `leave` of the steps before `end`, last first; awaits only a `leave` that returns a promise. */
