@@ -17,6 +17,8 @@ let passStamp = -1;
 const endPass = (): void => {
   passStamp = -1;
 };
+/** Exchanges of this thread's plain-http pools waiting for their response (a read may be theirs). */
+let inFlight = 0;
 
 /**
  * When the bytes being read arrived: the time of the first read of this pass of the event loop's poll
@@ -24,14 +26,19 @@ const endPass = (): void => {
  * callback runs after the previous ones and after the promise reactions they caused (a response recorded,
  * the next request written), so a stamp of its own would count the processing of the responses read
  * before it. The pass's first stamp is shared instead; it is cleared by an immediate, which runs once the
- * poll phase is over.
+ * poll phase is over. A read while no other exchange is in flight has nothing to share its stamp with
+ * (a request written after it, in this pass, was not readable when the poll returned): the stamp is its
+ * own and nothing is scheduled, so an open model at a moderate rate, one exchange at a time, costs no
+ * immediate per response.
  */
 export function arrivalStamp(): number {
-  if (passStamp < 0) {
-    passStamp = performance.now();
+  if (passStamp >= 0) return passStamp;
+  const now = performance.now();
+  if (inFlight > 1) {
+    passStamp = now;
     setImmediate(endPass);
   }
-  return passStamp;
+  return now;
 }
 
 /** The bytes of a body-less request, kept for the next request with the same headers object. */
@@ -162,6 +169,7 @@ export class RawHttpPool {
 
   private begin(c: Connection, p: Pending, reused: boolean): void {
     c.pending = p;
+    inFlight++;
     c.reused = reused;
     c.received = false;
     c.parser.reset(p.headOnly);
@@ -287,6 +295,7 @@ export class RawHttpPool {
   private finish(c: Connection, res: HttpResponse, keepAlive: boolean): void {
     const p = c.pending!;
     c.pending = undefined;
+    inFlight--;
     if (keepAlive && !this.closed && !c.socket.destroyed) {
       this.idle.push(c);
       this.next();
@@ -302,6 +311,7 @@ export class RawHttpPool {
     const p = c.pending;
     if (!p) return;
     c.pending = undefined;
+    inFlight--;
     c.socket.destroy();
     if (c.reused && !c.received && !p.retried && !this.closed) {
       p.retried = true;

@@ -1,5 +1,5 @@
 import { createServer as createNetServer, type Server } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient, type HttpResponse } from '../../../src/benchmarks/engine/http-client';
 import { ResponseParser } from '../../../src/benchmarks/engine/http-response-parser';
 
@@ -168,6 +168,25 @@ describe('the plain-http client', () => {
       expect(a.receivedMs).toBeTypeOf('number');
       expect(b.receivedMs).toBe(a.receivedMs);
     } finally {
+      await http.close();
+    }
+  });
+
+  it('stamps a response read while no other exchange is in flight with its own read, scheduling nothing', async () => {
+    const base = await rawServer(() => ['HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok']);
+    const http = new HttpClient({ connections: 2, timeoutMs: 5000 });
+    const immediates = vi.spyOn(globalThis, 'setImmediate');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const sent = performance.now();
+        const res = await http.request({ method: 'GET', url: `${base}/`, headers: {} });
+        expect(res.receivedMs).toBeGreaterThan(sent);
+        expect(res.receivedMs).toBeLessThanOrEqual(performance.now());
+      }
+      // The pass stamp is kept (and cleared by an immediate) only for reads that may share it.
+      expect(immediates.mock.calls.filter(([fn]) => fn.name === 'endPass')).toHaveLength(0);
+    } finally {
+      immediates.mockRestore();
       await http.close();
     }
   });
