@@ -1,7 +1,9 @@
 import {
   decodeHistogram,
+  emptySummary,
   type LatencyHistogram,
   type LatencySummary,
+  mergeInto,
   newHistogram,
   summarize,
 } from '../engine/histogram';
@@ -69,8 +71,11 @@ export class Aggregator {
   readonly totalCounters = emptyCounters();
   readonly totalHistogram = newHistogram();
   private readonly pending = new Map<number, IntervalSnapshot[]>();
-  /** Scratch histograms of the second being finalized, reset and reused (allocating and merging packed
-   * histograms every second would stall the event loop for milliseconds and skew the measurements). */
+  /**
+   * Scratch histograms of the second being finalized, reset and reused (allocating and merging packed
+   * histograms every second would stall the event loop for milliseconds and skew the measurements): the
+   * total of the second, and a series' second when several sources sent it.
+   */
   private readonly secondTotal = newHistogram();
   private readonly secondScenario = newHistogram();
 
@@ -120,7 +125,7 @@ export class Aggregator {
     const point: TimelinePoint = {
       t: second,
       rps: 0,
-      latency: summarize(totalH),
+      latency: emptySummary(),
       errors: 0,
       throttled: 0,
       scenarios: {},
@@ -131,29 +136,38 @@ export class Aggregator {
     };
     this.labels.forEach((label, i) => {
       const c = emptyCounters();
-      const h = this.secondScenario;
-      h.reset();
+      // The series' histogram of this second: a single source's own (no copy), or the sources' merged.
+      let h: LatencyHistogram | undefined;
       for (const snap of list) {
         const sc = snap.scenarios[i];
         if (!sc) continue;
         addCounters(c, sc);
-        if (sc.latency) h.add(sc.latency);
-        else if (sc.histogram) h.add(decodeHistogram(sc.histogram));
+        const part = sc.latency ?? (sc.histogram ? decodeHistogram(sc.histogram) : undefined);
+        if (!part || part.totalCount === 0) continue;
+        if (h === undefined) h = part;
+        else {
+          if (h !== this.secondScenario) {
+            this.secondScenario.reset();
+            mergeInto(this.secondScenario, h);
+            h = this.secondScenario;
+          }
+          mergeInto(h, part);
+        }
       }
       addCounters(this.scenarioCounters[i]!, c);
-      if (h.totalCount > 0) this.scenarioHistograms[i]!.add(h);
+      if (h) mergeInto(this.scenarioHistograms[i]!, h);
       if (i >= this.totalSlots) return;
       addCounters(total, c);
-      if (h.totalCount > 0) totalH.add(h);
+      if (h) mergeInto(totalH, h);
       point.scenarios[label] = {
         rps: c.count,
-        latency: summarize(h),
+        latency: h ? summarize(h) : emptySummary(),
         errors: c.failed + c.errors,
         throttled: c.throttled,
       };
     });
     addCounters(this.totalCounters, total);
-    if (totalH.totalCount > 0) this.totalHistogram.add(totalH);
+    mergeInto(this.totalHistogram, totalH);
     point.rps = total.count;
     point.latency = summarize(totalH);
     point.errors = total.failed + total.errors;
