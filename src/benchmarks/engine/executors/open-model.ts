@@ -102,6 +102,11 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
     let timer: NodeJS.Timeout | undefined;
     let sleptAt = 0;
     let sleepMs = 0;
+    // One timer per sleep length, re-armed with `refresh()` once it has fired: a new timer per wake-up is
+    // an object to allocate and register as an async resource, and re-arming the timer that is firing
+    // keeps Node's list for its length, which is otherwise dropped and made again. At a steady rate the
+    // sleeps take two or three lengths (MAX_SLEEP_MS at most).
+    const wakers = new Map<number, NodeJS.Timeout>();
     const tick = () => {
       const now = performance.now();
       if (!eager) {
@@ -129,7 +134,12 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
       // Node counts a timer from the event loop's time, taken before this wake-up's callbacks ran: the
       // wake-up's own start is the closer base for its lateness (and saves a clock read).
       sleptAt = now;
-      timer = setTimeout(onWake, sleepMs);
+      timer = wakers.get(sleepMs);
+      if (timer) timer.refresh();
+      else {
+        timer = setTimeout(onWake, sleepMs);
+        wakers.set(sleepMs, timer);
+      }
     };
     const onWake = () => {
       recorder.lagSample(Math.max(0, performance.now() - sleptAt - sleepMs));
