@@ -89,8 +89,10 @@ describe('Recorder and Aggregator', () => {
   it('puts a result that completes after its second was emitted into the next second, never losing it', () => {
     let now = 0;
     const r = new Recorder(1, 0, () => now);
+    now = 100;
+    r.record(0, 10, 'ok', 200);
     now = 1200;
-    expect(r.flush().map((s) => s.second)).toEqual([0]);
+    expect(r.flush().map((s) => [s.second, s.scenarios[0]!.count])).toEqual([[0, 1]]);
     now = 900; // a completion stamped earlier than the last flush
     r.record(0, 10, 'ok', 200);
     now = 2100;
