@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import type { HttpResponse } from './http-client';
+import type { HttpResponse, PreparedRequest } from './http-client';
 import { RawHttpError, ResponseParser } from './http-response-parser';
 
 /** A header name: an HTTP token. */
@@ -41,14 +41,6 @@ export function arrivalStamp(): number {
   return now;
 }
 
-/** The bytes of a body-less request, kept for the next request with the same headers object. */
-interface Head {
-  method: string;
-  path: string;
-  host: string;
-  bytes: Buffer;
-}
-
 /** A request ready to write, and who waits for its response. */
 interface Pending {
   head: string | Buffer;
@@ -86,11 +78,6 @@ export class RawHttpPool {
   private readonly all = new Set<Connection>();
   private readonly queue: Pending[] = [];
   private readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
-  /**
-   * Request bytes by headers object: a scenario with fixed path and headers passes the same object on
-   * every request (see VirtualUser), so its request is built and encoded once.
-   */
-  private readonly heads = new WeakMap<Record<string, string>, Head>();
   private sweep: NodeJS.Timeout | undefined;
   private open = 0;
   private closed = false;
@@ -113,26 +100,22 @@ export class RawHttpPool {
     headers: Record<string, string>,
     body?: string,
   ): Promise<HttpResponse> {
-    const headOnly = method === 'HEAD';
-    if (body === undefined) {
-      let head = this.heads.get(headers);
-      if (!head || head.method !== method || head.path !== path || head.host !== host) {
-        const text = buildHead(method, path, host, headers, undefined);
-        if (typeof text !== 'string') return Promise.reject(text);
-        head = { method, path, host, bytes: Buffer.from(text, 'latin1') };
-        this.heads.set(headers, head);
-      }
-      const bytes = head.bytes;
-      return new Promise((resolve, reject) =>
-        this.start({ head: bytes, body: undefined, headOnly, resolve, reject, retried: false }),
-      );
-    }
-    const bytes = Buffer.from(body, 'utf8');
-    const head = buildHead(method, path, host, headers, bytes.length);
+    const bytes = body === undefined ? undefined : Buffer.from(body, 'utf8');
+    const head = buildHead(method, path, host, headers, bytes?.length);
     if (typeof head !== 'string') return Promise.reject(head);
-    return new Promise((resolve, reject) =>
-      this.start({ head, body: bytes, headOnly, resolve, reject, retried: false }),
-    );
+    return this.send(head, bytes, method === 'HEAD');
+  }
+
+  /**
+   * A body-less request to send again and again as it is: built and encoded once, each `send` writes the
+   * same bytes (see HttpClient.prepare).
+   */
+  prepare(method: string, path: string, host: string, headers: Record<string, string>): PreparedRequest {
+    const head = buildHead(method, path, host, headers, undefined);
+    if (typeof head !== 'string') return { send: () => Promise.reject(head) };
+    const bytes = Buffer.from(head, 'latin1');
+    const headOnly = method === 'HEAD';
+    return { send: () => this.send(bytes, undefined, headOnly) };
   }
 
   /** Closes every idle connection; busy ones close when their response is read. */
@@ -140,6 +123,14 @@ export class RawHttpPool {
     this.closed = true;
     for (const c of this.idle.splice(0)) c.socket.destroy();
     for (const p of this.queue.splice(0)) p.reject(new RawHttpError('UND_ERR_CLOSED', 'the client closed'));
+  }
+
+  /** One exchange: the request's head and body as they are written, resolved with its response. */
+  private send(head: string | Buffer, body: Buffer | undefined, headOnly: boolean): Promise<HttpResponse> {
+    if (this.closed) return Promise.reject(new RawHttpError('UND_ERR_CLOSED', 'the client closed'));
+    return new Promise((resolve, reject) =>
+      this.start({ head, body, headOnly, resolve, reject, retried: false }),
+    );
   }
 
   /** Sends `p` on an idle connection, a new one, or queues it until one is free. */

@@ -191,7 +191,7 @@ describe('the plain-http client', () => {
     }
   });
 
-  it('builds the request of a headers object once and sends the same bytes again, rebuilt for another path', async () => {
+  it('sends a prepared request as the same bytes each time, as the request itself would be sent', async () => {
     const requests: string[] = [];
     const base = await rawServer((req) => {
       requests.push(req);
@@ -199,17 +199,22 @@ describe('the plain-http client', () => {
     });
     const http = new HttpClient({ connections: 1, timeoutMs: 5000 });
     const headers = { accept: 'application/json', 'x-key': 'k' };
+    const prepared = http.prepare({ method: 'GET', url: `${base}/a`, headers });
     try {
-      for (const path of ['/a', '/a', '/b'])
-        await http.request({ method: 'GET', url: `${base}${path}`, headers });
+      expect((await prepared.send()).status).toBe(200);
+      expect((await prepared.send()).status).toBe(200);
+      await http.request({ method: 'GET', url: `${base}/a`, headers });
+      await http.request({ method: 'GET', url: `${base}/b`, headers });
     } finally {
       await http.close();
     }
-    expect(requests[1]).toBe(requests[0]);
     expect(requests[0]).toMatch(
       /^GET \/a HTTP\/1\.1\r\nhost: [^\r]+\r\naccept: application\/json\r\nx-key: k\r\n\r\n$/,
     );
-    expect(requests[2]).toBe(requests[0]!.replace('GET /a ', 'GET /b '));
+    expect(requests[1]).toBe(requests[0]);
+    expect(requests[2]).toBe(requests[0]);
+    expect(requests[3]).toBe(requests[0]!.replace('GET /a ', 'GET /b '));
+    await expect(prepared.send()).rejects.toMatchObject({ code: 'UND_ERR_CLOSED' });
   });
 });
 
