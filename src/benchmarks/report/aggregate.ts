@@ -69,7 +69,8 @@ export class Aggregator {
   readonly scenarioCounters: Counters[];
   readonly scenarioHistograms: LatencyHistogram[];
   readonly totalCounters = emptyCounters();
-  readonly totalHistogram = newHistogram();
+  /** With one scenario, the scenario's own histogram: the total is that scenario (see `finalize`). */
+  readonly totalHistogram: LatencyHistogram;
   private readonly pending = new Map<number, IntervalSnapshot[]>();
   /**
    * Scratch histograms of the second being finalized, reset and reused (allocating and merging packed
@@ -86,6 +87,7 @@ export class Aggregator {
   ) {
     this.scenarioCounters = labels.map(emptyCounters);
     this.scenarioHistograms = labels.map(() => newHistogram());
+    this.totalHistogram = totalSlots === 1 ? this.scenarioHistograms[0]! : newHistogram();
   }
 
   /** Adds snapshots from one source; returns the points that became final. */
@@ -119,8 +121,10 @@ export class Aggregator {
   private finalize(second: number): TimelinePoint {
     const list = this.pending.get(second) ?? [];
     this.pending.delete(second);
+    // With one scenario the second's total is that scenario's second: nothing to merge or summarize twice.
+    const single = this.totalSlots === 1;
     const totalH = this.secondTotal;
-    totalH.reset();
+    if (!single) totalH.reset();
     const total = emptyCounters();
     const point: TimelinePoint = {
       t: second,
@@ -158,18 +162,17 @@ export class Aggregator {
       if (h) mergeInto(this.scenarioHistograms[i]!, h);
       if (i >= this.totalSlots) return;
       addCounters(total, c);
-      if (h) mergeInto(totalH, h);
-      point.scenarios[label] = {
-        rps: c.count,
-        latency: h ? summarize(h) : emptySummary(),
-        errors: c.failed + c.errors,
-        throttled: c.throttled,
-      };
+      const latency = h ? summarize(h) : emptySummary();
+      if (single) point.latency = { ...latency };
+      else if (h) mergeInto(totalH, h);
+      point.scenarios[label] = { rps: c.count, latency, errors: c.failed + c.errors, throttled: c.throttled };
     });
     addCounters(this.totalCounters, total);
-    mergeInto(this.totalHistogram, totalH);
+    if (!single) {
+      mergeInto(this.totalHistogram, totalH);
+      point.latency = summarize(totalH);
+    }
     point.rps = total.count;
-    point.latency = summarize(totalH);
     point.errors = total.failed + total.errors;
     point.throttled = total.throttled;
     this.timeline.push(point);
