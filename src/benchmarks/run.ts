@@ -4,7 +4,13 @@ import { join, resolve } from 'node:path';
 import type { LoadPlan } from './config/plan';
 import { type CleanupSummary, mergeCleanup } from './engine/cleanup';
 import { prepareGenerator } from './engine/generator';
-import { decodeHistogram, encodeHistogram, type LatencyHistogram, newHistogram } from './engine/histogram';
+import {
+  decodeHistogram,
+  encodeHistogram,
+  type LatencyHistogram,
+  mergeInto,
+  newHistogram,
+} from './engine/histogram';
 import { HttpClient } from './engine/http-client';
 import { VirtualUser } from './engine/virtual-user';
 import { runWorkers } from './engine/worker-pool';
@@ -153,7 +159,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
           for (const snap of snaps) {
             for (const sc of snap.scenarios.slice(0, plan.scenarios.length)) {
               w.requests += sc.count;
-              if (sc.histogram) w.histogram.add(decodeHistogram(sc.histogram));
+              if (sc.histogram) mergeInto(w.histogram, decodeHistogram(sc.histogram));
             }
           }
           onSnapshots(snaps);

@@ -50,6 +50,10 @@ export function shardUsers(peak: number, shard: Shard): number[] {
 
 /** Picks a runner by `weight` (docs/load-testing.md#load-models). */
 export function weightedPicker(runners: ScenarioRunner[]): () => ScenarioRunner {
+  if (runners.length === 1) {
+    const only = runners[0]!;
+    return () => only;
+  }
   const total = runners.reduce((s, r) => s + r.plan.weight, 0);
   return () => {
     let r = Math.random() * total;

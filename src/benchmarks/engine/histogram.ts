@@ -46,10 +46,44 @@ export interface LatencySummary {
 /** The internals of hdr-histogram-js's JavaScript histograms that one pass over the counts needs. */
 interface CountsView {
   countsArrayLength: number;
+  maxValue: number;
+  minNonZeroValue: number;
+  totalCount: number;
   getCountAtIndex(i: number): number;
   valueFromIndex(i: number): number;
   highestEquivalentValue(v: number): number;
   medianEquivalentValue(v: number): number;
+  countsArrayIndex(v: number): number;
+  addToCountAtIndex(i: number, count: number): void;
+  setTotalCount(n: number): void;
+  updatedMaxValue(v: number): void;
+  updateMinNonZeroValue(v: number): void;
+}
+
+/**
+ * Adds `from` into `into` (histograms of {@link newHistogram}'s layout), as the library's `add` does, but
+ * visiting only the counts up to `from`'s highest value: a second's latencies of a few milliseconds sit in
+ * the first few thousand of the 21,504 counts, which the library's `add` walks in full (several times a
+ * second in the live aggregation).
+ */
+export function mergeInto(into: LatencyHistogram, from: LatencyHistogram): void {
+  const f = from as unknown as CountsView;
+  const t = into as unknown as CountsView;
+  const total = f.totalCount;
+  if (total === 0) return;
+  const top = Math.min(f.countsArrayIndex(f.maxValue), f.countsArrayLength - 1);
+  for (let i = 0; i <= top; i++) {
+    const c = f.getCountAtIndex(i);
+    if (c !== 0) t.addToCountAtIndex(i, c);
+  }
+  t.setTotalCount(t.totalCount + total);
+  t.updatedMaxValue(Math.max(t.maxValue, f.maxValue));
+  t.updateMinNonZeroValue(Math.min(t.minNonZeroValue, f.minNonZeroValue));
+}
+
+/** The summary of no latencies at all. */
+export function emptySummary(): LatencySummary {
+  return { p50: 0, p95: 0, p99: 0, max: 0, mean: 0 };
 }
 
 /** The count at or below which a percentile lies (as the library computes it: rounded up, at least 1). */
@@ -65,7 +99,7 @@ function rankOf(percentile: number, total: number): number {
  */
 export function summarize(h: LatencyHistogram): LatencySummary {
   const total = h.totalCount;
-  if (total === 0) return { p50: 0, p95: 0, p99: 0, max: 0, mean: 0 };
+  if (total === 0) return emptySummary();
   const v = h as unknown as CountsView;
   const ranks = [rankOf(50, total), rankOf(95, total), rankOf(99, total)];
   const at = [0, 0, 0];

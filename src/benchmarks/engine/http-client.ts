@@ -32,6 +32,11 @@ export interface HttpResponse {
   receivedMs?: number;
 }
 
+/** A body-less request resolved (and for plain http, encoded) once, sent as often as asked. */
+export interface PreparedRequest {
+  send(): Promise<HttpResponse>;
+}
+
 /** Pool settings: connections per origin, and the limit for headers and for the body, each. */
 export interface HttpClientOptions {
   connections: number;
@@ -104,6 +109,18 @@ export class HttpClient {
         },
       );
     });
+  }
+
+  /**
+   * Prepares a body-less request that is sent again and again unchanged (a scenario's fixed path and
+   * headers with fixed credentials): its URL is resolved and, for plain http, its bytes encoded once, so
+   * each `send` only writes them. Sending after `close` fails as a request would on a closed client.
+   */
+  prepare(req: Omit<HttpRequest, 'body'>): PreparedRequest {
+    const route = this.route(req.url);
+    if (!route.raw) return { send: () => this.request(req) };
+    const host = this.options.hostHeader ?? req.headers.host ?? route.host;
+    return route.raw.prepare(req.method, route.path, host, req.headers);
   }
 
   /** Closes every pool (waits for in-flight requests). */

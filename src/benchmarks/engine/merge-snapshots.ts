@@ -1,4 +1,4 @@
-import { decodeHistogram, encodeHistogram, newHistogram } from './histogram';
+import { decodeHistogram, encodeHistogram, mergeInto, newHistogram } from './histogram';
 import type { IntervalSnapshot, ScenarioInterval } from './recorder';
 
 /**
@@ -78,8 +78,8 @@ function mergeIntervals(list: ScenarioInterval[]): ScenarioInterval {
         else out.checks[k] = { ...v };
       }
     }
-    if (s.latency) h.add(s.latency);
-    else if (s.histogram) h.add(decodeHistogram(s.histogram));
+    if (s.latency) mergeInto(h, s.latency);
+    else if (s.histogram) mergeInto(h, decodeHistogram(s.histogram));
   }
   if (h.totalCount > 0) out.histogram = encodeHistogram(h);
   return out;

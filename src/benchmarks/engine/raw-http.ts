@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import type { HttpResponse } from './http-client';
+import type { HttpResponse, PreparedRequest } from './http-client';
 import { RawHttpError, ResponseParser } from './http-response-parser';
 
 /** A header name: an HTTP token. */
@@ -17,6 +17,8 @@ let passStamp = -1;
 const endPass = (): void => {
   passStamp = -1;
 };
+/** Exchanges of this thread's plain-http pools waiting for their response (a read may be theirs). */
+let inFlight = 0;
 
 /**
  * When the bytes being read arrived: the time of the first read of this pass of the event loop's poll
@@ -24,22 +26,19 @@ const endPass = (): void => {
  * callback runs after the previous ones and after the promise reactions they caused (a response recorded,
  * the next request written), so a stamp of its own would count the processing of the responses read
  * before it. The pass's first stamp is shared instead; it is cleared by an immediate, which runs once the
- * poll phase is over.
+ * poll phase is over. A read while no other exchange is in flight has nothing to share its stamp with
+ * (a request written after it, in this pass, was not readable when the poll returned): the stamp is its
+ * own and nothing is scheduled, so an open model at a moderate rate, one exchange at a time, costs no
+ * immediate per response.
  */
 export function arrivalStamp(): number {
-  if (passStamp < 0) {
-    passStamp = performance.now();
+  if (passStamp >= 0) return passStamp;
+  const now = performance.now();
+  if (inFlight > 1) {
+    passStamp = now;
     setImmediate(endPass);
   }
-  return passStamp;
-}
-
-/** The bytes of a body-less request, kept for the next request with the same headers object. */
-interface Head {
-  method: string;
-  path: string;
-  host: string;
-  bytes: Buffer;
+  return now;
 }
 
 /** A request ready to write, and who waits for its response. */
@@ -79,11 +78,6 @@ export class RawHttpPool {
   private readonly all = new Set<Connection>();
   private readonly queue: Pending[] = [];
   private readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
-  /**
-   * Request bytes by headers object: a scenario with fixed path and headers passes the same object on
-   * every request (see VirtualUser), so its request is built and encoded once.
-   */
-  private readonly heads = new WeakMap<Record<string, string>, Head>();
   private sweep: NodeJS.Timeout | undefined;
   private open = 0;
   private closed = false;
@@ -106,26 +100,22 @@ export class RawHttpPool {
     headers: Record<string, string>,
     body?: string,
   ): Promise<HttpResponse> {
-    const headOnly = method === 'HEAD';
-    if (body === undefined) {
-      let head = this.heads.get(headers);
-      if (!head || head.method !== method || head.path !== path || head.host !== host) {
-        const text = buildHead(method, path, host, headers, undefined);
-        if (typeof text !== 'string') return Promise.reject(text);
-        head = { method, path, host, bytes: Buffer.from(text, 'latin1') };
-        this.heads.set(headers, head);
-      }
-      const bytes = head.bytes;
-      return new Promise((resolve, reject) =>
-        this.start({ head: bytes, body: undefined, headOnly, resolve, reject, retried: false }),
-      );
-    }
-    const bytes = Buffer.from(body, 'utf8');
-    const head = buildHead(method, path, host, headers, bytes.length);
+    const bytes = body === undefined ? undefined : Buffer.from(body, 'utf8');
+    const head = buildHead(method, path, host, headers, bytes?.length);
     if (typeof head !== 'string') return Promise.reject(head);
-    return new Promise((resolve, reject) =>
-      this.start({ head, body: bytes, headOnly, resolve, reject, retried: false }),
-    );
+    return this.send(head, bytes, method === 'HEAD');
+  }
+
+  /**
+   * A body-less request to send again and again as it is: built and encoded once, each `send` writes the
+   * same bytes (see HttpClient.prepare).
+   */
+  prepare(method: string, path: string, host: string, headers: Record<string, string>): PreparedRequest {
+    const head = buildHead(method, path, host, headers, undefined);
+    if (typeof head !== 'string') return { send: () => Promise.reject(head) };
+    const bytes = Buffer.from(head, 'latin1');
+    const headOnly = method === 'HEAD';
+    return { send: () => this.send(bytes, undefined, headOnly) };
   }
 
   /** Closes every idle connection; busy ones close when their response is read. */
@@ -133,6 +123,14 @@ export class RawHttpPool {
     this.closed = true;
     for (const c of this.idle.splice(0)) c.socket.destroy();
     for (const p of this.queue.splice(0)) p.reject(new RawHttpError('UND_ERR_CLOSED', 'the client closed'));
+  }
+
+  /** One exchange: the request's head and body as they are written, resolved with its response. */
+  private send(head: string | Buffer, body: Buffer | undefined, headOnly: boolean): Promise<HttpResponse> {
+    if (this.closed) return Promise.reject(new RawHttpError('UND_ERR_CLOSED', 'the client closed'));
+    return new Promise((resolve, reject) =>
+      this.start({ head, body, headOnly, resolve, reject, retried: false }),
+    );
   }
 
   /** Sends `p` on an idle connection, a new one, or queues it until one is free. */
@@ -162,6 +160,7 @@ export class RawHttpPool {
 
   private begin(c: Connection, p: Pending, reused: boolean): void {
     c.pending = p;
+    inFlight++;
     c.reused = reused;
     c.received = false;
     c.parser.reset(p.headOnly);
@@ -287,6 +286,7 @@ export class RawHttpPool {
   private finish(c: Connection, res: HttpResponse, keepAlive: boolean): void {
     const p = c.pending!;
     c.pending = undefined;
+    inFlight--;
     if (keepAlive && !this.closed && !c.socket.destroyed) {
       this.idle.push(c);
       this.next();
@@ -302,6 +302,7 @@ export class RawHttpPool {
     const p = c.pending;
     if (!p) return;
     c.pending = undefined;
+    inFlight--;
     c.socket.destroy();
     if (c.reused && !c.received && !p.retried && !this.closed) {
       p.retried = true;

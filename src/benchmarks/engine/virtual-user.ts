@@ -7,19 +7,20 @@ import type { EncodedBody, PayloadEncoder } from '../target/encryptor';
 import type { TargetInfo } from '../target/target-info';
 import type { CreatedRecords } from './created-records';
 import type { Shard } from './executor';
-import { type HttpClient, type HttpResponse, jsonOf } from './http-client';
+import { type HttpClient, type HttpResponse, jsonOf, type PreparedRequest } from './http-client';
 
 const SERVICE_HEADER_LOWER = SERVICE_HEADER.toLowerCase();
 
-/** Stands for a request without headers of its own, as a key of {@link VirtualUser}'s header cache. */
+/** Stands for a request without headers of its own, as a key of {@link VirtualUser}'s request cache. */
 const NO_HEADERS: Record<string, string> = {};
 
-/** The headers of a body-less request with fixed credentials, built once (see VirtualUser.attempt). */
-interface FixedHeaders {
+/** A body-less request with fixed credentials, prepared once (see VirtualUser.attempt). */
+interface FixedRequest {
   method: string;
+  url: string;
   auth: Record<string, string>;
   service: string | undefined;
-  headers: Record<string, string>;
+  prepared: PreparedRequest;
 }
 
 /** Answers to a JWE meaning the keys or policy changed since they were fetched (as the SDK's HTTP client). */
@@ -63,8 +64,8 @@ export interface RequestSpec {
  */
 export class VirtualUser {
   private readonly auths = new Map<AuthPlan, { auth: UserAuth; ready: boolean }>();
-  /** Headers of body-less requests with fixed credentials, by the request's own headers object. */
-  private readonly fixed = new WeakMap<Record<string, string>, FixedHeaders>();
+  /** Body-less requests with fixed credentials, prepared, by the request's own headers object. */
+  private readonly fixed = new WeakMap<Record<string, string>, FixedRequest>();
 
   constructor(
     readonly id: number,
@@ -117,28 +118,34 @@ export class VirtualUser {
 
   private attempt(auth: UserAuth, req: RequestSpec, encoded?: EncodedBody): Promise<HttpResponse> {
     // Fixed credentials watch no response: no extra step per request for them. Their headers are the
-    // same object every time, so a body-less request's headers are built once per scenario headers
-    // object (a scenario's fixed headers are one object), and the same object is passed on: the HTTP
-    // client then reuses the request's bytes too.
+    // same object every time, so a body-less request to the same URL with the same scenario headers
+    // object (a scenario's fixed headers are one object) is prepared once: the HTTP client resolves and
+    // encodes it once and then writes the same bytes.
     if (auth.observe === ignoreResponse && !encoded) {
       const own = req.headers ?? NO_HEADERS;
       const authHeaders = auth.headers(req.method);
       let entry = this.fixed.get(own);
       if (
         !entry ||
+        entry.url !== req.url ||
         entry.auth !== authHeaders ||
         entry.method !== req.method ||
         entry.service !== req.service
       ) {
         entry = {
           method: req.method,
+          url: req.url,
           auth: authHeaders,
           service: req.service,
-          headers: this.headersOf(authHeaders, req),
+          prepared: this.rt.http.prepare({
+            method: req.method,
+            url: req.url,
+            headers: this.headersOf(authHeaders, req),
+          }),
         };
         this.fixed.set(own, entry);
       }
-      return this.rt.http.request({ method: req.method, url: req.url, headers: entry.headers });
+      return entry.prepared.send();
     }
     const headers = this.headersOf(auth.headers(req.method), req, encoded);
     const sent = this.rt.http.request({ method: req.method, url: req.url, headers, body: encoded?.body });

@@ -1,7 +1,9 @@
 import {
   decodeHistogram,
+  emptySummary,
   type LatencyHistogram,
   type LatencySummary,
+  mergeInto,
   newHistogram,
   summarize,
 } from '../engine/histogram';
@@ -67,10 +69,14 @@ export class Aggregator {
   readonly scenarioCounters: Counters[];
   readonly scenarioHistograms: LatencyHistogram[];
   readonly totalCounters = emptyCounters();
-  readonly totalHistogram = newHistogram();
+  /** With one scenario, the scenario's own histogram: the total is that scenario (see `finalize`). */
+  readonly totalHistogram: LatencyHistogram;
   private readonly pending = new Map<number, IntervalSnapshot[]>();
-  /** Scratch histograms of the second being finalized, reset and reused (allocating and merging packed
-   * histograms every second would stall the event loop for milliseconds and skew the measurements). */
+  /**
+   * Scratch histograms of the second being finalized, reset and reused (allocating and merging packed
+   * histograms every second would stall the event loop for milliseconds and skew the measurements): the
+   * total of the second, and a series' second when several sources sent it.
+   */
   private readonly secondTotal = newHistogram();
   private readonly secondScenario = newHistogram();
 
@@ -81,6 +87,7 @@ export class Aggregator {
   ) {
     this.scenarioCounters = labels.map(emptyCounters);
     this.scenarioHistograms = labels.map(() => newHistogram());
+    this.totalHistogram = totalSlots === 1 ? this.scenarioHistograms[0]! : newHistogram();
   }
 
   /** Adds snapshots from one source; returns the points that became final. */
@@ -114,13 +121,15 @@ export class Aggregator {
   private finalize(second: number): TimelinePoint {
     const list = this.pending.get(second) ?? [];
     this.pending.delete(second);
+    // With one scenario the second's total is that scenario's second: nothing to merge or summarize twice.
+    const single = this.totalSlots === 1;
     const totalH = this.secondTotal;
-    totalH.reset();
+    if (!single) totalH.reset();
     const total = emptyCounters();
     const point: TimelinePoint = {
       t: second,
       rps: 0,
-      latency: summarize(totalH),
+      latency: emptySummary(),
       errors: 0,
       throttled: 0,
       scenarios: {},
@@ -131,31 +140,39 @@ export class Aggregator {
     };
     this.labels.forEach((label, i) => {
       const c = emptyCounters();
-      const h = this.secondScenario;
-      h.reset();
+      // The series' histogram of this second: a single source's own (no copy), or the sources' merged.
+      let h: LatencyHistogram | undefined;
       for (const snap of list) {
         const sc = snap.scenarios[i];
         if (!sc) continue;
         addCounters(c, sc);
-        if (sc.latency) h.add(sc.latency);
-        else if (sc.histogram) h.add(decodeHistogram(sc.histogram));
+        const part = sc.latency ?? (sc.histogram ? decodeHistogram(sc.histogram) : undefined);
+        if (!part || part.totalCount === 0) continue;
+        if (h === undefined) h = part;
+        else {
+          if (h !== this.secondScenario) {
+            this.secondScenario.reset();
+            mergeInto(this.secondScenario, h);
+            h = this.secondScenario;
+          }
+          mergeInto(h, part);
+        }
       }
       addCounters(this.scenarioCounters[i]!, c);
-      if (h.totalCount > 0) this.scenarioHistograms[i]!.add(h);
+      if (h) mergeInto(this.scenarioHistograms[i]!, h);
       if (i >= this.totalSlots) return;
       addCounters(total, c);
-      if (h.totalCount > 0) totalH.add(h);
-      point.scenarios[label] = {
-        rps: c.count,
-        latency: summarize(h),
-        errors: c.failed + c.errors,
-        throttled: c.throttled,
-      };
+      const latency = h ? summarize(h) : emptySummary();
+      if (single) point.latency = { ...latency };
+      else if (h) mergeInto(totalH, h);
+      point.scenarios[label] = { rps: c.count, latency, errors: c.failed + c.errors, throttled: c.throttled };
     });
     addCounters(this.totalCounters, total);
-    if (totalH.totalCount > 0) this.totalHistogram.add(totalH);
+    if (!single) {
+      mergeInto(this.totalHistogram, totalH);
+      point.latency = summarize(totalH);
+    }
     point.rps = total.count;
-    point.latency = summarize(totalH);
     point.errors = total.failed + total.errors;
     point.throttled = total.throttled;
     this.timeline.push(point);

@@ -1,6 +1,6 @@
 import type { EndpointScenarioPlan } from '../config/plan';
 import { importFunction } from '../engine/load-module';
-import type { VirtualUser } from '../engine/virtual-user';
+import type { RequestSpec, VirtualUser } from '../engine/virtual-user';
 import { harnessError } from '../errors';
 import { constantOf, type RenderContext } from '../template/template';
 import { joinUrl, type ScenarioFactory } from './runner';
@@ -34,6 +34,11 @@ export const endpointScenario: ScenarioFactory<EndpointScenarioPlan> = async (pl
       json,
     });
   if (!factory) {
+    if (fixedUrl && fixedHeaders && !plan.body) {
+      // Nothing to render: every iteration sends the same request object.
+      const spec: RequestSpec = { method: plan.method, url: fixedUrl, headers: fixedHeaders };
+      return { plan, iterate: (user) => user.send(plan.auth, spec) };
+    }
     // Without a factory an iteration is the request itself (no extra async step per request).
     return { plan, iterate: (user, ctx) => send(user, ctx, plan.body?.(ctx)) };
   }

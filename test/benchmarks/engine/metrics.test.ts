@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { shardUsers } from '../../../src/benchmarks/engine/executor';
-import { newHistogram, recordUs, summarize } from '../../../src/benchmarks/engine/histogram';
+import {
+  decodeHistogram,
+  encodeHistogram,
+  mergeInto,
+  newHistogram,
+  recordUs,
+  summarize,
+} from '../../../src/benchmarks/engine/histogram';
 import { classify, errorRate } from '../../../src/benchmarks/engine/outcome';
 import { monitoredDelayMs, Recorder } from '../../../src/benchmarks/engine/recorder';
 import { ArrivalClock, shorthandStages } from '../../../src/benchmarks/engine/stages';
@@ -54,11 +61,38 @@ describe('Recorder and Aggregator', () => {
     expect(agg.timeline[0]!.scenarios.s0!.latency.p99).toBeCloseTo(99, 0);
   });
 
+  it('merges snapshots that keep their histograms in the thread exactly, leaving the sources unchanged', () => {
+    let now = 0;
+    const a = new Recorder(1, 0, () => now, true, false);
+    const b = new Recorder(1, 0, () => now, true, false);
+    const all = newHistogram();
+    for (let i = 1; i <= 300; i++) {
+      const us = (i * 7919) % 90_000;
+      (i % 3 ? a : b).record(0, us, 'ok', 200);
+      recordUs(all, us);
+    }
+    now = 1000;
+    const [sa, sb] = [a.flush(), b.flush()];
+    const counts = [sa[0]!.scenarios[0]!.latency!.totalCount, sb[0]!.scenarios[0]!.latency!.totalCount];
+    const agg = new Aggregator(['s0'], 2);
+    agg.add(sa);
+    const [point] = agg.add(sb);
+    expect(point!.latency).toEqual(summarize(all));
+    expect(point!.scenarios.s0!.latency).toEqual(summarize(all));
+    expect(summarize(agg.totalHistogram)).toEqual(summarize(all));
+    expect(agg.scenarioHistograms[0]!.totalCount).toBe(300);
+    expect([sa[0]!.scenarios[0]!.latency!.totalCount, sb[0]!.scenarios[0]!.latency!.totalCount]).toEqual(
+      counts,
+    );
+  });
+
   it('puts a result that completes after its second was emitted into the next second, never losing it', () => {
     let now = 0;
     const r = new Recorder(1, 0, () => now);
+    now = 100;
+    r.record(0, 10, 'ok', 200);
     now = 1200;
-    expect(r.flush().map((s) => s.second)).toEqual([0]);
+    expect(r.flush().map((s) => [s.second, s.scenarios[0]!.count])).toEqual([[0, 1]]);
     now = 900; // a completion stamped earlier than the last flush
     r.record(0, 10, 'ok', 200);
     now = 2100;
@@ -89,6 +123,31 @@ describe('latency summaries', () => {
       mean: ms(h.mean),
     });
     expect(summarize(newHistogram())).toEqual({ p50: 0, p95: 0, p99: 0, max: 0, mean: 0 });
+  });
+});
+
+describe('histogram merges', () => {
+  it("add exactly what the library's add adds: counts, total, max and min, decoded histograms included", () => {
+    const into = newHistogram();
+    const expected = newHistogram();
+    for (const [from, to] of [
+      [1, 2_000],
+      [150, 80_000],
+      [10_000, 599_000_000],
+    ] as const) {
+      const part = newHistogram();
+      for (let i = 0; i < 2000; i++) recordUs(part, from + (((i * 7919) % 2000) / 2000) * (to - from));
+      for (const h of [part, decodeHistogram(encodeHistogram(part))]) {
+        mergeInto(into, h);
+        expected.add(h);
+      }
+    }
+    mergeInto(into, newHistogram());
+    expect(into.totalCount).toBe(expected.totalCount);
+    expect(into.maxValue).toBe(expected.maxValue);
+    expect(into.minNonZeroValue).toBe(expected.minNonZeroValue);
+    expect(encodeHistogram(into)).toBe(encodeHistogram(expected));
+    expect(summarize(into)).toEqual(summarize(expected));
   });
 });
 

@@ -1,5 +1,5 @@
 import { createServer as createNetServer, type Server } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient, type HttpResponse } from '../../../src/benchmarks/engine/http-client';
 import { ResponseParser } from '../../../src/benchmarks/engine/http-response-parser';
 
@@ -172,7 +172,26 @@ describe('the plain-http client', () => {
     }
   });
 
-  it('builds the request of a headers object once and sends the same bytes again, rebuilt for another path', async () => {
+  it('stamps a response read while no other exchange is in flight with its own read, scheduling nothing', async () => {
+    const base = await rawServer(() => ['HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok']);
+    const http = new HttpClient({ connections: 2, timeoutMs: 5000 });
+    const immediates = vi.spyOn(globalThis, 'setImmediate');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const sent = performance.now();
+        const res = await http.request({ method: 'GET', url: `${base}/`, headers: {} });
+        expect(res.receivedMs).toBeGreaterThan(sent);
+        expect(res.receivedMs).toBeLessThanOrEqual(performance.now());
+      }
+      // The pass stamp is kept (and cleared by an immediate) only for reads that may share it.
+      expect(immediates.mock.calls.filter(([fn]) => fn.name === 'endPass')).toHaveLength(0);
+    } finally {
+      immediates.mockRestore();
+      await http.close();
+    }
+  });
+
+  it('sends a prepared request as the same bytes each time, as the request itself would be sent', async () => {
     const requests: string[] = [];
     const base = await rawServer((req) => {
       requests.push(req);
@@ -180,17 +199,22 @@ describe('the plain-http client', () => {
     });
     const http = new HttpClient({ connections: 1, timeoutMs: 5000 });
     const headers = { accept: 'application/json', 'x-key': 'k' };
+    const prepared = http.prepare({ method: 'GET', url: `${base}/a`, headers });
     try {
-      for (const path of ['/a', '/a', '/b'])
-        await http.request({ method: 'GET', url: `${base}${path}`, headers });
+      expect((await prepared.send()).status).toBe(200);
+      expect((await prepared.send()).status).toBe(200);
+      await http.request({ method: 'GET', url: `${base}/a`, headers });
+      await http.request({ method: 'GET', url: `${base}/b`, headers });
     } finally {
       await http.close();
     }
-    expect(requests[1]).toBe(requests[0]);
     expect(requests[0]).toMatch(
       /^GET \/a HTTP\/1\.1\r\nhost: [^\r]+\r\naccept: application\/json\r\nx-key: k\r\n\r\n$/,
     );
-    expect(requests[2]).toBe(requests[0]!.replace('GET /a ', 'GET /b '));
+    expect(requests[1]).toBe(requests[0]);
+    expect(requests[2]).toBe(requests[0]);
+    expect(requests[3]).toBe(requests[0]!.replace('GET /a ', 'GET /b '));
+    await expect(prepared.send()).rejects.toMatchObject({ code: 'UND_ERR_CLOSED' });
   });
 });
 

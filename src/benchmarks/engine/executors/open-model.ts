@@ -98,12 +98,19 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
   // The schedule runs from timer callbacks, one timer at a time and one abort listener for the whole
   // run: no promise, listener or timer per arrival beyond the wake-up itself.
   await new Promise<void>((finished) => {
+    // The next arrival and its time in seconds.
     let k = 0;
+    let due = clock.timeOf(phase);
     let timer: NodeJS.Timeout | undefined;
     let sleptAt = 0;
     let sleepMs = 0;
-    const tick = () => {
-      const now = performance.now();
+    // One timer per sleep length, re-armed with `refresh()` once it has fired: a new timer per wake-up is
+    // an object to allocate and register as an async resource, and re-arming the timer that is firing
+    // keeps Node's list for its length, which is otherwise dropped and made again. At a steady rate the
+    // sleeps take two or three lengths (MAX_SLEEP_MS at most).
+    const wakers = new Map<number, NodeJS.Timeout>();
+    /** Sends what is due at `now` (performance.now()) and sleeps until the next arrival. */
+    const tick = (now: number) => {
       if (!eager) {
         // Users spawned by the latest arrival this wake-up may send (arrivals go up to EARLY_MS early:
         // the first one, due at second 0, must find the first user).
@@ -112,7 +119,6 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
           spawned++;
         recorder.activeUsers = spawned;
       }
-      let due = clock.timeOf(k + phase);
       while (due < endS && origin + due * 1000 <= now + EARLY_MS) {
         dispatch(Math.min(origin + due * 1000, now));
         k++;
@@ -129,18 +135,24 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
       // Node counts a timer from the event loop's time, taken before this wake-up's callbacks ran: the
       // wake-up's own start is the closer base for its lateness (and saves a clock read).
       sleptAt = now;
-      timer = setTimeout(onWake, sleepMs);
+      timer = wakers.get(sleepMs);
+      if (timer) timer.refresh();
+      else {
+        timer = setTimeout(onWake, sleepMs);
+        wakers.set(sleepMs, timer);
+      }
     };
     const onWake = () => {
-      recorder.lagSample(Math.max(0, performance.now() - sleptAt - sleepMs));
-      tick();
+      const now = performance.now();
+      recorder.lagSample(Math.max(0, now - sleptAt - sleepMs));
+      tick(now);
     };
     const onAbort = () => {
       clearTimeout(timer);
-      tick();
+      tick(performance.now());
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    tick();
+    tick(performance.now());
   });
   if (busy > 0) await new Promise<void>((resolve) => (drained = resolve));
   await Promise.all(spawning);
