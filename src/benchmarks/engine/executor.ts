@@ -77,22 +77,6 @@ export function timedIteration(
   recorder: Recorder,
   startedMs: number,
 ): Promise<boolean> {
-  return new Promise((resolve, reject) => runIteration(runner, user, recorder, startedMs, resolve, reject));
-}
-
-/**
- * {@link timedIteration} with callbacks instead of a promise of its own: `done` receives what it would
- * resolve to, `failed` what it would reject with (a runner that records itself and throws). An executor
- * that only needs to know that the iteration is over saves a promise and a reaction per request.
- */
-export function runIteration(
-  runner: ScenarioRunner,
-  user: VirtualUser,
-  recorder: Recorder,
-  startedMs: number,
-  done: (gotResponse: boolean) => void,
-  failed: (err: unknown) => void,
-): void {
   const plan = runner.plan;
   let ctx: RenderContext | undefined;
   try {
@@ -101,42 +85,36 @@ export function runIteration(
       if (!row) {
         // A `unique` data file ran out: every further iteration says so.
         recorder.error(plan.index, 'data_exhausted');
-        done(false);
-        return;
+        return Promise.resolve(false);
       }
       ctx = { data: row };
     }
-    if (runner.timed) {
-      runner.timed(user, recorder, startedMs, ctx).then(done, failed);
-      return;
-    }
+    if (runner.timed) return runner.timed(user, recorder, startedMs, ctx);
   } catch (err) {
-    failed(err);
-    return;
+    // As from an async function: a throw is a rejection.
+    return Promise.reject(err);
   }
   // Promise reactions rather than an async function: one step less between the response and its record.
-  const noResponse = (err: unknown) => {
+  const failed = (err: unknown) => {
     recorder.error(plan.index, errorCode(err));
-    done(false);
+    return false;
   };
   let sent: Promise<HttpResponse>;
   try {
     sent = runner.iterate(user, ctx);
   } catch (err) {
-    noResponse(err);
-    return;
+    return Promise.resolve(failed(err));
   }
-  sent.then((res) => {
+  return sent.then((res) => {
     try {
       const latencyMs = (res.receivedMs ?? performance.now()) - startedMs;
       const { outcome, failures } = judge(plan.checks, res, latencyMs);
       recorder.record(plan.index, latencyMs * 1000, outcome, res.status, failures);
+      return true;
     } catch (err) {
-      noResponse(err);
-      return;
+      return failed(err);
     }
-    done(true);
-  }, noResponse);
+  }, failed);
 }
 
 /** Sleeps `ms`, waking early when `signal` aborts. */

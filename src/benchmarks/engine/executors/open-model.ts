@@ -1,5 +1,5 @@
 import type { AuthPlan } from '../../config/plan';
-import { type Executor, runIteration, shardUsers, sleep, weightedPicker } from '../executor';
+import { type Executor, shardUsers, sleep, timedIteration, weightedPicker } from '../executor';
 import { ArrivalClock } from '../stages';
 import { VirtualUser } from '../virtual-user';
 
@@ -92,8 +92,8 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
     recorder.arrival(!slot);
     if (!slot) return;
     busy++;
-    // The iteration records its own failures; the user is idle again however it ends.
-    runIteration(pick(), slot.user, recorder, startedMs, slot.done, slot.done);
+    // timedIteration records its own failures; the user is idle again however it ends.
+    timedIteration(pick(), slot.user, recorder, startedMs).then(slot.done, slot.done);
   };
   // The schedule runs from timer callbacks, one timer at a time and one abort listener for the whole
   // run: no promise, listener or timer per arrival beyond the wake-up itself.
