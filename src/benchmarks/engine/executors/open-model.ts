@@ -104,6 +104,8 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
     let timer: NodeJS.Timeout | undefined;
     let sleptAt = 0;
     let sleepMs = 0;
+    // Aborted: read on every wake-up, a flag of its own rather than the signal's getter.
+    let stopped = signal.aborted;
     // One timer per sleep length, re-armed with `refresh()` once it has fired: a new timer per wake-up is
     // an object to allocate and register as an async resource, and re-arming the timer that is firing
     // keeps Node's list for its length, which is otherwise dropped and made again. At a steady rate the
@@ -124,7 +126,7 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
         k++;
         due = clock.timeOf(k + phase);
       }
-      if (due >= endS || signal.aborted) {
+      if (due >= endS || stopped) {
         signal.removeEventListener('abort', onAbort);
         finished();
         return;
@@ -148,6 +150,7 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
       tick(now);
     };
     const onAbort = () => {
+      stopped = true;
       clearTimeout(timer);
       tick(performance.now());
     };
