@@ -41,7 +41,10 @@ export interface IntervalSnapshot {
   /** Open model: arrivals due in this second, and those that found no idle user. */
   scheduled: number;
   dropped: number;
-  /** Users started and running. */
+  /**
+   * The most users running at once during the second (a run's last, partial second counts the users
+   * that were still running in it, not the none left once the run is over).
+   */
   activeUsers: number;
 }
 
@@ -84,7 +87,18 @@ export class Recorder {
   /** The bucket asked for last, and its second (-1: none): most records of a second land in one. */
   private lastKey = -1;
   private last: Bucket | undefined;
-  activeUsers = 0;
+  private running = 0;
+  /** The most users running since the last emitted second. */
+  private runningPeak = 0;
+
+  /** Users started and still running (set by the executor as they start and stop). */
+  get activeUsers(): number {
+    return this.running;
+  }
+  set activeUsers(n: number) {
+    this.running = n;
+    if (n > this.runningPeak) this.runningPeak = n;
+  }
 
   constructor(
     private readonly slotCount: number,
@@ -169,9 +183,10 @@ export class Recorder {
         lagMaxMs: Number.isFinite(lagMaxMs) ? lagMaxMs : 0,
         scheduled: b?.scheduled ?? 0,
         dropped: b?.dropped ?? 0,
-        activeUsers: this.activeUsers,
+        activeUsers: this.runningPeak,
       });
     }
+    this.runningPeak = this.running;
     // The buckets emitted are gone.
     if (this.lastKey < this.next) {
       this.lastKey = -1;

@@ -102,6 +102,24 @@ describe('Recorder and Aggregator', () => {
   });
 });
 
+  it('counts for each second the most users that ran in it, the last partial second included', () => {
+    let now = 0;
+    const r = new Recorder(1, 0, () => now, true);
+    r.activeUsers = 3;
+    r.activeUsers = 5;
+    r.activeUsers = 4;
+    now = 1000;
+    const first = r.flush();
+    now = 1400;
+    r.record(0, 10, 'ok', 200);
+    // The run ends: every user stops before the final flush.
+    r.activeUsers = 0;
+    const last = r.flush(true);
+    r.close();
+    expect(first.map((s) => [s.second, s.activeUsers])).toEqual([[0, 5]]);
+    expect(last.map((s) => [s.second, s.activeUsers])).toEqual([[1, 4]]);
+  });
+
 describe('generator event-loop delay', () => {
   it("reports what exceeds the monitor's own 20 ms timer, so an idle generator shows no delay", () => {
     expect(monitoredDelayMs(20.2e6)).toBeCloseTo(0.2, 5);
