@@ -100,7 +100,6 @@ describe('Recorder and Aggregator', () => {
     r.close();
     expect(snaps.map((s) => [s.second, s.scenarios[0]!.count])).toEqual([[1, 1]]);
   });
-});
 
   it('counts for each second the most users that ran in it, the last partial second included', () => {
     let now = 0;
@@ -119,6 +118,7 @@ describe('Recorder and Aggregator', () => {
     expect(first.map((s) => [s.second, s.activeUsers])).toEqual([[0, 5]]);
     expect(last.map((s) => [s.second, s.activeUsers])).toEqual([[1, 4]]);
   });
+});
 
 describe('generator event-loop delay', () => {
   it("reports what exceeds the monitor's own 20 ms timer, so an idle generator shows no delay", () => {
