@@ -5,18 +5,23 @@
  *    COST_ROUNDS rounds; CPU seconds during the load from each process's own accounting (every thread of
  *    the process: the harness's generator threads included), and peak RSS; printed per round, and as the
  *    ratio of the two tools' total CPU and the harness's highest RSS;
- * 2. throughput: the same fast node:http server (in a child process, so neither tool shares its event loop
- *    with it), the same number of connections, alternating rounds; printed as harness/autocannon req/s;
+ * 2. throughput, twice, the same number of connections, alternating rounds, both tools in this process
+ *    (CPU per request from its accounting of each round): against a raw node:net server that answers
+ *    every request head with fixed bytes (a few microseconds per request, far less than either tool
+ *    spends: the tool limits the rate, so the rate measures the tool), and against a fast node:http
+ *    server (about as costly per request as the tools: it saturates first, so both rates are mostly the
+ *    server's); the servers run in a child process, so neither tool shares its event loop with them;
  * 3. latency error: a server that answers after a fixed 50 ms and measures its own time per request (the
- *    truth); printed as reported p50/p99 minus the server's p50/p99, in microseconds, for both tools, and
- *    as the ratio of the harness's error to autocannon's: closed model (as fast as the connections go) as
- *    reported, and again with the harness's figures rounded down to whole milliseconds as autocannon
- *    records them (the same resolution); then open model (OPEN_RATE req/s: the harness's `rate`,
- *    autocannon's `overallRate`).
+ *    truth); LATENCY_ROUNDS alternating runs of each tool, each printed as reported p50/p99 and their
+ *    difference from the server's, in microseconds; the ratio of the harness's summed |error| to
+ *    autocannon's, as autocannon reports (whole milliseconds, rounded down) and at microseconds (its own
+ *    duration of each response, the harness's resolution): closed model (as fast as the connections go),
+ *    then open model (OPEN_RATE req/s: the harness's `rate`, autocannon's `overallRate`).
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,11 +37,13 @@ const REF_S = 10;
 /** autocannon's connections at the reference rate (it opens them all at once). */
 const REF_CANNON_CONNECTIONS = 100;
 /** Alternating harness/autocannon rounds of the cost measurement (a shared machine's noise evens out). */
-const COST_ROUNDS = 3;
+const COST_ROUNDS = 5;
 const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 const ROUND_S = 3;
 /** Alternating full-speed rounds (a shared machine's noise evens out). */
-const ROUNDS = 3;
+const ROUNDS = 5;
+/** Alternating runs of each tool per latency measurement. */
+const LATENCY_ROUNDS = 3;
 const SLOW_S = 5;
 const DELAY_MS = 50;
 /** Arrival rate of the open-model latency rows (about 10 requests in flight against the 50 ms server). */
@@ -59,7 +66,29 @@ if (process.argv.includes('--serve')) {
     });
   });
   server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as { port: number }).port }));
+  // The raw server: fixed response bytes for every request head read (body-less GETs only).
+  const response = Buffer.from(
+    `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+  );
+  const raw = createNetServer({ noDelay: true }, (socket) => {
+    let tail = '';
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk) => {
+      const text = tail + chunk.toString('latin1');
+      let heads = 0;
+      let at = 0;
+      for (let i = text.indexOf('\r\n\r\n'); i >= 0; i = text.indexOf('\r\n\r\n', at)) {
+        heads++;
+        at = i + 4;
+      }
+      tail = text.slice(at);
+      if (heads > 0) socket.write(heads === 1 ? response : Buffer.concat(Array(heads).fill(response)));
+    });
+  });
+  const portOf = (s: { address(): unknown }) => (s.address() as { port: number }).port;
+  server.listen(0, '127.0.0.1', () =>
+    raw.listen(0, '127.0.0.1', () => process.send!({ port: portOf(server), rawPort: portOf(raw) })),
+  );
   process.on('message', (m) => {
     if (m === 'reset') times = [];
     if (m === 'stats') {
@@ -110,15 +139,45 @@ targets: [{ type: endpoint, name: hit, method: GET, path: ${path} }]
   }
 }
 
-async function cannon(url: string, seconds: number, rate?: number) {
-  const r = await autocannon({
+/** p50 and p99 of exact values, as the server computes its own (the value at index floor(q * n) sorted). */
+function exactStats(values: number[]): Stats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { p50: at(0.5), p99: at(0.99), count: sorted.length };
+}
+
+/**
+ * autocannon in this process. Besides what it reports (its histogram holds whole milliseconds, rounded
+ * down), its own duration of every response, which it times in fractions of a millisecond: its figures
+ * at the harness's resolution.
+ */
+async function cannon(url: string, seconds: number, rate?: number, timeEach = false) {
+  const exact: number[] = [];
+  const run = autocannon({
     url,
     connections: CONNECTIONS,
     duration: seconds,
     ...(rate ? { overallRate: rate } : {}),
-  });
+  }) as ReturnType<typeof autocannon> & {
+    // Without a callback the run is a promise and also its event emitter (typed as the promise only).
+    on(
+      event: 'response',
+      listener: (client: unknown, status: number, bytes: number, ms: number) => void,
+    ): void;
+  };
+  if (timeEach)
+    run.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) =>
+      exact.push(ms * 1000),
+    );
+  const r = await run;
   if (r.errors > 0 || r.non2xx > 0) throw new Error('autocannon saw failures');
-  return { rps: r.requests.total / seconds, p50Us: r.latency.p50 * 1000, p99Us: r.latency.p99 * 1000 };
+  const e = exactStats(exact);
+  return {
+    rps: r.requests.total / seconds,
+    p50Us: r.latency.p50 * 1000,
+    p99Us: r.latency.p99 * 1000,
+    exact: { p50Us: e.p50, p99Us: e.p99 },
+  };
 }
 
 type Cost = { cpuS: number; maxRssMb: number; requests: number };
@@ -212,10 +271,11 @@ function cannonCost(url: string): Cost {
 async function main() {
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'] });
   try {
-    const { port } = await new Promise<{ port: number }>((resolve) =>
-      child.once('message', (m) => resolve(m as { port: number })),
+    const { port, rawPort } = await new Promise<{ port: number; rawPort: number }>((resolve) =>
+      child.once('message', (m) => resolve(m as { port: number; rawPort: number })),
     );
     const base = `http://127.0.0.1:${port}`;
+    const rawBase = `http://127.0.0.1:${rawPort}`;
     execFileSync('npm', ['run', '--silent', 'build:harness'], { cwd: ROOT, stdio: 'inherit' });
     const rounds: Array<{ ours: Cost; theirs: Cost }> = [];
     for (let i = 0; i < COST_ROUNDS; i++)
@@ -248,30 +308,64 @@ async function main() {
     console.log(
       `  autocannon sent ${sum((r) => r.theirs.requests)} requests to the harness's ${sum((r) => r.ours.requests)}; CPU per request harness / autocannon: ${perRequest.toFixed(2)}x`,
     );
-    // Warm-up of the server's and both tools' JIT.
+    // Warm-up of the servers' and both tools' JIT.
+    await cannon(`${rawBase}/`, 1);
+    await harness(rawBase, '/', 1);
+
+    /**
+     * ROUNDS alternating full-speed rounds of each tool against `url`, both in this process: request
+     * rates, and CPU per request from this process's accounting of each round.
+     */
+    const throughput = async (url: string, title: string) => {
+      const ours = { rps: 0, cpuS: 0, count: 0 };
+      const theirs = { rps: 0, cpuS: 0, count: 0 };
+      const perRound: string[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        let before = process.cpuUsage();
+        const o = await harness(url, '/', ROUND_S);
+        let cpu = process.cpuUsage(before);
+        ours.rps += o.rps / ROUNDS;
+        ours.cpuS += (cpu.user + cpu.system) / 1e6;
+        ours.count += o.rps * ROUND_S;
+        before = process.cpuUsage();
+        const t = await cannon(`${url}/`, ROUND_S);
+        cpu = process.cpuUsage(before);
+        theirs.rps += t.rps / ROUNDS;
+        theirs.cpuS += (cpu.user + cpu.system) / 1e6;
+        theirs.count += t.rps * ROUND_S;
+        perRound.push(`${(o.rps / t.rps).toFixed(2)}x`);
+      }
+      const usPerRequest = (x: { cpuS: number; count: number }) => (x.cpuS / x.count) * 1e6;
+      const rate = ours.rps / theirs.rps;
+      console.log(
+        `\nThroughput, ${title}, ${CONNECTIONS} connections, ${ROUNDS} x ${ROUND_S} s each (alternating):`,
+      );
+      console.log(
+        `  harness     ${ours.rps.toFixed(0)} req/s, CPU ${usPerRequest(ours).toFixed(1)} us per request`,
+      );
+      console.log(
+        `  autocannon  ${theirs.rps.toFixed(0)} req/s, CPU ${usPerRequest(theirs).toFixed(1)} us per request`,
+      );
+      console.log(
+        `  ratio harness / autocannon: ${rate.toFixed(2)}x (rounds ${perRound.join(', ')}); CPU per request ${(usPerRequest(ours) / usPerRequest(theirs)).toFixed(2)}x`,
+      );
+      return rate;
+    };
+    const speedRatio = await throughput(
+      rawBase,
+      'raw node:net server (the tool limits the rate; goal >= 1x)',
+    );
     await cannon(`${base}/`, 1);
     await harness(base, '/', 1);
-
-    let oursRps = 0;
-    let theirsRps = 0;
-    for (let i = 0; i < ROUNDS; i++) {
-      oursRps += (await harness(base, '/', ROUND_S)).rps;
-      theirsRps += (await cannon(`${base}/`, ROUND_S)).rps;
-    }
-    oursRps /= ROUNDS;
-    theirsRps /= ROUNDS;
-    const speedRatio = oursRps / theirsRps;
-    console.log(
-      `\nThroughput, fast node:http server, ${CONNECTIONS} connections, ${ROUNDS} x ${ROUND_S} s each (alternating):`,
+    const httpSpeedRatio = await throughput(
+      base,
+      'node:http server (one process: the server limits the rate)',
     );
-    console.log(`  harness     ${oursRps.toFixed(0)} req/s`);
-    console.log(`  autocannon  ${theirsRps.toFixed(0)} req/s`);
-    console.log(`  ratio harness / autocannon: ${speedRatio.toFixed(2)}x (goal >= 1x)`);
 
     type Reported = { p50Us: number; p99Us: number };
     type Errors = { p50: number; p99: number };
     /** One tool's run against the 50 ms server, with the server's own record of that run. */
-    const measure = async (run: () => Promise<Reported>) => {
+    const measure = async <R extends Reported>(run: () => Promise<R>) => {
       child.send('reset');
       await ask<Stats>(child, 'stats'); // the reset is processed before the run starts
       const r = await run();
@@ -282,48 +376,56 @@ async function main() {
       p99: Math.abs(r.p99Us - truth.p99),
     });
     const row = (name: string, r: Reported, truth: Stats) =>
-      `  ${name.padEnd(10)}  reported p50 ${r.p50Us.toFixed(0)} us, p99 ${r.p99Us.toFixed(0)} us; ` +
-      `server truth p50 ${truth.p50.toFixed(0)} us, p99 ${truth.p99.toFixed(0)} us (${truth.count} requests); ` +
-      `error p50 ${(r.p50Us - truth.p50).toFixed(0)} us (${(r.p50Us / truth.p50).toFixed(3)}x), ` +
-      `p99 ${(r.p99Us - truth.p99).toFixed(0)} us (${(r.p99Us / truth.p99).toFixed(3)}x)`;
+      `    ${name.padEnd(14)} p50 ${r.p50Us.toFixed(0)} us (${signed(r.p50Us - truth.p50)}), ` +
+      `p99 ${r.p99Us.toFixed(0)} us (${signed(r.p99Us - truth.p99)}); server p50 ${truth.p50.toFixed(0)}, p99 ${truth.p99.toFixed(0)} (${truth.count} requests)`;
+    const signed = (us: number) => `${us >= 0 ? '+' : ''}${us.toFixed(0)}`;
+    const sumErrors = (list: Errors[]): Errors => ({
+      p50: list.reduce((n, e) => n + e.p50, 0),
+      p99: list.reduce((n, e) => n + e.p99, 0),
+    });
     const ratio = (ours: Errors, theirs: Errors) => ({
       p50: ours.p50 / Math.max(1, theirs.p50),
       p99: ours.p99 / Math.max(1, theirs.p99),
     });
     const show = (x: Errors) => `p50 ${x.p50.toFixed(2)}x, p99 ${x.p99.toFixed(2)}x`;
-
-    const closedOurs = await measure(() => harness(base, '/slow', SLOW_S));
-    const closedTheirs = await measure(() => cannon(`${base}/slow`, SLOW_S));
-    // autocannon records whole milliseconds, rounded down: the harness's figures at that resolution.
-    const floored: Reported = {
-      p50Us: Math.floor(closedOurs.r.p50Us / 1000) * 1000,
-      p99Us: Math.floor(closedOurs.r.p99Us / 1000) * 1000,
+    /**
+     * LATENCY_ROUNDS alternating runs of each tool against the 50 ms server; each tool's |error| summed
+     * over its runs, as it reports them, and with both at microseconds (autocannon's own duration of each
+     * response instead of its whole-millisecond histogram).
+     */
+    const latencyRounds = async (title: string, rate?: number) => {
+      console.log(
+        `\nLatency error against the server's own record, ${title}, ${LATENCY_ROUNDS} alternating runs of ${SLOW_S} s:`,
+      );
+      const ours: Errors[] = [];
+      const theirs: Errors[] = [];
+      const theirsExact: Errors[] = [];
+      for (let i = 0; i < LATENCY_ROUNDS; i++) {
+        const o = await measure(() => harness(base, '/slow', SLOW_S, rate));
+        const t = await measure(() => cannon(`${base}/slow`, SLOW_S, rate, true));
+        ours.push(errorsOf(o.r, o.truth));
+        theirs.push(errorsOf(t.r, t.truth));
+        theirsExact.push(errorsOf(t.r.exact, t.truth));
+        console.log(`  ${i + 1}.${row('harness', o.r, o.truth).slice(3)}`);
+        console.log(row('autocannon', t.r, t.truth));
+        console.log(row('autocannon us', t.r.exact, t.truth));
+      }
+      const reported = ratio(sumErrors(ours), sumErrors(theirs));
+      const exact = ratio(sumErrors(ours), sumErrors(theirsExact));
+      console.log(
+        `  ratio of |error| harness / autocannon as reported (whole ms): ${show(reported)} (goal <= 1x)`,
+      );
+      console.log(`  the same, autocannon at microseconds as the harness: ${show(exact)} (goal <= 1x)`);
+      return { reported, exact };
     };
-    const theirsClosed = errorsOf(closedTheirs.r, closedTheirs.truth);
-    const closed = ratio(errorsOf(closedOurs.r, closedOurs.truth), theirsClosed);
-    const closedFloored = ratio(errorsOf(floored, closedOurs.truth), theirsClosed);
-    console.log(
-      `\nLatency error, server answering after ${DELAY_MS} ms, closed model, ${CONNECTIONS} connections, ${SLOW_S} s (autocannon records whole milliseconds, rounded down; the harness microseconds):`,
-    );
-    console.log(row('harness', closedOurs.r, closedOurs.truth));
-    console.log(row('autocannon', closedTheirs.r, closedTheirs.truth));
-    console.log(row('harness ms', floored, closedOurs.truth));
-    console.log(`  ratio of |error| harness / autocannon: ${show(closed)} (goal <= 1x)`);
-    console.log(
-      `  the same, harness rounded down to whole ms as autocannon: ${show(closedFloored)} (goal <= 1x)`,
-    );
 
-    const openOurs = await measure(() => harness(base, '/slow', SLOW_S, OPEN_RATE));
-    const openTheirs = await measure(() => cannon(`${base}/slow`, SLOW_S, OPEN_RATE));
-    const open = ratio(errorsOf(openOurs.r, openOurs.truth), errorsOf(openTheirs.r, openTheirs.truth));
-    console.log(
-      `\nLatency error, the same server, open model: ${OPEN_RATE} req/s (harness \`rate\`, autocannon overallRate), ${CONNECTIONS} connections at most, ${SLOW_S} s:`,
+    const closed = await latencyRounds(`closed model, ${CONNECTIONS} connections`);
+    const open = await latencyRounds(
+      `open model at ${OPEN_RATE} req/s (harness \`rate\`, autocannon overallRate), ${CONNECTIONS} connections at most`,
+      OPEN_RATE,
     );
-    console.log(row('harness', openOurs.r, openOurs.truth));
-    console.log(row('autocannon', openTheirs.r, openTheirs.truth));
-    console.log(`  ratio of |error| harness / autocannon: ${show(open)} (goal <= 1x)`);
     console.log(
-      `\nSummary: CPU ${costRatio.toFixed(2)}x autocannon, RSS ${ours.maxRssMb.toFixed(0)} MB; throughput ${speedRatio.toFixed(2)}x; latency error closed ${show(closed)}, closed at whole ms ${show(closedFloored)}, open ${show(open)}`,
+      `\nSummary: CPU ${costRatio.toFixed(2)}x autocannon, RSS ${ours.maxRssMb.toFixed(0)} MB; throughput ${speedRatio.toFixed(2)}x (against node:http ${httpSpeedRatio.toFixed(2)}x); latency error closed ${show(closed.reported)} (at us ${show(closed.exact)}), open ${show(open.reported)} (at us ${show(open.exact)})`,
     );
   } finally {
     child.send('exit');
