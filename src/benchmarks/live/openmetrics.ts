@@ -77,7 +77,7 @@ export function renderOpenMetrics(src: MetricsSource): string {
     out.push(`desk_load_latency_seconds_count{${sl}} ${h.totalCount}`);
   });
   const last = agg.timeline.at(-1);
-  family('desk_load_users', 'gauge', 'Users running in the last finished second.');
+  family('desk_load_users', 'gauge', 'The most users running at once in the last finished second.');
   out.push(`desk_load_users ${last?.users ?? 0}`);
   family(
     'desk_load_event_loop_delay_seconds',
