@@ -84,6 +84,7 @@ function step(st: FlowStepPlan): Record<string, unknown> {
     checks: checksYaml(st.checks),
     capture:
       st.captures.length > 0 ? Object.fromEntries(st.captures.map((c) => [c.name, c.from])) : undefined,
+    think_seconds: st.think[1] > 0 ? st.think : undefined,
   };
 }
 

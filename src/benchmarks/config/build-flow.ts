@@ -84,6 +84,10 @@ export function buildFlowSteps(
       request,
       checks: compileChecks(s.expect, status, (v, p) => compile(v, [...at, 'expect', ...p], scope)),
       captures: compileCaptures(s.capture),
+      think:
+        typeof s.think_seconds === 'number'
+          ? [s.think_seconds, s.think_seconds]
+          : (s.think_seconds ?? [0, 0]),
     };
   });
 }

@@ -179,6 +179,8 @@ export interface FlowStepPlan {
   request: StepRequest;
   checks: CheckPlan;
   captures: Capture[];
+  /** The user's pause after the step succeeded, `[min, max]` seconds drawn uniformly (`[0, 0]`: none). */
+  think: [number, number];
 }
 
 /** `type: flow`. */

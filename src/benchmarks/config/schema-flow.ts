@@ -10,7 +10,7 @@ import { captureSchema, expectSchema } from './schema-expect';
  * - type: flow
  *   name: customer-lifecycle
  *   steps:
- *     - { type: doctype, name: create, doctype: crm.Customer, op: create, capture: { customer: { json: data.name } } }
+ *     - { type: doctype, name: create, doctype: crm.Customer, op: create, capture: { customer: { json: data.name } }, think_seconds: [1, 3] }
  *     - { type: doctype, name: read, doctype: crm.Customer, op: read, id: "{{ vars.customer }}" }
  *     - { type: endpoint, name: ping, method: GET, path: "/api/x?c={{ vars.customer }}" }
  * ```
@@ -18,11 +18,21 @@ import { captureSchema, expectSchema } from './schema-expect';
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
+/** A pause in seconds: a number, or a uniform `[min, max]` range. */
+export const thinkTime = z.union([
+  z.number().min(0),
+  z
+    .tuple([z.number().min(0), z.number().min(0)])
+    .refine(([a, b]) => a <= b, 'the range is [min, max] with min <= max'),
+]);
+
 const stepCommon = {
   /** Report name of the step; defaults to its position and operation (`2-read`). */
   name: z.string().min(1).optional(),
   expect: expectSchema.optional(),
   capture: captureSchema.optional(),
+  /** The user's pause after the step succeeded, before the next one (not counted in the flow's latency). */
+  think_seconds: thinkTime.optional(),
 };
 
 /** A DocType operation of a step. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { expectSchema, statusList } from './schema-expect';
-import { flowStepSchema } from './schema-flow';
+import { flowStepSchema, thinkTime } from './schema-flow';
 
 /**
  * The load-test YAML schema (docs/load-testing.md#configuration), in its YAML spelling. Defaults are those of
@@ -147,13 +147,6 @@ const scenarioSchema = z.discriminatedUnion('type', [
   endpointScenario,
   rpcScenario,
   flowScenario,
-]);
-
-const thinkTime = z.union([
-  z.number().min(0),
-  z
-    .tuple([z.number().min(0), z.number().min(0)])
-    .refine(([a, b]) => a <= b, 'the range is [min, max] with min <= max'),
 ]);
 
 /** The whole load-test file. */

@@ -4,10 +4,11 @@ import { createEncoder } from '../target/encoder';
 import type { TargetInfo } from '../target/target-info';
 import { type CleanupSummary, cleanUp } from './cleanup';
 import { CreatedRecords } from './created-records';
-import type { Shard } from './executor';
+import { type Shard, sleep } from './executor';
 import { EXECUTORS } from './executors';
 import { HttpClient } from './http-client';
 import { type IntervalSnapshot, Recorder } from './recorder';
+import type { Runtime } from './virtual-user';
 
 /** How a prepared generator runs. */
 export interface RunOptions {
@@ -55,10 +56,16 @@ export async function prepareGenerator(
   try {
     const encoder = await createEncoder(target.security, plan.targetUrl);
     const created = new CreatedRecords();
-    const rt = { plan, target, http, encoder, created, shard };
+    const rt: Runtime = { plan, target, http, encoder, created, shard };
     const runners = await createRunners(rt);
     return {
       async run(o) {
+        const endAt = o.startAt + plan.durationSeconds * 1000;
+        rt.pause = async (ms) => {
+          const left = endAt - Date.now();
+          await sleep(Math.min(ms, left), o.signal);
+          return ms <= left && !o.signal.aborted;
+        };
         // The open model measures the event-loop delay from its own wake-ups (see Recorder).
         const recorder = new Recorder(
           plan.slots.length,

@@ -42,6 +42,11 @@ export interface Runtime {
   created?: CreatedRecords;
   /** This thread's share of the run (data files are split by it). */
   shard?: Shard;
+  /**
+   * A user's pause of `ms` within an iteration (a flow step's `think_seconds`), cut short when the run
+   * ends or is aborted; resolves to false when it was cut. Set for the run by the generator.
+   */
+  pause?: (ms: number) => Promise<boolean>;
 }
 
 /** One request a scenario wants sent. */

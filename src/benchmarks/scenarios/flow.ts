@@ -113,15 +113,26 @@ function capture(step: FlowStepPlan, res: HttpResponse, vars: Record<string, unk
   return failures;
 }
 
+/** A pause of a step's `think` range, in ms (0 when it has none). */
+function thinkMs([min, max]: [number, number]): number {
+  return (min + Math.random() * (max - min)) * 1000;
+}
+
+/** Without a generator's pause (a runner used on its own): a plain timer. */
+const plainPause = (ms: number) => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms));
+
 /**
  * `type: flow`: the steps run in order for one user, each judged by its own checks; values captured by a
  * step are `{{ vars.<name> }}` to the later ones. Every step is recorded in its own series (latency from
  * its own start; the first from the iteration's start, so the open model's queueing shows there) and the
- * whole flow in the scenario's (latency from start to the last response). The first step that fails ends
- * the iteration: the flow counts one failure whose check is `step <name>`, with that step's reason.
+ * whole flow in the scenario's (latency from start to the last response, the steps' `think_seconds`
+ * pauses left out). The first step that fails ends the iteration: the flow counts one failure whose check
+ * is `step <name>`, with that step's reason. A pause between steps cut short by the end of the run ends
+ * the iteration too, with its steps recorded and the flow not.
  */
 export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
   const senders = plan.steps.map((s) => stepSender(s, plan, rt));
+  const pause = (ms: number) => (rt.pause ?? plainPause)(ms);
   return {
     plan,
     async iterate(user, iterCtx) {
@@ -131,6 +142,8 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
         last = await senders[i]!(user, ctx);
         const { outcome } = judge(step.checks, last, 0, ctx);
         if (outcome !== 'ok' || capture(step, last, ctx.vars!).length > 0) break;
+        const ms = thinkMs(step.think);
+        if (ms > 0 && !(await pause(ms))) break;
       }
       return last!;
     },
@@ -138,6 +151,8 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
       const ctx: RenderContext = { vars: {}, data: iterCtx?.data };
       let stepStart = startedMs;
       let status = 0;
+      // Time spent in the steps' pauses: the flow's latency is its requests' time, not its users'.
+      let paused = 0;
       for (const [i, step] of plan.steps.entries()) {
         let res: HttpResponse;
         try {
@@ -156,15 +171,26 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
         if (outcome !== 'ok') {
           const first = failures[0];
           const reason = first ? `${first.check}: ${first.reason}` : `throttled (${res.status})`;
-          recorder.record(plan.index, (now - startedMs) * 1000, outcome, res.status, [
+          recorder.record(plan.index, (now - startedMs - paused) * 1000, outcome, res.status, [
             { check: `step ${step.name}`, reason },
           ]);
           return true;
         }
         status = res.status;
         stepStart = now;
+        if (i === plan.steps.length - 1) break;
+        const ms = thinkMs(step.think);
+        if (ms > 0) {
+          const full = await pause(ms);
+          stepStart = performance.now();
+          paused += stepStart - now;
+          if (!full) return true;
+        }
       }
-      recorder.record(plan.index, (performance.now() - startedMs) * 1000, 'ok', status);
+      recorder.record(plan.index, (performance.now() - startedMs - paused) * 1000, 'ok', status);
+      // The last step's pause follows the flow's record: the user reads what the flow ended on.
+      const last = thinkMs(plan.steps[plan.steps.length - 1]!.think);
+      if (last > 0) await pause(last);
       return true;
     },
   };

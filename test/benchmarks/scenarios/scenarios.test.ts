@@ -1,13 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { weightedPicker } from '../../../src/benchmarks/engine/executor';
 import { HttpClient } from '../../../src/benchmarks/engine/http-client';
+import { Recorder } from '../../../src/benchmarks/engine/recorder';
 import { VirtualUser } from '../../../src/benchmarks/engine/virtual-user';
+import { runLoadTest } from '../../../src/benchmarks/run';
 import { type FakePlatform, startFakePlatform } from '../helpers/fake-platform';
-import { planFrom, runtimeFor } from '../helpers/runtime';
+import { planFrom, runtimeFor, tempDir } from '../helpers/runtime';
 
 let server: FakePlatform | undefined;
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  vi.useRealTimers();
   for (const c of closers.splice(0)) await c();
   await server?.close();
   server = undefined;
@@ -22,10 +25,12 @@ async function setup(targets: string, files: Record<string, string> = {}) {
   );
   const r = await runtimeFor(plan);
   closers.push(r.close);
-  return { ...r, user: new VirtualUser(0, r.rt) };
+  return { ...r, plan, user: new VirtualUser(0, r.rt) };
 }
 
 const resourceRequests = () => server!.received.filter((r) => r.path.startsWith('/api/resource/'));
+const methodPaths = () =>
+  server!.received.filter((r) => r.path.startsWith('/api/method/')).map((r) => r.path);
 
 describe('doctype scenario', () => {
   it('generates create payloads from the DocType metadata found through discovery, with overrides on top', async () => {
@@ -154,6 +159,70 @@ describe('endpoint scenario', () => {
     );
     await runners[0]!.iterate(user);
     expect(JSON.parse(server!.received.at(-1)!.body)).toEqual({ by: 0, tenant: 'acme' });
+  });
+});
+
+describe('flow think_seconds', () => {
+  const flow = (think: string) => `  - type: flow
+    name: visit
+    steps:
+      - { type: endpoint, name: open, method: GET, path: /api/method/open, think_seconds: ${think} }
+      - { type: endpoint, name: next, method: GET, path: /api/method/next }
+`;
+  /** The flow's and its steps' latencies (us) and counts, from the recorder's snapshots. */
+  const recorded = (r: Recorder) => {
+    const [snap] = r.flush(true);
+    r.close();
+    return snap!.scenarios.map((s) => ({ count: s.count, maxUs: s.latency?.maxValue ?? 0 }));
+  };
+
+  it("pauses between steps for the step's think time, leaving the pause out of the flow's latency", async () => {
+    const { rt, runners, user, plan } = await setup(flow('[1, 3]'));
+    expect((plan.scenarios[0] as { steps: Array<{ think: number[] }> }).steps.map((s) => s.think)).toEqual([
+      [1, 3],
+      [0, 0],
+    ]);
+    // The clock of latencies moves only when the pause moves it: a pause counted in would be seconds.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const pauses: number[] = [];
+    rt.pause = async (ms) => {
+      pauses.push(ms);
+      vi.advanceTimersByTime(ms);
+      return true;
+    };
+    const recorder = new Recorder(plan.slots.length, 0, () => 0, true, false);
+    await runners[0]!.timed!(user, recorder, performance.now());
+    expect(methodPaths()).toEqual(['/api/method/open', '/api/method/next']);
+    expect(pauses).toHaveLength(1);
+    expect(pauses[0]).toBeGreaterThanOrEqual(1000);
+    expect(pauses[0]).toBeLessThanOrEqual(3000);
+    // Flow, then its two steps: each counted once, none holding the pause (1 us is the histogram's floor).
+    expect(recorded(recorder)).toEqual([
+      { count: 1, maxUs: 1 },
+      { count: 1, maxUs: 1 },
+      { count: 1, maxUs: 1 },
+    ]);
+  });
+
+  it('ends the iteration when the end of the run cuts a pause: its steps recorded, the flow not', async () => {
+    const { rt, runners, user, plan } = await setup(flow('2'));
+    rt.pause = async () => false;
+    const recorder = new Recorder(plan.slots.length, 0, () => 0, true, false);
+    await runners[0]!.timed!(user, recorder, performance.now());
+    expect(methodPaths()).toEqual(['/api/method/open']);
+    expect(recorded(recorder).map((s) => s.count)).toEqual([0, 1, 0]);
+  });
+
+  it('lets a run end on time while its users pause: the pause is cut at the end of the duration', async () => {
+    server = await startFakePlatform();
+    const plan = planFrom(
+      `target_url: ${server.url}\nauth: { mode: none }\nusers: { peak: 2 }\nduration_seconds: 1\nthresholds: { p95_ms: 600000 }\ntargets:\n${flow('600')}`,
+    );
+    // A pause of ten minutes per user: the run (and this test) would last that long if it were not cut.
+    const { result } = await runLoadTest({ plan, outDir: tempDir(), live: { write: () => true } });
+    const visit = result.scenarios[0]!;
+    expect(visit.count).toBe(0);
+    expect(visit.steps!.map((s) => s.count)).toEqual([2, 0]);
   });
 });
 
