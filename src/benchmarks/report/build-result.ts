@@ -97,6 +97,10 @@ export function buildResult(r: RunRecord): LoadResult {
       rampUpSeconds: Math.round(plan.users.rampUpSeconds * 10) / 10,
       targetRps: plan.model.kind === 'open' ? plan.model.ratePerSecond : undefined,
       plannedDurationSeconds: plan.durationSeconds,
+      stages: plan.model.stages.map((s) => ({
+        durationSeconds: Math.round(s.durationSeconds * 100) / 100,
+        target: Math.round(s.target * 100) / 100,
+      })),
       workers: plan.generator.workers,
       encryptionMode: r.target.security?.mode ?? 'none',
     },

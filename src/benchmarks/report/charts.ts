@@ -5,10 +5,10 @@
  * from outside their own body (no import, no module constant), only plain data in and SVG text out.
  */
 
-/** One line of a chart: [x seconds, y] points. */
+/** One line of a chart: [x seconds, y] points; a null y is a gap (a second with nothing to measure). */
 export interface ChartSeries {
   name: string;
-  points: Array<[number, number]>;
+  points: Array<[number, number | null]>;
 }
 
 /** One chart. */
@@ -45,6 +45,7 @@ export interface ChartData {
 /**
  * A responsive SVG line chart: it fills its container's width (viewBox scaling), with large labels, a
  * light grid, and a legend giving each series' latest value (in bold) so the chart reads at a glance.
+ * A line breaks at a gap; a point alone between gaps is a dot.
  */
 export function renderChart(spec: ChartSpec): string {
   const colors = ['#2563eb', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#4b5563'];
@@ -60,8 +61,8 @@ export function renderChart(spec: ChartSpec): string {
   let lx = 0;
   let row = 0;
   for (const s of spec.series) {
-    const last = s.points[s.points.length - 1];
-    const value = last ? fmt(last[1]) : '';
+    const last = s.points.findLast((p) => p[1] !== null)?.[1];
+    const value = last === undefined || last === null ? '' : fmt(last);
     const width = 28 + (s.name.length + value.length + 1) * 8.4 + 18;
     if (lx > 0 && lx + width > w) {
       lx = 0;
@@ -76,7 +77,7 @@ export function renderChart(spec: ChartSpec): string {
   for (const s of spec.series) {
     for (const [x, y] of s.points) {
       if (x > xMax) xMax = x;
-      if (y > yTop) yTop = y;
+      if (y !== null && y > yTop) yTop = y;
     }
   }
   // Round gridlines: a step of 1, 2 or 5 times a power of ten giving at most five intervals, and the top
@@ -109,8 +110,20 @@ export function renderChart(spec: ChartSpec): string {
   out += `<line x1="${pad.l}" x2="${pad.l}" y1="${pad.t}" y2="${pad.t + h}" stroke="#9ca3af"/>`;
   spec.series.forEach((s, i) => {
     const color = colors[i % colors.length];
-    const d = s.points.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ');
-    out += `<polyline fill="none" stroke="${color}" stroke-width="2.5" stroke-linejoin="round" points="${d}"/>`;
+    // Runs of consecutive points with a value: a polyline each, a dot for a run of one.
+    const runs: string[][] = [[]];
+    for (const [x, y] of s.points) {
+      if (y === null) runs.push([]);
+      else runs[runs.length - 1]!.push(`${sx(x).toFixed(1)},${sy(y).toFixed(1)}`);
+    }
+    for (const run of runs) {
+      if (run.length > 1)
+        out += `<polyline fill="none" stroke="${color}" stroke-width="2.5" stroke-linejoin="round" points="${run.join(' ')}"/>`;
+      else if (run.length === 1) {
+        const [cx, cy] = run[0]!.split(',');
+        out += `<circle cx="${cx}" cy="${cy}" r="3.5" fill="${color}"/>`;
+      }
+    }
     const e = legend[i]!;
     const x = pad.l + e.x;
     const y = pad.t + h + pad.b + 18 + e.row * 24;
@@ -127,7 +140,7 @@ export function renderChart(spec: ChartSpec): string {
  */
 export function standardCharts(data: ChartData): ChartSpec[] {
   const tl = data.timeline.filter((p) => p.t < data.durationSeconds);
-  const pts = (f: (p: ChartData['timeline'][number]) => number): Array<[number, number]> =>
+  const pts = (f: (p: ChartData['timeline'][number]) => number | null): Array<[number, number | null]> =>
     tl.map((p) => [p.t + 1, f(p)]);
   const charts: ChartSpec[] = [
     {
@@ -144,9 +157,10 @@ export function standardCharts(data: ChartData): ChartSpec[] {
       title: 'Latency, all scenarios',
       unit: 'ms',
       series: [
-        { name: 'p50', points: pts((p) => p.latency.p50) },
-        { name: 'p95', points: pts((p) => p.latency.p95) },
-        { name: 'p99', points: pts((p) => p.latency.p99) },
+        // A second in which no response completed has no latency: a gap, not a fall to 0.
+        { name: 'p50', points: pts((p) => (p.rps > 0 ? p.latency.p50 : null)) },
+        { name: 'p95', points: pts((p) => (p.rps > 0 ? p.latency.p95 : null)) },
+        { name: 'p99', points: pts((p) => (p.rps > 0 ? p.latency.p99 : null)) },
       ],
     },
     {
@@ -161,13 +175,17 @@ export function standardCharts(data: ChartData): ChartSpec[] {
   ];
   if (data.labels.length > 1) {
     for (const l of data.labels) {
+      const of = (p: ChartData['timeline'][number]) => {
+        const s = p.scenarios[l];
+        return s && s.rps > 0 ? s.latency : undefined;
+      };
       charts.push({
         title: `Scenario ${l}`,
         unit: 'ms',
         series: [
-          { name: 'p50', points: pts((p) => p.scenarios[l]?.latency.p50 ?? 0) },
-          { name: 'p95', points: pts((p) => p.scenarios[l]?.latency.p95 ?? 0) },
-          { name: 'p99', points: pts((p) => p.scenarios[l]?.latency.p99 ?? 0) },
+          { name: 'p50', points: pts((p) => of(p)?.p50 ?? null) },
+          { name: 'p95', points: pts((p) => of(p)?.p95 ?? null) },
+          { name: 'p99', points: pts((p) => of(p)?.p99 ?? null) },
         ],
       });
     }

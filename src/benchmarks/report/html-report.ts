@@ -1,4 +1,5 @@
 import { CHART_GRID_CSS, renderChart, standardCharts } from './charts';
+import { describeLoad } from './describe-load';
 import type { LoadResult, MetricsResult } from './result';
 import { formatSummary } from './summary-table';
 
@@ -56,7 +57,7 @@ export function renderHtml(r: LoadResult): string {
 <title>Load test ${esc(r.startedAt)}</title><style>${PAGE_CSS}</style></head><body>
 <h1>Load test <span class="verdict ${ok ? 'pass' : 'fail'}">${esc(r.verdict.status)}</span></h1>
 <dl><dt>Target</dt><dd>${esc(r.config.targetUrl)} (payload encryption: ${esc(r.config.encryptionMode)})</dd>
-<dt>Load</dt><dd>${r.config.model === 'open' ? `open model, ${+(r.config.targetRps ?? 0).toFixed(2)} req/s target` : 'closed model'}, ${r.config.users} users, ramp-up ${r.config.rampUpSeconds} s, ${r.durationSeconds} s measured, ${r.config.workers} generator thread(s)</dd>
+<dt>Load</dt><dd>${esc(describeLoad(r))}</dd>
 <dt>Run</dt><dd>${esc(r.startedAt)} to ${esc(r.finishedAt)}; config ${esc(r.config.path)}</dd>
 ${w ? `<dt>Target process</dt><dd>pid ${w.pid}: memory ${esc(w.memoryTrend)} (${w.rssSlopeMbPerMin} MB/min)</dd>` : ''}</dl>
 <div class="charts">${charts.map((c) => `<div class="chart">${renderChart(c)}</div>`).join('\n')}</div>

@@ -113,6 +113,11 @@ export interface LoadResult {
     /** Open model target rate, requests per second. */
     targetRps?: number;
     plannedDurationSeconds: number;
+    /**
+     * The planned users (closed model) or arrivals per second (open model) over time, each stage ramping
+     * linearly from the previous target (absent in results of older versions).
+     */
+    stages?: Array<{ durationSeconds: number; target: number }>;
     workers: number;
     encryptionMode: string;
   };

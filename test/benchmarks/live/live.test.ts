@@ -83,21 +83,21 @@ describe('live output', () => {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       const run = await startRun(['--dashboard', '0'], 4, 'dashboard');
       await page.goto(run.url);
-      const points = () =>
-        page.evaluate(() => {
-          const line = document.querySelector('#charts svg polyline');
-          return line ? (line.getAttribute('points') ?? '').trim().split(' ').length : 0;
-        });
+      // Points drawn in the first chart: its lines' points, and the dots of points alone.
+      const plotted = () => {
+        const svg = document.querySelector('#charts svg');
+        if (!svg) return 0;
+        const inLines = [...svg.querySelectorAll('polyline')].map(
+          (l) => (l.getAttribute('points') ?? '').trim().split(' ').length,
+        );
+        return inLines.reduce((n, k) => n + k, 0) + svg.querySelectorAll('circle').length;
+      };
+      const points = () => page.evaluate(plotted);
       await page.waitForFunction(() => document.querySelectorAll('#charts svg').length >= 4);
+      // The first second drawn, then a later one added to it.
+      await page.waitForFunction(`(${plotted.toString()})() > 0`, undefined, { timeout: 10_000 });
       const first = await points();
-      await page.waitForFunction(
-        (n) => {
-          const line = document.querySelector('#charts svg polyline');
-          return (line?.getAttribute('points') ?? '').trim().split(' ').length > n;
-        },
-        first,
-        { timeout: 10_000 },
-      );
+      await page.waitForFunction(`(${plotted.toString()})() > ${first}`, undefined, { timeout: 10_000 });
       expect(await points()).toBeGreaterThan(first);
       expect(await page.textContent('#progress')).toMatch(/\/ 4 s, \d+ users, \d+ req\/s/);
       await screenshot(page, 'load-dashboard');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelinePoint } from '../../../src/benchmarks/report/aggregate';
+import { describeLoad, describeStages } from '../../../src/benchmarks/report/describe-load';
 import { renderHtml } from '../../../src/benchmarks/report/html-report';
 import { LiveView } from '../../../src/benchmarks/report/live-view';
 import type { LoadResult, MetricsResult } from '../../../src/benchmarks/report/result';
@@ -108,5 +109,37 @@ describe('reports', () => {
     expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
     expect(html).not.toContain('<img');
     expect(html).not.toMatch(/<script|<link|https?:\/\/(?!t\b|www\.w3\.org)/);
+  });
+
+  it('describes the planned load by its stages: ramps, holds and jumps', () => {
+    expect(
+      describeStages(
+        [
+          { durationSeconds: 3, target: 10 },
+          { durationSeconds: 8, target: 10 },
+          { durationSeconds: 3, target: 0 },
+        ],
+        'users',
+      ),
+    ).toBe('0 → 10 users over 3 s, 10 users for 8 s, 10 → 0 users over 3 s');
+    // The shorthand without a ramp-up: a jump to the peak, then a hold.
+    expect(
+      describeStages(
+        [
+          { durationSeconds: 0, target: 167 },
+          { durationSeconds: 60, target: 167 },
+        ],
+        'req/s',
+      ),
+    ).toBe('167 req/s for 60 s');
+    const r = result('a');
+    expect(describeLoad(r)).toBe('closed model: 5 users, ramp-up 0 s; 3 s measured, 1 generator thread(s)');
+    r.config.stages = [
+      { durationSeconds: 1, target: 5 },
+      { durationSeconds: 2, target: 5 },
+    ];
+    expect(renderHtml(r)).toContain(
+      '<dd>closed model: 0 → 5 users over 1 s, 5 users for 2 s; 3 s measured, 1 generator thread(s)</dd>',
+    );
   });
 });
