@@ -85,6 +85,7 @@ function step(st: FlowStepPlan): Record<string, unknown> {
     capture:
       st.captures.length > 0 ? Object.fromEntries(st.captures.map((c) => [c.name, c.from])) : undefined,
     think_seconds: st.think[1] > 0 ? st.think : undefined,
+    thresholds: st.thresholds && thresholdsYaml(st.thresholds),
   };
 }
 

@@ -3,6 +3,7 @@ import type { CompileAt } from './build-plan';
 import type { ConfigIssue, ConfigPath, YamlSource } from './issues';
 import type { FlowStepPlan, StepRequest } from './plan';
 import type { FlowStepConfig } from './schema-flow';
+import { thresholdsOf } from './thresholds';
 
 /** Statuses a DocType operation answers with by default (the data API: 201 create, 204 delete accepted). */
 const DOCTYPE_STATUS: Record<string, number[]> = {
@@ -88,6 +89,7 @@ export function buildFlowSteps(
         typeof s.think_seconds === 'number'
           ? [s.think_seconds, s.think_seconds]
           : (s.think_seconds ?? [0, 0]),
+      thresholds: s.thresholds && thresholdsOf(s.thresholds, {}),
     };
   });
 }

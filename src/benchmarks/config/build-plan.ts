@@ -7,7 +7,8 @@ import { dataPlan } from './data-file';
 import type { ConfigIssue, ConfigPath, YamlSource } from './issues';
 import { type ModuleRef, resolveModuleRef } from './module-ref';
 import type { AuthPlan, LoadPlan, Mix, PlanSource, ScenarioPlan, SlotPlan, Stage, Thresholds } from './plan';
-import type { AuthConfig, LoadConfig, ThresholdsConfig } from './schema';
+import type { AuthConfig, LoadConfig } from './schema';
+import { thresholdsOf } from './thresholds';
 
 /** Reference targets (docs/load-testing.md#reference-targets): p95 below 200 ms, error rate below 1 %. */
 const DEFAULT_THRESHOLDS: Thresholds = { p95Ms: 200, errorRate: 0.01 };
@@ -15,30 +16,12 @@ const DEFAULT_THRESHOLDS: Thresholds = { p95Ms: 200, errorRate: 0.01 };
 /** Default run length when neither duration_seconds nor stages give one. */
 const DEFAULT_DURATION_S = 300;
 
-/** Seconds of a run during which `abort_on_fail` is not judged, unless the thresholds say otherwise. */
-export const DEFAULT_ABORT_GRACE_S = 10;
-
 /** Compiles a value tree of templates, reporting each problem at its YAML position. */
 export type CompileAt = (
   value: unknown,
   path: ConfigPath,
   scope?: TemplateScope,
 ) => ReturnType<typeof compileTemplate>;
-
-function thresholdsOf(t: ThresholdsConfig | undefined, base: Thresholds): Thresholds {
-  const out: Thresholds = {
-    p95Ms: t?.p95_ms ?? base.p95Ms,
-    p99Ms: t?.p99_ms ?? base.p99Ms,
-    errorRate: t?.error_rate ?? base.errorRate,
-    minRps: t?.min_rps ?? base.minRps,
-  };
-  // Aborting is a property of the block that asks for it: a scenario does not inherit it.
-  if (t?.abort_on_fail) {
-    out.abortOnFail = true;
-    out.abortGraceSeconds = t.abort_grace_seconds ?? DEFAULT_ABORT_GRACE_S;
-  }
-  return out;
-}
 
 /**
  * Resolves validated YAML into the {@link LoadPlan}: defaults, templates compiled, checks and module

@@ -181,6 +181,8 @@ export interface FlowStepPlan {
   captures: Capture[];
   /** The user's pause after the step succeeded, `[min, max]` seconds drawn uniformly (`[0, 0]`: none). */
   think: [number, number];
+  /** The step's own limits, when it sets any (judged with the scope `<flow> > <step>`). */
+  thresholds?: Thresholds;
 }
 
 /** `type: flow`. */

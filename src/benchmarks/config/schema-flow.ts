@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { captureSchema, expectSchema } from './schema-expect';
+import { thresholdsSchema } from './schema-thresholds';
 
 /**
  * The YAML of one step of a `type: flow` scenario: an endpoint call, an RPC, or one operation on a
@@ -33,6 +34,8 @@ const stepCommon = {
   capture: captureSchema.optional(),
   /** The user's pause after the step succeeded, before the next one (not counted in the flow's latency). */
   think_seconds: thinkTime.optional(),
+  /** Limits on this step's own metrics (nothing inherited: a step is judged only on what it sets). */
+  thresholds: thresholdsSchema.optional(),
 };
 
 /** A DocType operation of a step. */

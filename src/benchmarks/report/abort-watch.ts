@@ -5,12 +5,20 @@ import type { Aggregator } from './aggregate';
 import type { AbortRecord, MetricsResult } from './result';
 import { checkThresholds } from './verdict';
 
-/** The thresholds blocks that abort, with their scope (`total` or a scenario label) and series. */
+/**
+ * The thresholds blocks that abort, with their scope (`total`, a scenario label, or `<flow> > <step>`)
+ * and series.
+ */
 function abortingBlocks(plan: LoadPlan): Array<{ scope: string; slot?: number; t: Thresholds }> {
   const out: Array<{ scope: string; slot?: number; t: Thresholds }> = [];
   if (plan.thresholds.abortOnFail) out.push({ scope: 'total', t: plan.thresholds });
-  for (const s of plan.scenarios)
+  for (const s of plan.scenarios) {
     if (s.thresholds.abortOnFail) out.push({ scope: s.label, slot: s.index, t: s.thresholds });
+    if (s.type !== 'flow') continue;
+    for (const st of s.steps)
+      if (st.thresholds?.abortOnFail)
+        out.push({ scope: plan.slots[st.slot]!.label, slot: st.slot, t: st.thresholds });
+  }
   return out;
 }
 

@@ -81,6 +81,15 @@ export function buildResult(r: RunRecord): LoadResult {
   const checks = [
     ...checkThresholds('total', plan.thresholds, total),
     ...plan.scenarios.flatMap((s, i) => checkThresholds(s.label, s.thresholds, scenarios[i]!)),
+    ...plan.scenarios.flatMap((s, i) =>
+      s.type === 'flow'
+        ? s.steps.flatMap((st, j) =>
+            st.thresholds
+              ? checkThresholds(`${s.label} > ${st.name}`, st.thresholds, scenarios[i]!.steps![j]!)
+              : [],
+          )
+        : [],
+    ),
   ];
   const saturation = checkSaturation(plan, agg.timeline, r.cpuPercent);
   return {

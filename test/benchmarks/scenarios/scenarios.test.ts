@@ -226,6 +226,46 @@ describe('flow think_seconds', () => {
   });
 });
 
+describe('flow step thresholds', () => {
+  const run = async (steps: string, duration = 1) => {
+    server = await startFakePlatform();
+    const plan = planFrom(
+      `target_url: ${server.url}\nauth: { mode: none }\nusers: { peak: 2, think_time_seconds: 0.05 }\nduration_seconds: ${duration}\nthresholds: { p95_ms: 600000 }\ntargets:\n  - type: flow\n    name: visit\n    steps:\n${steps}`,
+    );
+    return (await runLoadTest({ plan, outDir: tempDir(), live: { write: () => true } })).result;
+  };
+
+  it("judges a step on its own limits only, scoped '<flow> > <step>'", async () => {
+    const result =
+      await run(`      - { type: endpoint, name: open, method: GET, path: /api/method/open, thresholds: { p95_ms: 0.001 } }
+      - { type: endpoint, name: next, method: GET, path: /api/method/next, thresholds: { error_rate: 0.5 } }
+`);
+    const stepChecks = result.verdict.checks.filter((c) => c.scope.startsWith('visit > '));
+    // No request answers within a microsecond; nothing failed; the run's p95 limit is not inherited.
+    expect(stepChecks.map((c) => [c.scope, c.metric, c.passed])).toEqual([
+      ['visit > open', 'p95_ms', false],
+      ['visit > next', 'error_rate', true],
+    ]);
+    expect(result.verdict.status).toBe('thresholds_breached');
+  });
+
+  it("stops the run on a step's abort_on_fail breach, naming the step", async () => {
+    const result = await run(
+      `      - type: endpoint
+        name: open
+        method: GET
+        path: /api/method/open
+        expect: { status: 201 }
+        thresholds: { error_rate: 0.01, abort_on_fail: true, abort_grace_seconds: 0 }
+`,
+      30,
+    );
+    expect(result.verdict.status).toBe('aborted');
+    expect(result.verdict.aborted?.check).toMatchObject({ scope: 'visit > open', metric: 'error_rate' });
+    expect(result.durationSeconds).toBeLessThan(30);
+  });
+});
+
 describe('users.host', () => {
   it('sends the configured Host header on every request', async () => {
     server = await startFakePlatform();
