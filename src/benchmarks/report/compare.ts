@@ -56,21 +56,27 @@ function rows(scope: string, a: MetricsResult, b: MetricsResult, tolerance: numb
 }
 
 /**
- * Compares run `b` against baseline `a`, total and per scenario (matched by label): a regression is a
- * latency percentile up or RPS down by more than `tolerance` (relative), or an error rate up by more
- * than the tolerance and 0.1 percentage point.
+ * Compares run `b` against baseline `a`, total, per scenario (matched by label) and per flow step
+ * (matched by name, as `<flow> > <step>`): a regression is a latency percentile up or RPS down by more
+ * than `tolerance` (relative), or an error rate up by more than the tolerance and 0.1 percentage point.
  */
 export function compareResults(a: LoadResult, b: LoadResult, tolerance = 0.1): CompareRow[] {
   const out = rows('total', a.total, b.total, tolerance);
   for (const s of b.scenarios) {
     const base = a.scenarios.find((x) => x.label === s.label);
-    if (base) out.push(...rows(s.label, base, s, tolerance));
+    if (!base) continue;
+    out.push(...rows(s.label, base, s, tolerance));
+    for (const st of s.steps ?? []) {
+      const baseStep = base.steps?.find((x) => x.name === st.name);
+      if (baseStep) out.push(...rows(`${s.label} > ${st.name}`, baseStep, st, tolerance));
+    }
   }
   return out;
 }
 
 /**
- * What differs between the two runs' load (model, users, target rate, duration, target, threads, encryption):
+ * What differs between the two runs' load (model, users, target rate, duration, stages, target, threads,
+ * encryption):
  * numbers of runs under different loads are not comparable, so the comparison says so first.
  */
 export function configDifferences(a: LoadResult, b: LoadResult): string[] {
@@ -83,9 +89,15 @@ export function configDifferences(a: LoadResult, b: LoadResult): string[] {
     'workers',
     'encryptionMode',
   ] as const;
-  return keys
+  const out = keys
     .filter((k) => a.config?.[k] !== b.config?.[k])
     .map((k) => `${k}: ${String(a.config?.[k])} -> ${String(b.config?.[k])}`);
+  // Stages are compared when both files have them (older results do not).
+  const stages = (r: LoadResult) =>
+    r.config?.stages?.map((st) => `${st.target} over ${st.durationSeconds} s`).join(', ');
+  if (a.config?.stages && b.config?.stages && stages(a) !== stages(b))
+    out.push(`stages: ${stages(a)} -> ${stages(b)}`);
+  return out;
 }
 
 /** Renders the comparison as a table, regressions marked. */

@@ -325,6 +325,29 @@ describe('m benchmark --compare', () => {
     expect(out.split('\n')[0]).toBe('note: the runs had different loads (users: 10 -> 1000)');
   });
 
+  it("compares a flow's steps by name, and says when the stages differ", async () => {
+    const withFlow = (stepP95: number, hold: number) => {
+      const path = resultFile(100, 200);
+      const r = JSON.parse(readFileSync(path, 'utf8'));
+      r.config.stages = [
+        { durationSeconds: 5, target: 10 },
+        { durationSeconds: hold, target: 10 },
+      ];
+      const step = { ...r.total, name: 'create', target: 'create crm.Customer' };
+      r.scenarios[0] = { ...r.scenarios[0], label: 'visit', type: 'flow', steps: [step] };
+      step.latencyMs = { ...step.latencyMs, p95: stepP95 };
+      writeFileSync(path, JSON.stringify(r));
+      return path;
+    };
+    const { code, out } = await cli(['--compare', withFlow(10, 60), withFlow(20, 30)]);
+    expect(code).toBe(EXIT.regression);
+    expect(out.split('\n')[0]).toBe(
+      'note: the runs had different loads (stages: 10 over 5 s, 10 over 60 s -> 10 over 5 s, 10 over 30 s)',
+    );
+    expect(out).toMatch(/visit > create +p95_ms +10\.0 +20\.0 +\+100\.0% +REGRESSION/);
+    expect(out).toMatch(/visit +p95_ms +100\.0 +100\.0 +\+0\.0% +$/m);
+  });
+
   it('refuses a file that is not a result (exit 2)', async () => {
     const bad = join(tempDir('cmp-'), 'x.json');
     writeFileSync(bad, '{"schema":"other"}');
