@@ -20,14 +20,13 @@
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { loadPlan } from '../src/benchmarks/config/load-plan';
 import { runLoadTest } from '../src/benchmarks/run';
+import { exactStats, type Stats } from './support/loadtest-servers';
 
 const CONNECTIONS = 50;
 /** The reference load: 10,000 requests a minute, open model, 1,000 users configured. */
@@ -45,62 +44,8 @@ const ROUNDS = 5;
 /** Alternating runs of each tool per latency measurement. */
 const LATENCY_ROUNDS = 3;
 const SLOW_S = 5;
-const DELAY_MS = 50;
 /** Arrival rate of the open-model latency rows (about 10 requests in flight against the 50 ms server). */
 const OPEN_RATE = 200;
-
-type Stats = { p50: number; p99: number; count: number };
-
-// Child process: the servers. `/` answers a small JSON at once; `/slow` after DELAY_MS, timing itself.
-if (process.argv.includes('--serve')) {
-  let times: number[] = [];
-  const body = JSON.stringify({ ok: true, data: { name: 'REC-1' } });
-  const server = createServer((req, res) => {
-    const start = process.hrtime.bigint();
-    req.resume();
-    req.on('end', () => {
-      res.setHeader('content-type', 'application/json');
-      if (req.url !== '/slow') return res.end(body);
-      res.on('finish', () => times.push(Number(process.hrtime.bigint() - start) / 1000));
-      setTimeout(() => res.end(body), DELAY_MS);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  // The raw server: fixed response bytes for every request head read (body-less GETs only).
-  const response = Buffer.from(
-    `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
-  );
-  const raw = createNetServer({ noDelay: true }, (socket) => {
-    let tail = '';
-    socket.on('error', () => undefined);
-    socket.on('data', (chunk) => {
-      const text = tail + chunk.toString('latin1');
-      let heads = 0;
-      let at = 0;
-      for (let i = text.indexOf('\r\n\r\n'); i >= 0; i = text.indexOf('\r\n\r\n', at)) {
-        heads++;
-        at = i + 4;
-      }
-      tail = text.slice(at);
-      if (heads > 0) socket.write(heads === 1 ? response : Buffer.concat(Array(heads).fill(response)));
-    });
-  });
-  const portOf = (s: { address(): unknown }) => (s.address() as { port: number }).port;
-  server.listen(0, '127.0.0.1', () =>
-    raw.listen(0, '127.0.0.1', () => process.send!({ port: portOf(server), rawPort: portOf(raw) })),
-  );
-  process.on('message', (m) => {
-    if (m === 'reset') times = [];
-    if (m === 'stats') {
-      const sorted = [...times].sort((a, b) => a - b);
-      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-      process.send!({ p50: at(0.5), p99: at(0.99), count: sorted.length } satisfies Stats);
-    }
-    if (m === 'exit') process.exit(0);
-  });
-} else {
-  await main();
-}
 
 function ask<T>(child: ChildProcess, message: string): Promise<T> {
   return new Promise((resolve) => {
@@ -137,13 +82,6 @@ targets: [{ type: endpoint, name: hit, method: GET, path: ${path} }]
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** p50 and p99 of exact values, as the server computes its own (the value at index floor(q * n) sorted). */
-function exactStats(values: number[]): Stats {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99), count: sorted.length };
 }
 
 /**
@@ -269,7 +207,9 @@ function cannonCost(url: string): Cost {
 }
 
 async function main() {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'] });
+  const child = fork(join(ROOT, 'bench', 'support', 'loadtest-servers.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+  });
   try {
     const { port, rawPort } = await new Promise<{ port: number; rawPort: number }>((resolve) =>
       child.once('message', (m) => resolve(m as { port: number; rawPort: number })),
@@ -431,3 +371,5 @@ async function main() {
     child.send('exit');
   }
 }
+
+await main();

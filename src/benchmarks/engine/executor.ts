@@ -117,6 +117,11 @@ export function timedIteration(
   }, failed);
 }
 
+/** A pause drawn uniformly from a `[min, max]` range of seconds, in ms (a user's think time). */
+export function thinkMs([min, max]: readonly [number, number]): number {
+  return (min + Math.random() * (max - min)) * 1000;
+}
+
 /** Sleeps `ms`, waking early when `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();

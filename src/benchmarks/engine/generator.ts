@@ -62,12 +62,12 @@ export async function prepareGenerator(
       async run(o) {
         const endAt = o.startAt + plan.durationSeconds * 1000;
         rt.pause = async (ms) => {
-          const cut = Date.now() + ms > endAt;
-          const until = Math.min(Date.now() + ms, endAt);
+          const wanted = Date.now() + ms;
+          const until = Math.min(wanted, endAt);
           // A timer may fire up to a millisecond before the wall clock reaches its time: a pause cut by
           // the end of the run must end after it, or the user would start one more iteration.
           while (Date.now() < until && !o.signal.aborted) await sleep(until - Date.now(), o.signal);
-          return !cut && !o.signal.aborted;
+          return wanted <= endAt && !o.signal.aborted;
         };
         // The open model measures the event-loop delay from its own wake-ups (see Recorder).
         const recorder = new Recorder(

@@ -85,7 +85,7 @@ export function buildResult(r: RunRecord): LoadResult {
       s.type === 'flow'
         ? s.steps.flatMap((st, j) =>
             st.thresholds
-              ? checkThresholds(`${s.label} > ${st.name}`, st.thresholds, scenarios[i]!.steps![j]!)
+              ? checkThresholds(plan.slots[st.slot]!.label, st.thresholds, scenarios[i]!.steps![j]!)
               : [],
           )
         : [],

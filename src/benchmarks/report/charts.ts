@@ -111,18 +111,16 @@ export function renderChart(spec: ChartSpec): string {
   spec.series.forEach((s, i) => {
     const color = colors[i % colors.length];
     // Runs of consecutive points with a value: a polyline each, a dot for a run of one.
-    const runs: string[][] = [[]];
+    const runs: Array<Array<[string, string]>> = [[]];
     for (const [x, y] of s.points) {
       if (y === null) runs.push([]);
-      else runs[runs.length - 1]!.push(`${sx(x).toFixed(1)},${sy(y).toFixed(1)}`);
+      else runs[runs.length - 1]!.push([sx(x).toFixed(1), sy(y).toFixed(1)]);
     }
     for (const run of runs) {
       if (run.length > 1)
-        out += `<polyline fill="none" stroke="${color}" stroke-width="2.5" stroke-linejoin="round" points="${run.join(' ')}"/>`;
-      else if (run.length === 1) {
-        const [cx, cy] = run[0]!.split(',');
-        out += `<circle cx="${cx}" cy="${cy}" r="3.5" fill="${color}"/>`;
-      }
+        out += `<polyline fill="none" stroke="${color}" stroke-width="2.5" stroke-linejoin="round" points="${run.map(([x, y]) => `${x},${y}`).join(' ')}"/>`;
+      else if (run.length === 1)
+        out += `<circle cx="${run[0]![0]}" cy="${run[0]![1]}" r="3.5" fill="${color}"/>`;
     }
     const e = legend[i]!;
     const x = pad.l + e.x;

@@ -2,6 +2,7 @@ import { faker } from '@faker-js/faker/locale/en';
 import type { CheckFailure } from '../checks/judge';
 import { judge } from '../checks/judge';
 import type { FlowScenarioPlan, FlowStepPlan } from '../config/plan';
+import { thinkMs } from '../engine/executor';
 import { type HttpResponse, jsonOf } from '../engine/http-client';
 import type { RequestSpec, Runtime, VirtualUser } from '../engine/virtual-user';
 import { errorCode, harnessError } from '../errors';
@@ -111,11 +112,6 @@ function capture(step: FlowStepPlan, res: HttpResponse, vars: Record<string, unk
     else vars[c.name] = v;
   }
   return failures;
-}
-
-/** A pause of a step's `think` range, in ms (0 when it has none). */
-function thinkMs([min, max]: [number, number]): number {
-  return (min + Math.random() * (max - min)) * 1000;
 }
 
 /** Without a generator's pause (a runner used on its own): a plain timer. */

@@ -1,4 +1,4 @@
-import { type Executor, shardUsers, sleep, timedIteration, weightedPicker } from '../executor';
+import { type Executor, shardUsers, sleep, thinkMs, timedIteration, weightedPicker } from '../executor';
 import { userWindows } from '../stages';
 import { VirtualUser } from '../virtual-user';
 
@@ -16,7 +16,6 @@ const ERROR_BACKOFF_MS = 100;
 export const closedModel: Executor = async ({ rt, runners, recorder, shard, startAt, signal }) => {
   const { users, durationSeconds, model } = rt.plan;
   const pick = weightedPicker(runners);
-  const [thinkMin, thinkMax] = users.thinkTime;
   const runUser = async (id: number) => {
     let user: VirtualUser | undefined;
     for (const [from, to] of userWindows(model.stages, id, durationSeconds)) {
@@ -32,8 +31,7 @@ export const closedModel: Executor = async ({ rt, runners, recorder, shard, star
       }
       while (!signal.aborted && Date.now() < until) {
         const ok = await timedIteration(pick(), user, recorder, performance.now());
-        const think = thinkMin + Math.random() * (thinkMax - thinkMin);
-        const pause = Math.max(think * 1000, ok ? 0 : ERROR_BACKOFF_MS);
+        const pause = Math.max(thinkMs(users.thinkTime), ok ? 0 : ERROR_BACKOFF_MS);
         if (pause > 0) await sleep(Math.min(pause, until - Date.now()), signal);
       }
       recorder.activeUsers--;
