@@ -15,6 +15,25 @@ import { permissionRoutes, rolesOf } from './permissions/routes';
 import { searchRoutes } from './search/routes';
 import { securityRoutes } from './security/routes';
 
+/**
+ * What the API app uses of a process: configuration, log, security, the rules, the directory and the data
+ * of the installed apps. No database handle, folders or bus: the offline mocks build exactly this over
+ * in-memory stores, and nothing of a server's file system reaches the routes.
+ */
+export type ApiContext = Pick<
+  AppContext,
+  | 'config'
+  | 'log'
+  | 'security'
+  | 'permissions'
+  | 'directory'
+  | 'records'
+  | 'recordObservers'
+  | 'apps'
+  | 'doctypes'
+  | 'rpc'
+>;
+
 /** Options of {@link createApiApp}. */
 export interface CreateApiAppOptions {
   /**
@@ -37,7 +56,7 @@ export interface CreateApiAppOptions {
  * offline mocks run this very app inside a browser (mocks/support/create-mock-backend.ts); the server adds
  * the Desk's file-serving routes through `frontend` (see `createApp`).
  */
-export function createApiApp(ctx: AppContext, options: CreateApiAppOptions = {}): Hono<AppEnv> {
+export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ router: new CachedRouter() });
   const onError = handleError(ctx.log);
   app.onError(onError);

@@ -1,16 +1,16 @@
+import type { InstalledApp, Logger } from '../src/contract';
 import type { RpcRegistry } from './apps/rpc-registry';
-import type { InstalledApp } from './apps/types';
 import type { Bus } from './bus/bus';
 import type { PlatformConfig } from './config/schema';
+import type { RecordObserver } from './data/record-observer';
 import type { RecordStore } from './data/records';
 import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
 import type { PermissionService } from './permissions/permission-service';
-import type { SecurityContext } from './security/security-context';
+import type { SecurityContext } from './roots/security';
 
-/** A line logger; never given request bodies, secrets or personal data. */
-export type Logger = (line: string) => void;
+export type { Logger };
 
 /**
  * Everything a process's routes and middleware share, built complete and once by that process kind's
@@ -24,6 +24,11 @@ export interface AppContext {
   readonly db: Database;
   /** The records of every DocType (over `db` on a server, in memory in the offline mocks). */
   readonly records: RecordStore;
+  /**
+   * Told of every read the data API answers and every write it stores (a record's history, the audit log
+   * of personal data revealed); none when absent.
+   */
+  readonly recordObservers?: readonly RecordObserver[];
   /** The apps this process installs, in `tool.platform.apps` order. */
   readonly apps: InstalledApp[];
   /** The DocTypes of the installed apps. */

@@ -15,7 +15,7 @@ import { DbRecordStore } from '../backend/data/record-store';
 import type { Database } from '../backend/db/database';
 import { openDatabase } from '../backend/db/open-database';
 import { ensureRecordIndexes, indexStatements } from '../backend/db/record-indexes';
-import { defineDocType } from '../backend/doctypes/define-doctype';
+import { defineDocType } from '../src/contract/doctype';
 import { startPostgres } from './support/postgres-server';
 
 const RECORDS = Number(process.env.BENCH_LIST_RECORDS ?? 100_000);

@@ -79,10 +79,10 @@ export function precompress(dir) {
  * subcommand, MONOLITH and MACROSERVICE, PGlite and pg are chunks of their own, so `m serve` loads neither
  * the load-test harness, nor the NATS client in MONOLITH, nor the driver of the database it does not use.
  * Without splitting, esbuild hoists every external import of the whole bundle to the top of the one file,
- * and a server would load them all at start. Returns false when esbuild failed.
+ * and a server would load them all at start. `outdir` must be two folders below the repository, like
+ * dist/server/: the modules find the repository by their depth. Returns false when esbuild failed.
  */
-export function buildServerBundle() {
-  const outdir = join(root, 'dist', 'server');
+export function buildServerBundle(outdir = join(root, 'dist', 'server')) {
   try {
     rmSync(outdir, { recursive: true, force: true });
     require('esbuild').buildSync({

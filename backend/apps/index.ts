@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { InstalledApp } from '../../src/contract';
 import { isAppPath } from './app-spec';
-import type { InstalledApp } from './types';
 
 export { APP_NAME_SPEC, isAppPath } from './app-spec';
 

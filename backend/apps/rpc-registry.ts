@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the registry holds methods of many kwargs types
-import type { InstalledApp, RpcMethod } from './types';
+import type { InstalledApp, RpcMethod } from '../../src/contract';
 
 /** Pattern of an RPC method name: dotted, lower-case segments (`crm.api.customer_count`). */
 export const RPC_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}(\.[a-z_][a-z0-9_]{0,63}){1,7}$/;

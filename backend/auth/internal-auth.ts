@@ -146,10 +146,11 @@ export function trustGateway(secret: string): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * The shared secret from `PLATFORM_INTERNAL_SECRET`. MACROSERVICE gateways and services refuse to start
- * without one of at least 32 characters (`config_invalid`), so a service never runs unprotected.
+ * The shared secret from `PLATFORM_INTERNAL_SECRET` in `env` (the process's root passes its environment).
+ * MACROSERVICE gateways and services refuse to start without one of at least 32 characters
+ * (`config_invalid`), so a service never runs unprotected.
  */
-export function readInternalSecret(env: NodeJS.ProcessEnv = process.env): string {
+export function readInternalSecret(env: NodeJS.ProcessEnv): string {
   const secret = env[INTERNAL_SECRET_ENV] ?? '';
   if (secret.length < 32) {
     throw new PlatformError(

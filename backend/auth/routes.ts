@@ -17,9 +17,11 @@ import { clientAddress } from '../middleware/client-address';
 import { forbidden } from '../permissions/guard';
 import { SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
-import type { SecurityContext } from '../security/security-context';
+import type { AuthService } from './auth-service';
 import { presentedCredential, SESSION_COOKIE } from './credentials';
 import { ChangePasswordRequest, GenerateApiKeyRequest, IssueTokenRequest, LoginRequest } from './dto';
+import type { HashGate } from './hash-gate';
+import type { LoginThrottle } from './login-throttle';
 
 /** Longest bearer-token lifetime a caller may ask for (and the default): one day. */
 const MAX_TOKEN_TTL_SECONDS = 86_400;
@@ -47,12 +49,12 @@ function principalOf(c: Context<AppEnv>) {
  * login throttle and hash gate, and the proxies whose `X-Forwarded-For` names the client address.
  */
 export interface AuthRouteDeps {
-  auth: SecurityContext['auth'];
+  auth: AuthService;
   sessionTtlSeconds: number;
   /** `server.public_url`: an https one gives the session cookie `Secure` on every request. */
   publicUrl?: string;
-  loginThrottle: SecurityContext['loginThrottle'];
-  hashGate: SecurityContext['hashGate'];
+  loginThrottle: LoginThrottle;
+  hashGate: HashGate;
   /** `server.trusted_proxies`: their `X-Forwarded-For` names the client, their `X-Forwarded-Proto` https. */
   trustedProxies: readonly string[];
 }

@@ -22,6 +22,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, string, (raw: string) => un
   ['PLATFORM_PUBLIC_URL', 'server.public_url', String],
   ['PLATFORM_DATA_DIR', 'server.data_dir', String],
   ['PLATFORM_DATABASE_URL', 'server.database_url', String],
+  ['PLATFORM_PGLITE_OPTIMIZE', 'server.pglite_optimize', parseBool],
   ['PLATFORM_MFE_PROXY_ENABLED', 'desk.mfe_proxy_enabled', parseBool],
   [
     'PLATFORM_CORE_SERVICES',
@@ -54,7 +55,6 @@ export const OTHER_ENV_VARS: ReadonlyArray<{ env: string; use: string }> = [
   },
   { env: 'PLATFORM_KEY_ENCRYPTION_KEY_FILE', use: 'MACROSERVICE gateways: file holding that key instead' },
   { env: 'UV_THREADPOOL_SIZE', use: 'threads for decryption and password hashing (Node.js, default 4)' },
-  { env: 'PLATFORM_PGLITE_OPTIMIZE', use: "1: compile the embedded database with V8's optimising tier too" },
   { env: 'PLATFORM_GROW_YOUNG_GENERATION', use: "1: keep V8's default young-generation growth" },
   {
     env: 'PLATFORM_SERVE_FROM_SOURCE',

@@ -1,10 +1,9 @@
 import { z } from 'zod';
+import { PLATFORM_MODES, type PlatformMode } from '../../src/contract/platform-config';
 import { ENCRYPTION_MODES, JWKS_PATH } from '../../src/protocol';
 import { APP_NAME_SPEC, isAppPath } from '../apps/app-spec';
 
-/** Deployment modes: MONOLITH (one process) is the embedded default. */
-export const DEPLOYMENT_MODES = ['monolith', 'macroservice'] as const;
-export type DeploymentMode = (typeof DEPLOYMENT_MODES)[number];
+export type { PlatformMode };
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -17,7 +16,7 @@ const routePattern = z.string().startsWith('/', 'a route pattern starts with "/"
  */
 export const platformTomlSchema = z
   .object({
-    mode: z.enum(DEPLOYMENT_MODES).default('monolith'),
+    mode: z.enum(PLATFORM_MODES).default('monolith'),
     /**
      * Installed apps (MONOLITH): names of apps under backend/apps or paths to app folders; or the app this
      * process serves (`m serve --app`).
@@ -39,6 +38,11 @@ export const platformTomlSchema = z
         data_dir: z.string().min(1).default('.platform'),
         /** A PostgreSQL URL; when absent, PGlite under data_dir. */
         database_url: z.string().optional(),
+        /**
+         * Compile the embedded database's WASM with V8's optimising tier too (CPU-bound workloads); off, the
+         * baseline compiler alone keeps about 40 MB less resident code (docs/performance.md#memory).
+         */
+        pglite_optimize: z.boolean().default(false),
         /** Largest request body of a request that presents a credential (cookie or `Authorization`). */
         max_body_bytes: positiveInt.default(1_048_576),
         /** Largest request body of a request without any credential (sign-in, public routes). */

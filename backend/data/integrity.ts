@@ -5,7 +5,7 @@
  * (409 `linked`).
  */
 
-import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { DocTypeRegistry } from '../doctypes/registry';
 import type { Principal } from '../http/env';
 import { type FieldError, PlatformError } from '../http/errors';

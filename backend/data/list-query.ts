@@ -1,4 +1,4 @@
-import type { DocTypeDefinition, FieldType } from '../doctypes/define-doctype';
+import type { DocTypeDefinition, FieldType } from '../../src/contract/doctype';
 import { type ErrorCode, PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
 

@@ -1,6 +1,6 @@
+import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { DocTypeSchema, ServiceMetadata } from '../../src/protocol';
 import type { AppContext } from '../context';
-import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import { PlatformError } from '../http/errors';
 
 /** A DocType as the metadata endpoint and the SDK see it (no zod model). */

@@ -1,6 +1,6 @@
+import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from '../db/database';
 import { fieldExpression, searchExpression } from '../db/record-indexes';
-import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import { type Filter, fieldKind, type ListQuery, type OrderBy } from './list-query';
 import type { DocRecord, RecordStore, SumOptions } from './records';
 

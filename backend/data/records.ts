@@ -1,4 +1,4 @@
-import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { ListQuery } from './list-query';
 
 /** A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601). */

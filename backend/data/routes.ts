@@ -1,23 +1,35 @@
 import { type Context, Hono } from 'hono';
+import type { DocTypeDefinition } from '../../src/contract/doctype';
+import { appServicesFor } from '../apps/app-services';
 import { RPC_NAME_PATTERN } from '../apps/rpc-registry';
 import type { AppContext } from '../context';
-import type { DocTypeDefinition } from '../doctypes/define-doctype';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { noStoreJson } from '../http/json-response';
 import { readJsonBody } from '../http/read-body';
+import { clientAddress } from '../middleware/client-address';
 import { requireMethod } from '../permissions/guard';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
 import { checkLinks, checkNotLinked, checkUnique, type IntegrityDeps, type LinkResolver } from './integrity';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
+import { notifyRead, notifyWritten, type RecordObserver } from './record-observer';
 import { validateDocument, validateKwargs } from './validate';
 
 /** Keys a client may send back with a document (from a previous read) that are not fields: ignored. */
 const IGNORED_KEYS = new Set<string>([...STANDARD_FIELDS, 'doctype']);
 
-function doctypeOf(ctx: AppContext, name: string): DocTypeDefinition {
+/** What the data routes use of the process: its records, DocTypes, RPC methods, rules, apps and log. */
+export type DataRouteDeps = Pick<
+  AppContext,
+  'records' | 'doctypes' | 'rpc' | 'permissions' | 'apps' | 'log' | 'config'
+> & {
+  /** Told of every read answered and write stored (history, audit); none by default. */
+  readonly recordObservers?: readonly RecordObserver[];
+};
+
+function doctypeOf(ctx: Pick<DataRouteDeps, 'doctypes'>, name: string): DocTypeDefinition {
   const doctype = ctx.doctypes.get(name);
   if (!doctype) throw new PlatformError('unknown_doctype', 'No such DocType is installed.', { status: 404 });
   return doctype;
@@ -32,7 +44,11 @@ async function documentBody(c: Context<AppEnv>): Promise<Record<string, unknown>
 }
 
 /** The caller's access to a DocType (docs/permissions.md): checked before each operation, masking replies. */
-function accessTo(ctx: AppContext, c: Context<AppEnv>, doctype: DocTypeDefinition): Promise<RecordAccess> {
+function accessTo(
+  ctx: Pick<DataRouteDeps, 'permissions'>,
+  c: Context<AppEnv>,
+  doctype: DocTypeDefinition,
+): Promise<RecordAccess> {
   return recordAccess(ctx.permissions, rolesOf(c.get('principal')), doctype);
 }
 
@@ -73,13 +89,37 @@ function notFound(): PlatformError {
  * Writes keep records consistent (integrity.ts): 409 `duplicate` for a used `unique` value, 422
  * `link_not_found` for a Link to no record, 409 `linked` for deleting a record another one links to.
  * Bodies are read only through `readJsonBody` (the decryption middleware's plaintext). Authentication is
- * the middleware chain's job; the principal it set is handed to RPC methods. Every operation first checks
+ * the middleware chain's job; RPC methods get their app's services with the principal it set. Every operation first checks
  * the principal's roles (docs/permissions.md): a refusal is 403 `forbidden`; a reader without `read_pii`
  * gets `pii` fields masked and `masked_fields` naming them.
  */
-export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hono<AppEnv> {
+export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const store = ctx.records;
+  const observers = ctx.recordObservers ?? [];
+  const trustedProxies = new Set(ctx.config.server.trusted_proxies);
+  /** The flagged fields a caller with `access` receives in clear. */
+  const revealedBy = (doctype: DocTypeDefinition, access: RecordAccess) =>
+    doctype.fields
+      .filter((f) => (f.pii || f.encrypted) && !access.masked.includes(f.name))
+      .map((f) => f.name);
+  const read = (
+    c: Context<AppEnv>,
+    doctype: DocTypeDefinition,
+    access: RecordAccess,
+    route: 'list' | 'get',
+    names: string[],
+  ) =>
+    observers.length === 0
+      ? Promise.resolve()
+      : notifyRead(observers, {
+          doctype,
+          names,
+          route,
+          principal: c.get('principal'),
+          revealed: revealedBy(doctype, access),
+          clientAddress: clientAddress(c, trustedProxies),
+        });
   const integrity: IntegrityDeps = {
     records: store,
     doctypes: ctx.doctypes,
@@ -95,6 +135,13 @@ export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hon
     const query = parseListQuery(doctype, c.req.query());
     access.requireQueryable([...query.filters, ...query.orderBy].map((f) => f.field));
     const page = await store.list(doctype, query);
+    await read(
+      c,
+      doctype,
+      access,
+      'list',
+      page.data.map((r) => r.name),
+    );
     c.header('Cache-Control', 'no-store');
     return c.json({ ...page, data: access.maskAll(page.data), ...maskedFields(access) });
   });
@@ -109,6 +156,13 @@ export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hon
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
     const record = await store.insert(doctype, data);
+    await notifyWritten(observers, {
+      kind: 'create',
+      doctype,
+      name: record.name,
+      after: record,
+      principal: c.get('principal'),
+    });
     return c.json({ data: access.mask(record), ...maskedFields(access) }, 201);
   });
 
@@ -118,6 +172,7 @@ export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hon
     access.require('read');
     const record = await store.get(doctype, c.req.param('name'));
     if (!record) throw notFound();
+    await read(c, doctype, access, 'get', [record.name]);
     c.header('Cache-Control', 'no-store');
     return c.json({ data: access.mask(record), ...maskedFields(access) });
   });
@@ -144,6 +199,14 @@ export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hon
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
     const record = await store.update(doctype, name, data);
     if (!record) throw notFound();
+    await notifyWritten(observers, {
+      kind: 'update',
+      doctype,
+      name,
+      before: existing,
+      after: record,
+      principal: c.get('principal'),
+    });
     return c.json({ data: access.mask(record), ...maskedFields(access) });
   });
 
@@ -156,6 +219,13 @@ export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hon
     await checkNotLinked(integrity, doctype, name);
     const record = await store.delete(doctype, name);
     if (!record) throw notFound();
+    await notifyWritten(observers, {
+      kind: 'delete',
+      doctype,
+      name,
+      before: record,
+      principal: c.get('principal'),
+    });
     return c.json({ data: access.mask(record), ...maskedFields(access) });
   });
 
@@ -177,7 +247,10 @@ export function dataRoutes(ctx: AppContext, options: DataRouteOptions = {}): Hon
       });
     }
     const kwargs = validateKwargs(method.kwargs, rest) as Record<string, unknown>;
-    const message = await method.handler({ ctx, principal: c.get('principal'), args, kwargs });
+    // App code gets its own app's services, never the process (docs/mfe-teams.md#rpc-methods).
+    const app = name.slice(0, name.indexOf('.'));
+    const services = appServicesFor(ctx, app, c.get('principal'));
+    const message = await method.handler({ ...services, ctx: services, args, kwargs });
     return noStoreJson({ message: message ?? null });
   });
 

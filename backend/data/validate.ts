@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import type { DocTypeDefinition } from '../../src/contract/doctype';
 import { type FieldError, PlatformError } from '../http/errors';
 
 const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

@@ -11,6 +11,11 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** An in-memory PGlite (tests); nothing is written to disk. */
   memory?: boolean;
+  /**
+   * PGlite only: compile its WASM with V8's optimising tier too (`server.pglite_optimize`); default the
+   * baseline compiler alone (docs/performance.md#memory).
+   */
+  optimizeWasm?: boolean;
 }
 
 /**
@@ -30,7 +35,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       dir = join(resolve(options.dataDir ?? '.platform'), 'db');
       mkdirSync(dir, { recursive: true });
     }
-    db = await openPglite(dir);
+    db = await openPglite(dir, { optimizeWasm: options.optimizeWasm });
   }
   try {
     await runMigrations(db);

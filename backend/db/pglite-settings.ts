@@ -30,13 +30,15 @@ export function pgliteStartParams(): string[] {
 let tieringChosen = false;
 
 /**
- * Compiles PGlite's WASM with V8's baseline compiler only. The optimising tier recompiles the hot part of a
- * 9 MB module in the background and keeps both copies: about 40 MB of resident code for a gain the
- * database's own I/O-bound work rarely shows (measured in docs/performance.md#memory). It must run before the
- * module is compiled; it only concerns WebAssembly, which nothing else on the server's hot path uses.
+ * Compiles PGlite's WASM with V8's baseline compiler only, unless `optimize` (`server.pglite_optimize`) keeps
+ * the optimising tier. That tier recompiles the hot part of a 9 MB module in the background and keeps both
+ * copies: about 40 MB of resident code for a gain the database's own I/O-bound work rarely shows (measured
+ * in docs/performance.md#memory). It must run before the module is compiled; it only concerns WebAssembly,
+ * which nothing else on the server's hot path uses. V8's flags are process-wide and cannot be taken back:
+ * once a database chose the baseline compiler, every later one in the process uses it too.
  */
-export function chooseWasmTiering(): void {
-  if (tieringChosen || process.env.PLATFORM_PGLITE_OPTIMIZE === '1') return;
+export function chooseWasmTiering(optimize: boolean): void {
+  if (tieringChosen || optimize) return;
   tieringChosen = true;
   setFlagsFromString('--liftoff-only');
 }

@@ -1,4 +1,4 @@
-import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from './database';
 
 /**

@@ -1,25 +1,11 @@
-import type { DeploymentMode, PlatformConfig } from '../config/schema';
+import type { PlatformConfigPayload } from '../../src/contract/platform-config';
+import type { PlatformConfig } from '../config/schema';
 
 /**
- * `__PLATFORM_CONFIG__` (docs/http-api.md#desk-configuration-payload): what the shell must know before its
- * bundle runs. Nothing secret goes in here (docs/security.md#injected-config-is-data): it is readable by
- * every script on the page.
+ * `__PLATFORM_CONFIG__` (docs/http-api.md#desk-configuration-payload), typed by the platform's contract.
+ * Nothing secret goes in here (docs/security.md#injected-config-is-data): every script on the page reads it.
  */
-export interface PlatformConfigPayload {
-  mode: DeploymentMode;
-  /** Origin of the gateway (discovery, data, security endpoints). */
-  gatewayUrl: string;
-  /** Path the shell's router is mounted at. */
-  deskBase: string;
-  /** Services the shell prewarms at boot (`desk.core_services`). */
-  coreServices: string[];
-  /** Full URL of `GET /api/v1/security/config`. */
-  securityConfigUrl: string;
-  /** The platform version (package.json). */
-  version: string;
-  /** Whether developers may override a service's remote, and the origins allowed besides localhost. */
-  remoteOverrides?: { allowed: boolean; origins: string[] };
-}
+export type { PlatformConfigPayload };
 
 /** True for an address only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {

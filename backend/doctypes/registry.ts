@@ -1,4 +1,4 @@
-import type { DocTypeDefinition } from './define-doctype';
+import type { DocTypeDefinition } from '../../src/contract/doctype';
 
 /** The DocTypes of the installed apps, by full name (`crm.Customer`) and by app. */
 export interface DocTypeRegistry {

@@ -2,8 +2,9 @@
  * The JIT discovery oracle (docs/http-api.md#gateway-discovery): parsing and answering a discovery query.
  * Pure and browser-safe (no Node APIs), so the MSW mocks answer with exactly the backend's logic.
  */
+
+import { DOCTYPE_NAME_PATTERN } from '../../src/contract/doctype';
 import type { DiscoveryQuery, DiscoveryResult, RemotesMap } from '../../src/protocol';
-import { DOCTYPE_NAME_PATTERN } from '../doctypes/define-doctype';
 import { PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
 import type { ServiceDirectory } from './service-directory';

@@ -1,6 +1,6 @@
+import type { DocTypeField } from '../../src/contract/doctype';
 import type { ServiceMetadata } from '../../src/protocol';
 import type { Logger } from '../context';
-import type { DocTypeField } from '../doctypes/define-doctype';
 import type { ServiceDirectory } from './service-directory';
 
 /** Options of {@link RemoteDocTypes}. */

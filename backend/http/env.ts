@@ -1,15 +1,6 @@
-/** Who made a request, once AuthMiddleware has run. */
-export interface Principal {
-  /** User name, e.g. `Administrator`. */
-  user: string;
-  /** How the request authenticated. */
-  via: 'session' | 'api_key' | 'bearer';
-  /**
-   * The user's roles when the credential was resolved (docs/permissions.md). In MACROSERVICE they travel in
-   * the principal the gateway signs; a service takes roles from nowhere else. Absent: no roles.
-   */
-  roles?: readonly string[];
-}
+import type { Principal } from '../../src/contract/caller';
+
+export type { Principal };
 
 /**
  * Variables a request carries through the middleware chain (Hono `c.get` / `c.set`).

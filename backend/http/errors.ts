@@ -1,37 +1,10 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { PlatformError, type PlatformErrorOptions } from '../../src/contract/errors';
 import type { ErrorBody, ErrorCode, FieldError } from '../../src/protocol';
 
-export type { ErrorBody, ErrorCode, FieldError };
-
-/** Options of {@link PlatformError}. */
-export interface PlatformErrorOptions {
-  /** HTTP status when the error reaches a response; default 500. */
-  status?: number;
-  fields?: FieldError[];
-  headers?: Record<string, string>;
-  cause?: unknown;
-}
-
-/**
- * The base error of the backend and CLI. Callers switch on `code`, not on `instanceof`.
- * Thrown inside a request, it becomes the JSON error body with its `status`.
- */
-export class PlatformError extends Error {
-  override readonly name = 'PlatformError';
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly fields?: FieldError[];
-  readonly headers?: Record<string, string>;
-
-  constructor(code: ErrorCode, message: string, options: PlatformErrorOptions = {}) {
-    super(message, { cause: options.cause });
-    this.code = code;
-    this.status = options.status ?? 500;
-    this.fields = options.fields;
-    this.headers = options.headers;
-  }
-}
+export type { ErrorBody, ErrorCode, FieldError, PlatformErrorOptions };
+export { PlatformError };
 
 /** Shorthand for a PlatformError with an HTTP status. */
 export function httpError(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DocTypeDefinition } from '../doctypes/define-doctype';
+import type { DocTypeDefinition } from '../../src/contract/doctype';
 import { assertNoMisplacedFlags, type Dto, FIELD_FLAGS } from './dto-flags';
 
 /** One documented operation; `request`/`response` are the DTOs of its JSON bodies. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DOCTYPE_MODEL } from '../doctypes/define-doctype';
+import { DOCTYPE_MODEL } from '../../src/contract/doctype';
 import { PlatformError } from '../http/errors';
 
 /** The field flags (docs/security.md#field-flags) that are valid on DocType models only. */

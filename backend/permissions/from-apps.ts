@@ -1,4 +1,4 @@
-import type { InstalledApp } from '../apps/types';
+import type { InstalledApp } from '../../src/contract';
 import type { PermissionDeclarations } from './permission-service';
 
 /**

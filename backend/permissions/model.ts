@@ -4,33 +4,16 @@
  * any of their roles grants it. `System Manager` may do everything, whatever the rules say.
  */
 
-/** The role that may do everything, including changing roles and permissions. Administrator holds it. */
-export const SYSTEM_MANAGER = 'System Manager';
+import type { Operation, PermissionRule } from '../../src/contract/permissions';
 
-/** The operations a rule grants on a DocType. `read_pii` lets a reader see `pii` fields unmasked. */
-export const OPERATIONS = ['read', 'create', 'write', 'delete', 'read_pii'] as const;
-
-/** One operation on a DocType's records. */
-export type Operation = (typeof OPERATIONS)[number];
-
-/** A rule: what one role may do on one DocType. An operation left out is not granted. */
-export interface PermissionRule {
-  role: string;
-  read?: boolean;
-  create?: boolean;
-  write?: boolean;
-  delete?: boolean;
-  read_pii?: boolean;
-}
+export type { Operation, PermissionRule } from '../../src/contract/permissions';
+export { OPERATIONS, ROLE_NAME_PATTERN, SYSTEM_MANAGER } from '../../src/contract/permissions';
 
 /** What a user may do on one DocType, every operation spelt out. */
 export type DocTypePermissions = Record<Operation, boolean>;
 
 /** A user's effective permissions, by full DocType name. */
 export type PermissionMap = Record<string, DocTypePermissions>;
-
-/** Pattern of a role name: letters, digits, spaces and `_-.`, starting with a letter; at most 64 chars. */
-export const ROLE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9 _.-]{0,63}$/;
 
 /** Nothing granted. */
 export const NO_PERMISSIONS: Readonly<DocTypePermissions> = Object.freeze({

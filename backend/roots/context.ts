@@ -3,12 +3,17 @@ import { fileURLToPath } from 'node:url';
 import { loadInstalledApps } from '../apps';
 import { createRpcRegistry } from '../apps/rpc-registry';
 import { ADMINISTRATOR } from '../auth/auth-service';
-import { DEFAULT_ADMIN_PASSWORD, refuseDefaultPasswordOffLoopback } from '../auth/default-password';
+import {
+  ADMIN_PASSWORD_ENV,
+  DEFAULT_ADMIN_PASSWORD,
+  refuseDefaultPasswordOffLoopback,
+} from '../auth/default-password';
 import type { AttemptStore } from '../auth/login-attempts';
 import type { Bus } from '../bus/bus';
 import { InProcessBus } from '../bus/in-process-bus';
 import type { PlatformConfig } from '../config/schema';
 import type { AppContext, Logger } from '../context';
+import type { RecordObserver } from '../data/record-observer';
 import { DbRecordStore } from '../data/record-store';
 import type { RecordStore } from '../data/records';
 import type { Database } from '../db/database';
@@ -25,7 +30,7 @@ import type { DocTypeLookup } from '../security/encryption-policy';
 import type { IdempotencyStore } from '../security/idempotency/idempotency-store';
 import type { KeyStore } from '../security/keys/key-store';
 import type { SeenSet } from '../security/replay/seen-set';
-import { createSecurityContext } from '../security/security-context';
+import { createSecurityContext } from './security';
 
 /** The repository root (this file lives in `<root>/backend/roots/`). */
 export const ROOT_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -52,6 +57,10 @@ export interface ContextOptions {
   publicUrl?: string;
   /** Where records live; default the database's `records` table. */
   records?: RecordStore;
+  /** Told of every read the data API answers and every write it stores (history, audit); default none. */
+  recordObservers?: readonly RecordObserver[];
+  /** Environment the secrets are read from (`PLATFORM_ADMIN_PASSWORD`); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The parts that differ between process kinds, chosen by the root before the context is built. */
@@ -116,6 +125,7 @@ export async function buildContext(
     const opened = await openDatabase({
       dataDir: config.server.data_dir,
       databaseUrl: config.server.database_url,
+      optimizeWasm: config.server.pglite_optimize,
     });
     stack.defer(() => opened.close());
     db = opened;
@@ -132,6 +142,7 @@ export async function buildContext(
     seenJwes: parts.seenJwes,
     administrator: parts.users ?? true,
     loginAttempts: parts.loginAttempts,
+    adminPassword: (options.env ?? process.env)[ADMIN_PASSWORD_ENV],
   });
   stack.defer(() => security.close());
   const permissions = new PermissionService({
@@ -148,6 +159,7 @@ export async function buildContext(
     log,
     db,
     records: options.records ?? new DbRecordStore(db),
+    recordObservers: options.recordObservers ?? [],
     apps,
     doctypes,
     rpc,

@@ -40,7 +40,10 @@ export interface GatewayOptions {
   bus?: Bus;
   /** What the context may take from the caller (tests: an in-memory database, fixture folders). */
   context?: ContextOptions;
-  /** Environment (for `PLATFORM_KEY_ENCRYPTION_KEY`); default `process.env`. */
+  /**
+   * Environment the secrets are read from (`PLATFORM_INTERNAL_SECRET`, `PLATFORM_KEY_ENCRYPTION_KEY`,
+   * `PLATFORM_ADMIN_PASSWORD`); default `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -92,7 +95,7 @@ async function buildGateway(
   stack: CleanupStack,
 ): Promise<Omit<Gateway, 'close'>> {
   const log = options.log ?? ((line: string) => console.error(line));
-  const secret = options.secret ?? readInternalSecret();
+  const secret = options.secret ?? readInternalSecret(options.env ?? process.env);
   const { ttlMs, heartbeatMs } = manifestTiming(config);
   let bus = options.bus;
   if (!bus) {
@@ -130,7 +133,7 @@ async function buildGateway(
   );
 
   const gatewayConfig: PlatformConfig = { ...config, mode: 'macroservice', apps: [] };
-  const contextOptions = { log, ...options.context };
+  const contextOptions: ContextOptions = { log, env: options.env, ...options.context };
   contextOptions.keys ??= await sharedKeyRing(config, bus, log, options.env ?? process.env, stack);
   const gatewayUrl = contextOptions.publicUrl ?? defaultPublicUrl(gatewayConfig);
   const ctx = await buildContext(

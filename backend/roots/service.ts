@@ -19,7 +19,7 @@ export interface StartServiceOptions {
   /** The app this process serves: a built-in name (`crm`) or the path of an app folder. */
   app: string;
   log?: Logger;
-  /** Default: `PLATFORM_INTERNAL_SECRET`. */
+  /** Default: `PLATFORM_INTERNAL_SECRET` of the context's `env`. */
   secret?: string;
   /** A bus to share (tests); default a NATS connection to `nats.url`, closed with the service. */
   bus?: Bus;
@@ -56,7 +56,7 @@ export async function startService(
   const log = options.log ?? ((line: string) => console.error(line));
   // An app given by its folder is named by its own module.
   const name = isAppPath(options.app) ? (await loadAppFromPath(options.app)).name : options.app;
-  const secret = options.secret ?? readInternalSecret();
+  const secret = options.secret ?? readInternalSecret(options.context?.env ?? process.env);
   const { ttlMs, heartbeatMs } = manifestTiming(config);
   const serviceConfig: PlatformConfig = {
     ...config,

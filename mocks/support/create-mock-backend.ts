@@ -7,34 +7,31 @@
  * (../node.ts) both hand every API request to {@link MockBackend.fetch}.
  */
 import { Hono } from 'hono';
-import { createApiApp } from '../../backend/api-app';
+import { type ApiContext, createApiApp } from '../../backend/api-app';
 import { crmApp } from '../../backend/apps/crm/app';
 import { createRpcRegistry } from '../../backend/apps/rpc-registry';
 import { stockApp } from '../../backend/apps/stock/app';
 import { supportApp } from '../../backend/apps/support/app';
-import type { InstalledApp } from '../../backend/apps/types';
 import { AuthService } from '../../backend/auth/auth-service';
 import { HashGate } from '../../backend/auth/hash-gate';
 import { MemoryAttemptStore } from '../../backend/auth/login-attempts';
 import { LoginThrottle } from '../../backend/auth/login-throttle';
 import { MemoryAuthStore } from '../../backend/auth/memory-auth-store';
 import { Pbkdf2PasswordHasher } from '../../backend/auth/pbkdf2-password-hasher';
-import { InProcessBus } from '../../backend/bus/in-process-bus';
 import { type PlatformConfig, platformTomlSchema } from '../../backend/config/schema';
-import type { AppContext } from '../../backend/context';
 import { MemoryRecordStore } from '../../backend/data/memory-record-store';
-import type { Database } from '../../backend/db/database';
 import { createDocTypeRegistry, type DocTypeRegistry } from '../../backend/doctypes/registry';
 import { createStaticDirectory } from '../../backend/gateway/service-directory';
 import type { AppEnv } from '../../backend/http/env';
-import { handleError, notFound, PlatformError } from '../../backend/http/errors';
+import { handleError, notFound } from '../../backend/http/errors';
 import { declarationsOf } from '../../backend/permissions/from-apps';
 import { PermissionService } from '../../backend/permissions/permission-service';
 import { MemoryPermissionRuleStore } from '../../backend/permissions/rule-store';
+import type { SecurityContext } from '../../backend/roots/security';
 import { createEncryptionPolicy, type EncryptionPolicy } from '../../backend/security/encryption-policy';
 import { MemoryIdempotencyStore } from '../../backend/security/idempotency/memory-idempotency-store';
 import { WebCryptoKeyStore } from '../../backend/security/keys/webcrypto-key-store';
-import type { SecurityContext } from '../../backend/security/security-context';
+import type { InstalledApp } from '../../src/contract';
 import type { EncryptionMode, ServiceManifest } from '../../src/protocol';
 import { seedRecords } from './seed-records';
 
@@ -70,7 +67,7 @@ export interface MockBackend {
    */
   handle(request: Request): Promise<{ response: Response; setCookies: string[] }>;
   /** The context the app was built from. */
-  readonly ctx: AppContext;
+  readonly ctx: ApiContext;
   apps: InstalledApp[];
   doctypes: DocTypeRegistry;
   manifests: ServiceManifest[];
@@ -104,18 +101,6 @@ export function manifestsOf(
     metaUrl: `${base}/api/meta/${app.name}`,
     doctypes: app.doctypes.map((d) => d.name),
   }));
-}
-
-/** The offline backend has no database: anything still asking for SQL is told so. */
-const NO_DATABASE: Database = {
-  query: () => Promise.reject(notOffline()),
-  exec: () => Promise.reject(notOffline()),
-  transaction: () => Promise.reject(notOffline()),
-  close: async () => {},
-} as unknown as Database;
-
-function notOffline(): PlatformError {
-  return new PlatformError('not_available_offline', 'This needs the database.', { status: 501 });
 }
 
 /** PBKDF2 rounds of the mock's password hashes: the offline user's password is public anyway. */
@@ -180,12 +165,11 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   await permissions.init();
   const records = new MemoryRecordStore();
   if (options.records !== 'empty') seedRecords(records, doctypes);
-  const bus = new InProcessBus();
   const idempotency = new MemoryIdempotencyStore();
   const directory = createStaticDirectory(manifests);
   const rpc = createRpcRegistry(apps);
   // A context is never patched: a change of mode builds a new one (and a new app) over the same stores.
-  const contextFor = (mode: EncryptionMode, routes: string[]): AppContext => {
+  const contextFor = (mode: EncryptionMode, routes: string[]): ApiContext => {
     const security: SecurityContext = {
       keys,
       policy: createEncryptionPolicy({ mode, routes, doctypes }),
@@ -199,20 +183,13 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
     return {
       config: mode === pe.mode && routes === pe.routes ? config : configOf(apps, mode, routes),
       log: () => {},
-      db: NO_DATABASE,
       records,
       apps,
       doctypes,
       rpc,
       permissions,
       directory,
-      publicUrl: options.baseUrl ?? '',
-      appsDir: '',
-      distDir: '',
-      publicDir: '',
       security,
-      bus,
-      close: async () => bus.close(),
     };
   };
   let ctx = contextFor(pe.mode, pe.routes);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { PlatformError } from '../../backend/http/errors';
+import type { PlatformError } from '../contract';
 import { formatIssues } from './config/issues';
 import { loadPlanFile, type PlanOverrides } from './config/load-plan';
 import { describePlan } from './dry-run';

@@ -1,4 +1,5 @@
-import { type ErrorCode, PlatformError } from '../../backend/http/errors';
+import { PlatformError } from '../contract';
+import type { ErrorCode } from '../protocol';
 
 /**
  * Failures of the harness before or around a run, as {@link PlatformError}s with stable codes:

@@ -1,4 +1,4 @@
-import type { RemoteViews } from '../shell/remote-contract';
+import type { RemoteViews } from '../contract/remote';
 
 /**
  * Declares a remote's `./views` module (its default export): per DocType the views replacing the Desk's

@@ -13,7 +13,6 @@
  * export default defineRemote({ views: { 'notes.Note': { form: NoteForm } }, widgets: [] });
  */
 
-export type { DocTypeSchema } from '../protocol';
 export type {
   DeskRecord,
   DeskWidget,
@@ -22,7 +21,10 @@ export type {
   ListViewProps,
   RemoteViews,
   WidgetProps,
-} from '../shell/remote-contract';
-export { VIEWS_MODULE } from '../shell/remote-contract';
+} from '../contract/remote';
+export { VIEWS_MODULE } from '../contract/remote';
+export type { DocTypeSchema } from '../protocol';
+/** What a reader without `read_pii` sees in place of a personal-data value (docs/permissions.md). */
+export { PII_MASK } from '../protocol';
 export { defineRemote } from './define-remote';
 export { useCreate, useCustom, useDelete, useInvalidate, useList, useOne, useUpdate } from './hooks';

@@ -4,27 +4,13 @@
  * It is data from the page, so it is validated before use and reported as one coded error listing every
  * problem.
  */
+import { PLATFORM_MODES, type PlatformConfigPayload, type PlatformMode } from '../contract/platform-config';
 import { SdkError, type SdkFieldError } from './errors';
 
-/** Deployment mode of the platform. */
-export type PlatformMode = 'monolith' | 'macroservice';
+export type { PlatformMode };
 
-/** The validated `window.__PLATFORM_CONFIG__`. */
-export interface PlatformConfig {
-  mode: PlatformMode;
-  /** Base URL of the gateway (`''` or an origin); discovery lives under `<gatewayUrl>/api/gateway/`. */
-  gatewayUrl: string;
-  /** Path the Desk is served under, e.g. `/desk/`. */
-  deskBase: string;
-  /** Services warmed at boot (`prewarmCore`). */
-  coreServices: string[];
-  /** URL of `GET /api/v1/security/config`. */
-  securityConfigUrl: string;
-  /** Platform version. */
-  version: string;
-  /** Remote overrides for local development (absent: not allowed). */
-  remoteOverrides?: { allowed: boolean; origins: string[] };
-}
+/** The validated `window.__PLATFORM_CONFIG__`: the payload of the platform's contract. */
+export type PlatformConfig = PlatformConfigPayload;
 
 /** Where the config is read from: a window-like object. */
 export interface PlatformConfigSource {
@@ -49,8 +35,8 @@ export function readPlatformConfig(
   const problems: SdkFieldError[] = [];
   const problem = (field: string, message: string) => problems.push({ field, code: 'invalid', message });
 
-  if (value.mode !== 'monolith' && value.mode !== 'macroservice') {
-    problem('mode', 'must be "monolith" or "macroservice"');
+  if (!(PLATFORM_MODES as readonly unknown[]).includes(value.mode)) {
+    problem('mode', `must be ${PLATFORM_MODES.map((m) => `"${m}"`).join(' or ')}`);
   }
   for (const key of ['gatewayUrl', 'deskBase', 'securityConfigUrl', 'version'] as const) {
     if (typeof value[key] !== 'string') problem(key, 'must be a string');

@@ -43,6 +43,15 @@ const require = createRequire(import.meta.url);
 /** Name of the manifest every remote build writes next to `remoteEntry.js`. */
 export const REMOTE_MANIFEST_FILE = 'mf-manifest.json';
 
+/**
+ * The `env` webpack gives a configuration function (`--env` values): `m app dev` passes `{ hot: true }`, as
+ * `webpack serve --env hot` does, and an app's webpack.config.ts hands `hot` on to {@link createRemoteConfig}.
+ */
+export interface RemoteBuildEnv {
+  /** Serve with hot updates (`m app dev`). */
+  hot?: boolean;
+}
+
 /** Options of {@link createRemoteConfig}. */
 export interface RemoteConfigOptions {
   /** The service name: the container's global name and the `<app>` the Desk registers it under. */
@@ -54,10 +63,15 @@ export interface RemoteConfigOptions {
   /** Output folder; default `<context>/static/mfe` (where the platform serves an app's remote from). */
   outputPath?: string;
   /**
-   * Default `production` (minified, content-hashed chunks); `development` when `DESK_REMOTE_DEV=1` (what
-   * `m app dev` sets): unminified, and the `./views` module accepts hot updates and tells the Desk.
+   * Default `production` (minified, content-hashed chunks), or `development` (unminified) with `hot`.
    */
   mode?: 'production' | 'development';
+  /**
+   * Hot updates, for `m app dev` (which passes `hot` in webpack's `env`, see {@link RemoteBuildEnv}): in a
+   * development build the `./views` module and the `.tsx` components accept hot updates and tell the Desk.
+   * Default false.
+   */
+  hot?: boolean;
   /**
    * Where chunks load from; default `auto` (relative to wherever `remoteEntry.js` was loaded from, so the
    * same build works on the Desk's origin and on a service's own).
@@ -87,18 +101,20 @@ export function hashedFilename(pathData: { chunk?: { contentHash?: Record<string
  * `node_modules`, so a remote bundles the same versions the Desk runs.
  *
  * @example
- * // webpack.config.ts of an app
- * import { createRemoteConfig } from '@framework-m/desk/webpack';
- * export default createRemoteConfig({ name: 'notes', exposes: { './views': './ui/views.ts' } });
+ * // webpack.config.ts of an app: a function, so that `m app dev` can ask for hot updates through `env`
+ * import { createRemoteConfig, type RemoteBuildEnv } from '@framework-m/desk/webpack';
+ * export default (env: RemoteBuildEnv = {}) =>
+ *   createRemoteConfig({ name: 'notes', exposes: { './views': './ui/views.ts' }, hot: env.hot });
  */
 export function createRemoteConfig(options: RemoteConfigOptions): Configuration {
   const context = resolve(options.context ?? process.cwd());
-  const mode = options.mode ?? (process.env.DESK_REMOTE_DEV === '1' ? 'development' : 'production');
+  const hot = options.hot ?? false;
+  const mode = options.mode ?? (hot ? 'development' : 'production');
   const production = mode === 'production';
   const views = options.exposes['./views'];
   // Hot updates (m app dev): the views module tells the Desk, components keep their state.
   const hotRules =
-    !production && views && process.env.DESK_REMOTE_DEV === '1'
+    !production && views && hot
       ? [
           {
             test: resolve(context, views),

@@ -3,7 +3,7 @@
  * remote the same Module Federation setup as the platform's own (shared singletons, `window` container,
  * `publicPath: 'auto'`, hashing, `mf-manifest.json`).
  */
-export type { RemoteConfigOptions } from './create-remote-config';
+export type { RemoteBuildEnv, RemoteConfigOptions } from './create-remote-config';
 export { createRemoteConfig, hashedFilename, REMOTE_MANIFEST_FILE } from './create-remote-config';
 export type { FirstScreenOptions } from './first-screen-plugin';
 export {

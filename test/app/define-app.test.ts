@@ -45,4 +45,30 @@ describe('defineApp', () => {
     expect(isDefinedApp({ name: 'x' })).toBe(false);
     expect(isDefinedApp(null)).toBe(false);
   });
+
+  it('keeps the permissions an app declares for its DocTypes', () => {
+    const rules = [{ role: 'Notes User', read: true, create: true }];
+    const app = defineApp({
+      name: 'notes',
+      label: 'N',
+      doctypes: [Note],
+      permissions: { 'notes.Note': rules },
+    });
+    expect(app.permissions).toEqual({ 'notes.Note': rules });
+    expect(defineApp({ name: 'notes', label: 'N', doctypes: [Note] }).permissions).toBeUndefined();
+  });
+
+  it('refuses rules on another app DocType, with an invalid role or an unknown operation', () => {
+    const base = { name: 'notes', label: 'N', doctypes: [Note] };
+    expect(() =>
+      defineApp({ ...base, permissions: { 'crm.Customer': [{ role: 'Sales User', read: true }] } }),
+    ).toThrow(/crm.Customer, which is not a DocType of app "notes"/);
+    expect(() =>
+      defineApp({ ...base, permissions: { 'notes.Note': [{ role: '1 bad', read: true }] } }),
+    ).toThrow(/invalid role "1 bad"/);
+    const misspelt = [{ role: 'Notes User', raed: true }] as unknown as [{ role: string }];
+    expect(() => defineApp({ ...base, permissions: { 'notes.Note': misspelt } })).toThrow(
+      /unknown operations: raed/,
+    );
+  });
 });

@@ -3,7 +3,10 @@ import type { AppContext } from '../../backend/context';
 import { type Fetcher, request } from './http';
 
 /** Creates an API key for a user (default Administrator) and returns its `Authorization` header value. */
-export async function apiKeyAuthorization(ctx: AppContext, user = ADMINISTRATOR): Promise<string> {
+export async function apiKeyAuthorization(
+  ctx: Pick<AppContext, 'security'>,
+  user = ADMINISTRATOR,
+): Promise<string> {
   const { api_key, api_secret } = await ctx.security.auth.generateApiKey(user);
   return `token ${api_key}:${api_secret}`;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { loadConfig } from '../../backend/config/load-config';
 import type { AppContext } from '../../backend/context';
+import type { RecordObserver } from '../../backend/data/record-observer';
 import type { Database } from '../../backend/db/database';
 import { openDatabase } from '../../backend/db/open-database';
 import type { ServiceDirectory } from '../../backend/gateway/service-directory';
@@ -67,6 +68,8 @@ export interface TestAppOverrides {
   directory?: ServiceDirectory;
   /** Log lines go here; default dropped. */
   log?: (line: string) => void;
+  /** Told of the data API's reads and writes; default none. */
+  recordObservers?: readonly RecordObserver[];
 }
 
 /** The real app over an in-memory database, and a `request` bound to it. */
@@ -108,6 +111,7 @@ export async function createTestApp(overrides: TestAppOverrides = {}): Promise<T
     distDir,
     keys,
     directory: overrides.directory,
+    recordObservers: overrides.recordObservers,
   });
   setDefaultAuthorization(app, await apiKeyAuthorization(ctx));
   return {

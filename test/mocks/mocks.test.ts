@@ -81,6 +81,17 @@ describe('the API app behind the handler', () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
   });
 
+  it('runs every sample RPC method offline, over the in-memory records', async () => {
+    const headers = { ...(await adminAuthorization(backend)), 'content-type': 'application/json' };
+    const call = async (method: string) =>
+      fetch(`${ORIGIN}/api/method/${method}`, { method: 'POST', headers, body: '{}' });
+    for (const method of ['crm.api.customer_count', 'stock.api.stock_value', 'support.api.open_count']) {
+      const response = await call(method);
+      expect(response.status, method).toBe(200);
+      expect(typeof ((await response.json()) as { message: unknown }).message, method).toBe('number');
+    }
+  });
+
   it('refuses plaintext where the policy requires encryption, without storing anything', async () => {
     const count = async () =>
       (

@@ -169,7 +169,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await mock?.ctx.close();
 });
 
 describe('the mock backend and the server', () => {

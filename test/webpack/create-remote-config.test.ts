@@ -48,4 +48,31 @@ describe('createRemoteConfig', () => {
   it("resolves modules the app does not install from the platform's node_modules", () => {
     expect(config.resolve?.modules).toEqual(['node_modules', join(PLATFORM_ROOT, 'node_modules')]);
   });
+
+  it("asks for hot updates only when told through `hot`, as `m app dev` passes in webpack's env", () => {
+    const loaders = (c: typeof config) =>
+      (c.module?.rules ?? []).flatMap((rule) =>
+        rule && typeof rule === 'object' && typeof rule.loader === 'string' ? [rule.loader] : [],
+      );
+    const isHotLoader = (loader: string) => /hot-(views|components)-loader\.cjs$/.test(loader);
+    expect(loaders(config).some(isHotLoader)).toBe(false);
+
+    const hot = createRemoteConfig({
+      name: 'notes',
+      context: '/tmp/notes-app',
+      exposes: { './views': 'ui/views.ts' },
+      hot: true,
+    });
+    expect(hot.mode).toBe('development');
+    expect(loaders(hot).filter(isHotLoader)).toHaveLength(2);
+
+    // A development build without `hot` (the platform's own dev build) has no hot-update loaders.
+    const dev = createRemoteConfig({
+      name: 'notes',
+      context: '/tmp/notes-app',
+      exposes: { './views': 'ui/views.ts' },
+      mode: 'development',
+    });
+    expect(loaders(dev).some(isHotLoader)).toBe(false);
+  });
 });

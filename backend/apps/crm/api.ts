@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { defineRpcMethod } from '../types';
+import { defineRpcMethod, z } from '../../../src/app';
 import { CUSTOMER_STATUSES, Customer, Lead } from './doctypes';
 
 /** `crm.api.ping`: answers `"pong"`; a cheap authenticated round trip for health checks and load tests. */
@@ -15,8 +14,8 @@ export const customerCount = defineRpcMethod({
   description: 'Number of customers, optionally filtered by status.',
   roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({ status: z.enum(CUSTOMER_STATUSES).optional() }),
-  handler: ({ ctx, kwargs }) =>
-    ctx.records.count(Customer.name, kwargs.status ? { status: kwargs.status } : {}),
+  handler: ({ records, kwargs }) =>
+    records.count(Customer.name, kwargs.status ? { status: kwargs.status } : {}),
 });
 
 /** `crm.api.lead_count`: the number of leads, optionally from one source. */
@@ -24,6 +23,6 @@ export const leadCount = defineRpcMethod({
   description: 'Number of leads, optionally filtered by source.',
   roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({ source: z.string().max(140).optional() }),
-  handler: ({ ctx, kwargs }) =>
-    ctx.records.count(Lead.name, kwargs.source !== undefined ? { source: kwargs.source } : {}),
+  handler: ({ records, kwargs }) =>
+    records.count(Lead.name, kwargs.source !== undefined ? { source: kwargs.source } : {}),
 });

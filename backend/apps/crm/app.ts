@@ -1,9 +1,9 @@
-import type { InstalledApp } from '../types';
+import { defineApp } from '../../../src/app';
 import { customerCount, leadCount, ping } from './api';
 import { Customer, Lead } from './doctypes';
 
 /** The sample CRM app: customers (with personal data) and leads. */
-export const crmApp: InstalledApp = {
+export const crmApp = defineApp({
   name: 'crm',
   label: 'CRM',
   doctypes: [Customer, Lead],
@@ -29,4 +29,4 @@ export const crmApp: InstalledApp = {
       { role: 'Sales Manager', read: true, create: true, write: true, delete: true, read_pii: true },
     ],
   },
-};
+});

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { defineDocType } from '../../doctypes/define-doctype';
+import { defineDocType, z } from '../../../src/app';
 
 /** Customer statuses (a select field). */
 export const CUSTOMER_STATUSES = ['Active', 'Inactive', 'Prospect'] as const;

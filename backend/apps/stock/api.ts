@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { defineRpcMethod } from '../types';
+import { defineRpcMethod, z } from '../../../src/app';
 import { Item } from './doctypes';
 
 /** `stock.api.ping`: answers `"pong"`. */
@@ -15,9 +14,9 @@ export const totalQuantity = defineRpcMethod({
   description: 'Sum of quantity over all items, or over the given item codes.',
   roles: ['Stock User', 'Stock Manager'],
   kwargs: z.object({ item_codes: z.array(z.string().max(140)).max(500).optional() }),
-  async handler({ ctx, kwargs }) {
+  async handler({ records, kwargs }) {
     const codes = kwargs.item_codes;
-    return ctx.records.sum(Item.name, ['quantity'], {
+    return records.sum(Item.name, ['quantity'], {
       whereIn: codes ? { field: 'item_code', values: codes } : undefined,
     });
   },
@@ -28,5 +27,5 @@ export const stockValue = defineRpcMethod({
   description: 'Sum of quantity times price over all items.',
   roles: ['Stock User', 'Stock Manager'],
   kwargs: z.object({}),
-  handler: ({ ctx }) => ctx.records.sum(Item.name, ['quantity', 'price']),
+  handler: ({ records }) => records.sum(Item.name, ['quantity', 'price']),
 });

@@ -1,9 +1,9 @@
-import type { InstalledApp } from '../types';
+import { defineApp } from '../../../src/app';
 import { ping, stockValue, totalQuantity } from './api';
 import { Item, Warehouse } from './doctypes';
 
 /** The sample stock app: items and warehouses. */
-export const stockApp: InstalledApp = {
+export const stockApp = defineApp({
   name: 'stock',
   label: 'Stock',
   doctypes: [Item, Warehouse],
@@ -27,4 +27,4 @@ export const stockApp: InstalledApp = {
       { role: 'Stock Manager', read: true, create: true, write: true, delete: true, read_pii: true },
     ],
   },
-};
+});

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { defineDocType } from '../../doctypes/define-doctype';
+import { defineDocType, z } from '../../../src/app';
 
 /** `stock.Item`: a stocked item, its quantity on hand and unit price. */
 export const Item = defineDocType({

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { defineRpcMethod } from '../types';
+import { defineRpcMethod, z } from '../../../src/app';
 import { Ticket } from './doctypes';
 
 /** `support.api.open_count`: how many tickets are not closed. */
@@ -7,11 +6,12 @@ export const openCount = defineRpcMethod({
   description: 'Number of tickets whose status is not Closed.',
   roles: ['Support Agent'],
   kwargs: z.object({}),
-  async handler({ ctx }) {
-    const { rows } = await ctx.db.query<{ count: string | number }>(
-      `SELECT count(*) AS count FROM records WHERE doctype = $1 AND data->>'status' <> 'Closed'`,
-      [Ticket.name],
-    );
-    return Number(rows[0]?.count ?? 0);
+  async handler({ records }) {
+    // Every ticket has a status (it defaults to Open), so the open ones are all but the closed ones.
+    const [all, closed] = await Promise.all([
+      records.count(Ticket.name),
+      records.count(Ticket.name, { status: 'Closed' }),
+    ]);
+    return all - closed;
   },
 });

@@ -1,4 +1,4 @@
-import type { InstalledApp } from '../types';
+import { defineApp } from '../../../src/app';
 import { openCount } from './api';
 import { Ticket } from './doctypes';
 
@@ -6,7 +6,7 @@ import { Ticket } from './doctypes';
  * The sample support app: tickets, each linked to a customer of the crm app (another service). A data-only
  * service (no UI remote: the Desk shows its generic views), installed by default.
  */
-export const supportApp: InstalledApp = {
+export const supportApp = defineApp({
   name: 'support',
   label: 'Support',
   doctypes: [Ticket],
@@ -16,4 +16,4 @@ export const supportApp: InstalledApp = {
   permissions: {
     [Ticket.name]: [{ role: 'Support Agent', read: true, create: true, write: true, read_pii: true }],
   },
-};
+});

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { defineDocType } from '../../doctypes/define-doctype';
+import { defineDocType, z } from '../../../src/app';
 
 /** `support.Ticket`: a customer's support request; `customer` links to a `crm.Customer` (another service). */
 export const Ticket = defineDocType({

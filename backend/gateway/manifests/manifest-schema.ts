@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { DOCTYPE_NAME_PATTERN } from '../../../src/contract/doctype';
 import type { ServiceManifest } from '../../../src/protocol';
 import { INTEGRITY_PATTERN } from '../../apps/remote-integrity';
-import { DOCTYPE_NAME_PATTERN } from '../../doctypes/define-doctype';
 
 /** Pattern of a service name (the same as an app name). */
 export const SERVICE_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { DOCTYPE_NAME_PATTERN } from '../../../src/contract/doctype';
 import type { ServiceManifest } from '../../../src/protocol';
-import { DOCTYPE_NAME_PATTERN } from '../../doctypes/define-doctype';
 import { parseManifest, SERVICE_NAME_PATTERN } from './manifest-schema';
 
 /**

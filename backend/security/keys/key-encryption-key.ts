@@ -17,7 +17,7 @@ export interface KeyEncryptionKey {
  * The key-encryption key from `PLATFORM_KEY_ENCRYPTION_KEY` or the file `PLATFORM_KEY_ENCRYPTION_KEY_FILE`
  * (at least 32 characters; hashed with SHA-256 into the AES key), or undefined when neither is set.
  */
-export function keyEncryptionKeyFromEnv(env: NodeJS.ProcessEnv = process.env): KeyEncryptionKey | undefined {
+export function keyEncryptionKeyFromEnv(env: NodeJS.ProcessEnv): KeyEncryptionKey | undefined {
   let secret = env[KEK_ENV];
   if (!secret && env[KEK_FILE_ENV]) secret = readFileSync(env[KEK_FILE_ENV]!, 'utf8').trim();
   if (!secret) return undefined;

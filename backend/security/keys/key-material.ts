@@ -8,6 +8,9 @@ import { promisify } from 'node:util';
 import { calculateJwkThumbprint } from 'jose';
 import { type EncryptionJwk, JWE_ALG } from '../../../src/protocol';
 
+/** WebCrypto's key type (Node's and the browser's are the same API). */
+type CryptoKey = webcrypto.CryptoKey;
+
 const generateKeyPair = promisify(generateKeyPairCb);
 
 /** RSA modulus size of generated keys; docs/security.md#one-allowlist-for-jwe requires at least 2048 bits. */

@@ -1,4 +1,8 @@
+import type { webcrypto } from 'node:crypto';
 import type { EncryptionJwk } from '../../../src/protocol';
+
+/** WebCrypto's key type (Node's and the browser's are the same API). */
+type CryptoKey = webcrypto.CryptoKey;
 
 /**
  * One payload-encryption key as the server holds it. The private half is held as non-extractable WebCrypto

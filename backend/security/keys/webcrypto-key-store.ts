@@ -1,7 +1,11 @@
+import type { webcrypto } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import { type EncryptionJwk, JWE_ALG } from '../../../src/protocol';
 import { type GeneratedKey, GeneratedKeyRing } from './generated-key-ring';
 import type { KeyStoreOptions } from './key-store';
+
+/** WebCrypto's key pair type (Node's and the browser's are the same API). */
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
 /** RSA modulus size of generated keys (at least 2048 bits, as on the server). */
 const MODULUS_BITS = 2048;

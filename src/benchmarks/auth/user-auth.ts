@@ -1,4 +1,4 @@
-import type { HttpResponse } from '../engine/http-client';
+import type { HttpResponse } from '../engine/http-message';
 
 /**
  * The credentials of one simulated user for one auth provider. `login` (re-)authenticates (a no-op for

@@ -1,5 +1,5 @@
 import type { CaptureConfig, ExpectConfig } from '../config/schema-expect';
-import type { HttpResponse } from '../engine/http-client';
+import type { HttpResponse } from '../engine/http-message';
 import type { RenderContext, Renderer } from '../template/template';
 import { jsonType, parseJsonPath, valueAtPath } from './json-path';
 

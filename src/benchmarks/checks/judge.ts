@@ -1,5 +1,5 @@
-import type { HttpResponse } from '../engine/http-client';
 import { jsonOf } from '../engine/http-client';
+import type { HttpResponse } from '../engine/http-message';
 import { classify, type Outcome } from '../engine/outcome';
 import type { RenderContext } from '../template/template';
 import { type CheckPlan, statusCheckName } from './checks';

@@ -1,5 +1,5 @@
 import { compileCaptures, compileChecks } from '../checks/checks';
-import type { CompileAt } from './build-plan';
+import type { CompileAt } from './compile-at';
 import type { ConfigIssue, ConfigPath, YamlSource } from './issues';
 import type { FlowStepPlan, StepRequest } from './plan';
 import type { FlowStepConfig } from './schema-flow';

@@ -1,8 +1,9 @@
 import { faker } from '@faker-js/faker/locale/en';
 import { compileChecks } from '../checks/checks';
 import { shorthandStages, stagesDuration } from '../engine/stages';
-import { compileTemplate, type TemplateProblem, type TemplateScope } from '../template/template';
+import { compileTemplate, type TemplateProblem } from '../template/template';
 import { buildFlowSteps } from './build-flow';
+import type { CompileAt } from './compile-at';
 import { dataPlan } from './data-file';
 import type { ConfigIssue, ConfigPath, YamlSource } from './issues';
 import { type ModuleRef, resolveModuleRef } from './module-ref';
@@ -15,13 +16,6 @@ const DEFAULT_THRESHOLDS: Thresholds = { p95Ms: 200, errorRate: 0.01 };
 
 /** Default run length when neither duration_seconds nor stages give one. */
 const DEFAULT_DURATION_S = 300;
-
-/** Compiles a value tree of templates, reporting each problem at its YAML position. */
-export type CompileAt = (
-  value: unknown,
-  path: ConfigPath,
-  scope?: TemplateScope,
-) => ReturnType<typeof compileTemplate>;
 
 /**
  * Resolves validated YAML into the {@link LoadPlan}: defaults, templates compiled, checks and module

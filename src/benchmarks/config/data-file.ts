@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { DataPlan } from '../data/feeder';
 import { parseCsv, parseJsonData } from '../data/parse-data';
 import type { ConfigIssue, ConfigPath, YamlSource } from './issues';
-import type { PlanSource } from './plan';
+import type { DataPlan, PlanSource } from './plan';
 
 /**
  * Reads and parses a scenario's data file (relative to the config file), once: its text is kept in

@@ -1,5 +1,5 @@
 import type { Capture, CheckPlan } from '../checks/checks';
-import type { DataPlan } from '../data/feeder';
+import type { DataRow } from '../data/parse-data';
 import type { Renderer } from '../template/template';
 import type { ModuleRef } from './module-ref';
 
@@ -189,6 +189,18 @@ export interface FlowStepPlan {
 export interface FlowScenarioPlan extends ScenarioCommon {
   type: 'flow';
   steps: FlowStepPlan[];
+}
+
+/** How a scenario takes rows: in order (wrapping), at random, or each row once for the whole run. */
+export type DataMode = 'sequential' | 'random' | 'unique';
+
+/** A scenario's data file, resolved. */
+export interface DataPlan {
+  /** The file as written in the YAML (for messages). */
+  file: string;
+  mode: DataMode;
+  columns: string[];
+  rows: DataRow[];
 }
 
 /** One scenario of the plan. */

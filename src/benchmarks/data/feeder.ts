@@ -1,17 +1,6 @@
-import type { Shard } from '../engine/executor';
+import type { DataPlan } from '../config/plan';
+import type { Shard } from '../engine/types';
 import type { DataRow } from './parse-data';
-
-/** How a scenario takes rows: in order (wrapping), at random, or each row once for the whole run. */
-export type DataMode = 'sequential' | 'random' | 'unique';
-
-/** A scenario's data file, resolved. */
-export interface DataPlan {
-  /** The file as written in the YAML (for messages). */
-  file: string;
-  mode: DataMode;
-  columns: string[];
-  rows: DataRow[];
-}
 
 /**
  * Hands out the rows of one scenario's data file to its iterations on one generator thread. Threads

@@ -1,5 +1,6 @@
 import type { CreatedRecords } from './created-records';
-import { type Runtime, VirtualUser } from './virtual-user';
+import type { Runtime } from './types';
+import { VirtualUser } from './virtual-user';
 
 /** What a generator left in the target, and what `--cleanup` removed. */
 export interface CleanupSummary {

@@ -2,15 +2,10 @@ import { judge } from '../checks/judge';
 import { errorCode } from '../errors';
 import type { ScenarioRunner } from '../scenarios/runner';
 import type { RenderContext } from '../template/template';
-import type { HttpResponse } from './http-client';
+import type { HttpResponse } from './http-message';
 import type { Recorder } from './recorder';
-import type { Runtime, VirtualUser } from './virtual-user';
-
-/** This thread's share of the users and of the arrival rate. */
-export interface Shard {
-  index: number;
-  count: number;
-}
+import type { Pause, Runtime, Shard } from './types';
+import type { VirtualUser } from './virtual-user';
 
 /** Everything an executor runs with. */
 export interface ExecutorContext {
@@ -22,6 +17,8 @@ export interface ExecutorContext {
   startAt: number;
   /** Aborted to stop early (Ctrl-C). */
   signal: AbortSignal;
+  /** The users' pause within an iteration, cut short by the end of the run or its abort. */
+  pause: Pause;
 }
 
 /** An executor drives load until the planned duration is over (one file per executor, as in k6). */

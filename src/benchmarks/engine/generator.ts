@@ -4,11 +4,11 @@ import { createEncoder } from '../target/encoder';
 import type { TargetInfo } from '../target/target-info';
 import { type CleanupSummary, cleanUp } from './cleanup';
 import { CreatedRecords } from './created-records';
-import { type Shard, sleep } from './executor';
+import { sleep } from './executor';
 import { EXECUTORS } from './executors';
 import { HttpClient } from './http-client';
 import { type IntervalSnapshot, Recorder } from './recorder';
-import type { Runtime } from './virtual-user';
+import type { Pause, Runtime, Shard } from './types';
 
 /** How a prepared generator runs. */
 export interface RunOptions {
@@ -60,15 +60,6 @@ export async function prepareGenerator(
     const runners = await createRunners(rt);
     return {
       async run(o) {
-        const endAt = o.startAt + plan.durationSeconds * 1000;
-        rt.pause = async (ms) => {
-          const wanted = Date.now() + ms;
-          const until = Math.min(wanted, endAt);
-          // A timer may fire up to a millisecond before the wall clock reaches its time: a pause cut by
-          // the end of the run must end after it, or the user would start one more iteration.
-          while (Date.now() < until && !o.signal.aborted) await sleep(until - Date.now(), o.signal);
-          return wanted <= endAt && !o.signal.aborted;
-        };
         // The open model measures the event-loop delay from its own wake-ups (see Recorder).
         const recorder = new Recorder(
           plan.slots.length,
@@ -92,6 +83,7 @@ export async function prepareGenerator(
             shard: o.shard,
             startAt: o.startAt,
             signal: o.signal,
+            pause: pauseUntil(o.startAt + plan.durationSeconds * 1000, o.signal),
           });
           finalFlush();
           return await cleanUp(rt, created, o.cleanup === true);
@@ -107,4 +99,19 @@ export async function prepareGenerator(
     await http.close();
     throw err;
   }
+}
+
+/**
+ * A user's pause that ends by epoch ms `endAt` or when `signal` aborts, whichever comes first; resolves
+ * to false when it was cut short.
+ */
+function pauseUntil(endAt: number, signal: AbortSignal): Pause {
+  return async (ms) => {
+    const wanted = Date.now() + ms;
+    const until = Math.min(wanted, endAt);
+    // A timer may fire up to a millisecond before the wall clock reaches its time: a pause cut by the end
+    // of the run must end after it, or the user would start one more iteration.
+    while (Date.now() < until && !signal.aborted) await sleep(until - Date.now(), signal);
+    return wanted <= endAt && !signal.aborted;
+  };
 }

@@ -1,4 +1,5 @@
 import { Pool, util } from 'undici';
+import type { HttpRequest, HttpResponse, PreparedRequest } from './http-message';
 import { RawHttpPool } from './raw-http';
 
 /** Most distinct URLs whose parsing is kept. */
@@ -9,32 +10,6 @@ interface Route {
   raw: RawHttpPool | undefined;
   path: string;
   host: string;
-}
-
-/** One HTTP exchange as the harness sends it. */
-export interface HttpRequest {
-  method: string;
-  /** Absolute URL. */
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-/** The response, body read in full (ids and CSRF tokens come from it). */
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /**
-   * `performance.now()` when the response's last bytes were read: latency ends here, not after the
-   * promise reactions that carry the response to the caller (absent: the caller's own clock).
-   */
-  receivedMs?: number;
-}
-
-/** A body-less request resolved (and for plain http, encoded) once, sent as often as asked. */
-export interface PreparedRequest {
-  send(): Promise<HttpResponse>;
 }
 
 /** Pool settings: connections per origin, and the limit for headers and for the body, each. */

@@ -1,4 +1,4 @@
-import type { HttpResponse } from './http-client';
+import type { HttpResponse } from './http-message';
 
 /** A transport failure, with a stable code like undici's and Node's (`ECONNREFUSED`, ...). */
 export class RawHttpError extends Error {
@@ -45,13 +45,13 @@ function framing(lower: string, needle: string): string | undefined {
  * needs three of them, and most responses of a load test are never asked for any other.
  */
 class ParsedResponse implements HttpResponse {
-  receivedMs?: number;
   private parsed: Record<string, string | string[]> | undefined;
 
   constructor(
     readonly status: number,
     readonly text: string,
     private readonly head: string,
+    readonly receivedMs: number,
   ) {}
 
   get headers(): Record<string, string | string[]> {
@@ -117,9 +117,10 @@ export class ResponseParser {
    * Reads the next bytes of the connection; returns the response once it is complete. `chunk` may be a
    * view of a buffer the caller reuses for its next read: what is kept for later (an incomplete
    * response's bytes) is copied, a response complete within this chunk is decoded without a copy.
+   * `receivedMs` (performance.now()) is when the chunk was read: a response it completes ends there.
    */
-  push(chunk: Buffer): HttpResponse | undefined {
-    const res = this.parse(chunk);
+  push(chunk: Buffer, receivedMs: number): HttpResponse | undefined {
+    const res = this.parse(chunk, receivedMs);
     if (!res) this.keep();
     return res;
   }
@@ -134,7 +135,7 @@ export class ResponseParser {
       this.chunks[this.owned] = Buffer.from(this.chunks[this.owned]!);
   }
 
-  private parse(chunk: Buffer): HttpResponse | undefined {
+  private parse(chunk: Buffer, receivedMs: number): HttpResponse | undefined {
     if (this.buf.length === 0) {
       this.buf = chunk;
       this.bufOwned = false;
@@ -161,16 +162,17 @@ export class ResponseParser {
       // An interim response (100 Continue) is followed by the real one.
       if (this.status >= 100 && this.status < 200) {
         this.bodyMode = undefined;
-        return this.buf.length > 0 ? this.parse(EMPTY) : undefined;
+        return this.buf.length > 0 ? this.parse(EMPTY, receivedMs) : undefined;
       }
     }
-    return this.body();
+    return this.body(receivedMs);
   }
 
-  end(): HttpResponse | undefined {
+  /** The response delimited by the connection closing at `receivedMs` (performance.now()), if any. */
+  end(receivedMs: number): HttpResponse | undefined {
     if (this.bodyMode !== 'close') return undefined;
     this.chunks.push(this.buf);
-    return this.done();
+    return this.done(receivedMs);
   }
 
   private parseHead(text: string): void {
@@ -200,13 +202,18 @@ export class ResponseParser {
     }
   }
 
-  private body(): HttpResponse | undefined {
+  private body(receivedMs: number): HttpResponse | undefined {
     switch (this.bodyMode) {
       case 'none':
-        return new ParsedResponse(this.status, '', this.headText);
+        return new ParsedResponse(this.status, '', this.headText, receivedMs);
       case 'length':
         if (this.buf.length < this.length) return undefined;
-        return new ParsedResponse(this.status, this.buf.toString('utf8', 0, this.length), this.headText);
+        return new ParsedResponse(
+          this.status,
+          this.buf.toString('utf8', 0, this.length),
+          this.headText,
+          receivedMs,
+        );
       case 'chunked':
         for (;;) {
           const lineEnd = this.buf.indexOf('\r\n');
@@ -217,7 +224,7 @@ export class ResponseParser {
             // The last chunk, then optional trailers and an empty line.
             const end = this.buf.indexOf(CRLF2, Math.max(0, lineEnd - 2));
             if (end < 0) return undefined;
-            return this.done();
+            return this.done(receivedMs);
           }
           if (this.buf.length < lineEnd + 2 + size + 2) return undefined;
           this.chunks.push(this.buf.subarray(lineEnd + 2, lineEnd + 2 + size));
@@ -228,11 +235,11 @@ export class ResponseParser {
     }
   }
 
-  private done(): HttpResponse {
+  private done(receivedMs: number): HttpResponse {
     const text =
       this.chunks.length === 1
         ? this.chunks[0]!.toString('utf8')
         : Buffer.concat(this.chunks).toString('utf8');
-    return new ParsedResponse(this.status, text, this.headText);
+    return new ParsedResponse(this.status, text, this.headText, receivedMs);
   }
 }

@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import type { HttpResponse, PreparedRequest } from './http-client';
+import type { HttpResponse, PreparedRequest } from './http-message';
 import { RawHttpError, ResponseParser } from './http-response-parser';
 
 /** A header name: an HTTP token. */
@@ -264,15 +264,12 @@ export class RawHttpPool {
     c.received = true;
     let res: HttpResponse | undefined;
     try {
-      res = c.parser.push(chunk);
+      res = c.parser.push(chunk, at);
     } catch (err) {
       this.fail(c, err as Error);
       return;
     }
-    if (res) {
-      res.receivedMs = at;
-      this.finish(c, res, c.parser.keepAlive);
-    }
+    if (res) this.finish(c, res, c.parser.keepAlive);
   }
 
   private onClose(c: Connection): void {
@@ -280,11 +277,9 @@ export class RawHttpPool {
     const i = this.idle.indexOf(c);
     if (i >= 0) this.idle.splice(i, 1);
     if (c.pending) {
-      const res = c.parser.end();
-      if (res) {
-        res.receivedMs = performance.now();
-        this.finish(c, res, false);
-      } else this.fail(c, new RawHttpError('ECONNRESET', 'the connection closed before the response ended'));
+      const res = c.parser.end(performance.now());
+      if (res) this.finish(c, res, false);
+      else this.fail(c, new RawHttpError('ECONNRESET', 'the connection closed before the response ended'));
     }
     this.next();
   }

@@ -1,13 +1,11 @@
-import type { DocTypeSchema } from '../../protocol';
 import { JOSE_CONTENT_TYPE, SERVICE_HEADER } from '../../protocol';
 import { createAuth } from '../auth/create-auth';
 import { ignoreResponse, type UserAuth } from '../auth/user-auth';
-import type { AuthPlan, LoadPlan } from '../config/plan';
-import type { EncodedBody, PayloadEncoder } from '../target/encryptor';
-import type { TargetInfo } from '../target/target-info';
-import type { CreatedRecords } from './created-records';
-import type { Shard } from './executor';
-import { type HttpClient, type HttpResponse, jsonOf, type PreparedRequest } from './http-client';
+import type { AuthPlan } from '../config/plan';
+import type { EncodedBody } from '../target/encryptor';
+import { jsonOf } from './http-client';
+import type { HttpResponse, PreparedRequest } from './http-message';
+import type { Pause, RequestSpec, Runtime } from './types';
 
 const SERVICE_HEADER_LOWER = SERVICE_HEADER.toLowerCase();
 
@@ -32,40 +30,13 @@ function staleKeys(res: HttpResponse): boolean {
   return typeof code === 'string' && STALE_POLICY_CODES.has(code);
 }
 
-/** Shared by every user of one thread: the plan, the target, one HTTP client, one body encoder. */
-export interface Runtime {
-  plan: LoadPlan;
-  target: TargetInfo;
-  http: HttpClient;
-  encoder: PayloadEncoder;
-  /** Records created by this thread's users and not deleted (for `--cleanup` and the write warning). */
-  created?: CreatedRecords;
-  /** This thread's share of the run (data files are split by it). */
-  shard?: Shard;
-  /**
-   * A user's pause of `ms` within an iteration (a flow step's `think_seconds`), cut short when the run
-   * ends or is aborted; resolves to false when it was cut. Set for the run by the generator.
-   */
-  pause?: (ms: number) => Promise<boolean>;
-}
-
-/** One request a scenario wants sent. */
-export interface RequestSpec {
-  method: string;
-  /** Absolute URL. */
-  url: string;
-  headers?: Record<string, string>;
-  /** A JSON body, encoded (maybe encrypted) on send. */
-  json?: unknown;
-  /** The DocType schema: `metadata` mode encrypts bodies of DocTypes with flagged fields. */
-  schema?: DocTypeSchema;
-  /** Owner service, sent as `X-Platform-Service` (docs/architecture.md#deterministic-routing). */
-  service?: string;
-}
+/** Without a run to end it (a user made for discovery, cleanup or on its own): a plain timer. */
+const plainPause: Pause = (ms) => new Promise((resolve) => setTimeout(() => resolve(true), ms));
 
 /**
  * One simulated user: its own credentials per auth provider (a session user has its own cookie jar and
- * CSRF token), logging in lazily, re-authenticating and retrying once after a 401.
+ * CSRF token), logging in lazily, re-authenticating and retrying once after a 401. Its `pause` is the
+ * think time within an iteration; executors give it one that the end of their run cuts short.
  */
 export class VirtualUser {
   private readonly auths = new Map<AuthPlan, { auth: UserAuth; ready: boolean }>();
@@ -75,6 +46,7 @@ export class VirtualUser {
   constructor(
     readonly id: number,
     private readonly rt: Runtime,
+    readonly pause: Pause = plainPause,
   ) {}
 
   /** Logs in to every auth provider the plan's scenarios use, so the first requests are not slowed by it. */

@@ -1,8 +1,8 @@
 import type { PlanSource } from '../config/plan';
 import type { TargetInfo } from '../target/target-info';
 import type { CleanupSummary } from './cleanup';
-import type { Shard } from './executor';
 import type { IntervalSnapshot } from './recorder';
+import type { Shard } from './types';
 
 /**
  * `workerData` of a generator thread. It carries the inputs of the plan the main thread validated and

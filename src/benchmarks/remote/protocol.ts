@@ -1,7 +1,7 @@
 import type { PlanSource } from '../config/plan';
 import type { CleanupSummary } from '../engine/cleanup';
-import type { Shard } from '../engine/executor';
 import type { IntervalSnapshot } from '../engine/recorder';
+import type { Shard } from '../engine/types';
 import type { TargetInfo } from '../target/target-info';
 
 /**

@@ -1,6 +1,7 @@
 import type { EndpointScenarioPlan } from '../config/plan';
 import { importFunction } from '../engine/load-module';
-import type { RequestSpec, VirtualUser } from '../engine/virtual-user';
+import type { RequestSpec } from '../engine/types';
+import type { VirtualUser } from '../engine/virtual-user';
 import { harnessError } from '../errors';
 import { constantOf, type RenderContext } from '../template/template';
 import { joinUrl, type ScenarioFactory } from './runner';

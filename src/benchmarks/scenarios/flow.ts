@@ -3,8 +3,10 @@ import type { CheckFailure } from '../checks/judge';
 import { judge } from '../checks/judge';
 import type { FlowScenarioPlan, FlowStepPlan } from '../config/plan';
 import { thinkMs } from '../engine/executor';
-import { type HttpResponse, jsonOf } from '../engine/http-client';
-import type { RequestSpec, Runtime, VirtualUser } from '../engine/virtual-user';
+import { jsonOf } from '../engine/http-client';
+import type { HttpResponse } from '../engine/http-message';
+import type { RequestSpec, Runtime } from '../engine/types';
+import type { VirtualUser } from '../engine/virtual-user';
 import { errorCode, harnessError } from '../errors';
 import { createPayload, updatePayload } from '../target/payload';
 import type { RenderContext } from '../template/template';
@@ -114,9 +116,6 @@ function capture(step: FlowStepPlan, res: HttpResponse, vars: Record<string, unk
   return failures;
 }
 
-/** Without a generator's pause (a runner used on its own): a plain timer. */
-const plainPause = (ms: number) => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), ms));
-
 /**
  * `type: flow`: the steps run in order for one user, each judged by its own checks; values captured by a
  * step are `{{ vars.<name> }}` to the later ones. Every step is recorded in its own series (latency from
@@ -128,7 +127,6 @@ const plainPause = (ms: number) => new Promise<boolean>((resolve) => setTimeout(
  */
 export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
   const senders = plan.steps.map((s) => stepSender(s, plan, rt));
-  const pause = (ms: number) => (rt.pause ?? plainPause)(ms);
   return {
     plan,
     async iterate(user, iterCtx) {
@@ -139,7 +137,7 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
         const { outcome } = judge(step.checks, last, 0, ctx);
         if (outcome !== 'ok' || capture(step, last, ctx.vars!).length > 0) break;
         const ms = thinkMs(step.think);
-        if (ms > 0 && !(await pause(ms))) break;
+        if (ms > 0 && !(await user.pause(ms))) break;
       }
       return last!;
     },
@@ -177,7 +175,7 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
         if (i === plan.steps.length - 1) break;
         const ms = thinkMs(step.think);
         if (ms > 0) {
-          const full = await pause(ms);
+          const full = await user.pause(ms);
           stepStart = performance.now();
           paused += stepStart - now;
           if (!full) return true;
@@ -186,7 +184,7 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
       recorder.record(plan.index, (performance.now() - startedMs - paused) * 1000, 'ok', status);
       // The last step's pause follows the flow's record: the user reads what the flow ended on.
       const last = thinkMs(plan.steps[plan.steps.length - 1]!.think);
-      if (last > 0) await pause(last);
+      if (last > 0) await user.pause(last);
       return true;
     },
   };

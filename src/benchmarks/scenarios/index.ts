@@ -1,19 +1,25 @@
 import type { ScenarioPlan } from '../config/plan';
 import { DataFeeder } from '../data/feeder';
-import type { Runtime } from '../engine/virtual-user';
+import type { Runtime } from '../engine/types';
 import { doctypeScenario } from './doctype';
 import { endpointScenario } from './endpoint';
 import { flowScenario } from './flow';
 import { rpcScenario } from './rpc';
 import type { ScenarioRunner } from './runner';
 
-/** Builds the runner of each scenario of the plan, by `type`. */
-export async function createRunners(rt: Runtime): Promise<ScenarioRunner[]> {
-  const runners = await Promise.all(rt.plan.scenarios.map((s: ScenarioPlan) => createRunner(s, rt)));
-  for (const r of runners) {
-    if (r.plan.data) r.feeder = new DataFeeder(r.plan.data, rt.shard ?? { index: 0, count: 1 });
-  }
-  return runners;
+/**
+ * Builds the runner of each scenario of the plan, by `type`; a scenario with a data file gets this
+ * thread's share of its rows as it is built.
+ */
+export function createRunners(rt: Runtime): Promise<ScenarioRunner[]> {
+  const shard = rt.shard ?? { index: 0, count: 1 };
+  return Promise.all(
+    rt.plan.scenarios.map(async (s: ScenarioPlan): Promise<ScenarioRunner> => {
+      const runner = await createRunner(s, rt);
+      // Runners are plain objects (their methods own properties): the copy keeps them.
+      return s.data ? { ...runner, feeder: new DataFeeder(s.data, shard) } : runner;
+    }),
+  );
 }
 
 async function createRunner(s: ScenarioPlan, rt: Runtime): Promise<ScenarioRunner> {

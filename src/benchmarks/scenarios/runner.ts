@@ -1,8 +1,9 @@
 import type { ScenarioPlan } from '../config/plan';
 import type { DataFeeder } from '../data/feeder';
-import type { HttpResponse } from '../engine/http-client';
+import type { HttpResponse } from '../engine/http-message';
 import type { Recorder } from '../engine/recorder';
-import type { Runtime, VirtualUser } from '../engine/virtual-user';
+import type { Runtime } from '../engine/types';
+import type { VirtualUser } from '../engine/virtual-user';
 import type { RenderContext } from '../template/template';
 
 /**
@@ -12,7 +13,7 @@ import type { RenderContext } from '../template/template';
 export interface ScenarioRunner {
   readonly plan: ScenarioPlan;
   /** Rows of the scenario's data file for this thread, if it has one. */
-  feeder?: DataFeeder;
+  readonly feeder?: DataFeeder;
   /** `ctx.data` is the iteration's data row. */
   iterate(user: VirtualUser, ctx?: RenderContext): Promise<HttpResponse>;
   /**
@@ -22,7 +23,10 @@ export interface ScenarioRunner {
   timed?(user: VirtualUser, recorder: Recorder, startedMs: number, ctx?: RenderContext): Promise<boolean>;
 }
 
-/** Builds a scenario's runner; one file per scenario type registers one of these. */
+/**
+ * Builds a scenario's runner, a plain object (its methods own properties: `createRunners` copies it to
+ * add the data feeder); one file per scenario type registers one of these.
+ */
 export type ScenarioFactory<P extends ScenarioPlan = ScenarioPlan> = (
   plan: P,
   rt: Runtime,

@@ -8,7 +8,8 @@ import {
   type ServiceMetadata,
 } from '../../protocol';
 import type { LoadPlan } from '../config/plan';
-import { type HttpClient, type HttpResponse, jsonOf } from '../engine/http-client';
+import { type HttpClient, jsonOf } from '../engine/http-client';
+import type { HttpResponse } from '../engine/http-message';
 import { errorCode, harnessError } from '../errors';
 import { rpcService } from '../scenarios/rpc';
 import type { TargetInfo } from './target-info';

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Configuration } from 'webpack';
+import type { RemoteBuildEnv } from '../../webpack';
 import type { Command } from '../command';
 
 const HELP = `Usage: m app <build | dev | start> [options]
@@ -42,16 +43,30 @@ export function remoteOutOfDate(dir: string): boolean {
   return newestMtime(sources) > statSync(entry).mtimeMs;
 }
 
-/** The app's webpack configuration: its `webpack.config.ts` default export (an object or a function). */
-export async function loadRemoteConfig(
-  dir: string,
-  mode: 'production' | 'development',
-): Promise<Configuration> {
+/** What a build asks of an app's webpack configuration: webpack's `mode`, and its `env` (`--env` values). */
+export interface RemoteBuild {
+  mode: 'production' | 'development';
+  env: RemoteBuildEnv;
+}
+
+/**
+ * The app's webpack configuration: its `webpack.config.ts` default export, an object or a function that
+ * webpack calls with `env` and `{ mode }` (as its own CLI does). A scaffolded app exports a function and
+ * hands `env.hot` on to `createRemoteConfig`.
+ */
+export async function loadRemoteConfig(dir: string, build: RemoteBuild): Promise<Configuration> {
   const file = join(dir, 'webpack.config.ts');
   if (!existsSync(file)) throw new Error(`${dir} has no webpack.config.ts (see "m new app")`);
   const mod = (await import(pathToFileURL(file).href)) as { default: unknown };
   const exported = mod.default;
-  const config = (typeof exported === 'function' ? await exported({}, { mode }) : exported) as Configuration;
+  if (typeof exported !== 'function' && build.env.hot) {
+    console.error(
+      `m app dev: ${file} exports a configuration object, so it cannot be asked for hot updates; export a function of webpack's env that passes \`hot: env.hot\` to createRemoteConfig (see "m new app")`,
+    );
+  }
+  const config = (
+    typeof exported === 'function' ? await exported({ ...build.env }, { mode: build.mode }) : exported
+  ) as Configuration;
   if (!config || typeof config !== 'object') throw new Error(`${file} exports no webpack configuration`);
   return config;
 }
@@ -59,7 +74,7 @@ export async function loadRemoteConfig(
 /** Builds the remote of the app in `dir` with the platform's webpack; resolves to an exit code. */
 export async function buildRemote(dir: string): Promise<number> {
   const { default: webpack } = await import('webpack');
-  const config = await loadRemoteConfig(dir, 'production');
+  const config = await loadRemoteConfig(dir, { mode: 'production', env: {} });
   const started = Date.now();
   return new Promise((done) => {
     webpack(config, (err, stats) => {
@@ -75,10 +90,9 @@ export async function buildRemote(dir: string): Promise<number> {
 }
 
 async function dev(dir: string, port: number, host: string): Promise<number> {
-  process.env.DESK_REMOTE_DEV = '1';
   const { default: webpack } = await import('webpack');
   const { default: WebpackDevServer } = await import('webpack-dev-server');
-  const config = await loadRemoteConfig(dir, 'development');
+  const config = await loadRemoteConfig(dir, { mode: 'development', env: { hot: true } });
   const server = new WebpackDevServer(
     {
       host,

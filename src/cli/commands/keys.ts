@@ -74,7 +74,7 @@ export const keysCommand: Command = {
       console.error(`m keys: ${(err as Error).message}`);
       return KEYS_EXIT.config;
     }
-    const kek = config.mode === 'macroservice' ? keyEncryptionKeyFromEnv() : undefined;
+    const kek = config.mode === 'macroservice' ? keyEncryptionKeyFromEnv(process.env) : undefined;
     if (kek) {
       try {
         return await sharedRing(config, kek, action, values.json ?? false);

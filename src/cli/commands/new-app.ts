@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { AVAILABLE_APPS } from '../../../backend/apps/index';
-import { APP_NAME_PATTERN } from '../../app/define-app';
+import { APP_NAME_PATTERN } from '../../contract';
 
 /** The platform's root folder (this file lives in `<root>/src/cli/commands/`). */
 const PLATFORM_ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -66,6 +66,7 @@ export function templateValues(options: ScaffoldOptions): Record<string, string>
   return {
     __NAME__: options.name,
     __LABEL__: label(options.name),
+    __ROLE__: `${label(options.name)} User`,
     __PLATFORM_PACKAGE__: pkg.name,
     __PLATFORM_SPEC__: options.platform ?? `file:${PLATFORM_ROOT}`,
     __V_TYPES_NODE__: pin('@types/node'),

@@ -3,9 +3,11 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_ENV_VARS, loadConfig, OTHER_ENV_VARS } from '../../../backend/config/load-config';
-import type { DeploymentMode, PlatformConfig } from '../../../backend/config/schema';
+import type { PlatformConfig } from '../../../backend/config/schema';
 import { ROOT_DIR } from '../../../backend/roots/context';
+import type { PlatformMode } from '../../contract';
 import type { Command } from '../command';
+import type { ModeRunner, ServeFlags, StartedService } from '../serve/mode-runner';
 
 /**
  * Exit codes of `m serve` (a public API, like k6's): 0 clean shutdown after SIGINT/SIGTERM (or `--help`),
@@ -14,34 +16,13 @@ import type { Command } from '../command';
  */
 export const SERVE_EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
 
-/** Parsed `m serve` flags. Undefined means "not given": platform.toml and the environment decide. */
-export interface ServeFlags {
-  port?: number;
-  host?: string;
-  dataDir?: string;
-  config?: string;
-  mode?: string;
-  apps: string[];
-  /** `--pid-file`: where to write this process's PID at start (removed when it stops). */
-  pidFile?: string;
-  buildMissing: boolean;
-  help: boolean;
-}
-
-/** What a mode runner returns once it is serving: how to stop it. */
-export interface StartedService {
-  /** Stops accepting, finishes in-flight requests, releases the store; resolves when done. */
-  stop(): Promise<void>;
-}
-
-/** Starts one deployment mode from a validated configuration. */
-export type ModeRunner = (config: PlatformConfig, flags: ServeFlags) => Promise<StartedService>;
+export type { ModeRunner, ServeFlags, StartedService };
 
 /**
  * The deployment modes `m serve` can run, by `tool.platform.mode`. A mode registers one runner; the flag
  * parsing, configuration, build step and signal handling around it are shared.
  */
-export const MODE_RUNNERS: Partial<Record<DeploymentMode, () => Promise<ModeRunner>>> = {
+export const MODE_RUNNERS: Partial<Record<PlatformMode, () => Promise<ModeRunner>>> = {
   monolith: async () => (await import('../serve/monolith')).runMonolith,
   macroservice: async () => (await import('../serve/macroservice')).runMacroservice,
 };

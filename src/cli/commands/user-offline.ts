@@ -20,7 +20,11 @@ export interface OfflineOptions {
  */
 export async function openOfflineUserAdmin(options: OfflineOptions): Promise<UserAdmin> {
   const config = loadConfig({ file: options.config, overrides: { 'server.data_dir': options.dataDir } });
-  const db = await openDatabase({ dataDir: config.server.data_dir, databaseUrl: config.server.database_url });
+  const db = await openDatabase({
+    dataDir: config.server.data_dir,
+    databaseUrl: config.server.database_url,
+    optimizeWasm: config.server.pglite_optimize,
+  });
   try {
     const auth = new AuthService({
       store: new DbAuthStore(db),

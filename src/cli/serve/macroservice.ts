@@ -2,10 +2,11 @@ import { basename, join } from 'node:path';
 import { connectBus } from '../../../backend/bus/connect-bus';
 import type { PlatformConfig } from '../../../backend/config/schema';
 import { claimDataDir, restrictTree } from '../../../backend/data-dir/data-dir';
-import { PlatformError } from '../../../backend/http/errors';
 import { createCleanupStack } from '../../../backend/lifecycle/cleanup-stack';
 import { startGateway } from '../../../backend/roots/gateway';
 import { startService } from '../../../backend/roots/service';
+import { PlatformError } from '../../contract';
+import { enableAppModules } from './app-modules';
 
 /**
  * The MACROSERVICE runner of `m serve` (`--mode macroservice` or `PLATFORM_MODE=macroservice`):
@@ -24,6 +25,7 @@ export async function runMacroservice(
       'a service process serves one app: give --app once (or none for a gateway)',
     );
   }
+  await enableAppModules(flags.apps);
   const log = (line: string) => console.error(line);
   // A signal while NATS is still unreachable ends the retry loop (the start then fails cleanly).
   const abort = new AbortController();

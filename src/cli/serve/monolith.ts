@@ -1,7 +1,8 @@
 import type { PlatformConfig } from '../../../backend/config/schema';
 import { claimDataDir, restrictTree } from '../../../backend/data-dir/data-dir';
 import { startMonolith } from '../../../backend/roots/monolith';
-import type { ModeRunner } from '../commands/serve';
+import { enableAppModules } from './app-modules';
+import type { ModeRunner } from './mode-runner';
 
 /**
  * MONOLITH: every installed app in one process, the embedded database under the data directory, the
@@ -9,6 +10,7 @@ import type { ModeRunner } from '../commands/serve';
  * port actually bound (so `--port 0` works).
  */
 export const runMonolith: ModeRunner = async (config: PlatformConfig) => {
+  await enableAppModules(config.apps);
   // One process per data directory: the embedded database and the record names it hands out are not safe to
   // share; the directory and what it holds are made private to this user.
   const owned = await claimDataDir(config.server.data_dir);

@@ -1,7 +1,7 @@
 import { useQueries } from '@tanstack/react-query';
+import type { DeskRecord } from '../../contract/remote';
 import type { DeskField } from '../fields';
 import { linkTarget } from '../fields';
-import type { DeskRecord } from '../remote-contract';
 import { useDocTypeSchemas } from './use-doc-type-schemas';
 import { usePlatform } from './use-platform';
 

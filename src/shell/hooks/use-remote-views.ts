@@ -1,6 +1,6 @@
 import { useEffect, useSyncExternalStore } from 'react';
+import type { RemoteViews } from '../../contract/remote';
 import type { LoadState } from '../platform/keyed-store';
-import type { RemoteViews } from '../remote-contract';
 import { usePlatform } from './use-platform';
 
 /**

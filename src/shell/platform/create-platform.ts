@@ -4,6 +4,7 @@
  * views, session). Nothing here renders; React reads these through the hooks in `../hooks`.
  */
 import type { DataProvider } from '@refinedev/core';
+import { type RemoteViews, VIEWS_MODULE } from '../../contract/remote';
 import {
   LOGIN_PATH,
   LOGOUT_PATH,
@@ -18,7 +19,6 @@ import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkL
 import type { PlatformConfig } from '../../sdk/platform-config';
 import { RemoteLoader, RemoteOverrides } from '../../sdk/remotes';
 import { type SecurityClient, securityClient } from '../../sdk/security';
-import { type RemoteViews, VIEWS_MODULE } from '../remote-contract';
 import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
 import { NoticeStore } from './notices';

@@ -5,23 +5,9 @@
  * customer_name:desc&page=2`), so a reload or a shared link shows the same page of the same list.
  */
 
-/** Sort of a list: a field and a direction. */
-export interface ListSort {
-  field: string;
-  order: 'asc' | 'desc';
-}
+import type { ListSort, ListState } from '../../contract/remote';
 
-/** What a list shows: its search text, per-field filters, sort and page. */
-export interface ListState {
-  /** Free text matched against the record title. */
-  q?: string;
-  /** Field name -> filter text (or exact option). */
-  filters: Record<string, string>;
-  sort?: ListSort;
-  /** 1-based page number. */
-  page: number;
-  pageSize: number;
-}
+export type { ListSort, ListState };
 
 /** Page size of a list when the URL names none. */
 export const DEFAULT_PAGE_SIZE = 20;

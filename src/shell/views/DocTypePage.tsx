@@ -6,6 +6,7 @@
  * with a confirmation, a confirmation after save, and the tab title.
  */
 import { lazy, useEffect, useState } from 'react';
+import type { DeskRecord, FormViewProps, ListViewProps } from '../../contract/remote';
 import { useDeleteRecord, useInvalidateRecords, useRecord } from '../data/records';
 import { formatDateTime } from '../fields';
 import { useCatalog } from '../hooks/use-catalog';
@@ -16,7 +17,6 @@ import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
 import type { NavigateOptions } from '../hooks/use-route';
 import { navEntries } from '../platform/navigation';
-import type { DeskRecord, FormViewProps, ListViewProps } from '../remote-contract';
 import { type DeskRoute, emptyListState, formatRoute } from '../routing/route';
 import { useDeveloperDetails } from '../words/developer-details';
 import { failureWords } from '../words/failure';

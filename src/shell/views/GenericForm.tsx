@@ -4,10 +4,10 @@
  * browser when the security mode asks for it (docs/sdk.md#payload-encryption-and-http).
  */
 import { type FormEvent, useId, useRef, useState } from 'react';
+import type { DeskRecord, FormViewProps } from '../../contract/remote';
 import { PII_MASK } from '../../protocol';
 import { useCreateRecord, useRecord, useUpdateRecord } from '../data/records';
 import { type DeskField, deskFields, initialValues } from '../fields';
-import type { DeskRecord, FormViewProps } from '../remote-contract';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
 import { type FailureWords, failureWords } from '../words/failure';
 import { FieldInput } from './field-input';

@@ -5,10 +5,10 @@
  * titles, each a link to the record. Each capability lives in `./list/`.
  */
 
+import type { DeskRecord, ListViewProps } from '../../contract/remote';
 import { useRecordList } from '../data/records';
 import { useLinkTitles } from '../hooks/use-link-titles';
 import { usePermissions } from '../hooks/use-permissions';
-import type { DeskRecord, ListViewProps } from '../remote-contract';
 import { pluralLabel } from '../words/plural';
 import { BulkBar, BulkDeleteConfirm } from './list/BulkBar';
 import { ListFilters } from './list/ListFilters';

@@ -28,6 +28,18 @@ describe('loadConfig', () => {
     expect(config.desk.mfe_proxy_enabled).toBe(true);
   });
 
+  it('keeps PGlite on the baseline compiler unless PLATFORM_PGLITE_OPTIMIZE or server.pglite_optimize asks', () => {
+    expect(loadConfig({ file: 'platform.toml', env: {} }).server.pglite_optimize).toBe(false);
+    expect(
+      loadConfig({ file: 'platform.toml', env: { PLATFORM_PGLITE_OPTIMIZE: '1' } }).server.pglite_optimize,
+    ).toBe(true);
+    const file = tomlFile('[tool.platform.server]\npglite_optimize = true\n');
+    expect(loadConfig({ file, env: {} }).server.pglite_optimize).toBe(true);
+    expect(() => loadConfig({ file, env: { PLATFORM_PGLITE_OPTIMIZE: 'maybe' } })).toThrow(
+      /tool\.platform\.server\.pglite_optimize: .*set by environment variable PLATFORM_PGLITE_OPTIMIZE/,
+    );
+  });
+
   it('names every bad key and what is allowed', () => {
     const file = tomlFile(
       '[tool.platform.security.payload_encryption]\nmode = "loud"\n[tool.platform.server]\nprot = 1\n',

@@ -10,7 +10,7 @@ import { DbRecordStore } from '../../../backend/data/record-store';
 import type { Database } from '../../../backend/db/database';
 import { openDatabase } from '../../../backend/db/open-database';
 import { ensureRecordIndexes, indexedFields, indexStatements } from '../../../backend/db/record-indexes';
-import { defineDocType } from '../../../backend/doctypes/define-doctype';
+import { defineDocType } from '../../../src/contract/doctype';
 
 const Order = defineDocType({
   name: 'shop.Order',

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { crmApp } from '../../../backend/apps/crm/app';
 import { stockApp } from '../../../backend/apps/stock/app';
-import { defineDocType } from '../../../backend/doctypes/define-doctype';
 import { createDocTypeRegistry } from '../../../backend/doctypes/registry';
+import { defineDocType } from '../../../src/contract/doctype';
 
 describe('createDocTypeRegistry', () => {
   const registry = createDocTypeRegistry([crmApp, stockApp]);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createApp } from '../../../backend/app';
-import { defineDocType } from '../../../backend/doctypes/define-doctype';
 import { PlatformError } from '../../../backend/http/errors';
 import { buildOpenApi } from '../../../backend/openapi/build-openapi';
+import { defineDocType } from '../../../src/contract/doctype';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
 let t: TestApp;

@@ -3,7 +3,7 @@ import { compileChecks } from '../../../src/benchmarks/checks/checks';
 import { judge } from '../../../src/benchmarks/checks/judge';
 import { formatIssues } from '../../../src/benchmarks/config/issues';
 import { loadPlan } from '../../../src/benchmarks/config/load-plan';
-import type { HttpResponse } from '../../../src/benchmarks/engine/http-client';
+import type { HttpResponse } from '../../../src/benchmarks/engine/http-message';
 
 const res = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse => ({
   status,

@@ -1,6 +1,7 @@
 import { createServer as createNetServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HttpClient, type HttpResponse } from '../../../src/benchmarks/engine/http-client';
+import { HttpClient } from '../../../src/benchmarks/engine/http-client';
+import type { HttpResponse } from '../../../src/benchmarks/engine/http-message';
 import { ResponseParser } from '../../../src/benchmarks/engine/http-response-parser';
 
 let server: Server | undefined;
@@ -226,7 +227,7 @@ describe('the response parser', () => {
     const push = (piece: string) => {
       shared.fill(0x2a);
       const n = shared.write(piece, 'latin1');
-      return parser.push(shared.subarray(0, n));
+      return parser.push(shared.subarray(0, n), performance.now());
     };
     expect(push('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\nab')).toBeUndefined();
     expect(push('cd\r\n3\r\nefg\r\n')).toBeUndefined();

@@ -177,7 +177,7 @@ describe('flow think_seconds', () => {
   };
 
   it("pauses between steps for the step's think time, leaving the pause out of the flow's latency", async () => {
-    const { rt, runners, user, plan } = await setup(flow('[1, 3]'));
+    const { rt, runners, plan } = await setup(flow('[1, 3]'));
     expect((plan.scenarios[0] as { steps: Array<{ think: number[] }> }).steps.map((s) => s.think)).toEqual([
       [1, 3],
       [0, 0],
@@ -185,11 +185,11 @@ describe('flow think_seconds', () => {
     // The clock of latencies moves only when the pause moves it: a pause counted in would be seconds.
     vi.useFakeTimers({ toFake: ['performance'] });
     const pauses: number[] = [];
-    rt.pause = async (ms) => {
+    const user = new VirtualUser(0, rt, async (ms) => {
       pauses.push(ms);
       vi.advanceTimersByTime(ms);
       return true;
-    };
+    });
     const recorder = new Recorder(plan.slots.length, 0, () => 0, true, false);
     await runners[0]!.timed!(user, recorder, performance.now());
     expect(methodPaths()).toEqual(['/api/method/open', '/api/method/next']);
@@ -205,8 +205,8 @@ describe('flow think_seconds', () => {
   });
 
   it('ends the iteration when the end of the run cuts a pause: its steps recorded, the flow not', async () => {
-    const { rt, runners, user, plan } = await setup(flow('2'));
-    rt.pause = async () => false;
+    const { rt, runners, plan } = await setup(flow('2'));
+    const user = new VirtualUser(0, rt, async () => false);
     const recorder = new Recorder(plan.slots.length, 0, () => 0, true, false);
     await runners[0]!.timed!(user, recorder, performance.now());
     expect(methodPaths()).toEqual(['/api/method/open']);

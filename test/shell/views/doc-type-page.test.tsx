@@ -5,10 +5,10 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { RemoteViews } from '../../../src/contract/remote';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
 import type { DeskPlatform } from '../../../src/shell/platform/create-platform';
-import type { RemoteViews } from '../../../src/shell/remote-contract';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { DocTypePage } from '../../../src/shell/views/DocTypePage';
 import { startBackend, type TestBackend } from '../../sdk/helpers';

@@ -1,9 +1,9 @@
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DeskRecord } from '../../../src/contract/remote';
 import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
-import type { DeskRecord } from '../../../src/shell/remote-contract';
 import { GenericForm } from '../../../src/shell/views/GenericForm';
 import { ORIGIN, startBackend, storedRecord, type TestBackend } from '../../sdk/helpers';
 import '../support/css-escape';

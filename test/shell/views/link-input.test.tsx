@@ -6,12 +6,12 @@
 import { Refine } from '@refinedev/core';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DeskRecord } from '../../../src/contract/remote';
 import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
 import type { DeskPlatform } from '../../../src/shell/platform/create-platform';
-import type { DeskRecord } from '../../../src/shell/remote-contract';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { GenericForm } from '../../../src/shell/views/GenericForm';
 import { GenericList } from '../../../src/shell/views/GenericList';

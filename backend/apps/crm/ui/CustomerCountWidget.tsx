@@ -1,6 +1,5 @@
 /** Dashboard card: the number of customers, from the `crm.api.customer_count` RPC method. */
-import { useCustom } from '@refinedev/core';
-import type { WidgetProps } from '../../../../src/shell/remote-contract';
+import { useCustom, type WidgetProps } from '../../../../src/remote';
 
 const PLURAL = new Intl.PluralRules('en');
 const CUSTOMER_NOUN: Partial<Record<Intl.LDMLPluralRule, string>> = { one: 'customer', other: 'customers' };

@@ -3,10 +3,15 @@
  * the contact details, and saves through the Desk's Refine data provider with `meta: { schema }`, so the
  * `pii` fields (email, phone) are encrypted in the browser before they leave it.
  */
-import { useCreate, useOne, useUpdate } from '@refinedev/core';
 import { type FormEvent, useId, useState } from 'react';
-import { PII_MASK } from '../../../../src/protocol/permissions';
-import type { DeskRecord, FormViewProps } from '../../../../src/shell/remote-contract';
+import {
+  type DeskRecord,
+  type FormViewProps,
+  PII_MASK,
+  useCreate,
+  useOne,
+  useUpdate,
+} from '../../../../src/remote';
 
 type Values = { customer_name: string; email: string; phone: string; status: string };
 type Errors = Partial<Record<keyof Values, string>>;

@@ -4,16 +4,14 @@
  * code loads when a screen shows it, so a crm list (which keeps the generic list) loads only this table.
  */
 import { lazy } from 'react';
-import type { RemoteViews } from '../../../../src/shell/remote-contract';
+import { defineRemote } from '../../../../src/remote';
 
 const CustomerCountWidget = lazy(() =>
   import('./CustomerCountWidget').then((m) => ({ default: m.CustomerCountWidget })),
 );
 const CustomerForm = lazy(() => import('./CustomerForm').then((m) => ({ default: m.CustomerForm })));
 
-const crmViews: RemoteViews = {
+export default defineRemote({
   views: { 'crm.Customer': { form: CustomerForm } },
   widgets: [{ id: 'customer-count', title: 'Customers', component: CustomerCountWidget }],
-};
-
-export default crmViews;
+});

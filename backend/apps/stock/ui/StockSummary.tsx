@@ -1,5 +1,5 @@
 /** Dashboard card: how many items exist and the five with the lowest quantity. */
-import { useList } from '@refinedev/core';
+import { useList } from '../../../../src/remote';
 
 const PLURAL = new Intl.PluralRules('en');
 

@@ -4,12 +4,10 @@
  * only to learn that stock keeps the Desk's generic list (docs/mfe-teams.md#writing-a-ui-remote).
  */
 import { lazy } from 'react';
-import type { RemoteViews } from '../../../../src/shell/remote-contract';
+import { defineRemote } from '../../../../src/remote';
 
 const StockSummary = lazy(() => import('./StockSummary').then((m) => ({ default: m.StockSummary })));
 
-const stockViews: RemoteViews = {
+export default defineRemote({
   widgets: [{ id: 'stock-summary', title: 'Stock', component: StockSummary }],
-};
-
-export default stockViews;
+});

@@ -13,7 +13,7 @@ const ERROR_BACKOFF_MS = 100;
  * weight, send, wait its think time. The request rate follows from the users, their think time and the
  * target's latency; latency is measured from the moment each request starts.
  */
-export const closedModel: Executor = async ({ rt, runners, recorder, shard, startAt, signal }) => {
+export const closedModel: Executor = async ({ rt, runners, recorder, shard, startAt, signal, pause }) => {
   const { users, durationSeconds, model } = rt.plan;
   const pick = weightedPicker(runners);
   const runUser = async (id: number) => {
@@ -25,14 +25,14 @@ export const closedModel: Executor = async ({ rt, runners, recorder, shard, star
       if (Date.now() >= until) continue;
       recorder.activeUsers++;
       if (!user) {
-        user = new VirtualUser(id, rt);
+        user = new VirtualUser(id, rt, pause);
         // A failed login is retried (and recorded) by the first request that needs it.
         await user.prepare().catch(() => undefined);
       }
       while (!signal.aborted && Date.now() < until) {
         const ok = await timedIteration(pick(), user, recorder, performance.now());
-        const pause = Math.max(thinkMs(users.thinkTime), ok ? 0 : ERROR_BACKOFF_MS);
-        if (pause > 0) await sleep(Math.min(pause, until - Date.now()), signal);
+        const thinkOrBackoffMs = Math.max(thinkMs(users.thinkTime), ok ? 0 : ERROR_BACKOFF_MS);
+        if (thinkOrBackoffMs > 0) await sleep(Math.min(thinkOrBackoffMs, until - Date.now()), signal);
       }
       recorder.activeUsers--;
     }

@@ -37,7 +37,7 @@ function needsLogin(auth: AuthPlan): boolean {
  * it. Users with fixed headers hold no state, so a spawned user is only made when an arrival finds no idle
  * one: the pool grows to the concurrency the target actually needs, not to `users.peak` objects.
  */
-export const openModel: Executor = async ({ rt, runners, recorder, shard, startAt, signal }) => {
+export const openModel: Executor = async ({ rt, runners, recorder, shard, startAt, signal, pause }) => {
   const { users, durationSeconds, model } = rt.plan;
   if (model.kind !== 'open') throw new Error('openModel needs a rate');
   const clock = new ArrivalClock(model.stages, shard.count);
@@ -75,7 +75,7 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
         if (spawnMs(id) >= endMs) return;
         await sleep(startAt + spawnMs(id) - Date.now(), signal);
         if (signal.aborted) return;
-        const user = new VirtualUser(id, rt);
+        const user = new VirtualUser(id, rt, pause);
         await user.prepare().catch(() => undefined);
         recorder.activeUsers++;
         idle.push(slotOf(user));
@@ -88,7 +88,7 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
   const origin = performance.now() - (Date.now() - startAt);
   const dispatch = (startedMs: number) => {
     let slot = idle.pop();
-    if (!slot && made < spawned) slot = slotOf(new VirtualUser(ids[made++]!, rt));
+    if (!slot && made < spawned) slot = slotOf(new VirtualUser(ids[made++]!, rt, pause));
     recorder.arrival(!slot);
     if (!slot) return;
     busy++;

@@ -2,9 +2,10 @@
  * The generic list's table: a sortable header per column, a checkbox per row when rows can be selected,
  * and cells that link the first column to the record and a linked record to its own form.
  */
+
+import type { DeskRecord } from '../../../contract/remote';
 import { type DeskField, linkTarget } from '../../fields';
 import type { LinkTitles } from '../../hooks/use-link-titles';
-import type { DeskRecord } from '../../remote-contract';
 import { formatRoute, type ListState } from '../../routing/route';
 import { pluralLabel } from '../../words/plural';
 import { displayValue } from './list-model';

@@ -7,15 +7,29 @@
  * `./CustomerForm`) for other hosts; the Desk only reads `./views`.
  *
  * @example
- * // backend/apps/crm/ui/views.ts
- * import type { RemoteViews } from '../../../../src/shell/remote-contract';
- * export default { views: { 'crm.Customer': { form: CustomerForm } } } satisfies RemoteViews;
+ * import { defineRemote } from '@framework-m/desk/remote';
+ * export default defineRemote({ views: { 'crm.Customer': { form: CustomerForm } } });
  */
 import type { ComponentType } from 'react';
 import type { DocTypeSchema } from '../protocol';
-import type { ListState } from './routing/route';
 
-export type { ListState };
+/** Sort of a list: a field and a direction. */
+export interface ListSort {
+  field: string;
+  order: 'asc' | 'desc';
+}
+
+/** What a list shows: its search text, per-field filters, sort and page. */
+export interface ListState {
+  /** Free text matched against the record title. */
+  q?: string;
+  /** Field name -> filter text (or exact option). */
+  filters: Record<string, string>;
+  sort?: ListSort;
+  /** 1-based page number. */
+  page: number;
+  pageSize: number;
+}
 
 /** The exposed module the Desk loads from every remote. */
 export const VIEWS_MODULE = './views';

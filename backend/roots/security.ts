@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { AuthService } from '../auth/auth-service';
 import type { AuthStore } from '../auth/auth-store';
 import { DbAuthStore } from '../auth/db-auth-store';
-import { DEFAULT_ADMIN_PASSWORD } from '../auth/default-password';
+import { ADMIN_PASSWORD_ENV, DEFAULT_ADMIN_PASSWORD } from '../auth/default-password';
 import { HashGate } from '../auth/hash-gate';
 import { type AttemptStore, MemoryAttemptStore } from '../auth/login-attempts';
 import { LoginThrottle } from '../auth/login-throttle';
@@ -12,15 +12,23 @@ import type { UserDirectory } from '../auth/user-directory';
 import type { PlatformConfig } from '../config/schema';
 import type { Database } from '../db/database';
 import { PlatformError } from '../http/errors';
-import { createEncryptionPolicy, type DocTypeLookup, type EncryptionPolicy } from './encryption-policy';
-import { DbIdempotencyStore } from './idempotency/db-idempotency-store';
-import type { IdempotencyStore } from './idempotency/idempotency-store';
-import { FileKeyStore } from './keys/file-key-store';
-import type { KeyStore } from './keys/key-store';
-import { ReplayGuard } from './replay/replay-guard';
-import { MemorySeenSet, type SeenSet } from './replay/seen-set';
+import {
+  createEncryptionPolicy,
+  type DocTypeLookup,
+  type EncryptionPolicy,
+} from '../security/encryption-policy';
+import { DbIdempotencyStore } from '../security/idempotency/db-idempotency-store';
+import type { IdempotencyStore } from '../security/idempotency/idempotency-store';
+import { FileKeyStore } from '../security/keys/file-key-store';
+import type { KeyStore } from '../security/keys/key-store';
+import { ReplayGuard } from '../security/replay/replay-guard';
+import { MemorySeenSet, type SeenSet } from '../security/replay/seen-set';
 
-/** The security services the middleware chain and the security/auth routes share (`ctx.security`). */
+/**
+ * The security services the middleware chain and the security/auth routes share (`ctx.security`). It joins
+ * the security and auth rooms, so it is declared here, where both are composed, and neither room imports
+ * the other.
+ */
 export interface SecurityContext {
   keys: KeyStore;
   policy: EncryptionPolicy;
@@ -65,11 +73,12 @@ export interface SecurityContextOptions {
   administrator?: boolean;
   /** Where failed sign-ins are counted; default this process's memory. */
   loginAttempts?: AttemptStore;
-  /** Environment (for `PLATFORM_ADMIN_PASSWORD`); default `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * Administrator's password when the user is first created (`PLATFORM_ADMIN_PASSWORD`, read by the process's
+   * root); absent or empty: {@link DEFAULT_ADMIN_PASSWORD}, with a warning.
+   */
+  adminPassword?: string;
 }
-
-export { DEFAULT_ADMIN_PASSWORD } from '../auth/default-password';
 
 /**
  * Builds the security services at start: checks that the JWKS cache is shorter than the key grace period
@@ -96,13 +105,12 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
     sessionTtlMs: config.security.session.ttl_seconds * 1000,
   });
   await auth.migrate();
-  const env = options.env ?? process.env;
-  const password = env.PLATFORM_ADMIN_PASSWORD || DEFAULT_ADMIN_PASSWORD;
+  const password = options.adminPassword || DEFAULT_ADMIN_PASSWORD;
   if (options.administrator !== false && (await auth.ensureAdministrator(password))) {
     log(
-      env.PLATFORM_ADMIN_PASSWORD
-        ? 'created user Administrator with the password from PLATFORM_ADMIN_PASSWORD'
-        : 'WARNING: created user Administrator with the default password "admin"; set PLATFORM_ADMIN_PASSWORD',
+      options.adminPassword
+        ? `created user Administrator with the password from ${ADMIN_PASSWORD_ENV}`
+        : `WARNING: created user Administrator with the default password "${DEFAULT_ADMIN_PASSWORD}"; set ${ADMIN_PASSWORD_ENV}`,
     );
   }
 

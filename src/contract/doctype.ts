@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { FieldSchema, FieldType } from '../../src/protocol';
+import type { FieldSchema, FieldType } from '../protocol';
 
 export type { FieldType };
 

@@ -1,0 +1,51 @@
+import type { DocRecord, DocTypeDefinition, Principal } from '../../src/contract';
+
+/** A read the data API answered: which records, to whom, and which flagged fields it gave in clear. */
+export interface RecordReadEvent {
+  doctype: DocTypeDefinition;
+  /** Names of the records in the answer. */
+  names: string[];
+  /** `list` (`GET /api/resource/:doctype`) or `get` (one record). */
+  route: 'list' | 'get';
+  principal?: Principal;
+  /** The `pii` / `encrypted` fields the caller received unmasked (empty when nothing flagged was revealed). */
+  revealed: string[];
+  /** The caller's address as the middleware chain resolved it, when known. */
+  clientAddress?: string;
+}
+
+/** A write the data API stored. `before` is absent for a create, `after` for a delete. */
+export interface RecordWriteEvent {
+  kind: 'create' | 'update' | 'delete';
+  doctype: DocTypeDefinition;
+  name: string;
+  before?: DocRecord;
+  after?: DocRecord;
+  principal?: Principal;
+}
+
+/**
+ * Told of what the data API did, after it did it and before it answers (a record's history, the audit log
+ * of reveals). An observer cannot change the answer; if it throws, the request fails with its error, so
+ * an audit entry that could not be stored is never an answer that went out unaudited.
+ */
+export interface RecordObserver {
+  read?(event: RecordReadEvent): void | Promise<void>;
+  written?(event: RecordWriteEvent): void | Promise<void>;
+}
+
+/** Calls every observer's `read`, in order. */
+export async function notifyRead(
+  observers: readonly RecordObserver[],
+  event: RecordReadEvent,
+): Promise<void> {
+  for (const observer of observers) await observer.read?.(event);
+}
+
+/** Calls every observer's `written`, in order. */
+export async function notifyWritten(
+  observers: readonly RecordObserver[],
+  event: RecordWriteEvent,
+): Promise<void> {
+  for (const observer of observers) await observer.written?.(event);
+}
