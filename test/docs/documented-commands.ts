@@ -32,18 +32,21 @@ async function probe(sandbox: Sandbox, path: string): Promise<{ status: number; 
   return { status: res.status, body: await res.text() };
 }
 
-/** `m serve`: started once (shared), then asked for its remotes over HTTP. */
+/**
+ * `m serve`: started once (shared), then asked over HTTP which services it serves. (Not its remotes: on a
+ * fresh clone no remote is built until `npm start` or `--build-missing` builds them.)
+ */
 async function serveAndProbe(sandbox: Sandbox): Promise<CommandRun> {
   const { url } = await sandbox.server();
-  const { status, body } = await probe(sandbox, '/api/gateway/remotes');
+  const { status, body } = await probe(sandbox, '/api/gateway/services');
   const run = {
     status: 0,
-    stdout: `${url}/api/gateway/remotes: ${status} ${body.slice(0, 300)}`,
+    stdout: `${url}/api/gateway/services: ${status} ${body.slice(0, 300)}`,
     stderr: '',
   };
   return problem(
     run,
-    status === 200 && body.includes('crm') ? undefined : 'GET /api/gateway/remotes did not list crm',
+    status === 200 && body.includes('"crm"') ? undefined : 'GET /api/gateway/services did not list crm',
   );
 }
 
