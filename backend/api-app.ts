@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { auditRoutes } from './audit/routes';
 import { authRoutes } from './auth/routes';
 import { userRoutes } from './auth/user-routes';
 import { type PermissionSource, whoamiRoutes } from './auth/whoami';
@@ -6,6 +7,7 @@ import type { AppContext } from './context';
 import { dataRoutes } from './data/routes';
 import { discoveryLimits } from './gateway/oracle';
 import { gatewayRoutes } from './gateway/routes';
+import { historyRoutes } from './history/routes';
 import { CachedRouter } from './http/cached-router';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
@@ -29,6 +31,8 @@ export type ApiContext = Pick<
   | 'directory'
   | 'records'
   | 'recordObservers'
+  | 'audit'
+  | 'history'
   | 'apps'
   | 'doctypes'
   | 'rpc'
@@ -43,6 +47,11 @@ export interface CreateApiAppOptions {
   forwarding?: Hono<AppEnv>;
   /** Routes serving the Desk's pages and assets (backend/desk), mounted after the API routes. */
   frontend?: Hono<AppEnv>;
+  /**
+   * The releases API and the per-user choice of release in discovery answers (backend/releases), mounted
+   * before the discovery routes it personalises.
+   */
+  releases?: Hono<AppEnv>;
   /**
    * Where whoami gets a principal's permissions; default this process's rules (MONOLITH). A MACROSERVICE
    * gateway asks its services (backend/permissions/remote-permissions.ts).
@@ -83,6 +92,11 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   app.route('/', userRoutes({ users }));
   // The rules live where the data does: here in MONOLITH; a gateway forwards them to the owning service.
   if (!options.forwarding) app.route('/', permissionRoutes({ permissions: ctx.permissions }));
+  // The audit log of reveals lives with the data it audits (MONOLITH; each MACROSERVICE service).
+  if (!options.forwarding && ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit }));
+  // A record's history and comments live with the record (MONOLITH; each MACROSERVICE service).
+  if (!options.forwarding && ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
+  if (options.releases) app.route('/', options.releases);
   app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
   if (options.forwarding) app.route('/', options.forwarding);
   app.route('/', dataRoutes(ctx));

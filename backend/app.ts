@@ -9,6 +9,7 @@ import type { ServiceDirectory } from './gateway/service-directory';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { permissionRoutes } from './permissions/routes';
+import { releaseRoutes } from './releases/routes';
 
 /** Options of {@link createApp}. */
 export interface CreateAppOptions {
@@ -27,7 +28,8 @@ export interface CreateAppOptions {
  * @hono/node-server in `m serve`.
  */
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppEnv> {
-  return createApiApp(ctx, { ...options, frontend: deskRoutes(ctx) });
+  const releases = ctx.releases && releaseRoutes(ctx.releases);
+  return createApiApp(ctx, { ...options, frontend: deskRoutes(ctx), ...(releases ? { releases } : {}) });
 }
 
 /**

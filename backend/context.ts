@@ -1,5 +1,6 @@
 import type { InstalledApp, Logger } from '../src/contract';
 import type { RpcRegistry } from './apps/rpc-registry';
+import type { AuditLog } from './audit/audit-log';
 import type { Bus } from './bus/bus';
 import type { PlatformConfig } from './config/schema';
 import type { RecordObserver } from './data/record-observer';
@@ -7,7 +8,9 @@ import type { RecordStore } from './data/records';
 import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
+import type { RecordHistory } from './history/record-history';
 import type { PermissionService } from './permissions/permission-service';
+import type { ReleaseService } from './releases/release-service';
 import type { SecurityContext } from './roots/security';
 
 export type { Logger };
@@ -29,6 +32,10 @@ export interface AppContext {
    * of personal data revealed); none when absent.
    */
   readonly recordObservers?: readonly RecordObserver[];
+  /** The audit log of personal data revealed (docs/operators.md#the-audit-log); absent in the offline mocks. */
+  readonly audit?: AuditLog;
+  /** Each record's changes and comments (docs/http-api.md#a-records-history); absent in the offline mocks. */
+  readonly history?: RecordHistory;
   /** The apps this process installs, in `tool.platform.apps` order. */
   readonly apps: InstalledApp[];
   /** The DocTypes of the installed apps. */
@@ -42,6 +49,11 @@ export interface AppContext {
   readonly permissions: PermissionService;
   /** Which service owns which DocType and where its remote and APIs live. */
   readonly directory: ServiceDirectory;
+  /**
+   * Releases of the installed apps' UI remotes (docs/mfe-teams.md#releases): MONOLITH only, absent where
+   * the directory is not the MONOLITH scan.
+   */
+  readonly releases?: ReleaseService;
   /**
    * Base URL of this process as browsers reach it (`server.public_url`, else `http://<host>:<port>` with the
    * port actually bound); the base of every manifest URL.

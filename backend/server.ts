@@ -2,7 +2,9 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { cutIdleBody, DEFAULT_BODY_IDLE_TIMEOUT_MS } from './http/body-idle-timeout';
 import { errorBody } from './http/errors';
+import { lingerOnClose } from './http/lingering-close';
 import { bindNodeRequest } from './http/node-request';
 import { adapterErrorResponse, onClientError } from './http/wire-errors';
 
@@ -19,6 +21,11 @@ export interface StartServerOptions {
   port: number;
   /** Longest wait for in-flight requests on close before connections are cut; default 10 000 ms. */
   shutdownTimeoutMs?: number;
+  /**
+   * How long a request body may stop arriving before the request is cut with 408 (`server.body_idle_timeout_ms`,
+   * docs/security.md#slow-bodies); default 30 000 ms.
+   */
+  bodyIdleTimeoutMs?: number;
 }
 
 /** A listening server. */
@@ -45,7 +52,7 @@ export interface ListeningServer extends RunningServer {
 function unavailable(): Response {
   return new Response(JSON.stringify(errorBody('unavailable', 'the server is shutting down')), {
     status: 503,
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': '1' },
   });
 }
 
@@ -67,9 +74,17 @@ export function listen(options: StartServerOptions): Promise<ListeningServer> {
   // synchronously takes the adapter's synchronous path).
   // The Request is tied to its node:http request, so the app reads headers and a body from what node:http
   // already parsed instead of the adapter's Fetch objects (`backend/http/node-request.ts`).
+  // Every answer, the JSON ones included, says its Content-Type is to be believed
+  // (docs/security.md#response-headers): set on the node:http response before the app writes its head, which
+  // merges the app's headers into it. A request whose body is still to come is watched for silence
+  // (docs/security.md#slow-bodies) and, answered early, closed gracefully (`backend/http/lingering-close.ts`).
+  const idleMs = options.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_TIMEOUT_MS;
   const listener = getRequestListener(
     (request, env) => {
-      bindNodeRequest(request, (env as HttpBindings).incoming);
+      const { incoming, outgoing } = env as HttpBindings;
+      outgoing.setHeader('X-Content-Type-Options', 'nosniff');
+      if (cutIdleBody(incoming, outgoing, idleMs)) lingerOnClose(incoming);
+      bindNodeRequest(request, incoming);
       return current
         ? current.fetch(request, env as HttpBindings)
         : supplied.then((app) => (app ? app.fetch(request, env as HttpBindings) : unavailable()));

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const available = readdirSync(join(root, 'bench'))
-  .filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
+  // Type declarations (autocannon.d.ts) sit beside the benchmarks and are not benchmarks.
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('_'))
   .map((f) => f.slice(0, -3))
   .sort();
 const wanted = process.argv.slice(2);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Makes sure the system packages the tests drive are present: Debian's `chromium` (end-to-end tests),
 // `nats-server` (MACROSERVICE tests) and `postgresql` (the fault tests run several gateways on one PostgreSQL
-// server; its binaries live under /usr/lib/postgresql/<version>/bin, which is not on PATH). When one is missing and we run as root, it is installed with apt-get;
+// server; its binaries live under /usr/lib/postgresql/<version>/bin, which is not on PATH) and `strace` (the
+// durability fault test counts the server's syncs). When one is missing and we run as root, it is installed with apt-get;
 // otherwise the run stops with a message naming the package. Nothing is skipped silently.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -22,6 +23,8 @@ const DEPENDENCIES = [
     pkg: 'postgresql',
     env: 'PLATFORM_POSTGRES_BIN_DIR',
   },
+  // The durability fault test watches `m serve`'s fsync and fdatasync calls with it.
+  { binary: 'strace', paths: ['/usr/bin/strace'], pkg: 'strace', env: 'PLATFORM_STRACE_PATH' },
 ];
 
 /** `/usr/lib/postgresql/<version>/bin/<name>` for every installed version, newest first. */

@@ -147,6 +147,22 @@ export class AuthService {
     return true;
   }
 
+  /**
+   * When the password that started a session was entered (epoch ms), or undefined for an unknown or expired
+   * session. Derived from the session's expiry and the session lifetime, so it shifts by as much as
+   * `security.session.ttl_seconds` changed since the sign-in.
+   */
+  async sessionSignedInAt(sessionToken: string): Promise<number | undefined> {
+    const expiresAt = await this.sessionExpiresAt(sessionToken);
+    return expiresAt === undefined ? undefined : expiresAt - this.#sessionTtlMs;
+  }
+
+  /** When a session ends (epoch ms), or undefined for an unknown or expired session. */
+  async sessionExpiresAt(sessionToken: string): Promise<number | undefined> {
+    const grant = await this.#store.session(sha256(sessionToken));
+    return grant && grant.expiresAt > this.#now() ? grant.expiresAt : undefined;
+  }
+
   /** Creates an API key for a user; the secret is returned once and stored only as a hash. */
   async generateApiKey(user: string): Promise<{ api_key: string; api_secret: string }> {
     const apiKey = [...randomBytes(12)].map((b) => b.toString(16).padStart(2, '0')).join('');

@@ -23,7 +23,11 @@ export class DbAuthStore implements AuthStore {
 
   async createUser(name: string, passwordHash: string, createdAt: number): Promise<boolean> {
     const { rows } = await this.db.query(
-      `INSERT INTO auth_users (name, password_hash, created_at) VALUES ($1, $2, $3)
+      // Names are unique regardless of case (docs/security.md#auth): `administrator` beside `Administrator`
+      // would share its sign-in counters and read as the same account to a person.
+      `INSERT INTO auth_users (name, password_hash, created_at)
+       SELECT $1::text, $2::text, $3::bigint
+       WHERE NOT EXISTS (SELECT 1 FROM auth_users WHERE lower(name) = lower($1::text))
        ON CONFLICT (name) DO NOTHING RETURNING name`,
       [name, passwordHash, createdAt],
     );

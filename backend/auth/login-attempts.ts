@@ -54,35 +54,64 @@ export class MemoryAttemptStore implements AttemptStore {
 const MAX_CAS_TRIES = 8;
 
 /**
+ * 503 `unavailable` with `Retry-After`: the shared counters cannot be read or written (NATS down or
+ * restarting). A sign-in is then refused for now rather than let through uncounted, and never a 500.
+ */
+function countersUnavailable(cause: unknown): PlatformError {
+  return new PlatformError('unavailable', 'Sign-in is unavailable for a moment; try again.', {
+    status: 503,
+    headers: { 'Retry-After': '5' },
+    cause,
+  });
+}
+
+/** Runs `work`, turning a failure of the bus (anything but a compare-and-set conflict) into 503. */
+async function onBus<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'kv_revision_mismatch' || code === 'kv_key_exists') throw err;
+    if ((err as { status?: number }).status === 503) throw err;
+    throw countersUnavailable(err);
+  }
+}
+
+/**
  * Counters in a bus key-value bucket (NATS KV in MACROSERVICE), shared by every gateway. Each change is a
  * compare-and-set on the key's revision, retried when another gateway wrote in between. The bucket's TTL
- * forgets idle counters.
+ * forgets idle counters. When the bus cannot answer, a sign-in is 503 `unavailable` with `Retry-After`.
  */
 export class KvAttemptStore implements AttemptStore {
   constructor(private readonly kv: KeyValueStore<AttemptState>) {}
 
   async get(key: string): Promise<AttemptState | undefined> {
-    return (await this.kv.get(key))?.value;
+    return (await onBus(() => this.kv.get(key)))?.value;
   }
 
   async change(key: string, update: (current: AttemptState | undefined) => AttemptState | undefined) {
     for (let attempt = 0; attempt < MAX_CAS_TRIES; attempt++) {
-      const entry = await this.kv.get(key);
+      const entry = await onBus(() => this.kv.get(key));
       const next = update(entry?.value);
       try {
-        if (!next) {
-          if (entry) await this.kv.delete(key);
-        } else if (entry) {
-          await this.kv.update(key, next, entry.revision);
-        } else {
-          await this.kv.create(key, next);
-        }
+        await onBus(async () => {
+          if (!next) {
+            if (entry) await this.kv.delete(key);
+          } else if (entry) {
+            await this.kv.update(key, next, entry.revision);
+          } else {
+            await this.kv.create(key, next);
+          }
+        });
         return next;
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code !== 'kv_revision_mismatch' && code !== 'kv_key_exists') throw err;
       }
     }
-    throw new PlatformError('unavailable', 'The sign-in counters are busy; try again.', { status: 503 });
+    throw new PlatformError('unavailable', 'The sign-in counters are busy; try again.', {
+      status: 503,
+      headers: { 'Retry-After': '1' },
+    });
   }
 }

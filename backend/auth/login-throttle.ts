@@ -4,8 +4,16 @@ import type { AttemptState, AttemptStore } from './login-attempts';
 /** Settings of {@link LoginThrottle} (docs/security.md#login-throttling). */
 export interface LoginThrottleOptions {
   store: AttemptStore;
-  /** Failed sign-ins of one account within `windowMs` before it is locked. Default 5. */
+  /**
+   * Failed sign-ins of one account from one client address within `windowMs` before that address is locked
+   * out of that account. Default 5.
+   */
   maxFailures?: number;
+  /**
+   * Failed sign-ins of one account from all addresses together within `windowMs` before the account is locked
+   * everywhere: the slower ceiling on guessing spread over many addresses. Default 100.
+   */
+  maxAccountFailures?: number;
   /** Failed sign-ins from one client address within `windowMs` before it is locked. Default 50. */
   maxAddressFailures?: number;
   /** The window failures are counted in. Default 15 minutes. */
@@ -24,28 +32,35 @@ export type ThrottleDecision =
 
 /** An admitted sign-in attempt: report its outcome once. */
 export interface LoginAttempt {
-  /** The password was right: the account's failures are forgotten. */
+  /** The password was right: the failures of this account from this address are forgotten. */
   succeeded(): Promise<void>;
-  /** The password was wrong: counted against the account and the address. */
+  /** The password was wrong: counted against the account from this address, the account, and the address. */
   failed(): Promise<void>;
 }
 
 // Hashed: key-value keys allow few characters, and a user name never leaves the process in the clear.
-const key = (kind: 'account' | 'address', value: string) =>
+const key = (kind: 'pair' | 'account' | 'address', value: string) =>
   `${kind}.${sha256(value).replace(/[^A-Za-z0-9]/g, '')}`;
 
 /**
- * Login throttling per account and per client address. Once an account has `maxFailures` failed sign-ins
- * within the window it is locked for `lockMs`, doubled for every further failure up to `maxLockMs`; while
- * locked every sign-in is refused before any password is checked, the right one included, and a success
- * clears the count. The address counter works the same with its own, higher limit, so one client guessing
- * across many accounts is stopped while other clients are not. Only failures count: many users signing in
- * at once from one address (an office, a load test) are never throttled.
+ * Login throttling (docs/security.md#login-throttling) with three counters, each locking for `lockMs` once at
+ * its limit within the window, doubled for every further failure up to `maxLockMs`; while locked, every
+ * sign-in it covers is refused before any password is checked, the right one included:
+ * - one account from one client address (`maxFailures`): someone guessing a password is stopped, and only
+ *   from where they guess, so a stranger cannot lock the owner (or Administrator) out from elsewhere;
+ * - one account from every address (`maxAccountFailures`, far higher): a guess spread over many addresses
+ *   is still bounded;
+ * - one address across every account (`maxAddressFailures`): one client trying many accounts is stopped
+ *   while other clients are not.
+ * A success clears only its account-and-address counter (a success must not reset the ceilings a spread
+ * attack is counted against). Only failures count: many users signing in at once from one address (an
+ * office, a load test) are never throttled. Accounts are counted regardless of case.
  */
 export class LoginThrottle {
   readonly #store: AttemptStore;
   readonly #maxFailures: number;
   readonly #maxAddressFailures: number;
+  readonly #maxAccountFailures: number;
   readonly #windowMs: number;
   readonly #lockMs: number;
   readonly #maxLockMs: number;
@@ -56,6 +71,7 @@ export class LoginThrottle {
     this.#store = options.store;
     this.#maxFailures = options.maxFailures ?? 5;
     this.#maxAddressFailures = options.maxAddressFailures ?? 50;
+    this.#maxAccountFailures = options.maxAccountFailures ?? 100;
     this.#windowMs = options.windowMs ?? 15 * 60_000;
     this.#lockMs = options.lockMs ?? 60_000;
     this.#maxLockMs = options.maxLockMs ?? 15 * 60_000;
@@ -82,14 +98,17 @@ export class LoginThrottle {
 
   /** Admits a sign-in attempt for `account` from `address`, or refuses it with the seconds to wait. */
   async begin(account: string, address: string): Promise<ThrottleDecision> {
-    const accountKey = key('account', account.toLowerCase());
+    const name = account.toLowerCase();
+    const pairKey = key('pair', `${name}\n${address}`);
+    const accountKey = key('account', name);
     const addressKey = key('address', address);
     const now = this.#now();
-    const [byAccount, byAddress] = await Promise.all([
+    const states = await Promise.all([
+      this.#store.get(pairKey),
       this.#store.get(accountKey),
       this.#store.get(addressKey),
     ]);
-    const lockedUntil = Math.max(byAccount?.lockedUntil ?? 0, byAddress?.lockedUntil ?? 0);
+    const lockedUntil = Math.max(...states.map((state) => state?.lockedUntil ?? 0));
     if (lockedUntil > now) {
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((lockedUntil - now) / 1000)) };
     }
@@ -100,12 +119,13 @@ export class LoginThrottle {
         succeeded: async () => {
           if (reported) return;
           reported = true;
-          await this.#store.change(accountKey, () => undefined);
+          if (states[0]) await this.#store.change(pairKey, () => undefined);
         },
         failed: async () => {
           if (reported) return;
           reported = true;
-          await this.#store.change(accountKey, this.#count(this.#maxFailures));
+          await this.#store.change(pairKey, this.#count(this.#maxFailures));
+          await this.#store.change(accountKey, this.#count(this.#maxAccountFailures));
           await this.#store.change(addressKey, this.#count(this.#maxAddressFailures));
         },
       },

@@ -26,7 +26,9 @@ export class MemoryAuthStore implements AuthStore {
   }
 
   async createUser(name: string, passwordHash: string): Promise<boolean> {
-    if (this.#users.has(name)) return false;
+    // Unique regardless of case, as in the database store.
+    const lower = name.toLowerCase();
+    for (const existing of this.#users.keys()) if (existing.toLowerCase() === lower) return false;
     this.#users.set(name, { passwordHash, enabled: true, roles: [] });
     return true;
   }

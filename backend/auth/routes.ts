@@ -59,6 +59,9 @@ export interface AuthRouteDeps {
   trustedProxies: readonly string[];
 }
 
+/** How recently the password must have been entered for a session to create an API key. */
+const RECENT_SIGN_IN_MS = 10 * 60_000;
+
 function tooManyAttempts(retryAfterSeconds: number): PlatformError {
   return new PlatformError(
     'too_many_attempts',
@@ -75,7 +78,9 @@ function tooManyAttempts(retryAfterSeconds: number): PlatformError {
  * - `GET /api/method/platform.auth.whoami` -> `{ message: { user, via } }`.
  * - `POST /api/method/platform.auth.change_password` `{ old_password, new_password }` (ends other sessions).
  * - `POST /api/method/platform.auth.generate_api_key` `{ user? }` -> `{ message: { api_key, api_secret } }`;
- *   only a System Manager may name another user. Use as `Authorization: token <api_key>:<api_secret>`.
+ *   only a System Manager may name another user, and only from a session signed in within the last 10 minutes
+ *   (a bearer token, an API key or an older session: 403).
+ *   Use as `Authorization: token <api_key>:<api_secret>`.
  * - `POST /api/method/platform.auth.issue_token` `{ expires_in? }` -> `{ message: { access_token,
  *   token_type: "Bearer", expires_in } }` for the calling user (not for a bearer-token caller: 403). Use as
  *   `Authorization: Bearer <token>`.
@@ -99,7 +104,9 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
     const session = await deps.loginThrottle.oneAtATime(usr, async () => {
       const decision = await deps.loginThrottle.begin(usr, address);
       if (!decision.allowed) throw tooManyAttempts(decision.retryAfterSeconds);
-      const started = await deps.hashGate.run(() => service.login(usr, pwd));
+      // The request's signal aborts when the client closes the connection: a sign-in nobody waits for
+      // any more is never hashed (backend/auth/hash-gate.ts).
+      const started = await deps.hashGate.run(() => service.login(usr, pwd), c.req.raw.signal);
       if (started) await decision.attempt.succeeded();
       else await decision.attempt.failed();
       return started;
@@ -142,6 +149,18 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
 
   app.post(GENERATE_API_KEY_PATH, async (c) => {
     const principal = principalOf(c);
+    // An API key never expires: made from a bearer token or another key it would outlive the credential that
+    // made it (docs/security.md#auth). Only a signed-in session (or `m user` on the server) makes one.
+    const credential = presentedCredential(c);
+    if (principal.via !== 'session' || credential?.kind !== 'session') {
+      throw forbidden('call', 'platform.auth.generate_api_key without a signed-in session');
+    }
+    // A key outlives the session too: the password must have been entered recently, not by whoever found
+    // an unlocked browser a day later.
+    const signedInAt = await service.sessionSignedInAt(credential.token);
+    if (signedInAt === undefined || Date.now() - signedInAt > RECENT_SIGN_IN_MS) {
+      throw new PlatformError('forbidden', 'Sign in again to create an API key.', { status: 403 });
+    }
     const { user = principal.user } = parse(GenerateApiKeyRequest, await readJsonBody(c));
     if (user !== principal.user && !rolesOf(principal).includes(SYSTEM_MANAGER)) {
       throw new PlatformError('forbidden', 'Only a System Manager may create API keys for another user.', {
@@ -160,7 +179,14 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
     // A token minting tokens would outlive its own expiry and any revocation of it.
     if (via === 'bearer') throw forbidden('call', 'platform.auth.issue_token with a bearer token');
     const { expires_in = MAX_TOKEN_TTL_SECONDS } = parse(IssueTokenRequest, await readJsonBody(c));
-    const seconds = Math.min(expires_in, MAX_TOKEN_TTL_SECONDS);
+    let seconds = Math.min(expires_in, MAX_TOKEN_TTL_SECONDS);
+    // A token made from a session expires with it at the latest (docs/security.md#auth).
+    const credential = presentedCredential(c);
+    if (credential?.kind === 'session') {
+      const expiresAt = await service.sessionExpiresAt(credential.token);
+      if (expiresAt === undefined) throw unauthorized();
+      seconds = Math.max(1, Math.min(seconds, Math.floor((expiresAt - Date.now()) / 1000)));
+    }
     const token = await service.issueToken(user, seconds * 1000);
     c.header('Cache-Control', 'no-store');
     return c.json({ message: { access_token: token, token_type: 'Bearer', expires_in: seconds } });

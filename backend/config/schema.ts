@@ -43,6 +43,16 @@ export const platformTomlSchema = z
          * baseline compiler alone keeps about 40 MB less resident code (docs/performance.md#memory).
          */
         pglite_optimize: z.boolean().default(false),
+        /**
+         * The embedded database answers a write before the WAL holding it is synced to disk: faster, and a power
+         * loss or kernel crash loses the writes acknowledged since the last writeback (docs/operators.md#durability).
+         */
+        risk_losing_writes_on_power_loss: z.boolean().default(false),
+        /**
+         * Send `Server-Timing` (each stage of a request) to every System Manager's request, not only to those
+         * asking with `X-Platform-Timing: 1` (docs/performance.md#where-a-request-spends-its-time).
+         */
+        server_timing: z.boolean().default(false),
         /** Largest request body of a request that presents a credential (cookie or `Authorization`). */
         max_body_bytes: positiveInt.default(1_048_576),
         /** Largest request body of a request without any credential (sign-in, public routes). */
@@ -58,6 +68,8 @@ export const platformTomlSchema = z
          */
         trusted_proxies: z.array(z.string()).default([]),
         shutdown_timeout_ms: positiveInt.default(10_000),
+        /** How long a request body may stop arriving before the request is cut with 408 `request_timeout`. */
+        body_idle_timeout_ms: positiveInt.default(30_000),
       })
       .strict()
       .prefault({}),
@@ -80,6 +92,16 @@ export const platformTomlSchema = z
       .object({
         max_resources: positiveInt.default(500),
         max_body_bytes: positiveInt.default(65_536),
+      })
+      .strict()
+      .prefault({}),
+    releases: z
+      .object({
+        /**
+         * Published releases of a UI remote kept per service, besides any live, canary or pinned one
+         * (docs/operators.md#releases).
+         */
+        keep: positiveInt.default(10),
       })
       .strict()
       .prefault({}),

@@ -35,6 +35,14 @@ export interface ListQuery {
 /** Columns every record has besides its DocType's fields. */
 export const STANDARD_FIELDS = ['name', 'creation', 'modified'] as const;
 
+/**
+ * How many records an unfiltered list counts exactly. Counting walks every record of the DocType, so beyond
+ * this bound the list answers `total` = the bound with `total_is_lower_bound: true` ("1,000+"): its cost
+ * then no longer grows with the table. A filtered list's total stays exact, counted on its filter's index
+ * (docs/performance.md#lists-on-large-tables).
+ */
+export const EXACT_TOTAL_LIMIT = 1_000;
+
 /** Default and largest `limit_page_length`. */
 export const DEFAULT_PAGE_LENGTH = 20;
 export const MAX_PAGE_LENGTH = 500;

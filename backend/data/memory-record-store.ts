@@ -1,6 +1,6 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
-import { type FieldKind, type Filter, fieldKind, type ListQuery } from './list-query';
-import type { DocRecord, RecordStore, SumOptions } from './records';
+import { EXACT_TOTAL_LIMIT, type FieldKind, type Filter, fieldKind, type ListQuery } from './list-query';
+import type { DocRecord, ListPage, RecordStore, SumOptions } from './records';
 
 type Comparable = string | number | boolean;
 
@@ -96,7 +96,7 @@ export class MemoryRecordStore implements RecordStore {
     return table;
   }
 
-  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<{ data: DocRecord[]; total: number }> {
+  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<ListPage> {
     const rows = [...this.#table(doctype.name).values()].filter((r) =>
       query.filters.every((f) => matches(doctype, r, f)),
     );
@@ -115,8 +115,14 @@ export class MemoryRecordStore implements RecordStore {
       }
       return compare(a.name, b.name);
     });
-    const page = rows.slice(query.start, query.start + query.pageLength);
-    return { data: page.map((r) => project(r, query.fields)), total: rows.length };
+    const data = rows.slice(query.start, query.start + query.pageLength).map((r) => project(r, query.fields));
+    // Capped as the database store caps it (an unfiltered list, not on its last page, which tells the
+    // total by itself), so the offline Desk shows what the server would.
+    const lastPage = data.length < query.pageLength && (data.length > 0 || query.start === 0);
+    if (query.filters.length === 0 && !lastPage && rows.length > EXACT_TOTAL_LIMIT) {
+      return { data, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true };
+    }
+    return { data, total: rows.length };
   }
 
   async get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {

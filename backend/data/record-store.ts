@@ -1,10 +1,10 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from '../db/database';
 import { fieldExpression, searchExpression } from '../db/record-indexes';
-import { type Filter, fieldKind, type ListQuery, type OrderBy } from './list-query';
-import type { DocRecord, RecordStore, SumOptions } from './records';
+import { EXACT_TOTAL_LIMIT, type Filter, fieldKind, type ListQuery } from './list-query';
+import type { DocRecord, ListPage, RecordStore, SumOptions } from './records';
 
-export type { DocRecord, RecordStore } from './records';
+export type { DocRecord, ListPage, RecordStore } from './records';
 
 interface Row {
   name: string;
@@ -47,6 +47,7 @@ function castParam(doctype: DocTypeDefinition, field: string, index: number): st
 }
 
 const STANDARD_TIMESTAMPS = new Set(['creation', 'modified']);
+const STANDARD_COLUMNS = new Set(['name', 'creation', 'modified']);
 
 function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]): string {
   // An empty `in` list matches nothing; decided before any parameter is added (an unused one has no type).
@@ -86,11 +87,86 @@ function whereSql(doctype: DocTypeDefinition, filters: Filter[], params: unknown
   return clauses.join(' AND ');
 }
 
-function orderSql(doctype: DocTypeDefinition, orderBy: OrderBy[]): string {
-  const keys = orderBy.map(
-    (o) => `${fieldSql(doctype, o.field)} ${o.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`,
-  );
+/**
+ * The ORDER BY of a list: its keys, then `name` as the final tie-break. Standard columns are NOT NULL, so
+ * without filters they are sorted without `NULLS LAST`: the same order, and the one the
+ * `(doctype, modified DESC, name)` index is built in (a `DESC NULLS LAST` key cannot be read from a `DESC`
+ * index, which would sort the whole DocType for every page). With filters the keys keep `NULLS LAST`, which
+ * keeps the planner on the filter's own index: walking the order index while filtering is a bet on matches
+ * being common, lost on every rare one (docs/performance.md#lists-on-large-tables).
+ */
+function orderSql(doctype: DocTypeDefinition, query: ListQuery): string {
+  const indexable = query.filters.length === 0;
+  const keys = query.orderBy.map((o) => {
+    const direction = o.direction === 'desc' ? 'DESC' : 'ASC';
+    if (indexable && STANDARD_COLUMNS.has(o.field)) return `${o.field} ${direction}`;
+    return `${fieldSql(doctype, o.field)} ${direction} NULLS LAST`;
+  });
   return [...keys, 'name ASC'].join(', ');
+}
+
+/** Rows changed, besides 10% of the table, before its statistics are refreshed (autovacuum's defaults). */
+const ANALYZE_BASE_THRESHOLD = 50;
+const ANALYZE_SCALE_FACTOR = 0.1;
+
+/**
+ * Keeps the planner's statistics of `records` current, as PostgreSQL's autovacuum does (PGlite runs no
+ * autovacuum): `ANALYZE records` on first use when the table was never analyzed, and again once the rows
+ * this store changed pass 50 plus 10% of the table. Without them the planner takes any DocType for 0.5% of
+ * the table and, for a large one, sorts all of it for a count or a deep page instead of walking the index
+ * (docs/performance.md#lists-on-large-tables). Refreshes run in the background, one at a time; a failure
+ * only leaves the old statistics.
+ */
+class PlannerStatistics {
+  #checked: Promise<void> | undefined;
+  #running: Promise<void> | undefined;
+  #rows = 0;
+  #changes = 0;
+
+  constructor(private readonly db: Pick<Database, 'query'>) {}
+
+  /**
+   * Resolves once the table has statistics: the first call analyzes a table whose columns have none (never
+   * analyzed, or analyzed while empty; building an index records the row count, not the columns').
+   */
+  ready(): Promise<void> {
+    this.#checked ??= this.db
+      .query<{ rows: number; analyzed: boolean }>(
+        `SELECT reltuples::float8 AS rows,
+                EXISTS (SELECT 1 FROM pg_stats WHERE tablename = 'records' AND attname = 'doctype') AS analyzed
+           FROM pg_class WHERE oid = 'records'::regclass`,
+      )
+      .then(({ rows }) => {
+        this.#rows = Math.max(0, Number(rows[0]?.rows ?? 0));
+        if (rows[0]?.analyzed !== true) return this.#analyze();
+      })
+      .catch(() => {});
+    return this.#checked;
+  }
+
+  /** Counts one changed row; starts a refresh past the threshold. */
+  changed(): void {
+    this.#changes++;
+    if (this.#changes > ANALYZE_BASE_THRESHOLD + ANALYZE_SCALE_FACTOR * this.#rows) void this.#analyze();
+  }
+
+  #analyze(): Promise<void> {
+    this.#running ??= (async () => {
+      this.#changes = 0;
+      try {
+        await this.db.query('ANALYZE records');
+        const { rows } = await this.db.query<{ rows: number }>(
+          "SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'records'::regclass",
+        );
+        this.#rows = Math.max(0, Number(rows[0]?.rows ?? 0));
+      } catch {
+        // The database closed or refused: the old statistics stay, the next threshold tries again.
+      } finally {
+        this.#running = undefined;
+      }
+    })();
+    return this.#running;
+  }
 }
 
 /**
@@ -98,29 +174,54 @@ function orderSql(doctype: DocTypeDefinition, orderBy: OrderBy[]): string {
  * creation, modified). All SQL is parameterised; field names come from the DocType definition.
  */
 export class DbRecordStore implements RecordStore {
-  constructor(private readonly db: Pick<Database, 'query'>) {}
+  readonly #statistics: PlannerStatistics;
 
-  /** One page of records matching the filters, plus the total number matching. */
-  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<{ data: DocRecord[]; total: number }> {
+  constructor(private readonly db: Pick<Database, 'query'>) {
+    this.#statistics = new PlannerStatistics(db);
+  }
+
+  /**
+   * One page of records matching the filters, plus the total number matching (see
+   * {@link RecordStore.list}): exact with filters (counted on their index), and without filters counted up
+   * to {@link EXACT_TOTAL_LIMIT}. A page shorter than asked already tells the total, so no count is sent.
+   */
+  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<ListPage> {
+    await this.#statistics.ready();
     const params: unknown[] = [];
     const where = whereSql(doctype, query.filters, params);
     const countParams = [...params];
-    const order = orderSql(doctype, query.orderBy);
     params.push(query.pageLength, query.start);
-    const [page, count] = await Promise.all([
-      this.db.query<Row>(
-        `SELECT ${COLUMNS} FROM records WHERE ${where} ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
-        params,
-      ),
-      this.db.query<{ count: string | number }>(
+    const page = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM records WHERE ${where} ORDER BY ${orderSql(doctype, query)} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+    const data = page.rows.map((r) => toRecord(r, query.fields));
+    if (data.length < query.pageLength && (data.length > 0 || query.start === 0)) {
+      return { data, total: query.start + data.length };
+    }
+    if (query.filters.length > 0) {
+      const { rows } = await this.db.query<{ count: string | number }>(
         `SELECT count(*) AS count FROM records WHERE ${where}`,
         countParams,
-      ),
-    ]);
-    return {
-      data: page.rows.map((r) => toRecord(r, query.fields)),
-      total: Number(count.rows[0]?.count ?? 0),
-    };
+      );
+      return { data, total: Number(rows[0]?.count ?? 0) };
+    }
+    const total = await this.#boundedCount(countParams);
+    return total > EXACT_TOTAL_LIMIT
+      ? { data, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true }
+      : { data, total };
+  }
+
+  /**
+   * Counts a DocType's records up to one past {@link EXACT_TOTAL_LIMIT}, walking the primary key
+   * (`doctype, name`) for at most that many entries instead of reading every record of the DocType.
+   */
+  async #boundedCount(params: unknown[]): Promise<number> {
+    const { rows } = await this.db.query<{ count: string | number }>(
+      'SELECT count(*) AS count FROM (SELECT 1 FROM records WHERE doctype = $1 ORDER BY name LIMIT $2) AS matching',
+      [params[0], EXACT_TOTAL_LIMIT + 1],
+    );
+    return Number(rows[0]?.count ?? 0);
   }
 
   /** The record, or undefined. */
@@ -149,6 +250,7 @@ export class DbRecordStore implements RecordStore {
        RETURNING ${COLUMNS}`,
       [doctype.name, doctype.namePrefix, JSON.stringify(data)],
     );
+    this.#statistics.changed();
     return toRecord(rows[0]!);
   }
 
@@ -162,6 +264,7 @@ export class DbRecordStore implements RecordStore {
       `UPDATE records SET data = $3::jsonb, modified = now() WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}`,
       [doctype.name, name, JSON.stringify(data)],
     );
+    if (rows[0]) this.#statistics.changed();
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
@@ -171,6 +274,7 @@ export class DbRecordStore implements RecordStore {
       `DELETE FROM records WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}`,
       [doctype.name, name],
     );
+    if (rows[0]) this.#statistics.changed();
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 

@@ -4,6 +4,13 @@ import type { ListQuery } from './list-query';
 /** A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601). */
 export type DocRecord = Record<string, unknown> & { name: string; creation: string; modified: string };
 
+/** What {@link RecordStore.list} answers; `total_is_lower_bound` is present only when the count was capped. */
+export interface ListPage {
+  data: DocRecord[];
+  total: number;
+  total_is_lower_bound?: true;
+}
+
 /** Options of {@link RecordStore.sum}. */
 export interface SumOptions {
   /** Only records whose text field `field` is one of `values`. */
@@ -20,8 +27,11 @@ export interface SumOptions {
  * digits, one counter per prefix.
  */
 export interface RecordStore {
-  /** One page of records matching the filters, plus the total number matching. */
-  list(doctype: DocTypeDefinition, query: ListQuery): Promise<{ data: DocRecord[]; total: number }>;
+  /**
+   * One page of records matching the filters, plus the total number matching; without filters counted up
+   * to `EXACT_TOTAL_LIMIT` (list-query.ts): beyond it `total` is that bound and `total_is_lower_bound` true.
+   */
+  list(doctype: DocTypeDefinition, query: ListQuery): Promise<ListPage>;
   /** The record, or undefined. */
   get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined>;
   /** Stores a new record under the next name of the DocType's prefix. */

@@ -186,6 +186,15 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access.refuseMaskedWrite(changes);
     const existing = await store.get(doctype, name);
     if (!existing) throw notFound();
+    // Optimistic concurrency (docs/http-api.md#conflicts): a client that sends back the `modified` it loaded
+    // is refused when the record changed since, rather than overwriting the newer version unseen. A client
+    // that sends no `modified` is not checked.
+    const loaded = ((await readJsonBody(c)) as { modified?: unknown }).modified;
+    if (typeof loaded === 'string' && Date.parse(loaded) < Date.parse(String(existing.modified))) {
+      throw new PlatformError('conflict', 'This record was changed by someone else since you opened it.', {
+        status: 409,
+      });
+    }
     // A partial update: the stored fields, overlaid with the sent ones; `null` clears a field.
     const merged: Record<string, unknown> = {};
     for (const field of doctype.fields)

@@ -16,6 +16,11 @@ export interface OpenDatabaseOptions {
    * baseline compiler alone (docs/performance.md#memory).
    */
   optimizeWasm?: boolean;
+  /**
+   * PGlite only: acknowledge writes before the WAL holding them is synced (`server.risk_losing_writes_on_power_loss`,
+   * docs/operators.md#durability); default false.
+   */
+  unsyncedCommits?: boolean;
 }
 
 /**
@@ -35,7 +40,10 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       dir = join(resolve(options.dataDir ?? '.platform'), 'db');
       mkdirSync(dir, { recursive: true });
     }
-    db = await openPglite(dir, { optimizeWasm: options.optimizeWasm });
+    db = await openPglite(dir, {
+      optimizeWasm: options.optimizeWasm,
+      unsyncedCommits: options.unsyncedCommits,
+    });
   }
   try {
     await runMigrations(db);

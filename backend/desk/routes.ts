@@ -8,6 +8,7 @@ import { SERVICE_NAME_PATTERN } from '../gateway/oracle';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { allowedHosts, isAllowedHost } from '../middleware/host-check';
+import { isReleaseSegment, serveReleaseAsset } from '../releases/release-assets';
 import { proxyAsset } from './asset-proxy';
 import { DESK_PAGE_HEADERS, deskContentSecurityPolicy } from './page-security';
 import { platformConfigMarkup, platformConfigPayload } from './platform-config';
@@ -78,7 +79,7 @@ function shellPage(ctx: Pick<AppContext, 'distDir' | 'publicDir'>) {
 /** What {@link deskRoutes} reads: the folders it serves from, the installed apps, the directory and URLs. */
 export type DeskRouteDeps = Pick<
   AppContext,
-  'config' | 'apps' | 'appsDir' | 'distDir' | 'publicDir' | 'directory' | 'publicUrl'
+  'config' | 'apps' | 'appsDir' | 'distDir' | 'publicDir' | 'directory' | 'publicUrl' | 'releases'
 >;
 
 /**
@@ -86,6 +87,7 @@ export type DeskRouteDeps = Pick<
  * - `GET /desk` redirects to `/desk/`; `GET /desk/` and every deep link `/desk/*` outside `/desk/assets/`
  *   serve the shell page with `__PLATFORM_CONFIG__` (client-side routing), `Cache-Control: no-cache`;
  * - `GET /desk/assets/shell/*`: the shell build (`dist/shell`);
+ * - `GET /desk/assets/<service>/<version>/*`: a file of a published release, checked against its hash;
  * - `GET /desk/assets/<service>/*`: the installed app's `static/mfe/` first, then, only when
  *   `desk.mfe_proxy_enabled`, the registered service's `apiUrl` origin (same path), else 404.
  * Traversal in any encoding is 400 `invalid_path` before anything is read; an unknown service is 404 before
@@ -123,6 +125,10 @@ export function deskRoutes(ctx: DeskRouteDeps): Hono<AppEnv> {
     if (!SERVICE_NAME_PATTERN.test(service)) throw notFound();
     const segments = assetSegments(rawRest(c, `/desk/assets/${service}/`));
     const appDir = installed.get(service);
+    // `/desk/assets/<service>/<version>/...`: a file of a published release (docs/mfe-teams.md#releases).
+    if (ctx.releases && appDir !== undefined && isReleaseSegment(segments[0])) {
+      return serveReleaseAsset(c, ctx.releases, service, segments);
+    }
     if (appDir !== undefined) {
       const file = await readStaticFile(
         join(appDir, 'static', 'mfe'),

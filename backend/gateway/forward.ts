@@ -196,6 +196,8 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
   app.all('/api/method/*', toApi);
   // A DocType's permission rules are kept by the service owning it (docs/permissions.md#at-run-time).
   app.all(`${PERMISSIONS_PREFIX}/*`, toApi);
+  // A record's history and comments live with the record, at the service owning its DocType.
+  app.all('/api/history/*', toApi);
   app.get('/api/meta/:service', (c) => {
     const manifest = options.directory.get(c.req.param('service'));
     if (!manifest) throw unknownService('No service of this name is registered.');

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { ServiceManifest } from '../../src/protocol';
 import { appDirOf } from '../apps/index';
 import { remoteEntryIntegrity } from '../apps/remote-integrity';
+import { entryIntegrity, releaseEntryUrl } from '../releases/personal-discovery';
+import type { ReleaseService } from '../releases/release-service';
 import type { DirectoryListener, ServiceDirectory } from './service-directory';
 
 /** Options of {@link createMonolithDirectory}. */
@@ -17,6 +19,11 @@ export interface MonolithDirectoryOptions {
   rescanMs?: number;
   /** Injectable clock (ms). */
   now?: () => number;
+  /**
+   * Published releases (docs/mfe-teams.md#releases): a service with a live release is announced with that
+   * release's entry and published hash instead of its `static/mfe/` scan; a channel change is a new manifest.
+   */
+  releases?: Pick<ReleaseService, 'chosen' | 'channel' | 'subscribe'>;
 }
 
 /** A ServiceDirectory that can be told to rescan now (e.g. after a build wrote a remoteEntry.js). */
@@ -38,7 +45,9 @@ export const REMOTE_ENTRY_PATH = join('static', 'mfe', 'remoteEntry.js');
  * `<publicUrl>/desk/assets/<app>/remoteEntry.js`, else `url: null`; `integrity` is the entry's SRI hash (sha384), so a rebuilt entry is a new manifest. The
  * filesystem is rechecked at most every `rescanMs`, so a build finishing after the start is picked up. `rev` starts at the wall clock in ms and
  * only grows: a manifest whose content changes gets a rev above both its previous one and the current time,
- * so a client's cached rev from before a restart is older.
+ * so a client's cached rev from before a restart is older. A service with a live release is announced with
+ * `url` `<publicUrl>/desk/assets/<app>/<version>/remoteEntry.js` and that release's published hash, and a
+ * change of its channel is applied at once (docs/mfe-teams.md#releases).
  */
 export function createMonolithDirectory(options: MonolithDirectoryOptions): MonolithDirectory {
   const now = options.now ?? Date.now;
@@ -57,19 +66,26 @@ export function createMonolithDirectory(options: MonolithDirectoryOptions): Mono
     const nextPrints = new Map<string, string>();
     let changed = false;
     for (const app of [...options.apps].sort((a, b) => a.name.localeCompare(b.name))) {
+      const live = options.releases?.chosen(app.name, undefined)?.release;
       const entryFile = join(appDirOf(app, options.appsDir), REMOTE_ENTRY_PATH);
-      const hasRemote = existsSync(entryFile);
-      const integrity = hasRemote ? remoteEntryIntegrity(entryFile) : undefined;
+      const hasRemote = live !== undefined || existsSync(entryFile);
+      const integrity = live ? entryIntegrity(live) : hasRemote ? remoteEntryIntegrity(entryFile) : undefined;
+      const url = live
+        ? releaseEntryUrl(base, app.name, live.version)
+        : `${base}/desk/assets/${app.name}/remoteEntry.js`;
       const body = {
         service: app.name,
-        url: hasRemote ? `${base}/desk/assets/${app.name}/remoteEntry.js` : null,
+        url: hasRemote ? url : null,
         apiUrl: `${base}/api`,
         metaUrl: `${base}/api/meta/${app.name}`,
         openapiUrl: `${base}/api/openapi.json`,
         doctypes: app.doctypes.map((d) => d.name),
         ...(integrity ? { integrity } : {}),
       };
-      const print = JSON.stringify(body);
+      // A canary or pin change leaves the live manifest as it is but hands some users another release: the
+      // channel's rev in the fingerprint makes it a new manifest, so clients ask again.
+      const channelRev = options.releases?.channel(app.name).rev ?? 0;
+      const print = JSON.stringify({ ...body, channelRev });
       const previous = manifests.get(app.name);
       let rev = previous?.rev ?? 0;
       if (fingerprints.get(app.name) !== print) {
@@ -95,6 +111,9 @@ export function createMonolithDirectory(options: MonolithDirectoryOptions): Mono
   }
 
   scan();
+  options.releases?.subscribe(() => {
+    if (scan()) notify();
+  });
   return {
     list: () => [...current().values()],
     get: (service) => current().get(service),

@@ -58,6 +58,12 @@ export function handleError(log: ErrorLogger = (l) => console.error(l)) {
     ) {
       return errorResponse(c, maybe.status, statusCode(maybe.status), statusMessage(maybe.status));
     }
+    // A body whose connection went away before it arrived (the client left, or was cut for going silent,
+    // docs/security.md#slow-bodies): nobody is left to read an answer and nothing went wrong here, so it is
+    // no 500 in the log.
+    if (err.message === 'aborted' && (err as { code?: string }).code === 'ECONNRESET') {
+      return errorResponse(c, 408, 'request_timeout', 'The request body did not arrive.');
+    }
     log(`${c.req.method} ${c.req.path} -> 500 internal_error: ${err.name}: ${err.message}`);
     return errorResponse(c, 500, 'internal_error', 'The server could not complete the request.');
   };

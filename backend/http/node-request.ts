@@ -107,3 +107,20 @@ export function requestHeader(c: Context, name: string): string | undefined {
   }
   return c.req.header(name);
 }
+
+/**
+ * True when the node:http request behind `c` carries the field `name` (lower-case) more than once. node:http
+ * keeps only the first of a repeated `Host`, so a repetition is visible only in the raw fields; they are
+ * scanned only when some name occurs twice.
+ */
+export function repeatsField(c: Context, name: string): boolean {
+  const request = c.req.raw as Bound;
+  const incoming = request[NODE_REQUEST];
+  if (incoming === undefined || distinctNames(request, incoming)) return false;
+  let count = 0;
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name && ++count > 1) return true;
+  }
+  return false;
+}

@@ -5,7 +5,12 @@ import { errorBody } from './errors';
 function jsonError(status: number, code: ErrorCode, message: string): Response {
   return new Response(JSON.stringify(errorBody(code, message)), {
     status,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', Connection: 'close' },
+    headers: {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      Connection: 'close',
+    },
   });
 }
 
@@ -49,6 +54,7 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Socket): void 
     status === 400 ? 'Bad Request' : status === 431 ? 'Request Header Fields Too Large' : 'Request Timeout';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n` +
+      'X-Content-Type-Options: nosniff\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

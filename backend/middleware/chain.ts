@@ -9,6 +9,7 @@ import { idempotencyStep } from './idempotency';
 import { payloadDecryptionStep } from './payload-decryption';
 import { rateLimitStep } from './rate-limit';
 import { requestTargetStep } from './request-target';
+import { withServerTiming } from './server-timing';
 import { type ChainStep, foldSteps, stepMiddleware } from './step';
 
 /** What the middleware table reads: the configuration and the security services. */
@@ -109,5 +110,7 @@ export function securityChain(
   deps: MiddlewareDeps,
   onError: ErrorHandler<AppEnv>,
 ): MiddlewareHandler<AppEnv> {
-  return foldSteps(chainSteps(deps), onError);
+  // Server-Timing for a System Manager who asks (backend/middleware/server-timing.ts): the same steps, each
+  // timed only on a request being timed.
+  return foldSteps(withServerTiming(chainSteps(deps), { always: deps.config.server.server_timing }), onError);
 }

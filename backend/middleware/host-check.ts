@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { PlatformConfig } from '../config/schema';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { repeatsField } from '../http/node-request';
 import { type ChainStep, stepMiddleware } from './step';
 
 /** Host names every server answers to: a browser on the same machine cannot be DNS-rebound to them. */
@@ -63,13 +64,22 @@ function invalidHost(): PlatformError {
   });
 }
 
+/** 400 `invalid_host`: RFC 9112 section 3.2 requires a server to refuse a request with more than one Host. */
+function repeatedHost(): PlatformError {
+  return new PlatformError('invalid_host', 'The request carries more than one Host header.', {
+    status: 400,
+    headers: { Connection: 'close' },
+  });
+}
+
 /**
  * HostCheckMiddleware (priority 5, first in docs/security.md#middleware-chain): a request whose `Host` is not
  * one of {@link allowedHosts} is 421 `invalid_host` (RFC 9110 section 15.5.20, Misdirected Request) before
  * anything else runs. A page on an attacker's domain that rebinds its name to this server's address then
  * cannot sign in or write, even with a matching `Origin`. Only requests that came over the network are
  * checked: the same app answering inside a browser (the offline mocks) or under `app.fetch` has no Host to
- * rebind. Synchronous.
+ * rebind. A request with more than one `Host` field is 400 `invalid_host` (RFC 9112 section 3.2), whichever
+ * of them node:http kept. Synchronous.
  */
 export function hostCheckStep(config: PlatformConfig): ChainStep {
   const allowed = allowedHosts(config);
@@ -91,7 +101,9 @@ export function hostCheckStep(config: PlatformConfig): ChainStep {
   return {
     name: 'hostCheck',
     enter(c) {
-      if (fromNetwork(c.env) && !isAllowed(c.req.url)) throw invalidHost();
+      if (!fromNetwork(c.env)) return undefined;
+      if (repeatsField(c, 'host')) throw repeatedHost();
+      if (!isAllowed(c.req.url)) throw invalidHost();
       return undefined;
     },
   };

@@ -1,7 +1,9 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadInstalledApps } from '../apps';
 import { createRpcRegistry } from '../apps/rpc-registry';
+import { AuditLog } from '../audit/audit-log';
+import { revealObserver } from '../audit/reveal-observer';
 import { ADMINISTRATOR } from '../auth/auth-service';
 import {
   ADMIN_PASSWORD_ENV,
@@ -22,14 +24,20 @@ import { ensureRecordIndexes } from '../db/record-indexes';
 import { createDocTypeRegistry } from '../doctypes/registry';
 import { createMonolithDirectory } from '../gateway/monolith-directory';
 import type { ServiceDirectory } from '../gateway/service-directory';
+import { historyObserver } from '../history/history-observer';
+import { RecordHistory } from '../history/record-history';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
 import { declarationsOf } from '../permissions/from-apps';
 import { PermissionService } from '../permissions/permission-service';
 import { DbPermissionRuleStore, type PermissionRuleStore } from '../permissions/rule-store';
+import { openReleases } from '../releases/open-releases';
 import type { DocTypeLookup } from '../security/encryption-policy';
 import type { IdempotencyStore } from '../security/idempotency/idempotency-store';
 import type { KeyStore } from '../security/keys/key-store';
 import type { SeenSet } from '../security/replay/seen-set';
+import { ensureBlindIndexes } from '../vault/blind-index';
+import { EncryptedRecordStore } from '../vault/encrypted-record-store';
+import { kekSources, openVaultKeys } from '../vault/vault-keys';
 import { createSecurityContext } from './security';
 
 /** The repository root (this file lives in `<root>/backend/roots/`). */
@@ -73,7 +81,7 @@ export interface ContextParts {
   idempotency?: IdempotencyStore;
   /** Where the encryption policy looks flagged fields up; default the local DocType registry. */
   policyDoctypes?: DocTypeLookup;
-  /** Where seen JWE ids are kept (replay check); default this process's memory. */
+  /** Where seen JWE ids are shared between processes (replay check); default none: this process's memory. */
   seenJwes?: SeenSet;
   /**
    * Whether this process keeps users (creates Administrator, answers sign-ins): MONOLITH and gateways do, a
@@ -126,11 +134,26 @@ export async function buildContext(
       dataDir: config.server.data_dir,
       databaseUrl: config.server.database_url,
       optimizeWasm: config.server.pglite_optimize,
+      unsyncedCommits: config.server.risk_losing_writes_on_power_loss,
     });
     stack.defer(() => opened.close());
     db = opened;
   }
   await ensureRecordIndexes(db, doctypes.list(), log);
+  // Personal data at rest and the audit of its reveals (docs/security.md#personal-data-at-rest): a
+  // database the caller opened (tests) gets a key-encryption key as short-lived as it, unless one is set.
+  // Only a process that stores flagged fields holds the vault's keys: a MACROSERVICE gateway installs no
+  // app, so it neither needs the records' key-encryption key nor can fail on another process's one.
+  const storesFlaggedFields = doctypes.list().some((d) => d.fields.some((f) => f.pii || f.encrypted));
+  const vault = storesFlaggedFields
+    ? await openVaultKeys(
+        db,
+        kekSources(resolve(config.server.data_dir), options.env ?? process.env, options.database),
+      )
+    : undefined;
+  if (vault) await ensureBlindIndexes(db, doctypes.list(), log);
+  const audit = new AuditLog(db);
+  await audit.migrate();
   const appsDir = options.appsDir ?? join(ROOT_DIR, 'backend', 'apps');
   const security = await createSecurityContext({
     config,
@@ -151,20 +174,31 @@ export async function buildContext(
   });
   await permissions.init();
   const publicUrl = options.publicUrl ?? defaultPublicUrl(config);
+  // Releases live in MONOLITH's own database and data directory, next to the scan they take over from.
+  const releases = parts.directory ? undefined : await openReleases(config, db, apps, log);
   const directory = parts.directory
     ? parts.directory(apps, appsDir, publicUrl)
-    : createMonolithDirectory({ apps, appsDir, publicUrl: () => publicUrl });
+    : createMonolithDirectory({ apps, appsDir, publicUrl: () => publicUrl, releases });
+  const history = new RecordHistory(db);
   return Object.freeze({
     config,
     log,
     db,
-    records: options.records ?? new DbRecordStore(db),
-    recordObservers: options.recordObservers ?? [],
+    records:
+      options.records ??
+      (vault
+        ? new EncryptedRecordStore(new DbRecordStore(db), vault, (name) => doctypes.get(name))
+        : new DbRecordStore(db)),
+    // Each record's history is written where the record lives (docs/http-api.md#a-records-history).
+    recordObservers: [revealObserver(audit), historyObserver(history), ...(options.recordObservers ?? [])],
+    audit,
+    history,
     apps,
     doctypes,
     rpc,
     permissions,
     directory,
+    ...(releases ? { releases } : {}),
     publicUrl,
     appsDir,
     distDir: options.distDir ?? join(ROOT_DIR, 'dist'),

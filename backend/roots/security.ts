@@ -21,8 +21,9 @@ import { DbIdempotencyStore } from '../security/idempotency/db-idempotency-store
 import type { IdempotencyStore } from '../security/idempotency/idempotency-store';
 import { FileKeyStore } from '../security/keys/file-key-store';
 import type { KeyStore } from '../security/keys/key-store';
+import { DbSeenSet } from '../security/replay/db-seen-set';
 import { ReplayGuard } from '../security/replay/replay-guard';
-import { MemorySeenSet, type SeenSet } from '../security/replay/seen-set';
+import { EverySeenSet, MemorySeenSet, type SeenSet } from '../security/replay/seen-set';
 
 /**
  * The security services the middleware chain and the security/auth routes share (`ctx.security`). It joins
@@ -63,7 +64,10 @@ export interface SecurityContextOptions {
   keys?: KeyStore;
   /** Default: the database store. */
   idempotency?: IdempotencyStore;
-  /** Where seen JWE ids are kept; default this process's memory (MACROSERVICE gateways share one in NATS KV). */
+  /**
+   * A seen-set several processes share (MACROSERVICE gateways: NATS KV), asked after the database; without
+   * one, seen ids live in memory and tokens made before the start are refused.
+   */
   seenJwes?: SeenSet;
   /** Users, sessions, API keys and tokens; default the database store. */
   authStore?: AuthStore;
@@ -126,8 +130,22 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
     sweeper.unref();
   }
   const policy = createEncryptionPolicy({ mode: pe.mode, routes: pe.routes, doctypes: options.doctypes });
+  // The replay window survives a crash (docs/security.md#replay-window). A process on its own keeps seen JWE
+  // ids in memory and refuses every token made before it started: no per-request write. Gateways sharing a
+  // NATS KV set ask their database first, so neither a restart nor the loss of the NATS store forgets an id.
+  let seen: SeenSet;
+  let notBeforeMs: number | undefined;
+  if (options.seenJwes) {
+    const dbSeen = new DbSeenSet(db);
+    await dbSeen.migrate();
+    seen = new EverySeenSet([dbSeen, options.seenJwes]);
+  } else {
+    seen = new MemorySeenSet();
+    notBeforeMs = Date.now();
+  }
   const replay = new ReplayGuard({
-    seen: options.seenJwes ?? new MemorySeenSet(),
+    seen,
+    notBeforeMs,
     windowSeconds: pe.replay_window_seconds,
     clockSkewSeconds: pe.clock_skew_seconds,
   });

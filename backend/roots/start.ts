@@ -28,6 +28,7 @@ export async function bindServer(config: PlatformConfig, stack: CleanupStack): P
     host: config.server.host,
     port: config.server.port,
     shutdownTimeoutMs: config.server.shutdown_timeout_ms,
+    bodyIdleTimeoutMs: config.server.body_idle_timeout_ms,
   });
   stack.defer(() => server.close());
   return server;

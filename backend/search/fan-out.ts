@@ -37,6 +37,16 @@ export function likePattern(text: string): string {
 
 class Timeout extends Error {}
 
+/** A sub-request the service answered with a non-2xx status. */
+class RefusedRequest extends Error {
+  constructor(readonly status: number) {
+    super(`status ${status}`);
+  }
+}
+
+/** The status of a refusal meaning "this caller may not read this DocType" (docs/permissions.md). */
+const FORBIDDEN = 403;
+
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -71,7 +81,7 @@ async function getJson<T>(
   headers.set('x-platform-service', service);
   headers.set('accept', 'application/json');
   const response = await deps.dispatch(getRequest(new URL(path, base.url), headers));
-  if (!response.ok) throw new Error(`status ${response.status}`);
+  if (!response.ok) throw new RefusedRequest(response.status);
   return (await response.json()) as T;
 }
 
@@ -95,7 +105,12 @@ async function searchService(
         base,
         `/api/resource/${encodeURIComponent(doctype.name)}?${params}`,
         service,
-      );
+      ).catch((error: unknown) => {
+        // A DocType the caller may not read is one the data API would show them nothing of: no hits, and
+        // the service still answered (a restricted user must not see the whole service as "unavailable").
+        if (error instanceof RefusedRequest && error.status === FORBIDDEN) return { data: [] };
+        throw error;
+      });
       const hits = (page.data ?? []).map((row) => {
         const name = String(row.name);
         const title = row[doctype.titleField];

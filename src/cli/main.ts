@@ -31,9 +31,17 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'Manage the payload-encryption keys (m keys list | m keys rotate).',
     load: async () => (await import('./commands/keys')).keysCommand,
   },
+  audit: {
+    summary: 'Check the audit log of personal data revealed (m audit verify).',
+    load: async () => (await import('./commands/audit')).auditCommand,
+  },
   user: {
     summary: 'Manage users and roles (m user add | list | roles | passwd | disable).',
     load: async () => (await import('./commands/user')).userCommand,
+  },
+  release: {
+    summary: 'Publish and promote UI remote releases (m release publish | list | promote | rollback).',
+    load: async () => (await import('./commands/release')).releaseCommand,
   },
 };
 

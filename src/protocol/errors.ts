@@ -54,6 +54,9 @@ export type ErrorCode =
   | 'user_exists'
   | 'unknown_user'
   | 'masked_value'
+  // Personal data at rest (docs/security.md#personal-data-at-rest) and the audit log of its reveals.
+  | 'field_encrypted'
+  | 'integrity_failed'
   // Payload encryption.
   | 'encryption_required'
   | 'encryption_disabled'
@@ -77,6 +80,13 @@ export type ErrorCode =
   | 'upstream_error'
   | 'not_available_offline'
   | 'shell_unavailable'
+  // Releases of UI remotes (docs/mfe-teams.md#releases).
+  | 'unknown_release'
+  | 'release_incomplete'
+  | 'release_file_mismatch'
+  | 'release_altered'
+  | 'contract_incompatible'
+  | 'nothing_to_roll_back'
   // Process-level failures (configuration, bus, key-value store, CLI usage): a 500 at most on the wire.
   | 'config_invalid'
   | 'data_dir_locked'

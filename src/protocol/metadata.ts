@@ -20,6 +20,11 @@ export interface ServiceMetadata {
 export interface ListResponse<T = Record<string, unknown>> {
   data: T[];
   total: number;
+  /**
+   * Present when the server counted only up to `total` and more records match (an unfiltered list of a
+   * large DocType; docs/http-api.md#list-parameters).
+   */
+  total_is_lower_bound?: true;
 }
 
 /** Single-record responses of get / create / update / delete. */

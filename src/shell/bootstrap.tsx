@@ -8,6 +8,7 @@ import { readPlatformConfig } from '../sdk/platform-config';
 import { PlatformProvider } from './hooks/use-platform';
 import { createPlatform } from './platform/create-platform';
 import { prewarmCore } from './platform/prewarm-core';
+import { applyTheme, themeChoice } from './platform/theme';
 import css from './styles/desk.css';
 import { App, createQueryClient } from './views/App';
 import { ConfigError } from './views/ConfigError';
@@ -27,6 +28,8 @@ function boot(): void {
     container.id = 'root';
     document.body.appendChild(container);
   }
+  // The user's colour theme before the first paint, so a dark choice never flashes light.
+  applyTheme(themeChoice());
   const root = createRoot(container);
   let config: ReturnType<typeof readPlatformConfig>;
   try {
@@ -37,7 +40,11 @@ function boot(): void {
   }
   const platform = createPlatform(config);
   // Who is signed in (and the session's CSRF token): a reload or a new tab of a signed-in browser stays in.
-  void platform.checkSession();
+  // Only a browser signed in before asks the server at boot: one never signed in starts without a 401.
+  // Offline development (MSW) answers as signed in from the start: it always asks. (A build defines the flag;
+  // a test running this module may not.)
+  const offline = typeof __DESK_DEV__ !== 'undefined' && __DESK_DEV__;
+  void platform.checkSession({ onlyIfSignedInBefore: !offline });
   // `?override=<service>=<url>` is applied once and kept in localStorage; the address bar drops it.
   const { refused, rest } = platform.overrides.capture(window.location.search);
   if (rest !== window.location.search) {

@@ -17,10 +17,12 @@ export const FIRST_SCREEN_FILE = 'first-screen.json';
 
 /**
  * The Desk's chunk groups that are not part of the first screen: the other screens (`route-*`, named with
- * `webpackChunkName` where they are imported), the search palette, Refine's scope for remote components, and
- * jose (loaded by the first encryption, src/sdk/security).
+ * `webpackChunkName` where they are imported), the search palette, Refine's scope for remote components,
+ * jose (loaded by the first encryption, src/sdk/security), the diagnosis of a remote that failed to load
+ * (`remote-failure`, loaded only then, src/sdk/remotes), and the confining of a remote's own stylesheet
+ * (`remote-styles`, loaded with the first one a remote adds, src/shell/isolation).
  */
-export const FIRST_SCREEN_DEFERRED = /^(route-|search-|refine-|jose$)/;
+export const FIRST_SCREEN_DEFERRED = /^(route-|search-|refine-|jose$|remote-failure$|remote-styles$)/;
 
 /** Options of {@link FirstScreenPlugin}. */
 export interface FirstScreenOptions {

@@ -349,8 +349,24 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
   { document: 'README.md', command: 'm keys rotate', run: keysRotate },
   {
     document: 'README.md',
+    command: 'm audit verify',
+    testedBy: 'test/faults/at-rest.test.ts',
+    evidence: /spawnM\(\['audit', 'verify'/,
+  },
+  {
+    document: 'README.md',
     command: 'm user add | list | roles | passwd | disable | enable',
     run: userCommands,
+  },
+  {
+    document: 'README.md',
+    command: 'm release publish | list | promote | rollback | canary | pin',
+    testedBy: 'test/cli/release.test.ts',
+    evidence: new RegExp(
+      ['publish', 'list', 'promote', 'rollback', 'canary', 'pin']
+        .map((action) => `(?=[\\s\\S]*'release',\\s+'${action}')`)
+        .join(''),
+    ),
   },
 
   // docs/load-testing.md
@@ -513,6 +529,33 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
     command: 'PLATFORM_ADMIN_PASSWORD=... m types --gateway https://desk.example.com --out types/desk.d.ts',
     run: (s) => types(s, 'desk.d.ts'),
   },
+  ...(
+    [
+      ['m release publish [--dir <app folder>]', /'release',\s+'publish',\s+'--dir'/],
+      ['m release publish', /m\(\['release',\s+'publish'\],\s+\{\},\s+folder\)/],
+      ['m release list <service>', /'release',\s+'list',\s+'crm'/],
+      [
+        'm release promote <service> <version> [--force]',
+        /'release',\s+'promote',\s+'crm',\s+v3,\s+'--force'/,
+      ],
+      ['m release promote notes 1.1.0+3f9a0c1d2e4b', /'release',\s+'promote',\s+'crm',\s+v2/],
+      ['m release rollback <service>', /'release',\s+'rollback',\s+'crm'/],
+      ['m release rollback notes', /'release',\s+'rollback',\s+'crm'/],
+      [
+        'm release canary <service> <version> --percent <n>',
+        /'release',\s+'canary',\s+'crm',\s+v2,\s+'--percent'/,
+      ],
+      [
+        'm release pin <service> <version> --user <u> | --role <r>',
+        /'release',\s+'pin',\s+'crm',\s+v1,\s+'--role'/,
+      ],
+    ] as const
+  ).map(([command, evidence]) => ({
+    document: 'docs/mfe-teams.md',
+    command,
+    testedBy: 'test/cli/release.test.ts',
+    evidence,
+  })),
 
   // docs/operators.md
   {
@@ -543,9 +586,28 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
   ].map((command) => ({ document: 'docs/operators.md', command, run: userCommands })),
   { document: 'docs/operators.md', command: 'm keys list', run: keysList },
   { document: 'docs/operators.md', command: 'm keys rotate', run: keysRotate },
+  {
+    document: 'docs/operators.md',
+    command:
+      'PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY=<old> PLATFORM_RECORDS_KEY_ENCRYPTION_KEY=<new> m keys rewrap --data-dir .platform',
+    testedBy: 'test/faults/at-rest-rewrap.test.ts',
+    evidence: /spawnM\(\['keys', 'rewrap', '--data-dir', dataDir/,
+  },
+  {
+    document: 'docs/operators.md',
+    command: 'm audit verify --data-dir .platform',
+    testedBy: 'test/faults/at-rest.test.ts',
+    evidence: /'audit', 'verify', '--data-dir', dataDir/,
+  },
+  {
+    document: 'docs/operators.md',
+    command: 'PLATFORM_API_KEY=<api_key>:<api_secret> m audit verify --url http://127.0.0.1:8000',
+    testedBy: 'test/faults/at-rest.test.ts',
+    evidence: /'audit', 'verify', '--url', server\.url\], \{\s*PLATFORM_API_KEY/,
+  },
 
   // docs/performance.md
-  ...['shell', 'memory', 'decrypt', 'gateway'].map((name) => ({
+  ...['shell', 'memory', 'decrypt', 'gateway', 'durability', 'list-growth', 'loadtest-whole'].map((name) => ({
     document: 'docs/performance.md',
     command: `npm run bench ${name}`,
     notRun: BENCHMARK_NOT_RUN,

@@ -85,28 +85,30 @@ describe('firstScreen', () => {
 describe('withinBudget', () => {
   const limit = FIRST_SCREEN_BUDGET;
 
-  it('is 150 KB in brotli and in gzip', () => {
+  it('is 150 KB in brotli and 155 KB in gzip', () => {
     expect(limit).toBe(150 * 1024);
     expect(FIRST_SCREEN_BUDGET_BROTLI).toBe(limit);
-    expect(FIRST_SCREEN_BUDGET_GZIP).toBe(limit);
+    expect(FIRST_SCREEN_BUDGET_GZIP).toBe(155 * 1024);
   });
 
-  it('passes when both encodings are at the budget', () => {
-    expect(withinBudget({ brotli: limit, gzip: limit })).toBe(true);
-    expect(overBudget({ brotli: limit, gzip: limit })).toEqual([]);
+  const gzip = FIRST_SCREEN_BUDGET_GZIP;
+
+  it('passes when both encodings are at their budget', () => {
+    expect(withinBudget({ brotli: limit, gzip })).toBe(true);
+    expect(overBudget({ brotli: limit, gzip })).toEqual([]);
   });
 
   it('fails one brotli byte above the budget', () => {
-    expect(withinBudget({ brotli: limit + 1, gzip: limit })).toBe(false);
-    expect(overBudget({ brotli: limit + 1, gzip: limit })).toEqual(['brotli']);
+    expect(withinBudget({ brotli: limit + 1, gzip })).toBe(false);
+    expect(overBudget({ brotli: limit + 1, gzip })).toEqual(['brotli']);
   });
 
   it('fails one gzip byte above the budget even when brotli is well within it', () => {
-    expect(withinBudget({ brotli: limit - 20 * 1024, gzip: limit + 1 })).toBe(false);
-    expect(overBudget({ brotli: limit - 20 * 1024, gzip: limit + 1 })).toEqual(['gzip']);
+    expect(withinBudget({ brotli: limit - 20 * 1024, gzip: gzip + 1 })).toBe(false);
+    expect(overBudget({ brotli: limit - 20 * 1024, gzip: gzip + 1 })).toEqual(['gzip']);
   });
 
   it('names both encodings when both are above it', () => {
-    expect(overBudget({ brotli: limit + 1, gzip: limit + 1 })).toEqual(['brotli', 'gzip']);
+    expect(overBudget({ brotli: limit + 1, gzip: gzip + 1 })).toEqual(['brotli', 'gzip']);
   });
 });

@@ -12,7 +12,8 @@ export const ping = defineRpcMethod({
 /** `crm.api.customer_count`: the number of customers, optionally of one status. */
 export const customerCount = defineRpcMethod({
   description: 'Number of customers, optionally filtered by status.',
-  roles: ['Sales User', 'Sales Manager'],
+  // Support Agents read customers (without personal data), so the home card counts them for them too.
+  roles: ['Sales User', 'Sales Manager', 'Support Agent'],
   kwargs: z.object({ status: z.enum(CUSTOMER_STATUSES).optional() }),
   handler: ({ records, kwargs }) =>
     records.count(Customer.name, kwargs.status ? { status: kwargs.status } : {}),

@@ -8,6 +8,11 @@ export interface ReplayGuardOptions {
   windowSeconds: number;
   /** `security.payload_encryption.clock_skew_seconds`. */
   clockSkewSeconds: number;
+  /**
+   * Refuse every token issued before this moment (epoch ms): set to the process's start where the seen ids
+   * live only in memory, so a token accepted before a crash or a restart cannot be accepted again after it.
+   */
+  notBeforeMs?: number;
   now?: () => number;
 }
 
@@ -25,7 +30,8 @@ export function replayed(message: string): PlatformError {
 /**
  * Refuses replayed request JWEs (docs/security.md#a-jwe-is-bound-to-its-request): the protected header must
  * carry `iat` (seconds since the epoch) and a random `jti`; a token issued more than the window ago, or more
- * than the clock skew in the future, is refused, and so is a `jti` already seen within the window. Called only
+ * than the clock skew in the future, is refused, and so is a `jti` already seen within the window, and one
+ * issued before `notBeforeMs` (the start of a process whose seen ids were in memory). Called only
  * after the token decrypted, so only authenticated headers reach the seen-set (a forged `jti` cannot fill it or
  * shadow a real one).
  */
@@ -33,9 +39,11 @@ export class ReplayGuard {
   readonly #seen: SeenSet;
   readonly #windowMs: number;
   readonly #skewMs: number;
+  readonly #notBeforeMs: number;
   readonly #now: () => number;
 
   constructor(options: ReplayGuardOptions) {
+    this.#notBeforeMs = options.notBeforeMs ?? Number.NEGATIVE_INFINITY;
     this.#seen = options.seen;
     this.#windowMs = options.windowSeconds * 1000;
     this.#skewMs = options.clockSkewSeconds * 1000;
@@ -52,6 +60,11 @@ export class ReplayGuard {
     const issuedMs = iat * 1000;
     if (issuedMs < now - this.#windowMs - this.#skewMs || issuedMs > now + this.#skewMs) {
       throw replayed('The encrypted payload is too old (or from the future); encrypt it again.');
+    }
+    // `iat` counts whole seconds: a token is refused when its whole second ended before the start, the only
+    // tokens an earlier process can have accepted (docs/security.md#replay-window).
+    if (issuedMs + 1000 <= this.#notBeforeMs) {
+      throw replayed('The encrypted payload was made before this server started; encrypt it again.');
     }
     // Remembered until the token could no longer pass the age check anyway.
     const ttlMs = Math.max(1000, issuedMs + this.#windowMs + this.#skewMs - now);

@@ -44,3 +44,17 @@ export class MemorySeenSet implements SeenSet {
     }
   }
 }
+
+/**
+ * Several {@link SeenSet}s as one: an id is new only when it is new to each of them, asked in order (a later
+ * one is not asked once an earlier one has seen it). A MACROSERVICE gateway asks its database first, which
+ * neither a restart nor the loss of the NATS store can empty, then the NATS KV bucket every gateway shares.
+ */
+export class EverySeenSet implements SeenSet {
+  constructor(private readonly sets: readonly SeenSet[]) {}
+
+  async add(id: string, ttlMs: number): Promise<boolean> {
+    for (const set of this.sets) if (!(await set.add(id, ttlMs))) return false;
+    return true;
+  }
+}

@@ -19,7 +19,7 @@ import type { Command } from '../command';
 /** Exit codes of `m keys`: 0 done, 1 the operation failed, 2 usage error, 78 invalid configuration. */
 export const KEYS_EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
 
-const HELP = `Usage: m keys <list | rotate> [options]
+const HELP = `Usage: m keys <list | rotate | rewrap> [options]
 
 Manages the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits).
 
@@ -29,11 +29,16 @@ Manages the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits)
            A running server picks the new key up within 5 seconds (or at once, for a JWE naming it).
            In MACROSERVICE mode (PLATFORM_MODE) with PLATFORM_KEY_ENCRYPTION_KEY set, both act on
            the key ring the gateways share in NATS KV (nats.url / PLATFORM_NATS_URL).
+  rewrap   Re-encrypts personal data at rest under the current key-encryption key
+           (PLATFORM_RECORDS_KEY_ENCRYPTION_KEY), opening older values with the previous one
+           (PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY, or <data_dir>/keys/records.kek), in batches,
+           printing progress; run again after an interruption, it resumes. PGlite: the server stopped.
 
 Options:
   --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
   --config <file>    platform.toml to read (default ./platform.toml when present)
   --json             list: print JSON
+  --batch <n>        rewrap: records per batch (default 100)
   -h, --help         This help
 
 Exit codes: 0 done, 1 failed, 2 usage error, 78 invalid configuration.`;
@@ -55,8 +60,8 @@ export const keysCommand: Command = {
       return KEYS_EXIT.ok;
     }
     const action = positionals[0];
-    if ((action !== 'list' && action !== 'rotate') || positionals.length > 1) {
-      console.error(`m keys: expected "list" or "rotate"\n\n${HELP}`);
+    if ((action !== 'list' && action !== 'rotate' && action !== 'rewrap') || positionals.length > 1) {
+      console.error(`m keys: expected "list", "rotate" or "rewrap"\n\n${HELP}`);
       return KEYS_EXIT.usage;
     }
     let dir: string;
@@ -74,6 +79,7 @@ export const keysCommand: Command = {
       console.error(`m keys: ${(err as Error).message}`);
       return KEYS_EXIT.config;
     }
+    if (action === 'rewrap') return rewrap(config, Number(values.batch ?? 100));
     const kek = config.mode === 'macroservice' ? keyEncryptionKeyFromEnv(process.env) : undefined;
     if (kek) {
       try {
@@ -164,7 +170,49 @@ function parse(argv: string[]) {
       'data-dir': { type: 'string' },
       config: { type: 'string' },
       json: { type: 'boolean', default: false },
+      batch: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+}
+
+/** `m keys rewrap`: personal data at rest re-encrypted under the current key (docs/operators.md#rotating-the-key-encryption-key). */
+async function rewrap(config: PlatformConfig, batch: number): Promise<number> {
+  if (!Number.isInteger(batch) || batch < 1) {
+    console.error('m keys rewrap: --batch must be a positive integer');
+    return KEYS_EXIT.usage;
+  }
+  const { loadInstalledApps } = await import('../../../backend/apps');
+  const { createDocTypeRegistry } = await import('../../../backend/doctypes/registry');
+  const { openDatabase } = await import('../../../backend/db/open-database');
+  const { kekSources, openVaultKeys } = await import('../../../backend/vault/vault-keys');
+  const { rewrapRecords } = await import('../../../backend/vault/rewrap');
+  const { claimDataDir } = await import('../../../backend/data-dir/data-dir');
+  let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  let owned: { release(): void } | undefined;
+  try {
+    const doctypes = createDocTypeRegistry(await loadInstalledApps(config.apps)).list();
+    // The embedded database allows one process: a running server's directory is refused (data_dir_locked).
+    if (!config.server.database_url) owned = await claimDataDir(config.server.data_dir, 'm keys rewrap');
+    db = await openDatabase({
+      dataDir: config.server.data_dir,
+      databaseUrl: config.server.database_url,
+      optimizeWasm: config.server.pglite_optimize,
+    });
+    const keys = await openVaultKeys(db, kekSources(resolve(config.server.data_dir), process.env));
+    const total = await rewrapRecords(db, keys, doctypes, {
+      batch,
+      onProgress: (p) => console.log(`${p.doctype}: ${p.checked} checked, ${p.rewrapped} rewrapped`),
+    });
+    console.log(
+      `rewrap done: ${total} records rewritten; every personal value is under key ${keys.cipher.kekId}`,
+    );
+    return KEYS_EXIT.ok;
+  } catch (err) {
+    console.error(`m keys rewrap: ${(err as Error).message}`);
+    return KEYS_EXIT.failed;
+  } finally {
+    await db?.close();
+    owned?.release();
+  }
 }

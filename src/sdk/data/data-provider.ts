@@ -111,7 +111,11 @@ export function frameworkMDataProvider(options: DataProviderOptions = {}): DataP
       query: listQuery({ ...params, fields: fieldsOf(params.meta) }),
     });
     const data = (answer?.data ?? []).map(withId);
-    return { data, total: typeof answer?.total === 'number' ? answer.total : data.length };
+    const total = typeof answer?.total === 'number' ? answer.total : data.length;
+    // Passed on as the server says it: "at least `total`" (the Desk shows "1,000+").
+    return answer?.total_is_lower_bound === true
+      ? { data, total, total_is_lower_bound: true }
+      : { data, total };
   }
 
   async function one<T>(

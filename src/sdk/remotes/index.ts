@@ -1,5 +1,7 @@
 /** Remote loading: the services' UI remotes through the Module Federation runtime. */
 
+export type { CspRefusal, RemoteDiagnosis, RemoteDiagnosisCode } from './diagnosis';
+export { checkViewsShape, diagnosisOf, RemoteLoadError } from './diagnosis';
 export type { HintDocument } from './entry-hint';
 export { hintEntry } from './entry-hint';
 export type { IntegrityCheck } from './integrity';
@@ -14,5 +16,22 @@ export {
 } from './overrides';
 export type { FederationRuntime, RemoteLoaderHookEvents, RemoteLoaderOptions } from './remote-loader';
 export { RemoteLoader } from './remote-loader';
-export type { SharedVersionMismatch } from './shared-versions';
-export { CHECKED_SHARED, describeMismatch, sharedVersionMismatches } from './shared-versions';
+export type { RemoteManifestView } from './remote-manifest';
+export {
+  checkRemoteManifest,
+  fetchRemoteManifest,
+  manifestUrlOf,
+  parseRemoteManifest,
+  REMOTE_MANIFEST_FILE,
+} from './remote-manifest';
+export type { DeclaredShared, SharedIncompatibility, SharedVersionMismatch } from './shared-versions';
+export {
+  CHECKED_SHARED,
+  declaredInShareScope,
+  describeIncompatible,
+  describeMismatch,
+  deskSharedVersions,
+  incompatibleShared,
+  NEGOTIATED_SHARED,
+  sharedVersionMismatches,
+} from './shared-versions';

@@ -6,26 +6,45 @@
  * In the shell's webpack host the MF plugin has created the runtime instance: the loader uses it
  * (`getInstance()`); elsewhere it creates one. Tests inject a runtime.
  */
-import { createInstance, getInstance } from '@module-federation/enhanced/runtime';
+import { createInstance, getInstance, satisfy } from '@module-federation/enhanced/runtime';
+import { VIEWS_MODULE } from '../../contract/remote';
 import type { ServiceManifest } from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { Hooks } from '../hooks';
+import {
+  type CspRefusal,
+  checkViewsShape,
+  diagnosisOf,
+  type RemoteDiagnosis,
+  RemoteLoadError,
+} from './diagnosis';
 import { hintEntry } from './entry-hint';
 import { entryKey, integrityPlugin, type ScriptPlugin, verifyIntegrity } from './integrity';
+import { checkRemoteManifest, fetchRemoteManifest, type RemoteManifestView } from './remote-manifest';
 import {
+  declaredInShareScope,
+  describeIncompatible,
   describeMismatch,
+  deskSharedVersions,
+  incompatibleShared,
   type SharedVersionMismatch,
   type ShareScopeView,
   sharedVersionMismatches,
 } from './shared-versions';
+
+/** A runtime plugin hook run after a container's `init` (its shared packages registered, none of its modules run). */
+interface InitContainerPlugin {
+  name: string;
+  initContainer<A extends { remoteInfo: { name: string }; shareScope: unknown }>(args: A): A;
+}
 
 /** The part of the Module Federation runtime instance the loader uses. */
 export interface FederationRuntime {
   registerRemotes(remotes: Array<{ name: string; entry: string }>, options?: { force?: boolean }): void;
   loadRemote<T>(id: string): Promise<T | null>;
   preloadRemote(options: Array<{ nameOrAlias: string; exposes?: string[] }>): Promise<void>;
-  /** Adds runtime plugins (the integrity hook); absent on minimal test doubles. */
-  registerPlugins?(plugins: ScriptPlugin[]): void;
+  /** Adds runtime plugins (the integrity and shared-version hooks); absent on minimal test doubles. */
+  registerPlugins?(plugins: Array<ScriptPlugin | InitContainerPlugin>): void;
   /** The share scopes (who registered which shared version); read for version checks when present. */
   shareScopeMap?: ShareScopeView;
   /** The instance's own options; `name` identifies the Desk's registrations in the share scope. */
@@ -57,7 +76,15 @@ export interface RemoteLoaderOptions {
   hostName?: string;
   /** Fetch used to tell an integrity failure from another load failure; default the global one. */
   fetch?: typeof fetch;
+  /**
+   * Read each remote's `mf-manifest.json` before running it, and refuse one that breaks the remote contract.
+   * Default: on in the Desk's page (the host's runtime instance) or when `fetch` is given.
+   */
+  checkManifests?: boolean;
 }
+
+/** How many CSP refusals the loader remembers to diagnose a failed load. */
+const KEPT_REFUSALS = 20;
 
 const TIMEOUT = Symbol('timeout');
 
@@ -87,17 +114,102 @@ export class RemoteLoader {
   readonly #integrity = new Map<string, string>();
   #pluginRegistered = false;
   readonly #mismatches = new Map<string, SharedVersionMismatch[]>();
+  /** Entry URL -> its manifest (undefined when it has none), read once. */
+  readonly #manifests = new Map<string, Promise<RemoteManifestView | undefined>>();
+  #onHostPage = false;
+  #sharedPluginRegistered = false;
+  readonly #refusals: CspRefusal[] = [];
+  readonly #gates: Array<Promise<unknown>> = [];
 
   constructor(options: RemoteLoaderOptions = {}) {
     this.#options = options;
     this.#runtime = options.runtime;
+    // A refused script or eval fires no error the runtime sees: only this event names the cause.
+    globalThis.document?.addEventListener?.('securitypolicyviolation', (event) => {
+      const e = event as SecurityPolicyViolationEvent;
+      this.#refusals.push({
+        blockedURI: e.blockedURI ?? '',
+        directive: e.effectiveDirective || e.violatedDirective || '',
+        sourceFile: e.sourceFile ?? '',
+      });
+      if (this.#refusals.length > KEPT_REFUSALS) this.#refusals.shift();
+    });
   }
 
   /** The runtime instance in use. */
   get runtime(): FederationRuntime {
-    this.#runtime ??=
-      getInstance() ?? createInstance({ name: this.#options.hostName ?? 'desk_sdk_host', remotes: [] });
+    if (!this.#runtime) {
+      const host = getInstance();
+      this.#onHostPage = host !== undefined;
+      this.#runtime = host ?? createInstance({ name: this.#hostName, remotes: [] });
+    }
+    this.#ensureSharedPlugin(this.#runtime);
     return this.#runtime;
+  }
+
+  get #hostName(): string {
+    return this.#runtime?.options?.name ?? this.#options.hostName ?? 'desk_sdk_host';
+  }
+
+  /** The versions of the shared singletons the Desk provides (package -> version). */
+  deskVersions(): Record<string, string> {
+    return deskSharedVersions(this.runtime.shareScopeMap, this.#hostName);
+  }
+
+  /**
+   * Checks what a container registered in the share scope when it was initialised, before any of its
+   * modules runs: a remote requiring a shared singleton the Desk's version cannot serve stops there.
+   */
+  #ensureSharedPlugin(runtime: FederationRuntime): void {
+    if (this.#sharedPluginRegistered || !runtime.registerPlugins) return;
+    this.#sharedPluginRegistered = true;
+    runtime.registerPlugins([
+      {
+        name: 'desk-remote-shared-versions',
+        initContainer: (args) => {
+          const service = args.remoteInfo.name;
+          const declared = declaredInShareScope(
+            { default: args.shareScope as ShareScopeView[string] },
+            service,
+          );
+          const found = incompatibleShared(declared, this.deskVersions(), satisfy);
+          if (found.length) {
+            throw new RemoteLoadError(service, {
+              code: 'remote_shared_incompatible',
+              detail: describeIncompatible(found),
+            });
+          }
+          return args;
+        },
+      },
+    ]);
+  }
+
+  /** The manifest beside `entry`, fetched once; undefined when not checking or there is none. */
+  #manifest(entry: string): Promise<RemoteManifestView | undefined> {
+    // Resolving the runtime first tells whether this is the Desk's page.
+    void this.runtime;
+    const enabled = this.#options.checkManifests ?? (this.#options.fetch !== undefined || this.#onHostPage);
+    if (!enabled) return Promise.resolve(undefined);
+    let pending = this.#manifests.get(entry);
+    if (!pending) {
+      pending = fetchRemoteManifest(entry, this.#options.fetch ?? fetch);
+      this.#manifests.set(entry, pending);
+    }
+    return pending;
+  }
+
+  /** The requirement `service`'s manifest shows it breaks, before any of its code runs. */
+  async #preflight(service: string, entry: string, exposed: string): Promise<RemoteDiagnosis | undefined> {
+    const manifest = await this.#manifest(entry);
+    return manifest && checkRemoteManifest(manifest, service, exposed, this.deskVersions(), satisfy);
+  }
+
+  /** Reports a diagnosed failure on the console (the code first, for searching) and returns its error. */
+  #diagnosed(service: string, diagnosis: RemoteDiagnosis, cause?: unknown): RemoteLoadError {
+    const error = new RemoteLoadError(service, diagnosis, cause);
+    console.error(`[desk] ${error.message}`);
+    return error;
   }
 
   /**
@@ -114,6 +226,8 @@ export class RemoteLoader {
     }
     const previous = this.#entries.get(service);
     if (previous === manifest.url) return true;
+    // A changed entry (a redeploy, an override) may have another manifest.
+    if (previous !== undefined) this.#manifests.delete(previous);
     this.runtime.registerRemotes([{ name: service, entry: manifest.url }], { force: previous !== undefined });
     this.#entries.set(service, manifest.url);
     return true;
@@ -172,6 +286,31 @@ export class RemoteLoader {
     }
   }
 
+  /**
+   * The service whose remote `url` belongs to: the one whose entry's directory the URL lies in (a remote's
+   * chunks sit beside its `remoteEntry.js`). Used to tell which remote a script-inserted style came from.
+   */
+  serviceOfUrl(url: string): string | undefined {
+    for (const [service, entry] of this.#entries) {
+      let base: string;
+      try {
+        base = new URL('.', entry).href;
+      } catch {
+        continue;
+      }
+      if (url.startsWith(base)) return service;
+    }
+    return undefined;
+  }
+
+  /**
+   * Runs no remote's code until `gate` has settled (whatever its outcome): the shell starts its style guard
+   * this way, in its own chunk, in parallel with the first remote's manifest and entry.
+   */
+  before(gate: Promise<unknown>): void {
+    this.#gates.push(gate);
+  }
+
   /** True when `service` has a registered remote. */
   isRegistered(service: string): boolean {
     return this.#entries.has(service);
@@ -191,6 +330,15 @@ export class RemoteLoader {
     const attempts = 1 + Math.max(0, this.#options.retries ?? 1);
     const timeoutMs = this.#options.timeoutMs ?? 10_000;
     let error: SdkError | undefined;
+    const [refused] = await Promise.all([
+      this.#preflight(service, entry, exposed),
+      Promise.allSettled(this.#gates),
+    ]);
+    if (refused) {
+      error = this.#diagnosed(service, refused);
+      this.hooks.emit('loadRemoteError', { service, exposed, error });
+      throw error;
+    }
     for (let attempt = 1; attempt <= attempts; attempt++) {
       this.hooks.emit('beforeLoadRemote', { service, exposed, attempt });
       try {
@@ -202,10 +350,32 @@ export class RemoteLoader {
           continue;
         }
         if (module === null || module === undefined) throw new Error(`${id} resolved to no module`);
+        const shape = exposed === VIEWS_MODULE ? checkViewsShape(module) : undefined;
+        if (shape) {
+          error = this.#diagnosed(service, shape);
+          break;
+        }
         this.#checkSharedVersions(service);
         this.hooks.emit('afterLoadRemote', { service, exposed, attempt, module });
         return module;
       } catch (cause) {
+        // A CSP refusal is reported by an event queued after the script's own events: let it arrive.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        // The failure's classification loads only when a load fails (it is not needed on the first screen).
+        const diagnosis =
+          diagnosisOf(cause) ??
+          (await import(/* webpackChunkName: "remote-failure" */ './load-failure')).classifyLoadFailure(
+            service,
+            entry,
+            exposed,
+            cause,
+            this.#refusals,
+          );
+        if (diagnosis) {
+          // A broken requirement stays broken: retrying cannot help.
+          error = this.#diagnosed(service, diagnosis, cause);
+          break;
+        }
         error = await this.#loadFailure(service, exposed, entry, cause);
         // A changed entry stays changed: retrying cannot help.
         if (error.code === 'remote_integrity_failed') break;
@@ -244,5 +414,7 @@ export class RemoteLoader {
   warm = async (service: string, manifest: Pick<ServiceManifest, 'url' | 'integrity'>): Promise<void> => {
     if (!this.register(service, manifest) || !manifest.url) return;
     hintEntry(manifest.url, manifest.integrity);
+    // Read ahead, so the check before the first load costs no round trip of its own.
+    void this.#manifest(manifest.url);
   };
 }

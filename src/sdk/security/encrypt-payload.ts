@@ -41,13 +41,15 @@ function randomJti(): string {
  * Encrypts `plaintext` to `key` as a compact JWE: `alg RSA-OAEP-256`, `enc A256GCM`, and a protected header
  * carrying `kid`, `htm` and `htu` (authenticated as AAD, so the server can refuse a token replayed elsewhere),
  * `iat` (seconds) and a random `jti` (so the server can refuse the same token replayed to the same request).
- * A token is for one request: encrypt again for a retry.
+ * A token is for one request: encrypt again for a retry. `issuedAtMs` is the time on the server's clock
+ * (`SecurityClient` passes its estimate), default this machine's clock.
  */
 export async function encryptJwe(
   plaintext: string,
   key: CryptoKey,
   kid: string,
   binding: RequestBinding,
+  issuedAtMs: number = Date.now(),
 ): Promise<string> {
   // jose loads with the first encryption, not with the page (docs/performance.md#the-first-screen).
   const { CompactEncrypt } = await import(/* webpackChunkName: "jose" */ 'jose');
@@ -58,7 +60,7 @@ export async function encryptJwe(
       kid,
       htm: binding.htm,
       htu: binding.htu,
-      iat: Math.floor(Date.now() / 1000),
+      iat: Math.floor(issuedAtMs / 1000),
       jti: randomJti(),
     })
     .encrypt(key);

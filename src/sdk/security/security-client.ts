@@ -31,7 +31,7 @@ export interface SecurityClientOptions {
   fetch?: typeof globalThis.fetch;
   /** How long imported keys are trusted before the JWKS is fetched again; default 5 minutes. */
   keysMaxAgeMs?: number;
-  /** Clock; default `Date.now`. */
+  /** This machine's clock; default `Date.now`. The JWE `iat` is stamped on the server's clock estimated from it. */
   now?: () => number;
 }
 
@@ -51,6 +51,8 @@ export class SecurityClient {
   #keysFetchedAt = Number.NEGATIVE_INFINITY;
   #keysInflight: Promise<void> | undefined;
   #refreshInflight: Promise<void> | undefined;
+  /** The server's clock minus this machine's, learned from the `Date` of the config answer; 0 until then. */
+  #clockOffsetMs = 0;
 
   constructor(options: SecurityClientOptions = {}) {
     this.#options = options;
@@ -64,6 +66,15 @@ export class SecurityClient {
   /** The loaded policy, or `undefined` before {@link load} succeeded. */
   get config(): SecurityConfig | undefined {
     return this.#config;
+  }
+
+  /**
+   * The time on the server's clock as this client estimates it (epoch ms): this machine's clock corrected by
+   * the offset learned from the `Date` header of the security config answer (docs/sdk.md#clocks), so a
+   * machine whose clock is minutes off still stamps an `iat` the server accepts.
+   */
+  serverNow(): number {
+    return this.#now() + this.#clockOffsetMs;
   }
 
   /** True once the policy is loaded. */
@@ -159,7 +170,7 @@ export class SecurityClient {
     }
     try {
       const { kid, key } = await this.getKey();
-      const jwe = await encryptJwe(plaintext, key, kid, requestBinding(url, method));
+      const jwe = await encryptJwe(plaintext, key, kid, requestBinding(url, method), this.serverNow());
       return { body: jwe, contentType: JOSE_CONTENT_TYPE };
     } catch (err) {
       if (isSdkError(err) && err.code === 'encryption_failed') throw err;
@@ -175,6 +186,7 @@ export class SecurityClient {
     this.#keysFetchedAt = Number.NEGATIVE_INFINITY;
     this.#keysInflight = undefined;
     this.#refreshInflight = undefined;
+    this.#clockOffsetMs = 0;
   }
 
   #now(): number {
@@ -196,14 +208,28 @@ export class SecurityClient {
       this.#options.configUrl ?? tryReadPlatformConfig()?.securityConfigUrl ?? SECURITY_CONFIG_PATH,
     );
     try {
+      const sentAt = this.#now();
       const response = await this.#fetch(url);
       if (!response.ok) throw new Error(`status ${response.status}`);
+      this.#learnClock(response.headers.get('date'), sentAt, this.#now());
       return parseSecurityConfig(await response.json());
     } catch (err) {
       throw new SdkError('security_config_unavailable', 'The security config could not be loaded.', {
         cause: err,
       });
     }
+  }
+
+  /**
+   * Learns the server's clock from an answer's `Date` (RFC 9110 section 6.6.1): whole seconds, stamped while
+   * the answer was made, so the server's time is taken as that second's middle at the middle of the exchange.
+   * The estimate is within about a second plus the round trip, well inside the server's allowed skew. An
+   * answer without a usable `Date` (a proxy that drops it, a mock) leaves the last estimate.
+   */
+  #learnClock(date: string | null, sentAt: number, receivedAt: number): void {
+    const serverMs = date === null ? Number.NaN : Date.parse(date);
+    if (!Number.isFinite(serverMs)) return;
+    this.#clockOffsetMs = serverMs + 500 - (sentAt + receivedAt) / 2;
   }
 
   /** Fetches and imports the JWKS; `force` skips sharing a request started before a refresh. */

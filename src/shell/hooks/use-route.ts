@@ -1,12 +1,11 @@
 import { useCallback, useMemo, useSyncExternalStore } from 'react';
+import { leaveGuard } from '../routing/leave-guard';
 import { type DeskRoute, formatRoute, parseRoute } from '../routing/route';
 
-function subscribe(onChange: () => void): () => void {
-  window.addEventListener('hashchange', onChange);
-  return () => window.removeEventListener('hashchange', onChange);
-}
-
-const getHash = () => window.location.hash;
+// The URL's hash, as the leave guard lets it through: a form with unsaved changes holds a route change
+// until the user chose to save, discard or stay (routing/leave-guard.ts).
+const subscribe = (onChange: () => void): (() => void) => leaveGuard().subscribe(onChange);
+const getHash = () => leaveGuard().getSnapshot().hash;
 
 /** How {@link useRoute}'s `navigate` changes the history. */
 export interface NavigateOptions {

@@ -23,6 +23,7 @@ import { DeskCatalog } from './catalog';
 import { KeyedStore } from './keyed-store';
 import { NoticeStore } from './notices';
 import { isUnauthorized, SessionStore } from './session';
+import { mayHaveSession, rememberSession } from './session-hint';
 import { openSessionChannel } from './session-sync';
 
 /** `GET /api/method/whoami` answer; `roles` and `permissions` may be absent. */
@@ -45,9 +46,10 @@ export interface DeskPlatform {
   notices: NoticeStore;
   /**
    * Asks the server who is signed in and records it (with the session's CSRF token); a 401 means signed out.
-   * Called at boot, and when another tab signs in.
+   * Called at boot, and when another tab signs in. With `onlyIfSignedInBefore` (the boot), a browser that
+   * was not signed in is taken as signed out without asking (platform/session-hint.ts).
    */
-  checkSession(): Promise<void>;
+  checkSession(options?: { onlyIfSignedInBefore?: boolean }): Promise<void>;
   /** Session login (`POST /api/method/login` with `usr`/`pwd`). */
   login(usr: string, pwd: string): Promise<void>;
   logout(): Promise<void>;
@@ -83,6 +85,11 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   );
   // Until the server answered `whoami`, the Desk does not know: it shows neither the sign-in screen nor data.
   const session = new SessionStore({ status: 'checking' });
+  // Whether to ask at the next boot follows what the Desk knows now.
+  session.subscribe(() => {
+    const status = session.getSnapshot().status;
+    if (status !== 'checking') rememberSession(status === 'signed-in');
+  });
   const channel = openSessionChannel();
   const notices = new NoticeStore();
   const catalog = new DeskCatalog({
@@ -124,7 +131,12 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     void catalog.loadRemotes().then(() => catalog.loadPendingMetadata());
   };
 
-  async function checkSession(): Promise<void> {
+  async function checkSession(options: { onlyIfSignedInBefore?: boolean } = {}): Promise<void> {
+    // A CSRF token kept by this tab (sessionStorage) also says a session was there.
+    if (options.onlyIfSignedInBefore && !mayHaveSession() && !csrfTokenStore.get()) {
+      session.signedOut();
+      return;
+    }
     try {
       const answer = await fetchWithCredentials<WhoamiAnswer>(`${config.gatewayUrl}${WHOAMI_PATH}`);
       const who = answer?.message;

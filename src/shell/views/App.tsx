@@ -5,19 +5,38 @@
  * Refine's context is given to remote components only (`RemoteScope`), where a remote's hooks need it.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRoute } from '../hooks/use-route';
 import { useSession } from '../hooks/use-session';
+import { useThemeChoice } from '../hooks/use-theme';
+import { mayShowDeveloperDetails } from '../platform/screen-rights';
 import { isUnauthorized } from '../platform/session';
+import { setThemeChoice, type ThemeChoice } from '../platform/theme';
 import { formatRoute } from '../routing/route';
-import { setDeveloperDetails, useDeveloperDetails } from '../words/developer-details';
+import {
+  setDeveloperDetails,
+  setDeveloperDetailsAllowed,
+  useDeveloperDetails,
+} from '../words/developer-details';
 import { DocTypePage } from './DocTypePage';
 import { Notices } from './Notices';
 import { OverrideBanner } from './OverrideBanner';
 import { Sidebar } from './Sidebar';
 import { Loading } from './states';
 
+// Watches the live releases once the first screen is up; its code is not part of that screen
+// (docs/performance.md#the-budget).
+// Asked only when someone leaves a changed form.
+const LeaveDialog = lazy(() =>
+  import(/* webpackChunkName: "route-leave" */ './LeaveDialog').then((m) => ({ default: m.LeaveDialog })),
+);
+const ReleaseOffer = lazy(() =>
+  import(/* webpackChunkName: "route-release-offer" */ './ReleaseOffer').then((m) => ({
+    default: m.ReleaseOffer,
+  })),
+);
 const Home = lazy(() =>
   import(/* webpackChunkName: "route-home" */ './Home').then((m) => ({ default: m.Home })),
 );
@@ -79,6 +98,23 @@ function isSearchShortcut(event: KeyboardEvent): boolean {
   return (event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k';
 }
 
+/** The header's colour theme choice: the system's setting, light or dark. */
+function ThemeSelect(): React.JSX.Element {
+  const choice = useThemeChoice();
+  return (
+    <select
+      className="desk-header__theme"
+      aria-label="Colour theme"
+      value={choice}
+      onChange={(e) => setThemeChoice(e.target.value as ThemeChoice)}
+    >
+      <option value="system">System theme</option>
+      <option value="light">Light</option>
+      <option value="dark">Dark</option>
+    </select>
+  );
+}
+
 function Layout(): React.JSX.Element {
   const platform = usePlatform();
   const { route, navigate } = useRoute();
@@ -86,6 +122,10 @@ function Layout(): React.JSX.Element {
   const [searching, setSearching] = useState(false);
   const mainRef = useRef<HTMLElement>(null);
   const session = useSession();
+  const permissions = usePermissions();
+  const mayDevelop = permissions.ready && mayShowDeveloperDetails(permissions.roles);
+  // Before the first paint, so no screen shows details this user may not see.
+  useLayoutEffect(() => setDeveloperDetailsAllowed(mayDevelop), [mayDevelop]);
   const developer = useDeveloperDetails();
   const routeKey =
     route.kind === 'home' || route.kind === 'users' ? route.kind : `${route.kind}:${route.docType}`;
@@ -142,15 +182,18 @@ function Layout(): React.JSX.Element {
         </button>
         <span className="desk-header__spacer" />
         {shownName ? <span className="desk-header__user">{shownName}</span> : null}
-        <button
-          type="button"
-          className="desk-button desk-button--small desk-header__toggle"
-          aria-pressed={developer}
-          title="Show deployment, service and error details for people who build the platform"
-          onClick={() => setDeveloperDetails(!developer)}
-        >
-          Developer details
-        </button>
+        <ThemeSelect />
+        {mayDevelop ? (
+          <button
+            type="button"
+            className="desk-button desk-button--small desk-header__toggle"
+            aria-pressed={developer}
+            title="Show deployment, service and error details for people who build the platform"
+            onClick={() => setDeveloperDetails(!developer)}
+          >
+            Developer details
+          </button>
+        ) : null}
         <button
           type="button"
           className="desk-button desk-button--small"
@@ -164,6 +207,9 @@ function Layout(): React.JSX.Element {
       </div>
       <main id="desk-main" ref={mainRef} tabIndex={-1} className="desk-main">
         <OverrideBanner />
+        <Suspense fallback={null}>
+          <ReleaseOffer />
+        </Suspense>
         <Suspense fallback={<Loading label="Loading…" />}>
           {route.kind === 'home' ? (
             <Home />
@@ -175,6 +221,9 @@ function Layout(): React.JSX.Element {
         </Suspense>
       </main>
       <Notices />
+      <Suspense fallback={null}>
+        <LeaveDialog />
+      </Suspense>
       {searching ? (
         <Suspense fallback={null}>
           <CommandPalette onClose={() => setSearching(false)} navigate={navigate} />

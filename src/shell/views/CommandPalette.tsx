@@ -6,8 +6,10 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDebounced } from '../hooks/use-debounced';
+import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { navEntries } from '../platform/navigation';
+import { allowsCommand } from '../platform/screen-rights';
 import type { DeskRoute } from '../routing/route';
 import { SEARCH_DEBOUNCE_MS, type SearchAnswer, searchRecords } from '../search/search-client';
 import { useDeveloperDetails } from '../words/developer-details';
@@ -39,6 +41,7 @@ export function CommandPalette({ onClose, navigate }: CommandPaletteProps): Reac
   const platform = usePlatform();
   const catalog = useCatalog();
   const developer = useDeveloperDetails();
+  const { can } = usePermissions();
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);
   const [search, setSearch] = useState<SearchState>({ status: 'idle' });
@@ -74,7 +77,9 @@ export function CommandPalette({ onClose, navigate }: CommandPaletteProps): Reac
       if (state.status !== 'ready') continue;
       for (const entry of navEntries(state.value)) {
         const matches = (s: string) => !needle || s.toLowerCase().includes(needle);
-        if (matches(entry.label) || matches(entry.singular)) {
+        const mayGo = allowsCommand(can, { kind: 'go', docType: entry.docType });
+        const mayCreate = allowsCommand(can, { kind: 'new', docType: entry.docType });
+        if (mayGo && (matches(entry.label) || matches(entry.singular))) {
           go.push({
             id: `go:${entry.docType}`,
             group: 'Go to',
@@ -83,7 +88,7 @@ export function CommandPalette({ onClose, navigate }: CommandPaletteProps): Reac
             route: { kind: 'list', docType: entry.docType },
           });
         }
-        if (matches(`New ${entry.singular}`) || matches(entry.singular)) {
+        if (mayCreate && (matches(`New ${entry.singular}`) || matches(entry.singular))) {
           create.push({
             id: `new:${entry.docType}`,
             group: 'Create',
@@ -108,7 +113,7 @@ export function CommandPalette({ onClose, navigate }: CommandPaletteProps): Reac
       }
     }
     return [...records, ...go.slice(0, needle ? 6 : 20), ...create.slice(0, needle ? 3 : 0)];
-  }, [catalog, text, search, q, developer]);
+  }, [catalog, text, search, q, developer, can]);
 
   const safeActive = Math.min(active, Math.max(0, options.length - 1));
   const choose = (option: PaletteOption | undefined) => {

@@ -13,6 +13,12 @@ export interface ConfirmDialogProps {
   confirmLabel: string;
   /** True while the confirmed action runs (both buttons disabled). */
   busy?: boolean;
+  /** Label of the safe choice; default "Cancel". */
+  cancelLabel?: string;
+  /** `primary` for a confirmation that keeps work (Save); default `danger`. */
+  confirmTone?: 'danger' | 'primary';
+  /** A third choice between the safe one and the confirmation (e.g. Discard). */
+  secondary?: { label: string; onClick(): void };
   onConfirm(): void;
   onCancel(): void;
 }
@@ -23,6 +29,9 @@ export function ConfirmDialog({
   children,
   confirmLabel,
   busy,
+  cancelLabel = 'Cancel',
+  confirmTone = 'danger',
+  secondary,
   onConfirm,
   onCancel,
 }: ConfirmDialogProps): React.JSX.Element {
@@ -78,11 +87,16 @@ export function ConfirmDialog({
         ) : null}
         <div className="desk-actions desk-dialog__actions">
           <button ref={cancelRef} type="button" className="desk-button" onClick={onCancel} disabled={busy}>
-            Cancel
+            {cancelLabel}
           </button>
+          {secondary ? (
+            <button type="button" className="desk-button" onClick={secondary.onClick} disabled={busy}>
+              {secondary.label}
+            </button>
+          ) : null}
           <button
             type="button"
-            className="desk-button desk-button--danger"
+            className={`desk-button desk-button--${confirmTone}`}
             onClick={onConfirm}
             disabled={busy}
           >

@@ -5,10 +5,13 @@
  * Around the views it owns the record workflow every DocType shares: the record's id and timestamps, Delete
  * with a confirmation, a confirmation after save, and the tab title.
  */
+import { useQueryClient } from '@tanstack/react-query';
 import { lazy, useEffect, useState } from 'react';
 import type { DeskRecord, FormViewProps, ListViewProps } from '../../contract/remote';
+import type { DocTypeSchema } from '../../protocol';
 import { useDeleteRecord, useInvalidateRecords, useRecord } from '../data/records';
 import { formatDateTime } from '../fields';
+import { timelineKey } from '../history/history-api';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDocTypeOwner } from '../hooks/use-doc-type-owner';
 import { useDocumentTitle } from '../hooks/use-document-title';
@@ -17,6 +20,8 @@ import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
 import type { NavigateOptions } from '../hooks/use-route';
 import { navEntries } from '../platform/navigation';
+import { formMode } from '../platform/screen-rights';
+import { leaveGuard } from '../routing/leave-guard';
 import { type DeskRoute, emptyListState, formatRoute } from '../routing/route';
 import { useDeveloperDetails } from '../words/developer-details';
 import { failureWords } from '../words/failure';
@@ -30,6 +35,12 @@ import { DeveloperDetails, Empty, ErrorState, Loading } from './states';
 // The form loads with the first form screen (App's Suspense shows the loading state meanwhile).
 const GenericForm = lazy(() =>
   import(/* webpackChunkName: "route-form" */ './GenericForm').then((m) => ({ default: m.GenericForm })),
+);
+// The timeline too: a list, the first screen of most visits, needs neither.
+const RecordTimeline = lazy(() =>
+  import(/* webpackChunkName: "route-form" */ './RecordTimeline').then((m) => ({
+    default: m.RecordTimeline,
+  })),
 );
 
 type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' } | { kind: 'users' }>;
@@ -63,12 +74,15 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
   const views = useRemoteViews(service, Boolean(entry?.url));
   const [standard, setStandard] = useState(false);
   const invalidate = useInvalidateRecords();
+  const queryClient = useQueryClient();
   const schema = meta?.status === 'ready' ? meta.value.doctypes.find((d) => d.name === docType) : undefined;
   const listLabel =
     meta?.status === 'ready' ? navEntries(meta.value).find((e) => e.docType === docType)?.label : undefined;
-  useDocumentTitle(
-    ...(route.kind === 'list' ? [listLabel ?? (schema ? pluralLabel(schema.label) : undefined)] : []),
-  );
+  // A list is titled here; a record page by RecordPage (below this component, whose effect runs first: a
+  // title set here as well would overwrite the record's name).
+  const listTitle =
+    route.kind === 'list' ? (listLabel ?? (schema ? pluralLabel(schema.label) : undefined)) : null;
+  useDocumentTitle(listTitle);
 
   if (owner.status === 'loading') return <Loading label="Loading…" />;
   if (owner.status === 'error') {
@@ -169,6 +183,8 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
     id,
     onSaved: (record: DeskRecord) => {
       void invalidate({ resource: docType, invalidates: ['list', 'many', 'detail'] });
+      // The save is a new line of the record's timeline.
+      void queryClient.invalidateQueries({ queryKey: timelineKey(docType) });
       const title = record?.[schema.titleField];
       platform.notices.show(
         `${schema.label} ${typeof title === 'string' && title ? `“${title}” ` : ''}saved.`,
@@ -178,13 +194,26 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
     },
     onCancel: () => navigate({ kind: 'list', docType }),
   };
-  const Form = custom?.form;
+  // Whether the form is editable depends on the user's rights: wait for them rather than flash a form.
+  const rights = permissions.state.status;
+  if (rights === 'unknown' || rights === 'loading') return <Loading label="Loading…" />;
+  // A remote's form is for changing records: a user who may only read gets the Desk's read-only view.
+  const mode = formMode(permissions.can, docType, id !== undefined);
+  const Form = mode === 'editable' ? custom?.form : undefined;
   const back = () => navigate({ kind: 'list', docType });
+  if (id === undefined && mode === 'read-only') {
+    return (
+      <Empty title={`You may not create ${pluralLabel(schema.label).toLowerCase()}.`}>
+        <a href={formatRoute({ kind: 'list', docType })}>Back to {listLabel ?? pluralLabel(schema.label)}</a>
+      </Empty>
+    );
+  }
   return (
     <RecordPage
       key={id ?? 'new'}
       docType={docType}
       label={schema.label}
+      schema={schema}
       listLabel={listLabel ?? pluralLabel(schema.label)}
       titleField={schema.titleField}
       service={service!}
@@ -202,7 +231,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
           <Form {...formProps} />
         </RemoteBoundary>
       ) : (
-        <GenericForm {...formProps} />
+        <GenericForm {...formProps} readOnly={mode === 'read-only'} />
       )}
     </RecordPage>
   );
@@ -212,6 +241,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
 function RecordPage({
   docType,
   label,
+  schema,
   listLabel,
   titleField,
   service,
@@ -222,6 +252,7 @@ function RecordPage({
 }: {
   docType: string;
   label: string;
+  schema: DocTypeSchema;
   listLabel: string;
   titleField: string;
   service: string;
@@ -250,6 +281,8 @@ function RecordPage({
       await remove({ resource: docType, id });
       setConfirming(false);
       notices.show(`${label} “${title}” deleted.`);
+      // Edits to a deleted record are moot: leaving must not ask to save them.
+      leaveGuard().forget();
       onDeleted();
     } catch (error) {
       setConfirming(false);
@@ -308,6 +341,7 @@ function RecordPage({
         </div>
       ) : null}
       {children}
+      {id !== undefined ? <RecordTimeline docType={docType} schema={schema} id={id} /> : null}
       {confirming ? (
         <ConfirmDialog
           title={`Delete ${label.toLowerCase()} “${title}”?`}

@@ -5,6 +5,7 @@
  * titles, each a link to the record. Each capability lives in `./list/`.
  */
 
+import { lazy, Suspense } from 'react';
 import type { DeskRecord, ListViewProps } from '../../contract/remote';
 import { useRecordList } from '../data/records';
 import { useLinkTitles } from '../hooks/use-link-titles';
@@ -18,6 +19,24 @@ import { filterableColumns, listColumns, toFilters } from './list/list-model';
 import { useBulkSelection } from './list/use-bulk-selection';
 import { useFilterDraft, useListState } from './list/use-list-state';
 import { Empty, ErrorState, Loading } from './states';
+
+// The export's code loads after the list: until then the same button, not yet active, holds its place
+// (docs/performance.md#the-budget).
+const ExportCsv = lazy(() =>
+  import(/* webpackChunkName: "route-list-export" */ './list/ExportCsv').then((m) => ({
+    default: m.ExportCsv,
+  })),
+);
+
+function ExportCsvPlaceholder(): React.JSX.Element {
+  return (
+    <div className="desk-export">
+      <button type="button" className="desk-button desk-button--small" disabled>
+        Export CSV
+      </button>
+    </div>
+  );
+}
 
 export { listColumns, PAGE_SIZES, toFilters } from './list/list-model';
 
@@ -66,6 +85,10 @@ export function GenericList({
         filtered={filtered}
       />
 
+      <Suspense fallback={<ExportCsvPlaceholder />}>
+        <ExportCsv docType={docType} plural={plural} columns={columns} filters={filters} sort={sort} />
+      </Suspense>
+
       {canDelete ? <BulkBar label={schema.label} selection={selection} /> : null}
 
       {query.isLoading ? (
@@ -106,7 +129,13 @@ export function GenericList({
         />
       )}
 
-      <ListPager label={schema.label} total={total} state={state} setState={setState} />
+      <ListPager
+        label={schema.label}
+        total={total}
+        totalIsLowerBound={query.data?.total_is_lower_bound === true}
+        state={state}
+        setState={setState}
+      />
 
       <BulkDeleteConfirm label={schema.label} selection={selection} />
     </section>

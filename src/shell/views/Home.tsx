@@ -5,6 +5,7 @@ import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
 import { navEntries, serviceLabel } from '../platform/navigation';
+import { showsService } from '../platform/screen-rights';
 import { formatRoute } from '../routing/route';
 import { useDeveloperDetails } from '../words/developer-details';
 import { DeveloperDetails } from './DeveloperDetails';
@@ -18,13 +19,16 @@ export function Home(): React.JSX.Element {
   const permissions = usePermissions();
   const developer = useDeveloperDetails();
   useDocumentTitle('Home');
-  const readable = (docType: string) => !permissions.ready || permissions.can(docType, 'read');
+  const readable = (docType: string) => permissions.can(docType, 'read');
   // A service shows its widgets only to users who may read one of its DocTypes (docs/permissions.md).
   const services = Object.values(snapshot.services)
     .sort((a, b) => a.service.localeCompare(b.service))
     .filter((s) => {
       const meta = snapshot.metadata[s.service];
-      return meta?.status !== 'ready' || meta.value.doctypes.some((d) => readable(d.name));
+      return showsService(
+        permissions.can,
+        meta?.status === 'ready' ? meta.value.doctypes.map((d) => d.name) : undefined,
+      );
     });
   return (
     <div className="desk-page">
@@ -74,14 +78,15 @@ function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }
   const views = useRemoteViews(service, true);
   if (!views || views.status === 'loading') {
     return (
-      <section className="desk-widget" aria-busy="true" aria-label="Loading">
+      // Not a named region: several services loading at once would be several regions of one name.
+      <section className="desk-widget" aria-busy="true">
         <p role="status">Loading…</p>
       </section>
     );
   }
   if (views.status === 'error') {
     return (
-      <section className="desk-widget desk-widget--error" aria-label="Unavailable">
+      <section className="desk-widget desk-widget--error">
         <RemoteUnavailable
           service={service}
           error={views.error}

@@ -2,7 +2,9 @@
  * The input of a Link field: a searchable combobox (ARIA 1.2 combobox with a listbox popup) over the records
  * of the target DocType, whichever service owns it. Typing searches the target's list by title after a
  * pause; ArrowUp/ArrowDown move through the options, Enter picks one, Escape closes the list. The chosen
- * record's id is the field's value; its title is what the input shows.
+ * record's id is the field's value; its title is what the input shows. Text left in the input that names
+ * no record is kept in sight and reported (`onUnmatched`), so the form can refuse to save an empty link
+ * the user did not mean.
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import { useDebounced } from '../hooks/use-debounced';
@@ -32,6 +34,8 @@ export interface LinkInputProps {
   required?: boolean;
   onChange(value: string | undefined): void;
   onBlur?(): void;
+  /** Told of text the user left in the input that matches no record (undefined once it is resolved). */
+  onUnmatched?(text: string | undefined): void;
 }
 
 /** The combobox. */
@@ -46,6 +50,7 @@ export function LinkInput({
   required,
   onChange,
   onBlur,
+  onUnmatched,
 }: LinkInputProps): React.JSX.Element {
   const platform = usePlatform();
   const schema = useDocTypeSchema(target);
@@ -112,6 +117,7 @@ export function LinkInput({
   }, [platform, target, open, query, typing, schema, titleField]);
 
   const pick = (option: Option) => {
+    onUnmatched?.(undefined);
     onChange(option.name);
     setSelectedTitle(option.title);
     setText('');
@@ -162,6 +168,7 @@ export function LinkInput({
             setTyping(true);
             setOpen(true);
             if (!e.target.value) {
+              onUnmatched?.(undefined);
               onChange(undefined);
               setSelectedTitle('');
             }
@@ -172,9 +179,18 @@ export function LinkInput({
           onBlur={() => {
             // A click on an option lands after the blur: close a moment later.
             setTimeout(() => setOpen(false), 150);
-            // Text typed but not picked is dropped: the field keeps the record chosen before.
-            setTyping(false);
-            setText('');
+            const typed = text.trim();
+            const exact = typed
+              ? options.find((o) => o.title.toLowerCase() === typed.toLowerCase())
+              : undefined;
+            if (exact) pick(exact);
+            else if (typing && typed) {
+              // Text that names no record stays in sight, and the form hears of it (it is not a value).
+              onUnmatched?.(typed);
+            } else {
+              setTyping(false);
+              setText('');
+            }
             onBlur?.();
           }}
         />

@@ -1,9 +1,11 @@
 /**
  * The error boundary around everything a UI remote renders: a remote that throws shows a contained error
  * (with "Try again"; the service and the cause are developer details) and the rest of the Desk keeps working.
- * Inside it, the remote's components get Refine's context ({@link RemoteScope}).
+ * Inside it, the remote's components get Refine's context ({@link RemoteScope}), in an element marked as
+ * the service's remote root: the remote's own stylesheets are confined to it (docs/mfe-teams.md#styles-of-a-remote).
  */
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { REMOTE_ROOT_ATTRIBUTE } from '../isolation/remote-root';
 import { RemoteScope } from './RemoteScope';
 import { ErrorState } from './states';
 
@@ -39,7 +41,12 @@ export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
 
   override render(): ReactNode {
     if (this.state.error === undefined) {
-      return <RemoteScope key={this.state.attempt}>{this.props.children}</RemoteScope>;
+      // `display: contents`: the root adds no box, so the remote lays out as if it were not there.
+      return (
+        <div {...{ [REMOTE_ROOT_ATTRIBUTE]: this.props.service }} style={{ display: 'contents' }}>
+          <RemoteScope key={this.state.attempt}>{this.props.children}</RemoteScope>
+        </div>
+      );
     }
     const cause = this.state.error as { message?: unknown };
     const error = {

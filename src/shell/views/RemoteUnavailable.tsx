@@ -1,12 +1,14 @@
 /** The contained notice shown when a service's UI remote could not be loaded. */
 import type { ReactNode } from 'react';
+import { diagnosisOf } from '../../sdk/remotes/diagnosis';
 import { failureWords } from '../words/failure';
 import { DeveloperDetails } from './states';
 
 /**
  * A banner (role=alert) saying which part of the Desk could not load and that the standard view stands in;
  * "Try again" only when the failure may pass, and when it cannot, why (a remote that failed its integrity
- * check). The service name and the code are developer details.
+ * check). The service name, the code and, for a remote that breaks the remote contract, the diagnosis (which
+ * requirement failed, docs/mfe-teams.md#a-remote-from-your-own-bundler-config) are developer details.
  */
 export function RemoteUnavailable({
   service,
@@ -20,13 +22,27 @@ export function RemoteUnavailable({
   children?: ReactNode;
 }): React.JSX.Element {
   const words = failureWords(error);
+  const diagnosis = diagnosisOf(error);
   return (
     <div className="desk-banner desk-banner--warning desk-remote-error" role="alert" data-remote={service}>
       <p>
         <strong>Part of this page could not be loaded.</strong> {words.retryable ? null : `${words.message} `}
         {children ?? null}
       </p>
-      <DeveloperDetails words={words} extra={<>The {service} interface did not load.</>} />
+      <DeveloperDetails
+        words={words}
+        extra={
+          <>
+            The {service} interface did not load.
+            {diagnosis ? (
+              <>
+                {' '}
+                Diagnosis: <code data-diagnosis={diagnosis.code}>{diagnosis.code}</code>.
+              </>
+            ) : null}
+          </>
+        }
+      />
       {words.retryable ? (
         <button type="button" className="desk-button" onClick={onRetry}>
           Try again

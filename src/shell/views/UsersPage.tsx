@@ -6,7 +6,7 @@
 import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
-import { describeError, ErrorState, Loading } from './states';
+import { describeError, Empty, ErrorState, Loading } from './states';
 import { type DeskUser, KNOWN_ROLES, usersApi } from './users-api';
 
 /** The built-in user the server never disables. */
@@ -248,7 +248,12 @@ export function UsersPage(): React.JSX.Element {
 
   if (!permissions.ready) return <Loading />;
   if (!permissions.isSystemManager) {
-    return <ErrorState title="Only a System Manager may manage users." />;
+    // A refusal is not a failure: no error words, just where to go instead.
+    return (
+      <Empty title="Only a System Manager may manage users.">
+        <a href="#/">Back to the home page</a>
+      </Empty>
+    );
   }
   return (
     <section className="desk-users" aria-labelledby="desk-users-title">

@@ -22,6 +22,8 @@ export interface FieldInputProps {
   disabled?: boolean;
   onChange(value: unknown): void;
   onBlur?(): void;
+  /** For a Link field: text left in the input that matches no record (see LinkInput). */
+  onUnmatched?(text: string | undefined): void;
 }
 
 /** A label, the input, and its error message wired with `aria-invalid` / `aria-describedby`. */
@@ -33,6 +35,7 @@ export function FieldInput({
   disabled,
   onChange,
   onBlur,
+  onUnmatched,
 }: FieldInputProps): React.JSX.Element {
   const id = `${idPrefix}-${field.name}`;
   const errorId = `${id}-error`;
@@ -63,6 +66,7 @@ export function FieldInput({
         required={field.required}
         onChange={onChange}
         onBlur={onBlur}
+        onUnmatched={onUnmatched}
       />
     );
   } else if (field.type === 'boolean') {

@@ -7,6 +7,9 @@ import { useSyncExternalStore } from 'react';
 
 const STORAGE_KEY = 'desk.developer-details';
 const listeners = new Set<() => void>();
+// Whether the signed-in user may see the details at all (System Managers: see screen-rights.ts). The
+// preference is per browser, so a user without the role never sees details another user switched on.
+let allowed = true;
 
 function storage(): Storage | undefined {
   try {
@@ -16,9 +19,16 @@ function storage(): Storage | undefined {
   }
 }
 
-/** True when the developer details are switched on in this browser. */
+/** True when the developer details are switched on in this browser and the signed-in user may see them. */
 export function developerDetailsOn(): boolean {
-  return storage()?.getItem(STORAGE_KEY) === 'on';
+  return allowed && storage()?.getItem(STORAGE_KEY) === 'on';
+}
+
+/** Sets whether the signed-in user may see the developer details (the Desk's layout sets it per user). */
+export function setDeveloperDetailsAllowed(allow: boolean): void {
+  if (allowed === allow) return;
+  allowed = allow;
+  for (const listener of listeners) listener();
 }
 
 /** Switches the developer details on or off for this browser (every tab follows). */

@@ -19,15 +19,35 @@ async function fail(
 }
 
 describe('LoginThrottle', () => {
-  it('refuses the sixth attempt after five failures, the right password included, and not another account', async () => {
+  it('refuses the sixth attempt from the guessing address after five failures, whatever the case, and no one else', async () => {
     const c = clock();
     const throttle = new LoginThrottle({ store: new MemoryAttemptStore(), now: c.now });
     for (let i = 0; i < 5; i++) expect((await fail(throttle, 'ada')).allowed).toBe(true);
     const sixth = await throttle.begin('ada', '10.0.0.1');
     expect(sixth).toEqual({ allowed: false, retryAfterSeconds: 60 });
-    expect((await throttle.begin('Ada', '10.0.0.2')).allowed).toBe(false);
+    expect((await throttle.begin('Ada', '10.0.0.1')).allowed).toBe(false);
+    // The owner signing in from elsewhere is not locked out by a stranger's guesses.
+    expect((await throttle.begin('ada', '10.0.0.2')).allowed).toBe(true);
     const other = await throttle.begin('grace', '10.0.0.1');
     expect(other.allowed).toBe(true);
+  });
+
+  it('locks an account everywhere once guesses spread over many addresses reach the slower ceiling', async () => {
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore(), maxAccountFailures: 20 });
+    for (let i = 0; i < 20; i++) {
+      expect((await fail(throttle, 'Administrator', `10.1.0.${i}`)).allowed).toBe(true);
+    }
+    expect((await throttle.begin('administrator', '10.2.0.1')).allowed).toBe(false);
+    expect((await throttle.begin('grace', '10.2.0.1')).allowed).toBe(true);
+  });
+
+  it('does not let a success reset the account-wide ceiling', async () => {
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore(), maxAccountFailures: 8 });
+    for (let i = 0; i < 4; i++) await fail(throttle, 'ada', `10.1.0.${i}`);
+    const owner = await throttle.begin('ada', '10.9.0.1');
+    if (owner.allowed) await owner.attempt.succeeded();
+    for (let i = 4; i < 8; i++) await fail(throttle, 'ada', `10.1.0.${i}`);
+    expect((await throttle.begin('ada', '10.9.0.1')).allowed).toBe(false);
   });
 
   it('doubles the lock-out for each further failure, up to the cap, and a success resets', async () => {

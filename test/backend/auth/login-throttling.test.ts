@@ -13,6 +13,17 @@ afterAll(() => t?.close());
 const login = (usr: string, pwd: string) =>
   t.request('POST', '/api/method/login', { body: { usr, pwd }, anonymous: true });
 
+/** A sign-in as if over a connection from `address` (the server's bindings carry the peer address). */
+const loginFrom = (address: string, usr: string, pwd: string) =>
+  t.app.fetch(
+    new Request('http://desk.test/api/method/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://desk.test' },
+      body: JSON.stringify({ usr, pwd }),
+    }),
+    { incoming: { socket: { remoteAddress: address } } },
+  );
+
 describe('login throttling', () => {
   it('answers the sixth wrong password with 429 and Retry-After, refuses the right one, lets others in', async () => {
     for (let i = 0; i < 5; i++) expect((await login('victim', `wrong-${i}`)).status).toBe(401);
@@ -23,5 +34,14 @@ describe('login throttling', () => {
     const right = await login('victim', 'victim-password');
     expect(right.status).toBe(429);
     expect((await login('bystander', 'bystander-password')).status).toBe(200);
+  });
+
+  it('keeps a stranger from locking an account out from elsewhere', async () => {
+    await t.ctx.security.users.addUser('owner', 'owner-password', ['Stock User']);
+    for (let i = 0; i < 5; i++) expect((await loginFrom('10.6.6.6', 'owner', `wrong-${i}`)).status).toBe(401);
+    const stranger = await loginFrom('10.6.6.6', 'owner', 'owner-password');
+    expect(stranger.status).toBe(429);
+    expect(((await stranger.json()) as { error: { code: string } }).error.code).toBe('too_many_attempts');
+    expect((await loginFrom('10.1.1.1', 'owner', 'owner-password')).status).toBe(200);
   });
 });

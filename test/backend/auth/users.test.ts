@@ -128,4 +128,84 @@ describe('the users API', () => {
     });
     expect(chained.status).toBe(403);
   });
+
+  it('makes API keys only from a recently signed-in session: a bearer token, a key or an old session gets 403', async () => {
+    const key = await userWithRoles(t.ctx, 'keymaker', ['Stock User']);
+    const issued = await t.request('POST', '/api/method/platform.auth.issue_token', {
+      headers: { authorization: key },
+      body: { expires_in: 2 },
+    });
+    const token = ((await issued.json()) as { message: { access_token: string } }).message.access_token;
+    for (const authorization of [`Bearer ${token}`, key]) {
+      const refused = await t.request('POST', '/api/method/platform.auth.generate_api_key', {
+        headers: { authorization },
+        body: {},
+      });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    }
+    const { rows } = await t.ctx.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM auth_api_keys WHERE user_name = 'keymaker'",
+    );
+    expect(Number(rows[0]!.n)).toBe(1);
+    await t.ctx.security.users.setPassword('keymaker', 'keymaker-password');
+    const session = await loginSession(t.app, 'keymaker', 'keymaker-password');
+    const made = await t.request('POST', '/api/method/platform.auth.generate_api_key', {
+      headers: sessionHeaders(session),
+      body: {},
+      anonymous: true,
+    });
+    expect(made.status).toBe(200);
+    const { api_key, api_secret } = (
+      (await made.json()) as { message: { api_key: string; api_secret: string } }
+    ).message;
+    expect((await whoami({ authorization: `token ${api_key}:${api_secret}` })).status).toBe(200);
+
+    // The same session 11 minutes after its sign-in: the password must be entered again.
+    await t.ctx.db.query(
+      "UPDATE auth_sessions SET expires_at = expires_at - 660000 WHERE user_name = 'keymaker'",
+    );
+    const stale = await t.request('POST', '/api/method/platform.auth.generate_api_key', {
+      headers: sessionHeaders(session),
+      body: {},
+      anonymous: true,
+    });
+    expect(stale.status).toBe(403);
+    expect(((await stale.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+  });
+
+  it('issues a bearer token from a session that expires with the session at the latest', async () => {
+    await t.ctx.security.users.addUser('shortlived', 'shortlived-password', ['Stock User']);
+    const session = await loginSession(t.app, 'shortlived', 'shortlived-password');
+    // The session has about 100 s left.
+    await t.ctx.db.query("UPDATE auth_sessions SET expires_at = $1 WHERE user_name = 'shortlived'", [
+      Date.now() + 100_000,
+    ]);
+    const issued = await t.request('POST', '/api/method/platform.auth.issue_token', {
+      headers: sessionHeaders(session),
+      body: { expires_in: 3600 },
+      anonymous: true,
+    });
+    expect(issued.status).toBe(200);
+    const { expires_in } = ((await issued.json()) as { message: { expires_in: number } }).message;
+    expect(expires_in).toBeGreaterThan(0);
+    expect(expires_in).toBeLessThanOrEqual(100);
+    const { rows } = await t.ctx.db.query<{ expires_at: string }>(
+      "SELECT expires_at FROM auth_tokens WHERE user_name = 'shortlived'",
+    );
+    expect(Number(rows[0]!.expires_at)).toBeLessThanOrEqual(Date.now() + 100_000);
+  });
+
+  it('refuses a user name that differs from an existing one only in case with 409 user_exists', async () => {
+    for (const name of ['administrator', 'ADMINISTRATOR']) {
+      const res = await t.request('POST', '/api/method/platform.users.add', {
+        body: { name, password: 'another-password', roles: [] },
+      });
+      expect(res.status).toBe(409);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('user_exists');
+    }
+    const listed = await t.request('POST', '/api/method/platform.users.list', { body: {} });
+    const users = ((await listed.json()) as { message: Array<{ name: string }> }).message;
+    expect(users.filter((u) => u.name.toLowerCase() === 'administrator')).toHaveLength(1);
+  });
 });

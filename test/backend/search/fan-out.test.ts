@@ -85,6 +85,46 @@ describe('searchEverywhere', () => {
     ]);
   });
 
+  it('counts a DocType the caller may not read (403) as no hits, and the service as answered', async () => {
+    const { dispatch } = scripted({
+      '/api/meta/crm': {
+        body: {
+          doctypes: [
+            { name: 'crm.Customer', label: 'Customer', titleField: 'customer_name' },
+            { name: 'crm.Lead', label: 'Lead', titleField: 'lead_name' },
+          ],
+        },
+      },
+      '/api/resource/crm.Customer': { body: { data: [{ name: 'CUST-1', customer_name: 'Ada' }] } },
+      '/api/resource/crm.Lead': {
+        status: 403,
+        body: { error: { code: 'forbidden', message: 'You may not read crm.Lead.' } },
+      },
+    });
+    const answer = await searchEverywhere(
+      { services: () => [{ service: 'crm' }], dispatch, timeoutMs: 1000 },
+      base,
+      'ada',
+    );
+    expect(answer.groups.map((g) => g.docType)).toEqual(['crm.Customer']);
+    expect(answer.incomplete).toEqual([]);
+  });
+
+  it('still names a service unavailable when one of its DocTypes fails otherwise (500)', async () => {
+    const { dispatch } = scripted({
+      '/api/meta/crm': {
+        body: { doctypes: [{ name: 'crm.Lead', label: 'Lead', titleField: 'lead_name' }] },
+      },
+      '/api/resource/crm.Lead': { status: 500, body: { error: { code: 'internal', message: 'No.' } } },
+    });
+    const answer = await searchEverywhere(
+      { services: () => [{ service: 'crm' }], dispatch, timeoutMs: 1000 },
+      base,
+      'ada',
+    );
+    expect(answer).toEqual({ q: 'ada', groups: [], incomplete: [{ service: 'crm', reason: 'unavailable' }] });
+  });
+
   it('matches the text literally: % and _ are not wildcards', () => {
     expect(likePattern('50%_off')).toBe('%50\\%\\_off%');
   });

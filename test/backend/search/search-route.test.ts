@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchAnswer } from '../../../src/protocol';
+import { userWithRoles } from '../../helpers/roles';
 import { createTestApp, makeAppsFixture, type TestApp } from '../../helpers/test-app';
 
 let t: TestApp;
@@ -35,6 +36,20 @@ describe('GET /api/search', () => {
       'support.Ticket': ['Graceful shutdown fails'],
     });
     expect(answer.groups.find((g) => g.docType === 'crm.Customer')).toMatchObject({ label: 'Customer' });
+  });
+
+  it('gives a restricted user what the data API gives them: readable DocTypes only, no app "unavailable"', async () => {
+    // A Support Agent reads customers and tickets but not leads or items (the sample apps' rules).
+    const authorization = await userWithRoles(t.ctx, 'search.agent', ['Support Agent']);
+    const res = await t.request('GET', '/api/search?q=grace', { headers: { authorization } });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as SearchAnswer;
+    expect(answer.incomplete).toEqual([]);
+    const byDocType = Object.fromEntries(answer.groups.map((g) => [g.docType, g.hits.map((h) => h.title)]));
+    expect(byDocType).toEqual({
+      'crm.Customer': ['Grace Hopper'],
+      'support.Ticket': ['Graceful shutdown fails'],
+    });
   });
 
   it('answers 400 invalid_query without a text, and 401 without credentials', async () => {

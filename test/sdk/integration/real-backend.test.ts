@@ -70,12 +70,9 @@ async function sdk() {
   return { security, http, discovery, provider, customerSchema };
 }
 
+/** The record as the server stored it, read back through its record store (personal data is encrypted at rest). */
 async function storedRow(doctype: string, name: string): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await testApp.ctx.db.query<{ data: Record<string, unknown> }>(
-    'SELECT data FROM records WHERE doctype = $1 AND name = $2',
-    [doctype, name],
-  );
-  return rows[0]?.data;
+  return testApp.ctx.records.get(testApp.ctx.doctypes.get(doctype)!, name);
 }
 
 beforeAll(async () => {

@@ -48,7 +48,11 @@ describe('remote entry integrity', () => {
     const loader = new RemoteLoader({ runtime, fetch: serving(`${ENTRY}// tampered\n`) });
     loader.register('notes', { url: 'http://x/remoteEntry.js', integrity: sri(ENTRY) });
     loader.register('other', { url: 'http://y/remoteEntry.js', integrity: sri('y') });
-    expect(plugins).toHaveLength(1);
+    // One integrity hook for every entry (beside the shared-version check every runtime gets).
+    expect(plugins.map((p) => (p as { name: string }).name).sort()).toEqual([
+      'desk-remote-integrity',
+      'desk-remote-shared-versions',
+    ]);
     expect(loader.integrityOf('notes')).toBe(sri(ENTRY));
 
     const error = await loader.load('notes', './views').catch((e: unknown) => e);

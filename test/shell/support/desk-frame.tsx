@@ -7,6 +7,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
 import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import type { SessionUser } from '../../../src/shell/platform/session';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { ORIGIN } from '../../sdk/helpers';
 
@@ -22,10 +23,13 @@ export function newTestPlatform(): DeskPlatform {
   });
 }
 
-/** A platform as {@link newTestPlatform}, signed in as Administrator. */
-export function testPlatform(): DeskPlatform {
+/**
+ * A platform as {@link newTestPlatform}, signed in as Administrator (a System Manager), or as `user` with
+ * the given roles and per-DocType permissions, as whoami reports them with the session.
+ */
+export function testPlatform(user?: SessionUser): DeskPlatform {
   const platform = newTestPlatform();
-  platform.session.signedIn('Administrator');
+  platform.session.signedIn(user ?? { user: 'Administrator', roles: ['System Manager'], permissions: {} });
   return platform;
 }
 

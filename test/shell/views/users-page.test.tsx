@@ -67,6 +67,9 @@ describe('Users page', () => {
     renderPage(platform);
 
     expect(screen.getByText('Only a System Manager may manage users.')).toBeTruthy();
+    // A refusal, not a failure: no alert and no words about a service that did not answer.
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(document.body.textContent).not.toMatch(/did not answer/);
     expect(backend.to('/api/method/platform.users.list', 'POST')).toHaveLength(before);
   });
 });

@@ -11,6 +11,8 @@ export interface ListPagerProps {
   label: string;
   /** How many records match the list's filters. */
   total: number;
+  /** The server counted only up to `total` and there are more: "1–20 of 1,000+ items". */
+  totalIsLowerBound?: boolean;
   state: ListState;
   setState: (state: ListState) => void;
 }
@@ -21,15 +23,23 @@ export function pageCount(total: number, pageSize: number): number {
 }
 
 /** The pagination bar of a list. */
-export function ListPager({ label, total, state, setState }: ListPagerProps): React.JSX.Element {
+export function ListPager({
+  label,
+  total,
+  totalIsLowerBound,
+  state,
+  setState,
+}: ListPagerProps): React.JSX.Element {
   const { page, pageSize } = state;
-  const pages = pageCount(total, pageSize);
+  // Past a lower bound every page is full (the last one carries an exact total), and Next stays open.
+  const pages = totalIsLowerBound ? Math.max(page, pageCount(total, pageSize)) : pageCount(total, pageSize);
+  const counted = countOf(total, label);
+  const of = totalIsLowerBound ? counted.replace(/^(\S+)/, '$1+') : counted;
+  const last = totalIsLowerBound ? page * pageSize : Math.min(page * pageSize, total);
   return (
     <nav className="desk-pager" aria-label="Pagination">
       <span className="desk-pager__info" aria-live="polite">
-        {total === 0
-          ? countOf(0, label)
-          : `${(page - 1) * pageSize + 1}–${Math.min(page * pageSize, total)} of ${countOf(total, label)}`}
+        {total === 0 ? countOf(0, label) : `${(page - 1) * pageSize + 1}–${last} of ${of}`}
       </span>
       <label className="desk-pager__size">
         Per page{' '}
@@ -54,11 +64,12 @@ export function ListPager({ label, total, state, setState }: ListPagerProps): Re
       </button>
       <span>
         Page {page} of {pages}
+        {totalIsLowerBound ? '+' : ''}
       </span>
       <button
         type="button"
         className="desk-button"
-        disabled={page >= pages}
+        disabled={page >= pages && !totalIsLowerBound}
         onClick={() => setState({ ...state, page: page + 1 })}
       >
         Next

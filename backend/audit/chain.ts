@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+
+/** The `prev_hash` of the first entry. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** One reveal of personal data, as the audit log stores and serves it. */
+export interface AuditEntry {
+  /** Position in the chain, from 1, without gaps. */
+  seq: number;
+  /** ISO 8601, milliseconds. */
+  at: string;
+  /** The user the data was revealed to. */
+  user: string;
+  /** How that user authenticated: `session`, `api_key` or `bearer`. */
+  via: string;
+  doctype: string;
+  record: string;
+  /** The flagged fields returned in clear. */
+  fields: string[];
+  /** `get` (one record) or `list`. */
+  route: string;
+  /** The client's address as the middleware chain resolved it, or null. */
+  client_address: string | null;
+  /** `hash` of the previous entry ({@link GENESIS_HASH} for the first). */
+  prev_hash: string;
+  /** SHA-256 (hex) over `prev_hash` and every other field. */
+  hash: string;
+}
+
+/** An entry before it is chained. */
+export type AuditFacts = Omit<AuditEntry, 'seq' | 'prev_hash' | 'hash'>;
+
+/** The hash of an entry: SHA-256 over the previous hash and its fields as one JSON array (fixed order). */
+function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
+  const facts = [
+    entry.seq,
+    entry.at,
+    entry.user,
+    entry.via,
+    entry.doctype,
+    entry.record,
+    entry.fields,
+    entry.route,
+    entry.client_address,
+  ];
+  return createHash('sha256')
+    .update(entry.prev_hash)
+    .update('\n')
+    .update(JSON.stringify(facts))
+    .digest('hex');
+}
+
+/** Chains `facts` after the entry at `seq` with `hash` (the head of the log). */
+export function chain(head: { seq: number; hash: string }, facts: readonly AuditFacts[]): AuditEntry[] {
+  const out: AuditEntry[] = [];
+  let prev = head;
+  for (const fact of facts) {
+    const unhashed = { ...fact, seq: prev.seq + 1, prev_hash: prev.hash };
+    const entry = { ...unhashed, hash: entryHash(unhashed) };
+    out.push(entry);
+    prev = entry;
+  }
+  return out;
+}
+
+/** What {@link verifyChain} found. */
+export type ChainVerdict =
+  | { ok: true; entries: number; head: { seq: number; hash: string } }
+  | { ok: false; entries: number; seq: number; problem: string };
+
+/**
+ * Checks entries read in `seq` order, from the first: consecutive numbers from 1 (a removed entry leaves a
+ * gap), each `prev_hash` equal to the previous `hash` (a removed or reordered entry breaks the link), and
+ * each `hash` recomputed (an edited entry no longer matches). Names the first entry that fails. Removing the
+ * newest entries leaves a valid shorter chain: compare the head with one recorded elsewhere
+ * (docs/operators.md#the-audit-log).
+ */
+export async function verifyChain(
+  entries: Iterable<AuditEntry> | AsyncIterable<AuditEntry>,
+): Promise<ChainVerdict> {
+  let head = { seq: 0, hash: GENESIS_HASH };
+  let count = 0;
+  for await (const entry of entries) {
+    count++;
+    const at = head.seq + 1;
+    if (entry.seq !== at) {
+      return {
+        ok: false,
+        entries: count,
+        seq: at,
+        problem: `entry ${at} is missing (the next one is ${entry.seq})`,
+      };
+    }
+    if (entry.prev_hash !== head.hash) {
+      return { ok: false, entries: count, seq: at, problem: `entry ${at} does not follow entry ${head.seq}` };
+    }
+    if (entryHash(entry) !== entry.hash) {
+      return { ok: false, entries: count, seq: at, problem: `entry ${at} was changed after it was written` };
+    }
+    head = { seq: entry.seq, hash: entry.hash };
+  }
+  return { ok: true, entries: count, head };
+}

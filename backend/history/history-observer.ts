@@ -1,0 +1,52 @@
+/**
+ * The data API's observer that writes a record's history: every create, update and delete it stores adds
+ * one entry naming who, and which fields went from what to what. Fields flagged `pii` or `encrypted` are
+ * named as changed without their values (see record-history.ts). If the entry cannot be written, the write
+ * fails with it, so no change goes unrecorded.
+ */
+import type { DocTypeDefinition } from '../../src/contract/doctype';
+import type { RecordObserver, RecordWriteEvent } from '../data/record-observer';
+import type { RecordHistory } from './record-history';
+import type { FieldChange } from './timeline';
+
+/** The user a write is recorded under when no person or key made it (seed data, app code at start). */
+export const SYSTEM_USER = 'System';
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The fields a write changed, in the DocType's order; values of flagged fields are left out. */
+export function fieldChanges(event: Pick<RecordWriteEvent, 'doctype' | 'before' | 'after'>): FieldChange[] {
+  const doctype: DocTypeDefinition = event.doctype;
+  const changes: FieldChange[] = [];
+  if (!event.after) return changes; // a delete: the entry itself says what happened
+  for (const field of doctype.fields) {
+    const old = event.before?.[field.name];
+    const now = event.after[field.name];
+    if (same(old, now)) continue;
+    if (field.pii || field.encrypted) changes.push({ field: field.name, hidden: true });
+    else
+      changes.push({
+        field: field.name,
+        ...(old !== undefined ? { old } : {}),
+        ...(now !== undefined ? { new: now } : {}),
+      });
+  }
+  return changes;
+}
+
+/** The observer; give it to the data API through `ContextOptions.recordObservers` or the root. */
+export function historyObserver(history: Pick<RecordHistory, 'record'>): RecordObserver {
+  return {
+    async written(event) {
+      await history.record({
+        doctype: event.doctype.name,
+        name: event.name,
+        kind: event.kind,
+        user: event.principal?.user ?? SYSTEM_USER,
+        changes: fieldChanges(event),
+      });
+    },
+  };
+}

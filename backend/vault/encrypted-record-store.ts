@@ -1,0 +1,189 @@
+import type { DocTypeDefinition } from '../../src/contract/doctype';
+import type { Filter, ListQuery } from '../data/list-query';
+import type { DocRecord, RecordStore, SumOptions } from '../data/records';
+import { PlatformError } from '../http/errors';
+import { BLIND_INDEX_SUFFIX, blindIndexKey } from './blind-index';
+import { isCiphertext } from './field-cipher';
+import type { VaultKeys } from './vault-keys';
+
+/** Finds a DocType's definition by name (the registry), for the calls that name a DocType by string. */
+export type DocTypeByName = (name: string) => DocTypeDefinition | undefined;
+
+/** Operators a blind index can answer: equality, its negation and lists of equalities. */
+const EQUALITY_OPS: ReadonlySet<Filter['op']> = new Set(['=', '!=', 'in']);
+
+function notQueryable(doctype: DocTypeDefinition, field: string, what: string): PlatformError {
+  return new PlatformError(
+    'field_encrypted',
+    `${field} of ${doctype.name} is encrypted at rest: it can be filtered with =, != or in, not ${what}.`,
+    { status: 400 },
+  );
+}
+
+/**
+ * A {@link RecordStore} that keeps the values of `pii` and `encrypted` fields as ciphertext in the store it
+ * wraps (docs/security.md#personal-data-at-rest), with a blind index beside each for equality filters.
+ * Routes and the database store are unchanged: this decorator encrypts on the way in, decrypts on the way
+ * out, turns equality filters on flagged fields into filters on their blind index, and refuses sorting,
+ * comparisons and patterns on them (400 `field_encrypted`). A value that fails its integrity check (moved
+ * from another record or field, edited) is 500 `integrity_failed`, never shown. Values stored in clear
+ * before encryption was enabled are returned as they are.
+ */
+export class EncryptedRecordStore implements RecordStore {
+  /** Per definition: its flagged fields, and the definition the wrapped store sees (blind indexes added). */
+  readonly #shapes = new WeakMap<DocTypeDefinition, { flagged: Set<string>; stored: DocTypeDefinition }>();
+
+  constructor(
+    private readonly inner: RecordStore,
+    private readonly keys: VaultKeys,
+    private readonly doctypeNamed: DocTypeByName,
+  ) {}
+
+  #shape(doctype: DocTypeDefinition) {
+    let shape = this.#shapes.get(doctype);
+    if (!shape) {
+      const flagged = new Set(doctype.fields.filter((f) => f.pii || f.encrypted).map((f) => f.name));
+      // The blind indexes are text fields of the stored shape, so the wrapped store filters on them with
+      // the same validated, parameterised SQL as on any field.
+      const indexes = [...flagged].map((name) => ({
+        name: blindIndexKey(name),
+        type: 'string' as const,
+        label: blindIndexKey(name),
+        required: false,
+      }));
+      const stored = flagged.size === 0 ? doctype : { ...doctype, fields: [...doctype.fields, ...indexes] };
+      shape = { flagged, stored };
+      this.#shapes.set(doctype, shape);
+    }
+    return shape;
+  }
+
+  /** The stored form of `data` for record `name`: flagged values encrypted, blind indexes beside them. */
+  #seal(doctype: DocTypeDefinition, name: string | undefined, data: Record<string, unknown>) {
+    const { flagged } = this.#shape(doctype);
+    const stored: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(data)) {
+      if (!flagged.has(field) || value === undefined || value === null) {
+        stored[field] = value;
+        continue;
+      }
+      stored[blindIndexKey(field)] = this.keys.blindIndex.of(doctype.name, field, value);
+      if (name !== undefined) {
+        stored[field] = this.keys.cipher.encrypt(value, { doctype: doctype.name, record: name, field });
+      }
+    }
+    return stored;
+  }
+
+  /** The record as callers see it: flagged values decrypted, blind indexes dropped. */
+  #open(doctype: DocTypeDefinition, record: DocRecord): DocRecord {
+    const { flagged } = this.#shape(doctype);
+    if (flagged.size === 0) return record;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(record)) {
+      if (flagged.has(key) && isCiphertext(value)) {
+        out[key] = this.keys.cipher.decrypt(value, {
+          doctype: doctype.name,
+          record: record.name,
+          field: key,
+        });
+      } else if (
+        !(key.endsWith(BLIND_INDEX_SUFFIX) && flagged.has(key.slice(0, -BLIND_INDEX_SUFFIX.length)))
+      ) {
+        out[key] = value;
+      }
+    }
+    return out as DocRecord;
+  }
+
+  #filter(doctype: DocTypeDefinition, filter: Filter): Filter {
+    const { flagged } = this.#shape(doctype);
+    if (!flagged.has(filter.field)) return filter;
+    if (!EQUALITY_OPS.has(filter.op)) throw notQueryable(doctype, filter.field, `"${filter.op}"`);
+    const index = (v: unknown) =>
+      v === null ? null : this.keys.blindIndex.of(doctype.name, filter.field, v);
+    const value = Array.isArray(filter.value) ? filter.value.map(index) : index(filter.value);
+    return { field: blindIndexKey(filter.field), op: filter.op, value };
+  }
+
+  /** One page of records; equality on flagged fields through their blind index. */
+  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<{ data: DocRecord[]; total: number }> {
+    const { flagged, stored } = this.#shape(doctype);
+    if (flagged.size === 0) return this.inner.list(doctype, query);
+    for (const key of query.orderBy) {
+      if (flagged.has(key.field)) throw notQueryable(doctype, key.field, 'sorted');
+    }
+    // A value's associated data names its record: a projection with a flagged field always carries `name`
+    // (also what the audit of a reveal records).
+    const addName = query.fields?.some((f) => flagged.has(f)) === true && !query.fields.includes('name');
+    const page = await this.inner.list(stored, {
+      ...query,
+      fields: addName ? [...query.fields!, 'name'] : query.fields,
+      filters: query.filters.map((f) => this.#filter(doctype, f)),
+    });
+    return { ...page, data: page.data.map((r) => this.#open(doctype, r)) };
+  }
+
+  /** The record, decrypted, or undefined. */
+  async get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
+    const record = await this.inner.get(this.#shape(doctype).stored, name);
+    return record && this.#open(doctype, record);
+  }
+
+  /**
+   * Stores a new record. Its name (part of every value's associated data) is known only once the wrapped
+   * store has named it, so the record is inserted without its flagged values (their blind indexes only),
+   * then completed; if completing fails the half-written record is deleted. Plaintext never reaches the
+   * wrapped store.
+   */
+  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord> {
+    const { flagged, stored } = this.#shape(doctype);
+    if (flagged.size === 0) return this.inner.insert(doctype, data);
+    const named = await this.inner.insert(stored, this.#seal(doctype, undefined, data));
+    try {
+      const complete = await this.inner.update(stored, named.name, this.#seal(doctype, named.name, data));
+      if (!complete) throw new Error('record vanished while being stored');
+      return this.#open(doctype, complete);
+    } catch (err) {
+      await this.inner.delete(stored, named.name);
+      throw err;
+    }
+  }
+
+  /** Replaces a record's fields, flagged values encrypted for it. */
+  async update(
+    doctype: DocTypeDefinition,
+    name: string,
+    data: Record<string, unknown>,
+  ): Promise<DocRecord | undefined> {
+    const { stored } = this.#shape(doctype);
+    const record = await this.inner.update(stored, name, this.#seal(doctype, name, data));
+    return record && this.#open(doctype, record);
+  }
+
+  /** Deletes a record and returns it, decrypted. */
+  async delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
+    const record = await this.inner.delete(this.#shape(doctype).stored, name);
+    return record && this.#open(doctype, record);
+  }
+
+  /** Counts records; equality on flagged fields through their blind index. */
+  count(doctype: string, equals: Record<string, unknown> = {}): Promise<number> {
+    const definition = this.doctypeNamed(doctype);
+    if (!definition) return this.inner.count(doctype, equals);
+    return this.inner.count(doctype, this.#seal(definition, undefined, equals));
+  }
+
+  /** Sums numeric fields; a flagged field has no sum the database could compute. */
+  sum(doctype: string, fields: readonly string[], options?: SumOptions): Promise<number> {
+    const definition = this.doctypeNamed(doctype);
+    if (definition) {
+      const { flagged } = this.#shape(definition);
+      const field = [...fields, ...(options?.whereIn ? [options.whereIn.field] : [])].find((f) =>
+        flagged.has(f),
+      );
+      if (field) throw notQueryable(definition, field, 'summed');
+    }
+    return this.inner.sum(doctype, fields, options);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * What personal data at rest costs the server (docs/security.md#personal-data-at-rest), as ratios measured
+ * in one run: CPU per create and per read of a DocType whose `email` and `phone` are flagged `pii`
+ * (encrypted with a fresh data key each, blind-indexed, and for a reader with `read_pii` decrypted and an
+ * audit entry appended), against the same DocType without the flags.
+ *
+ * Each side runs in a process of its own (this file with `--worker`): the real MONOLITH app over an
+ * in-memory database, `OPS` creates then `OPS` single-record reads through `app.fetch` as Administrator (no
+ * network, so the figures are the server's work alone). A worker reports its CPU per phase
+ * (`process.cpuUsage`: every thread of the process), and `/usr/bin/time` measures each whole process from
+ * the outside; a worker with no operations gives the start-up cost, subtracted from the whole-process
+ * figure. The sides alternate over `ROUNDS` rounds and the medians are printed.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+const OPS = 400;
+const ROUNDS = 3;
+const SIDES = ['bench.Flagged', 'bench.Plain'] as const;
+
+/** An app whose two DocTypes differ only in the `pii` flags of `email` and `phone`. */
+function writeBenchApp(dir: string): void {
+  const entry = JSON.stringify(join(ROOT, 'src', 'app', 'index.ts'));
+  writeFileSync(
+    join(dir, 'app.ts'),
+    `import { defineApp, defineDocType, z } from ${entry};
+const model = (pii: boolean) =>
+  z.object({
+    customer_name: z.string().min(1).max(140).meta({ label: 'Name' }),
+    email: z.email().max(254).meta({ label: 'Email', ...(pii ? { pii: true } : {}) }).optional(),
+    phone: z.string().max(40).meta({ label: 'Phone', ...(pii ? { pii: true } : {}) }).optional(),
+  });
+const Flagged = defineDocType({ name: 'bench.Flagged', label: 'Flagged', titleField: 'customer_name', namePrefix: 'FLAG', model: model(true) });
+const Plain = defineDocType({ name: 'bench.Plain', label: 'Plain', titleField: 'customer_name', namePrefix: 'PLAIN', model: model(false) });
+export default defineApp({ name: 'bench', label: 'Bench', doctypes: [Flagged, Plain] });
+`,
+  );
+}
+
+/** The worker: OPS creates, then OPS reads, of `doctype`; prints `{ create, read }` CPU milliseconds. */
+async function worker(appDir: string, doctype: string, ops: number): Promise<void> {
+  const { loadConfig } = await import('../backend/config/load-config');
+  const { openDatabase } = await import('../backend/db/open-database');
+  const { createMonolith } = await import('../backend/roots/monolith');
+  const { MemoryKeyStore } = await import('../backend/security/keys/memory-key-store');
+  const config = loadConfig({
+    env: {},
+    overrides: { apps: [appDir], 'security.payload_encryption.mode': 'disabled' },
+  });
+  const database = await openDatabase({ memory: true });
+  const keys = await MemoryKeyStore.create({ graceMs: 86_400_000 });
+  const { app, ctx, close } = await createMonolith(config, { log: () => {}, database, keys });
+  const { api_key, api_secret } = await ctx.security.auth.generateApiKey('Administrator');
+  const headers = { authorization: `token ${api_key}:${api_secret}`, 'content-type': 'application/json' };
+  const base = `http://127.0.0.1:${config.server.port}/api/resource/${doctype}`;
+  const names: string[] = [];
+  let cpu = process.cpuUsage();
+  for (let i = 0; i < ops; i++) {
+    const body = JSON.stringify({
+      customer_name: `Customer ${i}`,
+      email: `customer${i}@example.com`,
+      phone: `+44 20 7946 ${String(i).padStart(4, '0')}`,
+    });
+    const res = await app.fetch(new Request(base, { method: 'POST', headers, body }));
+    if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+    names.push(((await res.json()) as { data: { name: string } }).data.name);
+  }
+  const create = process.cpuUsage(cpu);
+  cpu = process.cpuUsage();
+  for (const name of names) {
+    const res = await app.fetch(new Request(`${base}/${name}`, { headers }));
+    if (res.status !== 200) throw new Error(`read answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+  }
+  const read = process.cpuUsage(cpu);
+  await close();
+  await database.close();
+  const ms = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+  console.log(JSON.stringify({ create: ms(create), read: ms(read) }));
+}
+
+/** One worker under /usr/bin/time: its report and the whole process's CPU seconds. */
+function run(appDir: string, doctype: string, ops: number) {
+  const r = spawnSync(
+    '/usr/bin/time',
+    [
+      '-f',
+      'TIME %U %S',
+      process.execPath,
+      '--import',
+      'tsx',
+      join(ROOT, 'bench', 'at-rest.ts'),
+      '--worker',
+      appDir,
+      doctype,
+      String(ops),
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`worker ${doctype} failed:\n${r.stdout}\n${r.stderr}`);
+  const time = /TIME ([\d.]+) ([\d.]+)/.exec(r.stderr);
+  const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as { create: number; read: number };
+  return { ...report, wholeMs: (Number(time![1]) + Number(time![2])) * 1000 };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const appDir = mkdtempSync(join(tmpdir(), 'bench-at-rest-'));
+  try {
+    writeBenchApp(appDir);
+    const figures = new Map<string, { create: number[]; read: number[]; whole: number[]; idle: number[] }>();
+    for (const side of SIDES) figures.set(side, { create: [], read: [], whole: [], idle: [] });
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const side of round % 2 ? SIDES : [...SIDES].reverse()) {
+        const f = figures.get(side)!;
+        const busy = run(appDir, side, OPS);
+        f.create.push(busy.create / OPS);
+        f.read.push(busy.read / OPS);
+        f.whole.push(busy.wholeMs);
+        f.idle.push(run(appDir, side, 0).wholeMs);
+      }
+      console.log(`round ${round}/${ROUNDS} done`);
+    }
+    const flagged = figures.get('bench.Flagged')!;
+    const plain = figures.get('bench.Plain')!;
+    const perOp = (f: typeof flagged) => (median(f.whole) - median(f.idle)) / (2 * OPS);
+    const row = (label: string, a: number, b: number) =>
+      console.log(
+        `${label.padEnd(44)} ${a.toFixed(3).padStart(8)} ${b.toFixed(3).padStart(8)} ${(a / b).toFixed(2).padStart(7)}x`,
+      );
+    console.log(`\n${OPS} creates and ${OPS} reads per process, medians of ${ROUNDS} rounds (CPU ms)`);
+    console.log(`${''.padEnd(44)} ${'flagged'.padStart(8)} ${'plain'.padStart(8)} ${'ratio'.padStart(8)}`);
+    row('CPU per create (in-process)', median(flagged.create), median(plain.create));
+    row('CPU per revealed read (in-process)', median(flagged.read), median(plain.read));
+    row('whole process per operation (/usr/bin/time)', perOp(flagged), perOp(plain));
+  } finally {
+    rmSync(appDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--worker') {
+  await worker(process.argv[3]!, process.argv[4]!, Number(process.argv[5]));
+} else {
+  await main();
+}

@@ -1,0 +1,148 @@
+/**
+ * The load-test harness against autocannon as a user measures them: whole processes under `/usr/bin/time`
+ * (start-up, worker threads, report writing and exit included), each tool started from its command line
+ * against the same fixed server (bench/support/loadtest-servers.ts, in a process of its own):
+ * 1. the reference load, 167 requests/s for 30 s (the harness: open model, 1,000 users; autocannon:
+ *    `-R 167 -c 100`), ROUNDS alternating rounds: CPU seconds (user + system) and peak RSS of each process;
+ * 2. a 1 s run of each at the same rate, ROUNDS alternating rounds: wall time from exec to exit.
+ * Prints the ratios harness / autocannon (goals in docs/performance.md#benchmarks: CPU <= 1.3x, RSS <= 1.2x,
+ * 1 s wall <= 1.1x). bench/loadtest.ts measures inside the processes, during the load only.
+ *
+ * Run: `npm run bench loadtest-whole`.
+ */
+import { execFileSync, fork, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+const RATE = 167;
+const USERS = 1000;
+const CONNECTIONS = 100;
+const LONG_S = 30;
+const SHORT_S = 1;
+const ROUNDS = 3;
+
+/** What /usr/bin/time reports of one process: wall and CPU seconds, peak RSS in MB. */
+interface Usage {
+  wallS: number;
+  cpuS: number;
+  maxRssMb: number;
+}
+
+/** Runs `args` under /usr/bin/time and returns what it measured; the command's own exit code is ignored. */
+function timed(args: string[]): Usage {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-whole-'));
+  try {
+    const out = join(dir, 'time.txt');
+    spawnSync('/usr/bin/time', ['-o', out, '-f', '%e %U %S %M', ...args], { cwd: ROOT, stdio: 'ignore' });
+    const [wall, user, system, rssKb] = readFileSync(out, 'utf8').trim().split('\n').at(-1)!.split(' ');
+    return { wallS: Number(wall), cpuS: Number(user) + Number(system), maxRssMb: Number(rssKb) / 1024 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The built harness (`m benchmark` in production) for `seconds` at the reference rate. */
+function harness(url: string, seconds: number): Usage {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-whole-harness-'));
+  try {
+    writeFileSync(
+      join(dir, 'load.yaml'),
+      `target_url: ${url}
+auth: { mode: none }
+users: { peak: ${USERS} }
+rate: { requests_per_second: ${RATE} }
+duration_seconds: ${seconds}
+thresholds: { p95_ms: 60000 }
+generator: { max_event_loop_lag_ms: 60000 }
+targets: [{ type: endpoint, name: hit, method: GET, path: / }]
+`,
+    );
+    const usage = timed([
+      process.execPath,
+      join(ROOT, 'dist', 'benchmarks', 'load-test.js'),
+      '--config',
+      join(dir, 'load.yaml'),
+      '--out',
+      join(dir, 'out'),
+    ]);
+    const result = JSON.parse(readFileSync(join(dir, 'out', 'result.json'), 'utf8')) as {
+      total: { count: number; failed: number; errors: number };
+    };
+    if (result.total.count === 0 || result.total.failed + result.total.errors > 0) {
+      throw new Error('the harness saw failures');
+    }
+    return usage;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** autocannon's command line for `seconds` at the reference rate. */
+function cannon(url: string, seconds: number): Usage {
+  return timed([
+    process.execPath,
+    join(ROOT, 'node_modules', 'autocannon', 'autocannon.js'),
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(seconds),
+    '-R',
+    String(RATE),
+    '-n',
+    `${url}/`,
+  ]);
+}
+
+const sum = (xs: Usage[], f: (u: Usage) => number) => xs.reduce((n, u) => n + f(u), 0);
+
+const server = fork(join(ROOT, 'bench', 'support', 'loadtest-servers.ts'), [], {
+  execArgv: ['--import', 'tsx'],
+});
+try {
+  const { port } = await new Promise<{ port: number }>((resolve) =>
+    server.once('message', (m) => resolve(m as { port: number })),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  execFileSync('npm', ['run', '--silent', 'build:harness'], { cwd: ROOT, stdio: 'inherit' });
+  // Warm the server and the disk cache of both tools' files.
+  cannon(url, SHORT_S);
+  harness(url, SHORT_S);
+
+  const ours: Usage[] = [];
+  const theirs: Usage[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    ours.push(harness(url, LONG_S));
+    theirs.push(cannon(url, LONG_S));
+  }
+  console.log(
+    `Whole processes under /usr/bin/time, ${RATE} req/s for ${LONG_S} s, ${ROUNDS} alternating rounds (harness ${USERS} users, open model; autocannon -c ${CONNECTIONS} -R ${RATE}):`,
+  );
+  for (const [i, o] of ours.entries()) {
+    const t = theirs[i]!;
+    console.log(
+      `  ${i + 1}. harness CPU ${o.cpuS.toFixed(2)} s, RSS ${o.maxRssMb.toFixed(0)} MB, wall ${o.wallS.toFixed(1)} s; ` +
+        `autocannon CPU ${t.cpuS.toFixed(2)} s, RSS ${t.maxRssMb.toFixed(0)} MB, wall ${t.wallS.toFixed(1)} s`,
+    );
+  }
+  const peak = (xs: Usage[]) => Math.max(...xs.map((u) => u.maxRssMb));
+  console.log(
+    `  CPU harness / autocannon: ${(sum(ours, (u) => u.cpuS) / sum(theirs, (u) => u.cpuS)).toFixed(2)}x (goal <= 1.3x)`,
+  );
+  console.log(`  peak RSS harness / autocannon: ${(peak(ours) / peak(theirs)).toFixed(2)}x (goal <= 1.2x)`);
+
+  const shortOurs: Usage[] = [];
+  const shortTheirs: Usage[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    shortOurs.push(harness(url, SHORT_S));
+    shortTheirs.push(cannon(url, SHORT_S));
+  }
+  const wall = (xs: Usage[]) => sum(xs, (u) => u.wallS) / xs.length;
+  console.log(
+    `A ${SHORT_S} s run, wall time exec to exit (mean of ${ROUNDS}): harness ${wall(shortOurs).toFixed(2)} s, ` +
+      `autocannon ${wall(shortTheirs).toFixed(2)} s: ${(wall(shortOurs) / wall(shortTheirs)).toFixed(2)}x (goal <= 1.1x)`,
+  );
+} finally {
+  server.kill();
+}

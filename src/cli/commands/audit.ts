@@ -1,0 +1,132 @@
+import { parseArgs } from 'node:util';
+import type { AuditEntry, ChainVerdict } from '../../../backend/audit/chain';
+import type { Command } from '../command';
+
+/** Exit codes of `m audit`: 0 the chain is intact, 1 it is broken or could not be read, 2 usage error. */
+export const AUDIT_EXIT = { ok: 0, broken: 1, usage: 2 } as const;
+
+const HELP = `Usage: m audit verify [options]
+
+Checks the hash chain of the audit log of personal data revealed (docs/operators.md#the-audit-log):
+every entry present, in order, unchanged. Prints the head (its number and hash) when the chain holds, or
+the first entry that breaks it.
+
+  verify   Reads the log of a stopped server's database (server.database_url, else <data_dir>), or with
+           --url the log a running server answers at GET /api/audit, as a System Manager whose API key is
+           in PLATFORM_API_KEY as <api_key>:<api_secret>.
+
+Options:
+  --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
+  --config <file>    platform.toml to read (default ./platform.toml when present)
+  --url <base>       A running server, e.g. http://127.0.0.1:8000
+  -h, --help         This help
+
+Exit codes: 0 intact, 1 broken or unreadable, 2 usage error.`;
+
+/** Pages of a running server's log, in chain order. */
+async function* remoteEntries(base: string, authorization: string): AsyncGenerator<AuditEntry> {
+  const pageLength = 1000;
+  for (let start = 0; ; start += pageLength) {
+    const url = `${base.replace(/\/+$/, '')}/api/audit?limit_start=${start}&limit_page_length=${pageLength}`;
+    const res = await fetch(url, { headers: { authorization } });
+    if (!res.ok) {
+      const body = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+      throw new Error(`GET /api/audit: ${res.status} ${body.error?.code ?? ''} ${body.error?.message ?? ''}`);
+    }
+    const page = (await res.json()) as { data: AuditEntry[] };
+    yield* page.data;
+    if (page.data.length < pageLength) return;
+  }
+}
+
+/** The verdict on a stopped server's database (PGlite allows one process: stop the server first). */
+async function offlineVerdict(
+  dataDir: string | undefined,
+  configFile: string | undefined,
+): Promise<ChainVerdict> {
+  const { loadConfig } = await import('../../../backend/config/load-config');
+  const { openDatabase } = await import('../../../backend/db/open-database');
+  const { AuditLog } = await import('../../../backend/audit/audit-log');
+  const { verifyChain } = await import('../../../backend/audit/chain');
+  const { claimDataDir } = await import('../../../backend/data-dir/data-dir');
+  const config = loadConfig({ file: configFile, overrides: { 'server.data_dir': dataDir } });
+  // The embedded database allows one process: a running server's directory is refused (data_dir_locked).
+  const owned = config.server.database_url
+    ? undefined
+    : await claimDataDir(config.server.data_dir, 'm audit verify');
+  try {
+    const db = await openDatabase({
+      dataDir: config.server.data_dir,
+      databaseUrl: config.server.database_url,
+      optimizeWasm: config.server.pglite_optimize,
+    });
+    try {
+      return await verifyChain(new AuditLog(db).entries());
+    } finally {
+      await db.close();
+    }
+  } finally {
+    owned?.release();
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'data-dir': { type: 'string' },
+      config: { type: 'string' },
+      url: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** `m audit verify`: checks the audit log's hash chain offline or against a running server. */
+export const auditCommand: Command = {
+  summary: 'Check the audit log of personal data revealed (m audit verify).',
+  async run(argv) {
+    let parsed: ReturnType<typeof parse>;
+    try {
+      parsed = parse(argv);
+    } catch (err) {
+      console.error(`m audit: ${(err as Error).message}\n\n${HELP}`);
+      return AUDIT_EXIT.usage;
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      console.log(HELP);
+      return AUDIT_EXIT.ok;
+    }
+    if (positionals.length !== 1 || positionals[0] !== 'verify') {
+      console.error(`m audit: expected "verify"\n\n${HELP}`);
+      return AUDIT_EXIT.usage;
+    }
+    let verdict: ChainVerdict;
+    try {
+      if (values.url) {
+        const key = process.env.PLATFORM_API_KEY;
+        if (!key?.includes(':')) {
+          console.error('m audit: PLATFORM_API_KEY must hold <api_key>:<api_secret> with --url');
+          return AUDIT_EXIT.usage;
+        }
+        const { verifyChain } = await import('../../../backend/audit/chain');
+        verdict = await verifyChain(remoteEntries(values.url, `token ${key}`));
+      } else {
+        verdict = await offlineVerdict(values['data-dir'], values.config);
+      }
+    } catch (err) {
+      console.error(`m audit: ${(err as Error).message}`);
+      return AUDIT_EXIT.broken;
+    }
+    if (!verdict.ok) {
+      console.error(`audit log BROKEN at entry ${verdict.seq}: ${verdict.problem}`);
+      return AUDIT_EXIT.broken;
+    }
+    console.log(
+      `audit log intact: ${verdict.entries} entries; head ${verdict.head.seq} ${verdict.head.hash}`,
+    );
+    return AUDIT_EXIT.ok;
+  },
+};

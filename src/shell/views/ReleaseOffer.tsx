@@ -1,0 +1,84 @@
+/**
+ * "A new version of <app> is available": shown after a navigation when the gateway hands out another release
+ * of a remote than the one this tab started with (docs/mfe-teams.md#releases). The tab keeps working with
+ * its release; loading the new one is the user's choice (a reload, so nothing is swapped under an open form).
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { RemotesMap } from '../../protocol';
+import { fetchWithCredentials } from '../../sdk/http';
+import { useCatalog } from '../hooks/use-catalog';
+import { usePlatform } from '../hooks/use-platform';
+import { useRoute } from '../hooks/use-route';
+import type { DeskPlatform } from '../platform/create-platform';
+import { type ReleaseChange, ReleaseWatch } from '../platform/releases';
+
+const watches = new WeakMap<DeskPlatform, ReleaseWatch>();
+
+/** One watch per platform, so a remount (sign-out and in) keeps what the tab started with. */
+function watchOf(platform: DeskPlatform): ReleaseWatch {
+  let watch = watches.get(platform);
+  if (!watch) {
+    watch = new ReleaseWatch({
+      gatewayUrl: platform.config.gatewayUrl,
+      fetchRemotes: (url) => fetchWithCredentials<RemotesMap>(url),
+    });
+    watches.set(platform, watch);
+  }
+  return watch;
+}
+
+/** The offer, or nothing while every remote is the one this tab started with. */
+export function ReleaseOffer(): React.JSX.Element | null {
+  const platform = usePlatform();
+  const catalog = useCatalog();
+  const { route } = useRoute();
+  const watch = watchOf(platform);
+  const [changes, setChanges] = useState<ReleaseChange[]>([]);
+  const booted = useRef(false);
+  // A screen, not a list's filters or page: those change as the user types.
+  const screen = `${route.kind}:${'docType' in route ? route.docType : ''}:${route.kind === 'edit' ? route.id : ''}`;
+
+  useEffect(() => watch.observe(catalog.services), [watch, catalog.services]);
+
+  useEffect(() => {
+    void screen;
+    // The first screen is what the tab started with: nothing to compare yet.
+    if (!booted.current) {
+      booted.current = true;
+      return;
+    }
+    let current = true;
+    void watch.check().then((found) => {
+      if (current) setChanges(found);
+    });
+    return () => {
+      current = false;
+    };
+  }, [watch, screen]);
+
+  if (changes.length === 0) return null;
+  const labelOf = (service: string) => {
+    const state = catalog.metadata[service];
+    return state?.status === 'ready' ? state.value.label || service : service;
+  };
+  return (
+    <div
+      className="desk-banner desk-banner--warning desk-release-offer"
+      role="status"
+      aria-label="New versions"
+    >
+      {changes.map((change) => (
+        <p key={change.service}>
+          A new version of <strong>{labelOf(change.service)}</strong> is available.{' '}
+          <button
+            type="button"
+            className="desk-button desk-button--small"
+            onClick={() => window.location.reload()}
+          >
+            Load the new version
+          </button>
+        </p>
+      ))}
+    </div>
+  );
+}

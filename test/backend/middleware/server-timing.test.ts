@@ -1,0 +1,143 @@
+/**
+ * Server-Timing: a System Manager who sends `X-Platform-Timing: 1` gets each stage of the middleware chain
+ * (host check, decryption, auth, ...), the handler and the total; a caller without that role, a caller who
+ * did not ask, and an anonymous caller get no such header.
+ */
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppEnv } from '../../../backend/http/env';
+import { handleError } from '../../../backend/http/errors';
+import { withServerTiming } from '../../../backend/middleware/server-timing';
+import { type ChainStep, foldSteps } from '../../../backend/middleware/step';
+import { userWithRoles } from '../../helpers/roles';
+import { createTestApp, type TestApp } from '../../helpers/test-app';
+
+let t: TestApp;
+let stockUser: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  stockUser = await userWithRoles(t.ctx, 'stock-timing', ['Stock User']);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const ASK = { 'X-Platform-Timing': '1' };
+
+/** The metric names of a Server-Timing value and their durations. */
+function metrics(value: string | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (value ?? '').split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const dur = params.find((p) => p.startsWith('dur='));
+    if (name) out[name] = Number(dur?.slice(4));
+  }
+  return out;
+}
+
+describe('Server-Timing', () => {
+  it('gives an asking System Manager every stage of the chain, the handler and the total', async () => {
+    const res = await t.request('GET', '/api/resource/stock.Item', { headers: ASK });
+    expect(res.status).toBe(200);
+    const stages = metrics(res.headers.get('server-timing'));
+    expect(Object.keys(stages)).toEqual([
+      'host',
+      'target',
+      'ratelimit',
+      'body',
+      'decrypt',
+      'csrf',
+      'idempotency',
+      'auth',
+      'app',
+      'total',
+    ]);
+    for (const ms of Object.values(stages)) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(res.headers.get('server-timing')).toContain('desc="Host check"');
+  });
+
+  it('times a write through decryption and idempotency as well', async () => {
+    const res = await t.request('POST', '/api/resource/stock.Item', {
+      headers: ASK,
+      body: { item_code: 'TIMED-1', item_name: 'Timed' },
+    });
+    expect(res.status).toBe(201);
+    expect(Object.keys(metrics(res.headers.get('server-timing')))).toEqual(
+      expect.arrayContaining(['decrypt', 'idempotency', 'auth', 'app', 'total']),
+    );
+  });
+
+  it('sends nothing to a System Manager who did not ask', async () => {
+    const res = await t.request('GET', '/api/resource/stock.Item');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('server-timing')).toBeNull();
+  });
+
+  it('sends nothing to an asking caller without the System Manager role', async () => {
+    const res = await t.request('GET', '/api/resource/stock.Item', {
+      headers: { ...ASK, authorization: stockUser },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('server-timing')).toBeNull();
+  });
+
+  it('sends nothing to an asking anonymous caller, refused or not', async () => {
+    const refused = await t.request('GET', '/api/resource/stock.Item', { headers: ASK, anonymous: true });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('server-timing')).toBeNull();
+    const badLogin = await t.request('POST', '/api/method/login', {
+      headers: ASK,
+      anonymous: true,
+      body: { usr: 'Administrator', pwd: 'wrong' },
+    });
+    expect(badLogin.status).toBe(401);
+    expect(badLogin.headers.get('server-timing')).toBeNull();
+  });
+});
+
+describe('Server-Timing enabled by the operator (server.server_timing)', () => {
+  let always: TestApp;
+  let stockUserAlways: string;
+
+  beforeAll(async () => {
+    always = await createTestApp({ config: { 'server.server_timing': true } });
+    stockUserAlways = await userWithRoles(always.ctx, 'stock-timing', ['Stock User']);
+  });
+
+  afterAll(async () => {
+    await always?.close();
+  });
+
+  it('times every System Manager request without being asked, and still no one else’s', async () => {
+    const manager = await always.request('GET', '/api/resource/stock.Item');
+    expect(Object.keys(metrics(manager.headers.get('server-timing')))).toContain('auth');
+    const other = await always.request('GET', '/api/resource/stock.Item', {
+      headers: { authorization: stockUserAlways },
+    });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('server-timing')).toBeNull();
+  });
+});
+
+describe('Server-Timing on a response with immutable headers', () => {
+  it('adds the header to a copy of a response passed on as it came (a forward to a service)', async () => {
+    const app = new Hono<AppEnv>();
+    const onError = handleError(() => {});
+    const signIn: ChainStep = {
+      name: 'auth',
+      enter(c) {
+        c.set('principal', { user: 'Administrator', via: 'api_key', roles: ['System Manager'] });
+        return undefined;
+      },
+    };
+    app.use('*', foldSteps(withServerTiming([signIn]), onError));
+    // Response.redirect gives a response whose headers cannot change, like one read from fetch.
+    app.get('/passed-on', () => Response.redirect('http://desk.test/elsewhere', 302));
+    const res = await app.request('/passed-on', { headers: ASK });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('http://desk.test/elsewhere');
+    expect(Object.keys(metrics(res.headers.get('server-timing')))).toEqual(['auth', 'app', 'total']);
+  });
+});

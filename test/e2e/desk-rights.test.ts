@@ -1,0 +1,323 @@
+/**
+ * The Desk as a restricted user, in Chromium against `m serve` (MONOLITH). An Administrator creates a
+ * Support Agent (reads customers without their personal data, works tickets, nothing of leads or stock) and
+ * a customer; signed in as the agent, a walk over Home, the Ctrl+K palette, the Customers list, a customer,
+ * the Users page and a new ticket finds no action the agent may not take and no error text, and global
+ * search finds the customer. Then a changed form asks before it is left, Ctrl+S saves, and a Link whose
+ * text names no record blocks Save; the ticket's timeline lists each change with its author and takes a
+ * comment; two tabs saving one ticket end in the conflict screen, not in a silent overwrite. Screenshots:
+ * `desk-rights-*` in test/e2e/__screenshots__. Last, the Customers list exports as CSV, and the Desk follows a
+ * dark system setting unless the header's theme choice says otherwise.
+ */
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot } from './support/browser';
+import { type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
+
+const AGENT = 'sam.agent';
+const AGENT_PASSWORD = 'sam-agent-password';
+const CUSTOMER = 'Grace Hopper';
+
+/** Words of a failure or a refusal: none may show on a screen the agent is offered. */
+const ERROR_TEXT =
+  /You may not|did not answer|went wrong|could not|Could not|not available|forbidden|did not|error/;
+
+function nav(page: Page) {
+  return page.getByRole('navigation', { name: 'Apps' });
+}
+
+async function signIn(page: Page, deskUrl: string, user: string, password: string): Promise<void> {
+  await page.goto(deskUrl);
+  await page.getByLabel(/User/i).first().fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await nav(page).getByRole('link', { name: 'Tickets', exact: true }).waitFor();
+}
+
+/** The main region's text and alerts hold no failure or refusal. */
+async function expectNoErrorText(page: Page): Promise<void> {
+  const main = page.getByRole('main');
+  expect(await main.textContent()).not.toMatch(ERROR_TEXT);
+  expect(await page.getByRole('alert').count()).toBe(0);
+}
+
+describe('the Desk for a Support Agent (monolith)', () => {
+  let target: DeskTarget;
+  let browser: Browser;
+  let page: Page;
+  /** Requests the Desk made for the agent that the server refused or failed: `<status> <path>`. */
+  const refused: string[] = [];
+
+  beforeAll(async () => {
+    target = await startDeskTarget('monolith');
+    browser = await launchChromium();
+    // The Administrator creates the agent on the Users page and a customer through the crm form.
+    const admin = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(admin, target.deskUrl, 'Administrator', E2E_ADMIN_PASSWORD);
+    await admin.goto(`${target.deskUrl}#/users`);
+    await admin.getByLabel('User name').fill(AGENT);
+    await admin.getByLabel(/^Password/).fill(AGENT_PASSWORD);
+    await admin.getByRole('checkbox', { name: 'Support Agent' }).check();
+    await admin.getByRole('button', { name: 'Create user' }).click();
+    await admin.getByRole('row', { name: /sam\.agent/ }).waitFor();
+    await admin.goto(`${target.deskUrl}#/app/crm.Customer/new`);
+    await admin.getByLabel('Customer name').fill(CUSTOMER);
+    await admin.getByLabel('Email').fill('grace@example.com');
+    await admin.getByRole('button', { name: 'Save customer' }).click();
+    await admin.getByRole('status').getByText(`Customer “${CUSTOMER}” saved.`).waitFor();
+    await admin.close();
+
+    // One browser context: a second tab of it shares the agent's session.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    await signIn(page, target.deskUrl, AGENT, AGENT_PASSWORD);
+    page.on('response', (response) => {
+      if (response.status() >= 400) refused.push(`${response.status()} ${new URL(response.url()).pathname}`);
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await target?.stop();
+    target?.dispose();
+  });
+
+  it('starts a browser never signed in at the sign-in screen without a refused request, and keeps a reload signed in', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const fresh = await context.newPage();
+    const unauthorized: string[] = [];
+    fresh.on('response', (r) => {
+      if (r.status() === 401) unauthorized.push(new URL(r.url()).pathname);
+    });
+    await fresh.goto(target.deskUrl);
+    await fresh.getByLabel('Password').waitFor();
+    await fresh.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(unauthorized).toEqual([]);
+    await signIn(fresh, target.deskUrl, AGENT, AGENT_PASSWORD);
+    await fresh.reload();
+    await nav(fresh).getByRole('link', { name: 'Tickets', exact: true }).waitFor();
+    expect(unauthorized).toEqual([]);
+    await context.close();
+  });
+
+  it('shows on Home only what the agent may read, and no Developer details', async () => {
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    await page
+      .getByRole('link', { name: /^Tickets/ })
+      .first()
+      .waitFor();
+    // The crm card counts customers for the agent too (the agent may read them); no card may show a failure.
+    await page.getByRole('main').locator('.desk-widget__figure').first().waitFor();
+    await expectNoErrorText(page);
+    const links = await nav(page).getByRole('link').allTextContents();
+    expect(links).toContain('Customers');
+    for (const hidden of ['Leads', 'Items', 'Warehouses', 'Users']) expect(links).not.toContain(hidden);
+    expect(await page.getByRole('button', { name: 'Developer details' }).count()).toBe(0);
+    // Every landmark of one role has a name of its own (what axe's landmark-unique asks).
+    const landmarks = await page.evaluate(() =>
+      [...document.querySelectorAll('main, nav, header, aside, section, form')]
+        .map((el) => {
+          const labelledBy = el.getAttribute('aria-labelledby');
+          const name = labelledBy
+            ? labelledBy
+                .split(' ')
+                .map((id) => document.getElementById(id)?.textContent ?? '')
+                .join(' ')
+            : (el.getAttribute('aria-label') ?? '');
+          return { role: el.getAttribute('role') ?? el.tagName.toLowerCase(), name };
+        })
+        // A section or form is a landmark only with a name; main, nav, header and aside always are.
+        .filter((l) => l.name || !['section', 'form'].includes(l.role))
+        .map((l) => `${l.role}:${l.name}`),
+    );
+    expect(landmarks.length).toBeGreaterThan(2);
+    expect(new Set(landmarks).size).toBe(landmarks.length);
+    await screenshot(page, 'desk-rights-home');
+  });
+
+  it('offers in Ctrl+K only readable lists and New Ticket, and finds the customer by name', async () => {
+    await page.keyboard.press('Control+k');
+    const palette = page.getByRole('dialog', { name: 'Search' });
+    const input = palette.getByRole('combobox');
+    await input.fill('new');
+    await palette.getByRole('option', { name: /New Ticket/ }).waitFor();
+    const creations = await palette.locator('.desk-palette__label').allTextContents();
+    expect(creations.filter((l) => l.startsWith('New '))).toEqual(['New Ticket']);
+    await input.fill('');
+    const lists = await palette.locator('.desk-palette__label').allTextContents();
+    expect(lists).toEqual(['Customers', 'Tickets']);
+
+    await input.fill('Grace');
+    await palette.getByRole('option', { name: new RegExp(CUSTOMER) }).waitFor();
+    expect(await palette.locator('.desk-palette__status').textContent()).not.toMatch(/did not answer/);
+    await screenshot(page, 'desk-rights-palette');
+    await page.keyboard.press('Escape');
+  });
+
+  it('lists customers without New, Delete or row selection', async () => {
+    await nav(page).getByRole('link', { name: 'Customers', exact: true }).click();
+    await page.getByRole('cell', { name: CUSTOMER, exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: /New Customer/ }).count()).toBe(0);
+    expect(await page.getByRole('checkbox').count()).toBe(0);
+    await expectNoErrorText(page);
+    await screenshot(page, 'desk-rights-customers');
+  });
+
+  it('opens a customer read-only, its personal data masked, with no Save or Delete', async () => {
+    await page.getByRole('link', { name: CUSTOMER, exact: true }).click();
+    await page.getByText(/You may view this customer but not change it/).waitFor();
+    expect(await page.getByRole('button', { name: /Save/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    expect(await page.getByLabel('Email').inputValue()).toBe('••••••');
+    expect(await page.getByLabel(/^Customer Name/).isDisabled()).toBe(true);
+    await expectNoErrorText(page);
+    await screenshot(page, 'desk-rights-customer');
+  });
+
+  it('sees the Users page as a refusal, not as a failure', async () => {
+    await page.goto(`${target.deskUrl}#/users`);
+    await page.getByText('Only a System Manager may manage users.').waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.getByRole('main').textContent()).not.toMatch(/did not answer/);
+  });
+
+  it('is held on a changed ticket form before leaving, saves it with Ctrl+S, and is told of a Link naming no one', async () => {
+    await page.goto(`${target.deskUrl}#/app/support.Ticket/new`);
+    await page.getByLabel(/^Subject/).fill('Printer on fire');
+    const customer = page.getByRole('combobox', { name: /^Customer/ });
+    await customer.fill('Nobody at all');
+    await page.getByLabel(/^Subject/).focus();
+    await page
+      .getByText('No record matches “Nobody at all”. Pick one from the list, or clear Customer.')
+      .waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await customer.getAttribute('aria-invalid')).toBe('true');
+    await screenshot(page, 'desk-rights-link-error');
+
+    // Leaving the changed form asks first; Stay keeps the edits.
+    await nav(page).getByRole('link', { name: 'Customers', exact: true }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Leave without saving?' });
+    await dialog.waitFor();
+    await screenshot(page, 'desk-rights-leave');
+    await dialog.getByRole('button', { name: 'Stay' }).click();
+    expect(await page.getByLabel(/^Subject/).inputValue()).toBe('Printer on fire');
+    expect(new URL(page.url()).hash).toBe('#/app/support.Ticket/new');
+
+    // The customer picked from the list, Ctrl+S saves.
+    await customer.fill('Grace');
+    await page.getByRole('option', { name: new RegExp(CUSTOMER) }).click();
+    const created = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/resource/support.Ticket',
+    );
+    await page.keyboard.press('Control+s');
+    const response = await created;
+    expect(response.status()).toBe(201);
+    expect(((await response.json()) as { data: { customer: string } }).data.customer).toMatch(/^CUST-/);
+    await page
+      .getByRole('status')
+      .getByText(/Ticket “Printer on fire” saved\./)
+      .waitFor();
+    await expectNoErrorText(page);
+    await screenshot(page, 'desk-rights-ticket-saved');
+  });
+
+  it("lists the ticket's changes with their author in its timeline, and takes a comment", async () => {
+    const ticketUrl = page.url();
+    await page.getByLabel(/^Priority/).selectOption('High');
+    const saved = page.waitForResponse((r) => r.request().method() === 'PUT');
+    await page.keyboard.press('Control+s');
+    expect((await saved).status()).toBe(200);
+    const activity = page.getByRole('region', { name: 'Activity' });
+    await activity.getByText('changed Priority from “Medium” to “High”').waitFor();
+    const lines = await activity.getByRole('listitem').allTextContents();
+    expect(lines[0]).toMatch(/^sam\.agent created this ticket/);
+    expect(lines[1]).toMatch(/^sam\.agent changed Priority from “Medium” to “High”/);
+
+    await activity.getByRole('textbox', { name: 'Add a comment' }).fill('Called the customer back.');
+    await activity.getByRole('button', { name: 'Comment' }).click();
+    const comment = activity.getByRole('listitem').filter({ hasText: 'Called the customer back.' });
+    await comment.waitFor();
+    expect(await comment.getByRole('button', { name: 'Edit' }).count()).toBe(1);
+    expect(await comment.getByRole('button', { name: 'Delete' }).count()).toBe(1);
+    await expectNoErrorText(page);
+    await screenshot(page, 'desk-rights-timeline');
+    expect(page.url()).toBe(ticketUrl);
+  });
+
+  it('shows both versions when two tabs edit one ticket, and keeps the chosen one', async () => {
+    const ticketUrl = page.url();
+    const other = await page.context().newPage();
+    await other.goto(ticketUrl);
+    await other.getByLabel(/^Subject/).waitFor();
+    // The other tab saves first.
+    await other.getByLabel(/^Subject/).fill('Printer on fire, second floor');
+    const first = other.waitForResponse((r) => r.request().method() === 'PUT');
+    await other.getByRole('button', { name: 'Save' }).click();
+    expect((await first).status()).toBe(200);
+
+    // This tab still shows the version it loaded: its save is refused, nothing is overwritten.
+    await page.getByLabel(/^Subject/).fill('Printer fixed');
+    const refused = page.waitForResponse((r) => r.request().method() === 'PUT');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    expect((await refused).status()).toBe(409);
+    const conflict = page.getByRole('alert').filter({ hasText: 'Someone else saved this record' });
+    await conflict.waitFor();
+    const row = conflict.getByRole('row', { name: /Subject/ });
+    expect(await row.getByRole('cell').allTextContents()).toEqual([
+      'Printer fixed',
+      'Printer on fire, second floor',
+    ]);
+    await screenshot(page, 'desk-rights-conflict');
+
+    const kept = page.waitForResponse((r) => r.request().method() === 'PUT');
+    await conflict.getByRole('button', { name: 'Save my version' }).click();
+    expect((await kept).status()).toBe(200);
+    await page
+      .getByRole('status')
+      .getByText(/Ticket “Printer fixed” saved\./)
+      .waitFor();
+    await other.close();
+  });
+
+  it('exports the customers list as CSV', async () => {
+    await page.goto(`${target.deskUrl}#/app/crm.Customer`);
+    await page.getByRole('cell', { name: CUSTOMER, exact: true }).waitFor();
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe('Customers.csv');
+    const text = readFileSync((await download.path())!, 'utf8');
+    expect(text.split('\r\n').filter(Boolean)).toEqual([
+      'ID,Customer Name,Status',
+      'CUST-00001,Grace Hopper,Active',
+    ]);
+  });
+
+  it('follows a dark system setting, and the header choice over it', async () => {
+    const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${target.deskUrl}#/app/support.Ticket/TKT-00001`);
+    await page.getByRole('region', { name: 'Activity' }).waitFor();
+    expect(await background()).toBe('rgb(17, 22, 31)');
+    await screenshot(page, 'desk-rights-dark-ticket');
+    await page.goto(`${target.deskUrl}#/`);
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    await screenshot(page, 'desk-rights-dark-home');
+
+    // Light chosen in the header wins over the dark system setting, and is kept across a reload.
+    await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('light');
+    expect(await background()).toBe('rgb(246, 247, 249)');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    expect(await background()).toBe('rgb(246, 247, 249)');
+    await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('system');
+    expect(await background()).toBe('rgb(17, 22, 31)');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('made no request after sign-in that the server refused, but the conflict', () => {
+    const expected = new Set(['409 /api/resource/support.Ticket/TKT-00001']);
+    expect(refused.filter((r) => !expected.has(r))).toEqual([]);
+  });
+});

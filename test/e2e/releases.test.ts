@@ -1,0 +1,191 @@
+/**
+ * Releases of a remote in Chromium against `m serve` (MONOLITH): release 1 of the crm remote is published
+ * and promoted with `m release`; a tab opens the customer form on it and starts typing; release 2 is
+ * published and promoted; the tab saves the form with the typed values (its remote keeps loading release
+ * 1's files), then, at its next navigation, offers "A new version of CRM is available"; accepting loads
+ * release 2. `m release rollback` brings release 1 back to a fresh tab and is offered to the open one.
+ * Screenshots: `releases-*` in test/e2e/__screenshots__.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot } from './support/browser';
+import { type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const temp = mkdtempSync(join(tmpdir(), 'desk-e2e-releases-'));
+const children = new Set<ChildProcess>();
+
+let target: DeskTarget;
+let browser: Browser;
+let apiKey = '';
+
+/** Runs `m release <args>` against the target; resolves to its output, failing on a non-zero exit. */
+function release(args: string[]): Promise<string> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'm.js'), 'release', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PLATFORM_URL: target.origin, PLATFORM_API_KEY: apiKey },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`m release ${args.join(' ')}: ${out}`)),
+    ),
+  );
+}
+
+/**
+ * An app folder publishing the crm remote as built in this checkout, at `version`; `mark` is appended to its
+ * remoteEntry.js so each release is a different build (its stale precompressed copies are left out).
+ */
+function crmFolder(name: string, version: string, mark: string): string {
+  const dir = join(temp, name);
+  mkdirSync(dir, { recursive: true });
+  cpSync(join(ROOT, 'backend', 'apps', 'crm', 'static', 'mfe'), join(dir, 'static', 'mfe'), {
+    recursive: true,
+  });
+  const entry = join(dir, 'static', 'mfe', 'remoteEntry.js');
+  writeFileSync(entry, `${readFileSync(entry, 'utf8')}\n/* ${mark} */\n`);
+  rmSync(`${entry}.br`, { force: true });
+  rmSync(`${entry}.gz`, { force: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `crm-${name}`, version, type: 'module' }));
+  const crm = JSON.stringify(join(ROOT, 'backend', 'apps', 'crm', 'app.ts'));
+  writeFileSync(join(dir, 'app.ts'), `export { crmApp as default } from ${crm};\n`);
+  return dir;
+}
+
+async function publishAndPromote(folder: string): Promise<string> {
+  const out = await release(['publish', '--dir', folder]);
+  const version = /published crm (\S+) /.exec(out)?.[1];
+  if (!version) throw new Error(`no version in: ${out}`);
+  await release(['promote', 'crm', version]);
+  return version;
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(target.deskUrl);
+  await page.getByLabel(/User/i).first().fill('Administrator');
+  await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page
+    .getByRole('navigation', { name: 'Apps' })
+    .getByRole('link', { name: 'Customers', exact: true })
+    .waitFor();
+}
+
+/** The crm remote files a page requests, as the release segment of their URL (`static` for static/mfe). */
+function crmRequests(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    const match = /^\/desk\/assets\/crm\/(?:([^/]+\+[0-9a-f]{12})\/)?/.exec(path);
+    if (match) seen.push(match[1] ?? 'static');
+  });
+  return seen;
+}
+
+beforeAll(async () => {
+  target = await startDeskTarget('monolith');
+  const login = await fetch(`${target.origin}/api/method/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: target.origin },
+    body: JSON.stringify({ usr: 'Administrator', pwd: E2E_ADMIN_PASSWORD }),
+  });
+  const { csrf_token } = (await login.json()) as { csrf_token: string };
+  const key = await fetch(`${target.origin}/api/method/platform.auth.generate_api_key`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      cookie: login.headers.get('set-cookie')!.split(';')[0]!,
+      'x-csrf-token': csrf_token,
+      origin: target.origin,
+    },
+    body: '{}',
+  });
+  const { message } = (await key.json()) as { message: { api_key: string; api_secret: string } };
+  apiKey = `${message.api_key}:${message.api_secret}`;
+  browser = await launchChromium();
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await target?.stop();
+  target?.dispose();
+  rmSync(temp, { recursive: true, force: true });
+});
+
+describe('releases of the crm remote in the Desk (monolith)', () => {
+  it('keeps an open tab on its release through a promotion, offers the new one at the next navigation, and a rollback the same', async () => {
+    const v1 = await publishAndPromote(crmFolder('one', '1.0.0', 'release one'));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const requested = crmRequests(page);
+    await signIn(page);
+    await page.goto(`${target.deskUrl}#/app/crm.Customer/new`);
+    await page.getByLabel('Customer name').fill('Ada Lovelace');
+    expect(new Set(requested)).toEqual(new Set([v1]));
+    await screenshot(page, 'releases-1-form-on-release-1');
+
+    const v2 = await publishAndPromote(crmFolder('two', '1.1.0', 'release two'));
+    expect(v2).not.toBe(v1);
+    // The open form still holds what was typed, nothing interrupts it, and it saves with release 1's code.
+    expect(await page.getByLabel('Customer name').inputValue()).toBe('Ada Lovelace');
+    const offer = page.getByRole('status', { name: 'New versions' });
+    expect(await offer.count()).toBe(0);
+    await page.getByRole('button', { name: 'Save customer' }).click();
+    await page.getByRole('status').getByText('Customer “Ada Lovelace” saved.').waitFor();
+    // Saving opened the record's own screen: the next navigation, where the offer appears.
+    await offer.getByText(/A new version of .+ is available/).waitFor();
+    expect(await page.getByLabel('Customer name').inputValue()).toBe('Ada Lovelace');
+
+    // Another screen of the app: no error, still release 1's files, the offer still there.
+    await page.goto(`${target.deskUrl}#/app/crm.Lead`);
+    await page.getByRole('heading', { level: 1, name: /Lead/ }).waitFor();
+    await offer.getByText(/A new version of .+ is available/).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(new Set(requested)).toEqual(new Set([v1]));
+    await screenshot(page, 'releases-2-offer-after-promotion');
+
+    // Accepting loads release 2.
+    requested.length = 0;
+    await Promise.all([
+      page.waitForEvent('load'),
+      offer.getByRole('button', { name: 'Load the new version' }).click(),
+    ]);
+    await page.goto(`${target.deskUrl}#/app/crm.Customer/new`);
+    await page.getByLabel('Customer name').waitFor();
+    expect(requested).toContain(v2);
+    expect(requested).not.toContain(v1);
+    expect(await page.getByRole('status', { name: 'New versions' }).count()).toBe(0);
+    await screenshot(page, 'releases-3-release-2-loaded');
+
+    // Rollback: a fresh tab gets release 1, the open one is offered it at its next navigation.
+    await release(['rollback', 'crm']);
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const freshRequests = crmRequests(fresh);
+    await signIn(fresh);
+    await fresh.goto(`${target.deskUrl}#/app/crm.Customer/new`);
+    await fresh.getByLabel('Customer name').waitFor();
+    expect(new Set(freshRequests)).toEqual(new Set([v1]));
+    await fresh.close();
+
+    await page.goto(`${target.deskUrl}#/app/crm.Lead`);
+    await page
+      .getByRole('status', { name: 'New versions' })
+      .getByText(/A new version of .+ is available/)
+      .waitFor();
+    await screenshot(page, 'releases-4-offer-after-rollback');
+    await page.close();
+  }, 300_000);
+});
