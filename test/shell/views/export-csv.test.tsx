@@ -79,7 +79,13 @@ describe('the list CSV export', () => {
     await waitFor(() => expect(list.textContent).toContain(`of ${open.length} tickets`));
     backend.requests.length = 0;
 
-    fireEvent.click(within(list).getByRole('button', { name: 'Export CSV' }));
+    // The button holds its place while the export's code loads, and acts once it has.
+    const exportButton = await waitFor(() => {
+      const button = within(list).getByRole('button', { name: 'Export CSV' }) as HTMLButtonElement;
+      expect(button.disabled).toBe(false);
+      return button;
+    });
+    fireEvent.click(exportButton);
 
     await waitFor(() => expect(saved).toBeDefined());
     const lines = (await saved!.text()).split('\r\n').filter(Boolean);
