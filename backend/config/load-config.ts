@@ -54,6 +54,15 @@ export const OTHER_ENV_VARS: ReadonlyArray<{ env: string; use: string }> = [
     use: 'MACROSERVICE gateways: key wrapping the key ring they share in NATS KV',
   },
   { env: 'PLATFORM_KEY_ENCRYPTION_KEY_FILE', use: 'MACROSERVICE gateways: file holding that key instead' },
+  {
+    env: 'PLATFORM_RECORDS_KEY_ENCRYPTION_KEY',
+    use: 'key wrapping the data keys of personal data at rest (default: <data_dir>/keys/records.kek)',
+  },
+  { env: 'PLATFORM_RECORDS_KEY_ENCRYPTION_KEY_FILE', use: 'file holding that key instead' },
+  {
+    env: 'PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY',
+    use: 'the key it replaced, while `m keys rewrap` runs (or _FILE)',
+  },
   { env: 'UV_THREADPOOL_SIZE', use: 'threads for decryption and password hashing (Node.js, default 4)' },
   { env: 'PLATFORM_GROW_YOUNG_GENERATION', use: "1: keep V8's default young-generation growth" },
   {
