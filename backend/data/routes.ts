@@ -8,6 +8,7 @@ import { PlatformError } from '../http/errors';
 import { noStoreJson } from '../http/json-response';
 import { readJsonBody } from '../http/read-body';
 import { clientAddress } from '../middleware/client-address';
+import { timeStage } from '../middleware/server-timing';
 import { requireMethod } from '../permissions/guard';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
@@ -43,13 +44,29 @@ async function documentBody(c: Context<AppEnv>): Promise<Record<string, unknown>
   return Object.fromEntries(Object.entries(body).filter(([k]) => !IGNORED_KEYS.has(k)));
 }
 
-/** The caller's access to a DocType (docs/permissions.md): checked before each operation, masking replies. */
+/** `Server-Timing` description of the permission checks (`perm`). */
+const PERM_DESC = 'Permissions';
+
+/**
+ * The caller's access to a DocType (docs/permissions.md): checked before each operation, masking replies.
+ * Timed as the `perm` stage of a timed request (docs/performance.md#where-a-request-spends-its-time).
+ */
 function accessTo(
   ctx: Pick<DataRouteDeps, 'permissions'>,
   c: Context<AppEnv>,
   doctype: DocTypeDefinition,
 ): Promise<RecordAccess> {
-  return recordAccess(ctx.permissions, rolesOf(c.get('principal')), doctype);
+  return timeStage(c, 'perm', PERM_DESC, () =>
+    recordAccess(ctx.permissions, rolesOf(c.get('principal')), doctype),
+  );
+}
+
+/**
+ * `work`, a call to the record store, timed as the `db` stage of a timed request
+ * (docs/performance.md#where-a-request-spends-its-time).
+ */
+function db<T>(c: Context<AppEnv>, work: () => Promise<T>): Promise<T> {
+  return timeStage(c, 'db', 'Database', work);
 }
 
 /** `masked_fields` names what the reply masked; absent when nothing was. */
@@ -134,7 +151,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access.require('read');
     const query = parseListQuery(doctype, c.req.query());
     access.requireQueryable([...query.filters, ...query.orderBy].map((f) => f.field));
-    const page = await store.list(doctype, query);
+    const page = await db(c, () => store.list(doctype, query));
     await read(
       c,
       doctype,
@@ -155,7 +172,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, body);
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
-    const record = await store.insert(doctype, data);
+    const record = await db(c, () => store.insert(doctype, data));
     await notifyWritten(observers, {
       kind: 'create',
       doctype,
@@ -170,7 +187,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
     const access = await accessTo(ctx, c, doctype);
     access.require('read');
-    const record = await store.get(doctype, c.req.param('name'));
+    const record = await db(c, () => store.get(doctype, c.req.param('name')));
     if (!record) throw notFound();
     await read(c, doctype, access, 'get', [record.name]);
     c.header('Cache-Control', 'no-store');
@@ -184,7 +201,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access.require('write');
     const changes = await documentBody(c);
     access.refuseMaskedWrite(changes);
-    const existing = await store.get(doctype, name);
+    const existing = await db(c, () => store.get(doctype, name));
     if (!existing) throw notFound();
     // Optimistic concurrency (docs/http-api.md#conflicts): a client that sends back the `modified` it loaded
     // is refused when the record changed since, rather than overwriting the newer version unseen. A client
@@ -206,7 +223,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, merged);
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
-    const record = await store.update(doctype, name, data);
+    const record = await db(c, () => store.update(doctype, name, data));
     if (!record) throw notFound();
     await notifyWritten(observers, {
       kind: 'update',
@@ -224,9 +241,9 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const access = await accessTo(ctx, c, doctype);
     access.require('delete');
     const name = c.req.param('name');
-    if (!(await store.get(doctype, name))) throw notFound();
+    if (!(await db(c, () => store.get(doctype, name)))) throw notFound();
     await checkNotLinked(integrity, doctype, name);
-    const record = await store.delete(doctype, name);
+    const record = await db(c, () => store.delete(doctype, name));
     if (!record) throw notFound();
     await notifyWritten(observers, {
       kind: 'delete',
@@ -242,7 +259,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const name = c.req.param('method');
     const method = RPC_NAME_PATTERN.test(name) ? ctx.rpc.get(name) : undefined;
     if (!method) throw new PlatformError('unknown_method', 'No such method.', { status: 404 });
-    requireMethod(ctx.permissions, rolesOf(c.get('principal')), name);
+    timeStage(c, 'perm', PERM_DESC, () => requireMethod(ctx.permissions, rolesOf(c.get('principal')), name));
     const body = await readJsonBody(c);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new PlatformError('invalid_body', 'The body must be a JSON object of keyword arguments.', {

@@ -38,6 +38,7 @@ export type {
   ListState,
   ListViewProps,
   RemoteViews,
+  RightsProps,
   WidgetProps,
 } from './remote';
 export { VIEWS_MODULE } from './remote';

@@ -12,6 +12,7 @@
  */
 import type { ComponentType } from 'react';
 import type { DocTypeSchema } from '../protocol';
+import type { Operation } from './permissions';
 
 /** Sort of a list: a field and a direction. */
 export interface ListSort {
@@ -68,14 +69,33 @@ export interface ListViewProps {
   onStateChange?(state: ListState): void;
 }
 
-/** Views replacing the generic ones for one DocType; a missing entry keeps the generic view. */
-export interface DocTypeViews {
-  form?: ComponentType<FormViewProps>;
-  list?: ComponentType<ListViewProps>;
+/**
+ * What the Desk tells a remote's widgets and views about the signed-in user's rights, so they offer only
+ * what the user may do (docs/permissions.md#who-am-i). The Desk always passes it: a remote that ignores it
+ * still works, but then offers actions the server refuses.
+ */
+export interface RightsProps {
+  /**
+   * True when the signed-in user may perform `operation` on `doctype` (a full DocType name, e.g.
+   * `crm.Customer`). Answered from the permissions the Desk already holds for the session, without a
+   * request; false while they are not known yet and after sign-out. It only decides what to offer: the
+   * server checks every request either way.
+   */
+  can(operation: Operation, doctype: string): boolean;
 }
 
-/** Props of a dashboard widget. */
-export interface WidgetProps {
+/**
+ * Views replacing the generic ones for one DocType; a missing entry keeps the generic view. The Desk passes
+ * a view {@link RightsProps} besides its props: a view that asks type its props `FormViewProps & RightsProps`
+ * (or `ListViewProps & RightsProps`); one typed with `FormViewProps` alone still fits.
+ */
+export interface DocTypeViews {
+  form?: ComponentType<FormViewProps & RightsProps>;
+  list?: ComponentType<ListViewProps & RightsProps>;
+}
+
+/** Props of a dashboard widget, including {@link RightsProps.can} for what the signed-in user may do. */
+export interface WidgetProps extends RightsProps {
   /** The service that owns the widget. */
   service: string;
   /** The service's data API base (`<apiUrl>/method/<name>` for RPC). */

@@ -13,6 +13,7 @@
  * export default defineRemote({ views: { 'notes.Note': { form: NoteForm } }, widgets: [] });
  */
 
+export type { Operation } from '../contract/permissions';
 export type {
   DeskRecord,
   DeskWidget,
@@ -20,6 +21,7 @@ export type {
   FormViewProps,
   ListViewProps,
   RemoteViews,
+  RightsProps,
   WidgetProps,
 } from '../contract/remote';
 export { VIEWS_MODULE } from '../contract/remote';

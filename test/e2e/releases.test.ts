@@ -3,7 +3,8 @@
  * and promoted with `m release`; a tab opens the customer form on it and starts typing; release 2 is
  * published and promoted; the tab saves the form with the typed values (its remote keeps loading release
  * 1's files), then, at its next navigation, offers "A new version of CRM is available"; accepting loads
- * release 2. `m release rollback` brings release 1 back to a fresh tab and is offered to the open one.
+ * release 2. `m release rollback` brings release 1 back to a fresh tab and is offered to the open one as
+ * "A different version of CRM is now live" (release 1 is older, not new).
  * Screenshots: `releases-*` in test/e2e/__screenshots__.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -181,10 +182,10 @@ describe('releases of the crm remote in the Desk (monolith)', () => {
     await fresh.close();
 
     await page.goto(`${target.deskUrl}#/app/crm.Lead`);
-    await page
-      .getByRole('status', { name: 'New versions' })
-      .getByText(/A new version of .+ is available/)
-      .waitFor();
+    const rollbackOffer = page.getByRole('status', { name: 'New versions' });
+    await rollbackOffer.getByText(/A different version of .+ is now live/).waitFor();
+    expect(await rollbackOffer.getByText(/A new version/).count()).toBe(0);
+    await rollbackOffer.getByRole('button', { name: 'Load the new version' }).waitFor();
     await screenshot(page, 'releases-4-offer-after-rollback');
     await page.close();
   }, 300_000);

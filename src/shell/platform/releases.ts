@@ -2,9 +2,15 @@
  * Which release of each service's remote this tab started with, and whether the gateway now hands out
  * another (docs/mfe-teams.md#releases). A tab keeps loading the files of the release it started with (a
  * release's URLs never change content), so a promotion or rollback never breaks it; the Desk only offers the
- * new version at the next navigation, and the user chooses when to load it.
+ * other version at the next navigation, and the user chooses when to load it.
  */
 import { REMOTES_PATH, type RemotesMap } from '../../protocol';
+
+/**
+ * How the release handed out now stands to the tab's: `newer` or `older` by version, `other` when the
+ * versions do not say (the same package version built again, or a remote that is not a release).
+ */
+export type ReleaseDirection = 'newer' | 'older' | 'other';
 
 /** A service whose current remote differs from the one this tab started with. */
 export interface ReleaseChange {
@@ -13,12 +19,70 @@ export interface ReleaseChange {
   from: string;
   /** The remote entry URL the gateway hands out now. */
   to: string;
+  /** Whether `to` is a newer release than `from` (a promotion) or an older one (a rollback). */
+  direction: ReleaseDirection;
 }
 
 /** The release segment of a release's entry URL (`/desk/assets/<service>/<version>/remoteEntry.js`), if any. */
 export function releaseOfUrl(url: string): string | undefined {
   const match = /\/desk\/assets\/[^/]+\/(\d+\.\d+\.\d+[^/]*\+[0-9a-f]{12})\/remoteEntry\.js$/.exec(url);
   return match?.[1];
+}
+
+/** A semantic version's parts: `1.2.0-rc.1` is `[1, 2, 0]` and `['rc', '1']`. */
+interface VersionParts {
+  core: [number, number, number];
+  prerelease: string[];
+}
+
+/** The version part of a release (`<version>+<build id>`), or undefined when it is not `x.y.z[-pre]`. */
+function versionParts(release: string): VersionParts | undefined {
+  const match = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+|$)/.exec(release);
+  if (!match) return undefined;
+  return {
+    core: [Number(match[1]), Number(match[2]), Number(match[3])],
+    prerelease: match[4] ? match[4].split('.') : [],
+  };
+}
+
+/** Orders two pre-release identifiers: numbers by value and before words, words by their characters. */
+function compareIdentifier(a: string, b: string): number {
+  const aNumber = /^\d+$/.test(a);
+  const bNumber = /^\d+$/.test(b);
+  if (aNumber && bNumber) return Math.sign(Number(a) - Number(b));
+  if (aNumber !== bNumber) return aNumber ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Orders two releases by their version, build id aside: negative when `a` is older, positive when newer, 0
+ * when the versions are equal, undefined when either is not a version. A pre-release comes before its
+ * version (`1.1.0-rc.1` < `1.1.0`), as npm orders the `package.json` version a release is published with.
+ */
+export function compareReleases(a: string, b: string): number | undefined {
+  const x = versionParts(a);
+  const y = versionParts(b);
+  if (!x || !y) return undefined;
+  for (let i = 0; i < 3; i++) if (x.core[i] !== y.core[i]) return Math.sign(x.core[i]! - y.core[i]!);
+  if (x.prerelease.length === 0 || y.prerelease.length === 0) {
+    return Math.sign(y.prerelease.length - x.prerelease.length);
+  }
+  for (let i = 0; i < Math.min(x.prerelease.length, y.prerelease.length); i++) {
+    const order = compareIdentifier(x.prerelease[i]!, y.prerelease[i]!);
+    if (order !== 0) return order;
+  }
+  return Math.sign(x.prerelease.length - y.prerelease.length);
+}
+
+/**
+ * Whether the remote at entry URL `to` is a newer or older release than the one at `from`. The remotes map
+ * names no publish time, so two builds of the same version are `other`, as is a remote that is not a release.
+ */
+export function releaseDirection(from: string, to: string): ReleaseDirection {
+  const a = releaseOfUrl(from);
+  const b = releaseOfUrl(to);
+  const order = a !== undefined && b !== undefined ? compareReleases(b, a) : undefined;
+  return order === undefined || order === 0 ? 'other' : order > 0 ? 'newer' : 'older';
 }
 
 /**
@@ -65,7 +129,7 @@ export class ReleaseWatch {
       const from = this.#startedWith.get(service);
       if (!from || !unit.url || unit.url === from) continue;
       if (releaseOfUrl(unit.url) === undefined && releaseOfUrl(from) === undefined) continue;
-      changes.push({ service, from, to: unit.url });
+      changes.push({ service, from, to: unit.url, direction: releaseDirection(from, unit.url) });
     }
     return changes.sort((a, b) => a.service.localeCompare(b.service));
   }

@@ -7,7 +7,7 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, useEffect, useState } from 'react';
-import type { DeskRecord, FormViewProps, ListViewProps } from '../../contract/remote';
+import type { DeskRecord, FormViewProps, ListViewProps, RightsProps } from '../../contract/remote';
 import type { DocTypeSchema } from '../../protocol';
 import { useDeleteRecord, useInvalidateRecords, useRecord } from '../data/records';
 import { formatDateTime } from '../fields';
@@ -133,6 +133,8 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
         Showing the standard view.
       </RemoteUnavailable>
     ) : null;
+  // A remote view asks what the user may do with the contract's argument order (operation first).
+  const can: RightsProps['can'] = (operation, doctype) => permissions.can(doctype, operation);
   const useStandard = (
     <button type="button" className="desk-button" onClick={() => setStandard(true)}>
       Use the standard view
@@ -167,7 +169,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
             what={`The ${schema.label.toLowerCase()} list`}
             actions={useStandard}
           >
-            <List {...props} />
+            <List {...props} can={can} />
           </RemoteBoundary>
         ) : (
           <GenericList {...props} />
@@ -228,7 +230,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
           what={`The ${schema.label.toLowerCase()} form`}
           actions={useStandard}
         >
-          <Form {...formProps} />
+          <Form {...formProps} can={can} />
         </RemoteBoundary>
       ) : (
         <GenericForm {...formProps} readOnly={mode === 'read-only'} />

@@ -75,6 +75,7 @@ export function Home(): React.JSX.Element {
 
 function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }): React.JSX.Element | null {
   const { remoteViews } = usePlatform();
+  const permissions = usePermissions();
   const views = useRemoteViews(service, true);
   if (!views || views.status === 'loading') {
     return (
@@ -107,7 +108,11 @@ function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }
               {widget.title}
             </h2>
             <RemoteBoundary service={service} what={`The ${widget.title} card`}>
-              <Widget service={service} apiUrl={apiUrl} />
+              <Widget
+                service={service}
+                apiUrl={apiUrl}
+                can={(operation, doctype) => permissions.can(doctype, operation)}
+              />
             </RemoteBoundary>
           </section>
         );

@@ -1,7 +1,9 @@
 /**
- * "A new version of <app> is available": shown after a navigation when the gateway hands out another release
- * of a remote than the one this tab started with (docs/mfe-teams.md#releases). The tab keeps working with
- * its release; loading the new one is the user's choice (a reload, so nothing is swapped under an open form).
+ * "A new version of <app> is available" (a newer release, by version) or "A different version of <app> is
+ * now live" (an older one after a rollback, or one the versions do not order): shown after a navigation when
+ * the gateway hands out another release of a remote than the one this tab started with
+ * (docs/mfe-teams.md#releases). The tab keeps working with its release; loading the other one is the user's
+ * choice (a reload, so nothing is swapped under an open form).
  */
 import { useEffect, useRef, useState } from 'react';
 import type { RemotesMap } from '../../protocol';
@@ -25,6 +27,39 @@ function watchOf(platform: DeskPlatform): ReleaseWatch {
     watches.set(platform, watch);
   }
   return watch;
+}
+
+/**
+ * One service's offer: "new" only for a release with a higher version, since after a rollback the release
+ * now live is an older one. The button is the same either way: it loads what is live.
+ */
+export function ReleaseOfferLine({
+  change,
+  label,
+}: {
+  change: ReleaseChange;
+  label: string;
+}): React.JSX.Element {
+  return (
+    <p>
+      {change.direction === 'newer' ? (
+        <>
+          A new version of <strong>{label}</strong> is available.
+        </>
+      ) : (
+        <>
+          A different version of <strong>{label}</strong> is now live.
+        </>
+      )}{' '}
+      <button
+        type="button"
+        className="desk-button desk-button--small"
+        onClick={() => window.location.reload()}
+      >
+        Load the new version
+      </button>
+    </p>
+  );
 }
 
 /** The offer, or nothing while every remote is the one this tab started with. */
@@ -68,16 +103,7 @@ export function ReleaseOffer(): React.JSX.Element | null {
       aria-label="New versions"
     >
       {changes.map((change) => (
-        <p key={change.service}>
-          A new version of <strong>{labelOf(change.service)}</strong> is available.{' '}
-          <button
-            type="button"
-            className="desk-button desk-button--small"
-            onClick={() => window.location.reload()}
-          >
-            Load the new version
-          </button>
-        </p>
+        <ReleaseOfferLine key={change.service} change={change} label={labelOf(change.service)} />
       ))}
     </div>
   );

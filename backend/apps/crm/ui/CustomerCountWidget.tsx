@@ -4,8 +4,11 @@ import { useCustom, type WidgetProps } from '../../../../src/remote';
 const PLURAL = new Intl.PluralRules('en');
 const CUSTOMER_NOUN: Partial<Record<Intl.LDMLPluralRule, string>> = { one: 'customer', other: 'customers' };
 
-/** Shows `{ message: <count> }` of `POST <apiUrl>/method/crm.api.customer_count`. */
-export function CustomerCountWidget({ apiUrl }: WidgetProps): React.JSX.Element {
+/**
+ * Shows `{ message: <count> }` of `POST <apiUrl>/method/crm.api.customer_count`, and "Add a customer" only
+ * to a user who may create customers (the Desk would refuse the others).
+ */
+export function CustomerCountWidget({ apiUrl, can }: WidgetProps): React.JSX.Element {
   const { query, result } = useCustom<{ message?: number }>({
     url: `${apiUrl}/method/crm.api.customer_count`,
     method: 'post',
@@ -24,17 +27,18 @@ export function CustomerCountWidget({ apiUrl }: WidgetProps): React.JSX.Element 
   }
   const data = result.data as { message?: number } | number | undefined;
   const count = typeof data === 'number' ? data : (data?.message ?? 0);
-  if (count === 0)
-    return (
-      <p>
-        No customers yet · <a href="#/app/crm.Customer/new">Add a customer</a>
-      </p>
-    );
+  const add = can('create', 'crm.Customer') ? (
+    <>
+      {' · '}
+      <a href="#/app/crm.Customer/new">Add a customer</a>
+    </>
+  ) : null;
+  if (count === 0) return <p>No customers yet{add}</p>;
   return (
     <p className="desk-widget__figure">
       <span className="desk-widget__number">{count}</span>{' '}
-      {CUSTOMER_NOUN[PLURAL.select(count)] ?? 'customers'} ·{' '}
-      <a href="#/app/crm.Customer/new">Add a customer</a>
+      {CUSTOMER_NOUN[PLURAL.select(count)] ?? 'customers'}
+      {add}
     </p>
   );
 }

@@ -1,10 +1,10 @@
 /** Dashboard card: how many items exist and the five with the lowest quantity. */
-import { useList } from '../../../../src/remote';
+import { useList, type WidgetProps } from '../../../../src/remote';
 
 const PLURAL = new Intl.PluralRules('en');
 
 /** Lists the lowest-stock items through the Desk's Refine data provider. */
-export function StockSummary(): React.JSX.Element {
+export function StockSummary({ can }: WidgetProps): React.JSX.Element {
   const { query, result } = useList<{ name?: string; item_name?: string; quantity?: number }>({
     resource: 'stock.Item',
     pagination: { currentPage: 1, pageSize: 5 },
@@ -24,7 +24,13 @@ export function StockSummary(): React.JSX.Element {
   if (result.data.length === 0)
     return (
       <p>
-        No items yet · <a href="#/app/stock.Item/new">Add an item</a>
+        No items yet
+        {can('create', 'stock.Item') ? (
+          <>
+            {' · '}
+            <a href="#/app/stock.Item/new">Add an item</a>
+          </>
+        ) : null}
       </p>
     );
   const total = result.total ?? result.data.length;
