@@ -32,15 +32,18 @@ const SEGMENT = /^[0-9A-F]{24}$/;
  * commits. When the current segment changes, the previous one is synced too (a commit may end in it) and so
  * is the `pg_wal` directory, which then holds a new file name.
  */
-class WalSync {
+export class WalSync {
   readonly #walDir: string;
+  readonly #syncFile: (fd: number) => Promise<void>;
   #segment: string | undefined;
   #fd: number | undefined;
   #running: Promise<void> | undefined;
   #next: Promise<void> | undefined;
 
-  constructor(walDir: string) {
+  /** `syncFile` syncs one open segment's data (default `fdatasync`); tests count its calls. */
+  constructor(walDir: string, syncFile: (fd: number) => Promise<void> = fdatasyncAsync) {
     this.#walDir = walDir;
+    this.#syncFile = syncFile;
   }
 
   /** Resolves once everything written to the WAL before this call is on stable storage. */
@@ -76,7 +79,7 @@ class WalSync {
       this.#segment = newest;
       if (previous !== undefined) {
         try {
-          await fdatasyncAsync(previous);
+          await this.#syncFile(previous);
         } finally {
           closeSync(previous);
         }
@@ -88,7 +91,7 @@ class WalSync {
         closeSync(dir);
       }
     }
-    if (this.#fd !== undefined) await fdatasyncAsync(this.#fd);
+    if (this.#fd !== undefined) await this.#syncFile(this.#fd);
   }
 
   /** Waits for a sync in progress and closes the segment. */

@@ -106,7 +106,7 @@ async function window(work: () => Promise<unknown>): Promise<[number, number]> {
 }
 
 describe('durable commits of the embedded database', () => {
-  it('syncs the WAL between a create arriving and its 201, and shares syncs among concurrent creates', async () => {
+  it('syncs the WAL between a create arriving and its 201, also for concurrent creates', async () => {
     const server = await tracedServe('synced');
     try {
       const session = await signIn(server.url);
@@ -127,9 +127,10 @@ describe('durable commits of the embedded database', () => {
         );
       });
       expect(statuses).toEqual(Array(COMMITS).fill(201));
-      const syncs = syncsBetween(server.trace, cFrom, cTo);
-      expect(syncs).toBeGreaterThanOrEqual(1);
-      expect(syncs).toBeLessThan(COMMITS);
+      // At least one sync before the last 201. How many commits share a sync depends on how the creates
+      // interleave (and each create also commits its history entry), so the sharing itself is counted
+      // deterministically in test/backend/db/wal-sync.test.ts.
+      expect(syncsBetween(server.trace, cFrom, cTo)).toBeGreaterThanOrEqual(1);
     } finally {
       await server.stop();
     }
