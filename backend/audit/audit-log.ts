@@ -40,19 +40,8 @@ export interface AuditQuery {
   limit?: number;
 }
 
-interface Row {
-  seq: string | number;
-  at: Date | string;
-  user: string;
-  via: string;
-  doctype: string;
-  record: string;
-  fields: string[];
-  route: string;
-  client_address: string | null;
-  prev_hash: string;
-  hash: string;
-}
+/** An entry as the database driver returns it: `seq` may come back as text, `at` as a Date. */
+type Row = Omit<AuditEntry, 'seq' | 'at'> & { seq: string | number; at: Date | string };
 
 const COLUMNS = 'seq, at, "user", via, doctype, record, fields, route, client_address, prev_hash, hash';
 
