@@ -2,9 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 // Four projects: node-side unit/integration tests, DOM tests of the shell (jsdom), the end-to-end tests that
 // drive Chromium against a real `m serve`, and the fault tests that start, flood and kill real servers, NATS
-// and PostgreSQL on 127.0.0.1 (e2e one file at a time, faults two at a time after the others). Timeouts only
-// stop a hung test; they are generous because tests that start servers and databases run several times slower
-// on a busy two-core machine.
+// and PostgreSQL on 127.0.0.1. They run in three groups, one after the other: node and dom two files at a
+// time, then faults two at a time, then e2e one file at a time with nothing else running (a browser and a
+// server on two cores leave no room for a third process). Two workers, not "cores minus one": most of a
+// node file's time is spent waiting on a database, a server or a child process, so two files overlap well
+// even on two cores. Timeouts only stop a hung test; they are generous because tests that start servers and
+// databases run several times slower on a busy two-core machine.
 export default defineConfig({
   test: {
     reporters: ['default', './test/reporters/summary-line.ts'],
@@ -18,6 +21,7 @@ export default defineConfig({
           exclude: ['test/e2e/**', 'test/shell/**', 'test/faults/**', 'node_modules/**'],
           testTimeout: 90_000,
           hookTimeout: 120_000,
+          maxWorkers: 2,
         },
       },
       {
@@ -27,6 +31,7 @@ export default defineConfig({
           environment: 'jsdom',
           include: ['test/shell/**/*.test.{ts,tsx}'],
           testTimeout: 60_000,
+          maxWorkers: 2,
         },
       },
       {
@@ -37,8 +42,7 @@ export default defineConfig({
           include: ['test/faults/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Two files at a time, after the node and dom projects (its own group, since its worker count
-          // differs from theirs): each file uses its own free ports and temporary directories and writes
+          // Two files at a time, after the node and dom projects: each file uses its own free ports and temporary directories and writes
           // nothing in the checkout, and most of a file's time is spent waiting on the processes it starts.
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
@@ -52,7 +56,8 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 300_000,
-          fileParallelism: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

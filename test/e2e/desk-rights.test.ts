@@ -201,6 +201,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await dialog.waitFor();
     await screenshot(page, 'desk-rights-leave');
     await dialog.getByRole('button', { name: 'Stay' }).click();
+    await dialog.waitFor({ state: 'detached' });
     expect(await page.getByLabel(/^Subject/).inputValue()).toBe('Printer on fire');
     expect(new URL(page.url()).hash).toBe('#/app/support.Ticket/new');
 

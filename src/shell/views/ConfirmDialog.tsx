@@ -3,7 +3,7 @@
  * Focus moves to the safe choice (Cancel) when it opens, stays inside while it is open (Tab wraps), Escape
  * cancels, and focus returns where it was when it closes.
  */
-import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { type ReactNode, useId, useLayoutEffect, useRef } from 'react';
 
 /** Props of {@link ConfirmDialog}. */
 export interface ConfirmDialogProps {
@@ -40,7 +40,9 @@ export function ConfirmDialog({
   const dialogRef = useRef<HTMLDivElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
 
-  useEffect(() => {
+  // A layout effect, not a passive one: focus moves in the same commit that opens or closes the dialog. A
+  // passive cleanup runs later, and could pull focus back from a field the user has already moved into.
+  useLayoutEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
     cancelRef.current?.focus();
     return () => previous?.focus?.();

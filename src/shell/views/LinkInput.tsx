@@ -65,6 +65,13 @@ export function LinkInput({
   const [status, setStatus] = useState<'idle' | 'loading' | 'error'>('idle');
   const listId = useId();
   const inputRef = useRef<HTMLInputElement>(null);
+  // The list closes a moment after a blur (see onBlur); focus or typing that comes back first keeps it open.
+  const closing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const show = () => {
+    clearTimeout(closing.current);
+    setOpen(true);
+  };
+  useEffect(() => () => clearTimeout(closing.current), []);
   const query = useDebounced(text.trim(), 250);
 
   // The title of the chosen record, shown while the user is not typing.
@@ -166,19 +173,19 @@ export function LinkInput({
           onChange={(e) => {
             setText(e.target.value);
             setTyping(true);
-            setOpen(true);
+            show();
             if (!e.target.value) {
               onUnmatched?.(undefined);
               onChange(undefined);
               setSelectedTitle('');
             }
           }}
-          onFocus={() => setOpen(true)}
-          onClick={() => setOpen(true)}
+          onFocus={show}
+          onClick={show}
           onKeyDown={onKeyDown}
           onBlur={() => {
             // A click on an option lands after the blur: close a moment later.
-            setTimeout(() => setOpen(false), 150);
+            closing.current = setTimeout(() => setOpen(false), 150);
             const typed = text.trim();
             const exact = typed
               ? options.find((o) => o.title.toLowerCase() === typed.toLowerCase())

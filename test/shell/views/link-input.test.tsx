@@ -103,6 +103,25 @@ describe('the Link field', () => {
     });
   });
 
+  it('keeps its list open when focus leaves and comes straight back, as when a dialog hands focus back', async () => {
+    renderIn(
+      platform(),
+      <GenericForm docType="support.Ticket" schema={ticket} onSaved={() => {}} onCancel={() => {}} />,
+    );
+    const combobox = screen.getByRole('combobox', { name: /^Customer/ });
+    const listbox = screen.getByRole('listbox', { hidden: true });
+    fireEvent.focus(combobox);
+    fireEvent.blur(combobox);
+    // Back before the list's closing moment has passed: the list stays, and takes the search.
+    fireEvent.focus(combobox);
+    const title = customers[0]!.title;
+    fireEvent.change(combobox, { target: { value: title.slice(0, 4) } });
+    await screen.findByRole('option', { name: new RegExp(title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(listbox.hidden).toBe(false);
+    expect(combobox.getAttribute('aria-expanded')).toBe('true');
+  });
+
   it("lists tickets with the linked customer's title as a link to the customer", async () => {
     renderIn(
       platform(),
