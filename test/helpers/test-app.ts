@@ -25,12 +25,24 @@ export const FAKE_SHELL_HTML =
   '<link rel="stylesheet" href="main.css"></head><body><div id="root"></div>' +
   '<script defer src="main.3f2a1b9c.js"></script></body></html>\n';
 
+/** Fixture folders made in this test process: removed when it exits, whoever made them and whether or not a
+ * test app was closed over them, so a run leaves nothing in the temporary directory. */
+const fixtureDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of fixtureDirs) rmSync(dir, { recursive: true, force: true });
+});
+function fixtureDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  fixtureDirs.push(dir);
+  return dir;
+}
+
 /**
  * Makes a temporary apps folder: each app listed with `true` gets `static/mfe/remoteEntry.js` (and a hashed
  * chunk `static/mfe/chunk.abcdef12.js`); `false` makes a folder without a remote.
  */
 export function makeAppsFixture(apps: Record<string, boolean> = { crm: true, stock: true }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'desk-apps-'));
+  const dir = fixtureDir('desk-apps-');
   for (const [name, remote] of Object.entries(apps)) {
     const mfe = join(dir, name, 'static', 'mfe');
     mkdirSync(remote ? mfe : join(dir, name), { recursive: true });
@@ -44,7 +56,7 @@ export function makeAppsFixture(apps: Record<string, boolean> = { crm: true, sto
 
 /** Makes a temporary build folder with `shell/index.html` (the given HTML) and one asset. */
 export function makeDistFixture(html = FAKE_SHELL_HTML): string {
-  const dir = mkdtempSync(join(tmpdir(), 'desk-dist-'));
+  const dir = fixtureDir('desk-dist-');
   mkdirSync(join(dir, 'shell'), { recursive: true });
   writeFileSync(join(dir, 'shell', 'index.html'), html);
   writeFileSync(join(dir, 'shell', 'main.3f2a1b9c.js'), 'console.log("shell");\n');

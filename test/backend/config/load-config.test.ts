@@ -1,11 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../backend/config/load-config';
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function tomlFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'platform.toml');
+  const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+  dirs.push(dir);
+  const file = join(dir, 'platform.toml');
   writeFileSync(file, text);
   return file;
 }
