@@ -11,6 +11,7 @@ import { historyRoutes } from './history/routes';
 import { CachedRouter } from './http/cached-router';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
+import { metricsRoutes } from './metrics/routes';
 import { securityChain } from './middleware/chain';
 import { openapiRoutes } from './openapi/routes';
 import { permissionRoutes, rolesOf } from './permissions/routes';
@@ -33,6 +34,7 @@ export type ApiContext = Pick<
   | 'recordObservers'
   | 'audit'
   | 'history'
+  | 'metrics'
   | 'apps'
   | 'doctypes'
   | 'rpc'
@@ -70,11 +72,14 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   const onError = handleError(ctx.log);
   app.onError(onError);
   app.notFound(notFound);
+  // First, so that `/metrics` counts every answer, the chain's refusals included.
+  if (ctx.metrics) app.use('*', ctx.metrics.requests.middleware);
   // The eight middleware of the table, folded into one (`securityChain`): one handler on every path.
   app.use('*', securityChain(ctx, onError));
   const { keys, policy, auth, users, loginThrottle, hashGate } = ctx.security;
   const payloadEncryption = ctx.config.security.payload_encryption;
   app.route('/', securityRoutes({ payloadEncryption, keys, policy }));
+  if (ctx.metrics) app.route('/', metricsRoutes({ registry: ctx.metrics.registry, log: ctx.log }));
   app.route(
     '/',
     authRoutes({

@@ -53,6 +53,8 @@ export const platformTomlSchema = z
          * asking with `X-Platform-Timing: 1` (docs/performance.md#where-a-request-spends-its-time).
          */
         server_timing: z.boolean().default(false),
+        /** A database statement at least this slow counts as slow in `/metrics` (docs/operators.md#metrics). */
+        slow_statement_ms: positiveInt.default(100),
         /** Largest request body of a request that presents a credential (cookie or `Authorization`). */
         max_body_bytes: positiveInt.default(1_048_576),
         /** Largest request body of a request without any credential (sign-in, public routes). */

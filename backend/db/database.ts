@@ -13,4 +13,14 @@ export interface Database {
   /** Runs `fn` in a transaction; statements inside must use the given handle. */
   transaction<T>(fn: (tx: Pick<Database, 'query'>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** The connection pool's state, where there is a pool (PostgreSQL); the embedded database has none. */
+  connections?(): ConnectionPoolState;
+}
+
+/** Connections of a pool: open, idle, callers waiting for one, and the most it opens. */
+export interface ConnectionPoolState {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }

@@ -6,7 +6,8 @@ import type { Database } from './database';
  * connection so a wrong URL stops the start instead of the first request.
  */
 export async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const max = 10;
+  const pool = new pg.Pool({ connectionString: url, max });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   try {
@@ -43,6 +44,12 @@ export async function openPostgres(url: string): Promise<Database> {
         client.release();
       }
     },
+    connections: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max,
+    }),
     async close() {
       if (closed) return;
       closed = true;

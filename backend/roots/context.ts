@@ -27,6 +27,7 @@ import type { ServiceDirectory } from '../gateway/service-directory';
 import { historyObserver } from '../history/history-observer';
 import { RecordHistory } from '../history/record-history';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
+import { openProcessMetrics } from '../metrics/open-process-metrics';
 import { declarationsOf } from '../permissions/from-apps';
 import { PermissionService } from '../permissions/permission-service';
 import { DbPermissionRuleStore, type PermissionRuleStore } from '../permissions/rule-store';
@@ -139,6 +140,9 @@ export async function buildContext(
     stack.defer(() => opened.close());
     db = opened;
   }
+  // Every store below is built over the measured database, so `/metrics` sees each statement.
+  const observed = openProcessMetrics(db, { slowStatementMs: config.server.slow_statement_ms }, stack);
+  db = observed.db;
   await ensureRecordIndexes(db, doctypes.list(), log);
   // Personal data at rest and the audit of its reveals (docs/security.md#personal-data-at-rest): a
   // database the caller opened (tests) gets a key-encryption key as short-lived as it, unless one is set.
@@ -193,6 +197,7 @@ export async function buildContext(
     recordObservers: [revealObserver(audit), historyObserver(history), ...(options.recordObservers ?? [])],
     audit,
     history,
+    metrics: observed.metrics,
     apps,
     doctypes,
     rpc,

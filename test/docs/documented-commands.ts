@@ -172,6 +172,39 @@ function userCommands(sandbox: Sandbox): Promise<CommandRun> {
   });
 }
 
+/** `m user add prometheus --role "Metrics Reader"` (docs/operators.md#metrics): the scraper's user. */
+function metricsReader(sandbox: Sandbox): Promise<CommandRun> {
+  return sandbox.once('metrics reader', async () => {
+    const dataDir = sandbox.folder('metrics-data');
+    const env = { PROMETHEUS_PASSWORD: 'a long pass phrase 2' };
+    const add = await sandbox.m(
+      [
+        'user',
+        'add',
+        'prometheus',
+        '--role',
+        'Metrics Reader',
+        '--password-env',
+        'PROMETHEUS_PASSWORD',
+        '--data-dir',
+        dataDir,
+      ],
+      { env },
+    );
+    if (add.status !== 0) return add;
+    const list = await sandbox.m(['user', 'list', '--json', '--data-dir', dataDir]);
+    const user = (JSON.parse(list.stdout) as { name: string; roles: string[] }[]).find(
+      (u) => u.name === 'prometheus',
+    );
+    return problem(
+      add,
+      user?.roles.join() === 'Metrics Reader'
+        ? undefined
+        : `m user list does not show prometheus with Metrics Reader only: ${list.stdout}`,
+    );
+  });
+}
+
 /** The statuses `m keys list --json` prints, newest key first. */
 function keyStatuses(list: CommandRun): string[] {
   try {
@@ -584,6 +617,11 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
     'm user disable <name>',
     'm user enable <name>',
   ].map((command) => ({ document: 'docs/operators.md', command, run: userCommands })),
+  {
+    document: 'docs/operators.md',
+    command: 'm user add prometheus --role "Metrics Reader" --password-env PROMETHEUS_PASSWORD',
+    run: metricsReader,
+  },
   { document: 'docs/operators.md', command: 'm keys list', run: keysList },
   { document: 'docs/operators.md', command: 'm keys rotate', run: keysRotate },
   {
