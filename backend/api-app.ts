@@ -8,6 +8,7 @@ import { dataRoutes } from './data/routes';
 import { discoveryLimits } from './gateway/oracle';
 import { gatewayRoutes } from './gateway/routes';
 import { historyRoutes } from './history/routes';
+import { importRoutes } from './import/routes';
 import { CachedRouter } from './http/cached-router';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
@@ -33,6 +34,7 @@ export type ApiContext = Pick<
   | 'recordObservers'
   | 'audit'
   | 'history'
+  | 'imports'
   | 'apps'
   | 'doctypes'
   | 'rpc'
@@ -96,6 +98,8 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   if (!options.forwarding && ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit }));
   // A record's history and comments live with the record (MONOLITH; each MACROSERVICE service).
   if (!options.forwarding && ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
+  // Imports create records where they live (MONOLITH; each MACROSERVICE service).
+  if (!options.forwarding && ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }));
   if (options.releases) app.route('/', options.releases);
   app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
   if (options.forwarding) app.route('/', options.forwarding);

@@ -4,6 +4,7 @@ import { trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { peerLinkResolver } from './data/peer-links';
 import { dataRoutes } from './data/routes';
+import { importRoutes } from './import/routes';
 import { deskRoutes } from './desk/routes';
 import type { ServiceDirectory } from './gateway/service-directory';
 import type { AppEnv } from './http/env';
@@ -53,6 +54,7 @@ export function createServiceApp(
     timeoutMs: ctx.config.desk.upstream_timeout_ms,
   });
   app.route('/', dataRoutes(ctx, { remoteLinks }));
+  if (ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }, { remoteLinks }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   app.route('/', deskRoutes(ctx));
   return app;

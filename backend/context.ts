@@ -9,6 +9,7 @@ import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
 import type { RecordHistory } from './history/record-history';
+import type { ImportStore } from './import/import-store';
 import type { PermissionService } from './permissions/permission-service';
 import type { ReleaseService } from './releases/release-service';
 import type { SecurityContext } from './roots/security';
@@ -36,6 +37,11 @@ export interface AppContext {
   readonly audit?: AuditLog;
   /** Each record's changes and comments (docs/http-api.md#a-records-history); absent in the offline mocks. */
   readonly history?: RecordHistory;
+  /**
+   * The state of CSV imports (docs/desk.md#importing-a-csv-file): in the database on a server, so a stopped
+   * import resumes without creating a row twice; absent where imports are not offered.
+   */
+  readonly imports?: ImportStore;
   /** The apps this process installs, in `tool.platform.apps` order. */
   readonly apps: InstalledApp[];
   /** The DocTypes of the installed apps. */
