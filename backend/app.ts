@@ -4,11 +4,11 @@ import { trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { peerLinkResolver } from './data/peer-links';
 import { dataRoutes } from './data/routes';
-import { importRoutes } from './import/routes';
 import { deskRoutes } from './desk/routes';
 import type { ServiceDirectory } from './gateway/service-directory';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
+import { importRoutes } from './import/routes';
 import { permissionRoutes } from './permissions/routes';
 import { releaseRoutes } from './releases/routes';
 

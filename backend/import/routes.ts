@@ -18,10 +18,10 @@ import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import { recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
-import { CsvError, type CsvTable, parseCsv } from './csv';
 import type { ImportStore } from './import-store';
-import { type ColumnMapping, requestedMapping, resolveMapping } from './mapping';
-import { type RowProblem, RowChecker } from './row-check';
+import { requestedMapping, resolveMapping } from './mapping';
+import { csvTable, noSuchImport, planImport } from './plan-import';
+import { RowChecker, type RowProblem } from './row-check';
 import { type ImportPlan, type ImportRunDeps, runImport } from './run-import';
 
 /** The import API's prefix. */
@@ -82,26 +82,6 @@ async function importBody(c: Context<AppEnv>): Promise<ImportBody> {
   return { csv: body.csv, mapping: requestedMapping(body.mapping), importId };
 }
 
-function table(csv: string): CsvTable {
-  try {
-    return parseCsv(csv);
-  } catch (error) {
-    if (error instanceof CsvError) throw new PlatformError('invalid_csv', error.message, { status: 400 });
-    throw error;
-  }
-}
-
-/** SHA-256 (hex) of what identifies an import's input: a resume must send the same file and mapping. */
-async function fingerprint(doctype: string, csv: string, mapping: ColumnMapping[]): Promise<string> {
-  const bytes = new TextEncoder().encode(JSON.stringify([doctype, csv, mapping]));
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-function noSuchImport(): PlatformError {
-  return new PlatformError('not_found', 'No such import.', { status: 404 });
-}
-
 /** See the module comment. */
 export function importRoutes(ctx: ImportRouteDeps, options: ImportRouteOptions = {}): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -117,7 +97,8 @@ export function importRoutes(ctx: ImportRouteDeps, options: ImportRouteOptions =
 
   const creator = async (c: Context<AppEnv>) => {
     const doctype = ctx.doctypes.get(c.req.param('doctype') ?? '');
-    if (!doctype) throw new PlatformError('unknown_doctype', 'No such DocType is installed.', { status: 404 });
+    if (!doctype)
+      throw new PlatformError('unknown_doctype', 'No such DocType is installed.', { status: 404 });
     const access = await recordAccess(ctx.permissions, rolesOf(c.get('principal')), doctype);
     access.require('create');
     return { doctype, access, principal: c.get('principal') };
@@ -151,7 +132,9 @@ export function importRoutes(ctx: ImportRouteDeps, options: ImportRouteOptions =
           code: known ? error.code : 'internal_error',
           message: known ? error.message : 'The import stopped on an unexpected error.',
         });
-        ctx.log(`import ${id} of ${plan.doctype.name} stopped: ${known ? error.code : (error as Error).name}`);
+        ctx.log(
+          `import ${id} of ${plan.doctype.name} stopped: ${known ? error.code : (error as Error).name}`,
+        );
       })
       .finally(() => running.delete(id));
     running.set(id, run);
@@ -161,7 +144,7 @@ export function importRoutes(ctx: ImportRouteDeps, options: ImportRouteOptions =
   routes.post(`${IMPORT_PREFIX}/:doctype/preview`, async (c) => {
     const { doctype, access, principal } = await creator(c);
     const body = await importBody(c);
-    const parsed = table(body.csv);
+    const parsed = csvTable(body.csv);
     const mapping = resolveMapping(doctype, parsed.header, body.mapping);
     const checker = new RowChecker({ integrity: runDeps.integrity, doctype, mapping, access, principal });
     const errors: RowProblem[] = [];
@@ -188,23 +171,17 @@ export function importRoutes(ctx: ImportRouteDeps, options: ImportRouteOptions =
   routes.post(`${IMPORT_PREFIX}/:doctype`, async (c) => {
     const { doctype, access, principal } = await creator(c);
     const body = await importBody(c);
-    const parsed = table(body.csv);
-    const mapping = resolveMapping(doctype, parsed.header, body.mapping);
-    const id = body.importId ?? crypto.randomUUID();
-    const job = await ctx.imports.open({
-      id,
-      doctype: doctype.name,
-      owner: principal?.user ?? '',
-      fingerprint: await fingerprint(doctype.name, body.csv, mapping),
-      total: parsed.rows.length,
+    const plan = await planImport(ctx.imports, {
+      doctype,
+      access,
+      principal,
+      csv: body.csv,
+      mapping: body.mapping,
+      importId: body.importId ?? crypto.randomUUID(),
     });
-    if (job.owner !== (principal?.user ?? '') || job.doctype !== doctype.name) throw noSuchImport();
-    if (job.fingerprint !== (await fingerprint(doctype.name, body.csv, mapping))) {
-      throw new PlatformError('import_mismatch', 'This import was started with another file or mapping.', {
-        status: 409,
-      });
-    }
-    const run = job.finished ? undefined : (running.get(id) ?? start({ job, doctype, table: parsed, mapping, access, principal }));
+    const { job } = plan;
+    const id = job.id;
+    const run = job.finished ? undefined : (running.get(id) ?? start(plan));
     c.header('Cache-Control', 'no-store');
     if (run && /\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
       c.header('Preference-Applied', 'respond-async');

@@ -98,7 +98,9 @@ export class RowChecker {
 
   #duplicatesInFile(row: number, data: Record<string, unknown>): RowProblem[] {
     return this.#deps.doctype.fields
-      .filter((f) => f.unique && data[f.name] !== undefined && this.#uniqueSeen.get(f.name)?.has(data[f.name]))
+      .filter(
+        (f) => f.unique && data[f.name] !== undefined && this.#uniqueSeen.get(f.name)?.has(data[f.name]),
+      )
       .map((f) => ({
         row,
         field: f.name,
@@ -110,9 +112,9 @@ export class RowChecker {
   #rememberUnique(data: Record<string, unknown>): void {
     for (const f of this.#deps.doctype.fields) {
       if (!f.unique || data[f.name] === undefined) continue;
-      let seen = this.#uniqueSeen.get(f.name);
-      if (!seen) this.#uniqueSeen.set(f.name, (seen = new Set()));
+      const seen = this.#uniqueSeen.get(f.name) ?? new Set<unknown>();
       seen.add(data[f.name]);
+      this.#uniqueSeen.set(f.name, seen);
     }
   }
 
@@ -131,12 +133,21 @@ export class RowChecker {
       if (exists === undefined) {
         this.#links.delete(key); // asked again next time: the owner may be back
 
-        throw new PlatformError('service_unavailable', 'A linked record could not be checked now. Try again.', {
-          status: 503,
-        });
+        throw new PlatformError(
+          'service_unavailable',
+          'A linked record could not be checked now. Try again.',
+          {
+            status: 503,
+          },
+        );
       }
       if (!exists) {
-        problems.push({ row, field: field.name, code: 'link_not_found', message: `${field.label}: no such record.` });
+        problems.push({
+          row,
+          field: field.name,
+          code: 'link_not_found',
+          message: `${field.label}: no such record.`,
+        });
       }
     }
     return problems;

@@ -22,9 +22,9 @@ import { type PlatformConfig, platformTomlSchema } from '../../backend/config/sc
 import { MemoryRecordStore } from '../../backend/data/memory-record-store';
 import { createDocTypeRegistry, type DocTypeRegistry } from '../../backend/doctypes/registry';
 import { createStaticDirectory } from '../../backend/gateway/service-directory';
-import { MemoryImportStore } from '../../backend/import/import-store';
 import type { AppEnv } from '../../backend/http/env';
 import { handleError, notFound } from '../../backend/http/errors';
+import { MemoryImportStore } from '../../backend/import/import-store';
 import { declarationsOf } from '../../backend/permissions/from-apps';
 import { PermissionService } from '../../backend/permissions/permission-service';
 import { MemoryPermissionRuleStore } from '../../backend/permissions/rule-store';
