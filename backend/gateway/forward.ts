@@ -26,6 +26,8 @@ const FORWARDED_REQUEST_HEADERS = [
   'accept',
   'accept-language',
   'if-none-match',
+  // An import asks to be answered at once (RFC 7240 `respond-async`); the service decides.
+  'prefer',
   'x-platform-service',
   'x-request-id',
 ];
