@@ -182,6 +182,8 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
 
     // The list refreshed; its export of the imported tickets holds the 18 good rows as they were in the file.
     await page.getByLabel('Search').fill(prefix);
+    await page.waitForFunction(() => location.hash.includes('q=Imported'));
+    await list.getByRole('link', { name: subject }).waitFor({ state: 'detached' });
     await list.getByRole('link', { name: `${prefix} 20` }).waitFor();
     const downloading = page.waitForEvent('download');
     await list.getByRole('button', { name: 'Export CSV' }).click();

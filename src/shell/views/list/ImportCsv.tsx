@@ -178,7 +178,10 @@ function ImportDialog({ docType, schema, plural, onClose }: ImportCsvProps & { o
             </p>
           ) : null}
         </div>
-        <div className="desk-dialog__actions">
+        <div className="desk-actions desk-dialog__actions">
+          <button type="button" className="desk-button" disabled={running} onClick={onClose}>
+            {step.kind === 'finished' ? 'Close' : 'Cancel'}
+          </button>
           {step.kind === 'finished' && step.progress.status === 'stopped' ? (
             <button
               type="button"
@@ -199,9 +202,6 @@ function ImportDialog({ docType, schema, plural, onClose }: ImportCsvProps & { o
               Import {step.preview.valid.toLocaleString()} {step.preview.valid === 1 ? 'row' : 'rows'}
             </button>
           ) : null}
-          <button type="button" className="desk-button" disabled={running} onClick={onClose}>
-            {step.kind === 'finished' ? 'Close' : 'Cancel'}
-          </button>
         </div>
       </div>
     </div>
