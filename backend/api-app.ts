@@ -12,6 +12,7 @@ import { CachedRouter } from './http/cached-router';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { metricsRoutes } from './metrics/routes';
+import { importRoutes } from './import/routes';
 import { securityChain } from './middleware/chain';
 import { openapiRoutes } from './openapi/routes';
 import { permissionRoutes, rolesOf } from './permissions/routes';
@@ -35,6 +36,7 @@ export type ApiContext = Pick<
   | 'audit'
   | 'history'
   | 'metrics'
+  | 'imports'
   | 'apps'
   | 'doctypes'
   | 'rpc'
@@ -101,6 +103,8 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   if (!options.forwarding && ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit }));
   // A record's history and comments live with the record (MONOLITH; each MACROSERVICE service).
   if (!options.forwarding && ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
+  // Imports create records where they live (MONOLITH; each MACROSERVICE service).
+  if (!options.forwarding && ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }));
   if (options.releases) app.route('/', options.releases);
   app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
   if (options.forwarding) app.route('/', options.forwarding);

@@ -8,6 +8,7 @@ import { deskRoutes } from './desk/routes';
 import type { ServiceDirectory } from './gateway/service-directory';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
+import { importRoutes } from './import/routes';
 import { permissionRoutes } from './permissions/routes';
 import { releaseRoutes } from './releases/routes';
 
@@ -53,6 +54,7 @@ export function createServiceApp(
     timeoutMs: ctx.config.desk.upstream_timeout_ms,
   });
   app.route('/', dataRoutes(ctx, { remoteLinks }));
+  if (ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }, { remoteLinks }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   app.route('/', deskRoutes(ctx));
   return app;

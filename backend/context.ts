@@ -10,6 +10,7 @@ import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
 import type { RecordHistory } from './history/record-history';
 import type { ProcessMetrics } from './metrics/open-process-metrics';
+import type { ImportStore } from './import/import-store';
 import type { PermissionService } from './permissions/permission-service';
 import type { ReleaseService } from './releases/release-service';
 import type { SecurityContext } from './roots/security';
@@ -39,6 +40,11 @@ export interface AppContext {
   readonly history?: RecordHistory;
   /** This process's metrics for `GET /metrics` (docs/operators.md#metrics); absent in the offline mocks. */
   readonly metrics?: ProcessMetrics;
+  /**
+   * The state of CSV imports (docs/desk.md#importing-a-csv-file): in the database on a server, so a stopped
+   * import resumes without creating a row twice; absent where imports are not offered.
+   */
+  readonly imports?: ImportStore;
   /** The apps this process installs, in `tool.platform.apps` order. */
   readonly apps: InstalledApp[];
   /** The DocTypes of the installed apps. */

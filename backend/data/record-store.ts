@@ -117,7 +117,7 @@ const ANALYZE_SCALE_FACTOR = 0.1;
  * (docs/performance.md#lists-on-large-tables). Refreshes run in the background, one at a time; a failure
  * only leaves the old statistics.
  */
-class PlannerStatistics {
+export class PlannerStatistics {
   #checked: Promise<void> | undefined;
   #running: Promise<void> | undefined;
   #rows = 0;
@@ -176,8 +176,20 @@ class PlannerStatistics {
 export class DbRecordStore implements RecordStore {
   readonly #statistics: PlannerStatistics;
 
-  constructor(private readonly db: Pick<Database, 'query'>) {
-    this.#statistics = new PlannerStatistics(db);
+  constructor(
+    private readonly db: Pick<Database, 'query'>,
+    statistics?: PlannerStatistics,
+  ) {
+    this.#statistics = statistics ?? new PlannerStatistics(db);
+  }
+
+  /**
+   * This store over another handle of the same database (a transaction's): its writes count towards the
+   * same statistics refresh, which runs on the database's own handle, never on a transaction that may have
+   * ended by then.
+   */
+  over(handle: Pick<Database, 'query'>): DbRecordStore {
+    return new DbRecordStore(handle, this.#statistics);
   }
 
   /**

@@ -26,6 +26,8 @@ const FORWARDED_REQUEST_HEADERS = [
   'accept',
   'accept-language',
   'if-none-match',
+  // An import asks to be answered at once (RFC 7240 `respond-async`); the service decides.
+  'prefer',
   'x-platform-service',
   'x-request-id',
 ];
@@ -88,7 +90,7 @@ function unknownService(message: string) {
 }
 
 /**
- * MACROSERVICE gateway routing: `/api/resource/*` and `/api/method/*` go to the service named by
+ * MACROSERVICE gateway routing: `/api/resource/*`, `/api/import/*` and `/api/method/*` go to the service named by
  * `X-Platform-Service` (or the owner of the DocType in the path), `/api/meta/<service>` to that service's
  * `metaUrl`. The gateway's middleware chain has already run, so the body forwarded is the decrypted JSON
  * and the principal is passed signed ({@link signInternalRequest}); cookies and `Authorization` are not.
@@ -198,6 +200,8 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
   app.all(`${PERMISSIONS_PREFIX}/*`, toApi);
   // A record's history and comments live with the record, at the service owning its DocType.
   app.all('/api/history/*', toApi);
+  // An import creates its records at the service owning the DocType, which keeps the import's state.
+  app.all('/api/import/*', toApi);
   app.get('/api/meta/:service', (c) => {
     const manifest = options.directory.get(c.req.param('service'));
     if (!manifest) throw unknownService('No service of this name is registered.');

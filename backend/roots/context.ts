@@ -26,6 +26,8 @@ import { createMonolithDirectory } from '../gateway/monolith-directory';
 import type { ServiceDirectory } from '../gateway/service-directory';
 import { historyObserver } from '../history/history-observer';
 import { RecordHistory } from '../history/record-history';
+import { DbImportStore } from '../import/db-import-store';
+import { MemoryImportStore } from '../import/import-store';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
 import { openProcessMetrics } from '../metrics/open-process-metrics';
 import { declarationsOf } from '../permissions/from-apps';
@@ -184,15 +186,23 @@ export async function buildContext(
     ? parts.directory(apps, appsDir, publicUrl)
     : createMonolithDirectory({ apps, appsDir, publicUrl: () => publicUrl, releases });
   const history = new RecordHistory(db);
+  const databaseRecords = new DbRecordStore(db);
+  // The records over a handle: the database's own, or a transaction's (an import's batch, backend/import).
+  const recordsOver = (handle: Pick<Database, 'query'>): RecordStore =>
+    vault
+      ? new EncryptedRecordStore(databaseRecords.over(handle), vault, (name) => doctypes.get(name))
+      : databaseRecords.over(handle);
+  const records = options.records ?? recordsOver(db);
+  // Imports settle their rows in the transaction that creates the records, so they need the database's
+  // records; over records kept elsewhere (given by the caller) an import settles them one by one.
+  const imports = options.records ? new MemoryImportStore(records) : new DbImportStore(db, recordsOver);
+  if (imports instanceof DbImportStore) await imports.migrate();
   return Object.freeze({
     config,
     log,
     db,
-    records:
-      options.records ??
-      (vault
-        ? new EncryptedRecordStore(new DbRecordStore(db), vault, (name) => doctypes.get(name))
-        : new DbRecordStore(db)),
+    records,
+    imports,
     // Each record's history is written where the record lives (docs/http-api.md#a-records-history).
     recordObservers: [revealObserver(audit), historyObserver(history), ...(options.recordObservers ?? [])],
     audit,

@@ -1,7 +1,7 @@
 /**
  * The offline backend: the platform's own API app (`createApiApp`: the same middleware chain and routes the
  * server runs) composed over parts that need neither a database nor Node modules: records in memory
- * (`MemoryRecordStore`, seeded unless asked empty), users and sessions in memory (`MemoryAuthStore`, with
+ * (`MemoryRecordStore`, seeded unless asked empty; CSV imports over it, `MemoryImportStore`), users and sessions in memory (`MemoryAuthStore`, with
  * `Administrator` / `admin` as on a first start), WebCrypto PBKDF2 password hashing, a WebCrypto key store
  * and an in-memory idempotency store. The browser worker (../browser.ts) and the Node mock server
  * (../node.ts) both hand every API request to {@link MockBackend.fetch}.
@@ -24,6 +24,7 @@ import { createDocTypeRegistry, type DocTypeRegistry } from '../../backend/docty
 import { createStaticDirectory } from '../../backend/gateway/service-directory';
 import type { AppEnv } from '../../backend/http/env';
 import { handleError, notFound } from '../../backend/http/errors';
+import { MemoryImportStore } from '../../backend/import/import-store';
 import { declarationsOf } from '../../backend/permissions/from-apps';
 import { PermissionService } from '../../backend/permissions/permission-service';
 import { MemoryPermissionRuleStore } from '../../backend/permissions/rule-store';
@@ -165,6 +166,8 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   await permissions.init();
   const records = new MemoryRecordStore();
   if (options.records !== 'empty') seedRecords(records, doctypes);
+  // One import store for the backend's life: a mode switch rebuilds the app, not the imports.
+  const imports = new MemoryImportStore(records);
   const idempotency = new MemoryIdempotencyStore();
   const directory = createStaticDirectory(manifests);
   const rpc = createRpcRegistry(apps);
@@ -184,6 +187,7 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
       config: mode === pe.mode && routes === pe.routes ? config : configOf(apps, mode, routes),
       log: () => {},
       records,
+      imports,
       apps,
       doctypes,
       rpc,

@@ -44,6 +44,10 @@ export type ErrorCode =
   | 'duplicate'
   | 'link_not_found'
   | 'linked'
+  // CSV import (docs/http-api.md#csv-import).
+  | 'invalid_csv'
+  | 'invalid_mapping'
+  | 'import_mismatch'
   // Authentication and CSRF.
   | 'invalid_credentials'
   | 'csrf_failed'

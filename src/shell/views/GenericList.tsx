@@ -38,6 +38,21 @@ function ExportCsvPlaceholder(): React.JSX.Element {
   );
 }
 
+// The import's code (its dialog) loads only when a user who may create opens a list.
+const ImportCsv = lazy(() =>
+  import(/* webpackChunkName: "route-list-import" */ './list/ImportCsv').then((m) => ({
+    default: m.ImportCsv,
+  })),
+);
+
+function ImportPlaceholder(): React.JSX.Element {
+  return (
+    <button type="button" className="desk-button desk-button--small" disabled>
+      Import
+    </button>
+  );
+}
+
 export { listColumns, PAGE_SIZES, toFilters } from './list/list-model';
 
 /** The generic list view (see {@link ListViewProps}). */
@@ -85,9 +100,16 @@ export function GenericList({
         filtered={filtered}
       />
 
-      <Suspense fallback={<ExportCsvPlaceholder />}>
-        <ExportCsv docType={docType} plural={plural} columns={columns} filters={filters} sort={sort} />
-      </Suspense>
+      <div className="desk-list__actions">
+        {permissions.can(docType, 'create') ? (
+          <Suspense fallback={<ImportPlaceholder />}>
+            <ImportCsv docType={docType} schema={schema} plural={plural} />
+          </Suspense>
+        ) : null}
+        <Suspense fallback={<ExportCsvPlaceholder />}>
+          <ExportCsv docType={docType} plural={plural} columns={columns} filters={filters} sort={sort} />
+        </Suspense>
+      </div>
 
       {canDelete ? <BulkBar label={schema.label} selection={selection} /> : null}
 

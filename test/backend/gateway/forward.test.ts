@@ -44,6 +44,7 @@ function fakeService(seen: Seen[]) {
   });
   app.all('/api/resource/*', record);
   app.all('/api/method/*', record);
+  app.all('/api/import/*', record);
   app.get('/api/meta/:service', record);
   return app;
 }
@@ -131,6 +132,21 @@ describe('forwardRoutes', () => {
     expect((await send('GET', '/api/resource/crm.Customer/C-1')).status).toBe(200);
     expect((await send('POST', '/api/method/crm.get_stats', {}, { a: 1 })).status).toBe(201);
     expect(seen.map((s) => s.path)).toEqual(['/api/resource/crm.Customer/C-1', '/api/method/crm.get_stats']);
+  });
+
+  it('forwards an import to the owner of its DocType with its Prefer header', async () => {
+    seen.length = 0;
+    const res = await send(
+      'POST',
+      '/api/import/crm.Customer',
+      { prefer: 'respond-async' },
+      { csv: 'Customer Name\r\nAda\r\n' },
+    );
+    expect(res.status).toBe(201);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ method: 'POST', path: '/api/import/crm.Customer' });
+    expect(seen[0]!.headers.prefer).toBe('respond-async');
+    expect(JSON.parse(seen[0]!.body)).toEqual({ csv: 'Customer Name\r\nAda\r\n' });
   });
 
   it('forwards /api/meta/<service> to the service metaUrl', async () => {
