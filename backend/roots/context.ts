@@ -27,8 +27,9 @@ import type { ServiceDirectory } from '../gateway/service-directory';
 import { historyObserver } from '../history/history-observer';
 import { RecordHistory } from '../history/record-history';
 import { DbImportStore } from '../import/db-import-store';
-import { MemoryImportStore } from '../import/import-store';
+import { type ImportStore, MemoryImportStore } from '../import/import-store';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
+import { importJobMetrics } from '../metrics/import-job-metrics';
 import { openProcessMetrics } from '../metrics/open-process-metrics';
 import { declarationsOf } from '../permissions/from-apps';
 import { PermissionService } from '../permissions/permission-service';
@@ -195,8 +196,15 @@ export async function buildContext(
   const records = options.records ?? recordsOver(db);
   // Imports settle their rows in the transaction that creates the records, so they need the database's
   // records; over records kept elsewhere (given by the caller) an import settles them one by one.
-  const imports = options.records ? new MemoryImportStore(records) : new DbImportStore(db, recordsOver);
-  if (imports instanceof DbImportStore) await imports.migrate();
+  let imports: ImportStore = options.records
+    ? new MemoryImportStore(records)
+    : new DbImportStore(db, recordsOver);
+  if (imports instanceof DbImportStore) {
+    await imports.migrate();
+    const jobs = importJobMetrics(imports, db);
+    observed.metrics.registry.register('jobs', jobs.collect);
+    imports = jobs.store;
+  }
   return Object.freeze({
     config,
     log,

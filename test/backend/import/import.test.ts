@@ -223,6 +223,48 @@ describe('import', () => {
     expect(await ticketCount('Resumed')).toBe(990);
   });
 
+  it('shows a stopped import in /metrics as an unfinished job with its rows remaining', async () => {
+    const metric = async (series: string) => {
+      const text = await (await t.request('GET', '/metrics')).text();
+      const found = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return found === undefined ? undefined : Number(found.slice(series.length + 1));
+    };
+    const unfinished = 'platform_jobs_unfinished{kind="import"}';
+    const remaining = 'platform_job_items_remaining{kind="import"}';
+    const processed = 'platform_job_items_processed_total{kind="import"}';
+    const before = {
+      unfinished: await metric(unfinished),
+      remaining: await metric(remaining),
+      processed: await metric(processed),
+    };
+    const doctype = t.ctx.doctypes.get('support.Ticket')!;
+    const principal = { user: 'Administrator', via: 'api_key' as const, roles: ['System Manager'] };
+    const plan = await planImport(t.ctx.imports!, {
+      doctype,
+      access: await recordAccess(t.ctx.permissions, principal.roles, doctype),
+      principal,
+      csv: ticketsCsv('Metered'),
+      mapping: {},
+      importId: 'metered-0001',
+    });
+    const stop = new AbortController();
+    const deps = {
+      imports: t.ctx.imports!,
+      integrity: { records: t.ctx.records, doctypes: t.ctx.doctypes },
+      observers: [],
+    };
+    await expect(
+      runImport(deps, plan, { signal: stop.signal, afterBatch: () => stop.abort() }),
+    ).rejects.toThrow();
+    expect(await metric(unfinished)).toBe((before.unfinished ?? 0) + 1);
+    expect(await metric(remaining)).toBe((before.remaining ?? 0) + 900);
+    expect(await metric(processed)).toBe((before.processed ?? 0) + 100);
+    await runImportRequest('support.Ticket', { csv: ticketsCsv('Metered'), import_id: 'metered-0001' });
+    expect(await metric(unfinished)).toBe(before.unfinished ?? 0);
+    expect(await metric(remaining)).toBe(before.remaining ?? 0);
+    expect(await metric(processed)).toBe((before.processed ?? 0) + 1000);
+  });
+
   it('answers 202 at once with Prefer: respond-async, and the progress until done', async () => {
     const csv = ticketsCsv('Async');
     const res = await runImportRequest(
