@@ -35,6 +35,10 @@ Options:
                        secrets masked, unset secrets shown as <unset NAME>); sends nothing
   --cleanup            at the end, delete the records the run created (DocType creates)
   --watch-pid <pid>    sample CPU and RSS of the target process (/proc) and report the memory trend
+  --watch-target       read the target's own /metrics once a second (its CPU, memory, database
+                       statements, pool, cache and jobs) into the dashboard, result.json and the
+                       report; PLATFORM_API_KEY=<api_key>:<api_secret> of a System Manager or a
+                       Metrics Reader
   --metrics-port <[host:]port>  serve OpenMetrics (Prometheus) at /metrics while the run lasts
                        (host 127.0.0.1 unless given, e.g. 0.0.0.0:9464)
   --dashboard [[host:]port]     serve a live dashboard (default 127.0.0.1:5665) while the run lasts
@@ -46,6 +50,17 @@ Exit codes: 0 pass, 1 internal error, 2 usage, 3 thresholds breached, 4 invalid 
             5 target unreachable, 6 generator saturated, 7 regression (--compare),
             8 stopped by a threshold with abort_on_fail, 9 incomplete (a --nats worker was lost,
             or too few workers came)`;
+
+/** `--watch-target`'s credentials: `PLATFORM_API_KEY` (`<api_key>:<api_secret>`), as the other commands take it. */
+function watchTargetAuthorization(env: NodeJS.ProcessEnv): { authorization: string } {
+  const key = env.PLATFORM_API_KEY ?? '';
+  if (!/^[^:\s]+:[^:\s]+$/.test(key)) {
+    throw new UsageError(
+      '--watch-target needs PLATFORM_API_KEY=<api_key>:<api_secret>, an API key of a System Manager or a Metrics Reader',
+    );
+  }
+  return { authorization: `token ${key}` };
+}
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -130,6 +145,7 @@ export async function benchmarkCli(
       workers: v.nats ? undefined : intOption(v.workers, 'workers'),
     };
     const watchPid = intOption(v['watch-pid'], 'watch-pid');
+    const watchTarget = v['watch-target'] ? watchTargetAuthorization(env) : undefined;
     const serve = {
       metrics: listenOption(v['metrics-port'], 'metrics-port'),
       dashboard: listenOption(v.dashboard, 'dashboard'),
@@ -169,6 +185,7 @@ export async function benchmarkCli(
           if (urls.dashboard) io.err.write(`dashboard: ${urls.dashboard}\n`);
         },
         watchPid,
+        watchTarget,
         live: io.out,
         signal: ac.signal,
       });
@@ -239,6 +256,7 @@ function parse(argv: string[]) {
       'dry-run': { type: 'boolean' },
       cleanup: { type: 'boolean' },
       'watch-pid': { type: 'string' },
+      'watch-target': { type: 'boolean' },
       'metrics-port': { type: 'string' },
       nats: { type: 'string' },
       name: { type: 'string' },

@@ -36,6 +36,8 @@ export function exitCodeOf(code: string): ExitCode {
       return EXIT.targetUnreachable;
     case 'target_mismatch':
     case 'factory_failed':
+    // Raised before any load only by --watch-target, whose credentials the target refused.
+    case 'login_failed':
     case 'invalid_config':
       return EXIT.invalidConfig;
     case 'invalid_result':

@@ -26,6 +26,7 @@ import { discoverTarget } from './target/discover';
 import { createEncoder } from './target/encoder';
 import type { TargetInfo } from './target/target-info';
 import { ProcSampler } from './watch/proc-sampler';
+import { TargetMetricsSampler } from './watch/target-metrics';
 
 /** How to run a plan. */
 export interface RunOptions {
@@ -33,6 +34,11 @@ export interface RunOptions {
   /** Output directory (default `load-results/<timestamp>/` under the working directory). */
   outDir?: string;
   watchPid?: number;
+  /**
+   * Read the target's own `/metrics` once a second (`--watch-target`) with this `Authorization` value (an
+   * API key of a System Manager or a Metrics Reader).
+   */
+  watchTarget?: { authorization: string };
   /** Live view output (default stdout). */
   live?: LiveStream;
   /** Abort to stop early; the run is still reported. */
@@ -88,6 +94,11 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const target = await discover(plan);
   const sampler = o.watchPid !== undefined ? new ProcSampler(o.watchPid) : undefined;
   sampler?.start();
+  // The first reading happens before any load: wrong credentials stop the run before it starts.
+  const serverSampler = o.watchTarget
+    ? new TargetMetricsSampler({ targetUrl: plan.targetUrl, authorization: o.watchTarget.authorization })
+    : undefined;
+  await serverSampler?.start();
 
   const workers = o.remote?.workers ?? plan.generator.workers;
   const agg = new Aggregator(
@@ -123,7 +134,11 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const onSnapshots = (snaps: Parameters<Aggregator['add']>[0]) => {
     for (const p of agg.add(snaps)) {
       live.update(p);
-      servers?.publish(p, sampler && { pid: sampler.pid, samples: sampler.samplesSoFar() });
+      servers?.publish(
+        p,
+        sampler && { pid: sampler.pid, samples: sampler.samplesSoFar() },
+        serverSampler && { samples: serverSampler.samplesSoFar() },
+      );
       if (!aborted) {
         aborted = abortCheck(plan, agg, p.t + 1);
         if (aborted) stop.abort();
@@ -205,6 +220,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
     }
   } catch (err) {
     await servers?.close('failed');
+    await serverSampler?.stop();
     throw err;
   } finally {
     live.done();
@@ -224,6 +240,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
     measuredSeconds: Math.max(0.001, Math.min(plan.durationSeconds, elapsedS)),
     cpuPercent: Math.round(((cpu.user + cpu.system) / 1e6 / Math.max(elapsedS, 0.001)) * 1000) / 10,
     watch: sampler?.stop(),
+    ...(serverSampler ? { targetMetrics: await serverSampler.stop() } : {}),
     aborted,
     cleanup: { ...mergeCleanup(cleanups), requested: o.cleanup === true },
     distributed,

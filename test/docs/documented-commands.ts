@@ -442,6 +442,12 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
   { document: 'docs/load-testing.md', command: 'm serve &', run: serveAndProbe },
   {
     document: 'docs/load-testing.md',
+    command: 'PLATFORM_API_KEY=<api_key>:<api_secret> m benchmark --config load.yaml --watch-target',
+    testedBy: 'test/benchmarks/watch/watch-target-cli.test.ts',
+    evidence: /'--watch-target'\]/,
+  },
+  {
+    document: 'docs/load-testing.md',
     command:
       'LOAD_PASSWORD=admin m benchmark --config examples/load/reference.yaml --duration 120 --watch-pid $!',
     // A 1,000-user load on purpose: run with --dry-run, which validates the file, the secret from the

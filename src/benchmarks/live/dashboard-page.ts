@@ -47,6 +47,7 @@ events.onmessage = (e) => {
   if (m.timeline) data.timeline = m.timeline;
   if (m.point) data.timeline.push(m.point);
   if (m.target) data.target = m.target;
+  if (m.server) data.server = m.server;
   if (m.status) statusEl.textContent = m.status;
   if (m.status && m.status !== 'running') {
     statusEl.className = 'verdict ' + (m.status === 'pass' ? 'pass' : 'fail');

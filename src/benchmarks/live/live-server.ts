@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { TimelinePoint } from '../report/aggregate';
 import type { ProcSample } from '../watch/proc-sampler';
+import type { TargetMetricsSample } from '../watch/target-metrics';
 import { type DashboardInfo, dashboardPage } from './dashboard-page';
 import { type MetricsSource, renderOpenMetrics } from './openmetrics';
 
@@ -29,7 +30,11 @@ export interface LiveOptions {
 export interface LiveServers {
   urls: { metrics?: string; dashboard?: string };
   /** A second is final: pushed to every open dashboard. */
-  publish(point: TimelinePoint, target: { pid: number; samples: readonly ProcSample[] } | undefined): void;
+  publish(
+    point: TimelinePoint,
+    target: { pid: number; samples: readonly ProcSample[] } | undefined,
+    server?: { samples: readonly TargetMetricsSample[] },
+  ): void;
   /** The run is over: dashboards are told its verdict, then everything closes. */
   close(status: string): Promise<void>;
 }
@@ -46,6 +51,7 @@ export async function startLiveServers(
 ): Promise<LiveServers> {
   const clients = new Set<ServerResponse>();
   let target: { pid: number; samples: readonly ProcSample[] } | undefined;
+  let server: { samples: readonly TargetMetricsSample[] } | undefined;
   const page = dashboardPage(info);
   const handle =
     (serveMetrics: boolean, serveDashboard: boolean) => (req: IncomingMessage, res: ServerResponse) => {
@@ -63,7 +69,7 @@ export async function startLiveServers(
           connection: 'keep-alive',
         });
         res.write(
-          `data: ${JSON.stringify({ timeline: metrics.agg.timeline, target, status: 'running' })}\n\n`,
+          `data: ${JSON.stringify({ timeline: metrics.agg.timeline, target, server, status: 'running' })}\n\n`,
         );
         clients.add(res);
         req.on('close', () => clients.delete(res));
@@ -108,9 +114,10 @@ export async function startLiveServers(
   };
   return {
     urls,
-    publish(point, t) {
+    publish(point, t, s) {
       target = t;
-      if (clients.size > 0) send({ point, target: t });
+      server = s;
+      if (clients.size > 0) send({ point, target: t, server: s });
     },
     async close(status) {
       send({ status });

@@ -4,6 +4,7 @@ import { encodeHistogram, type LatencyHistogram, summarize } from '../engine/his
 import { errorRate } from '../engine/outcome';
 import type { TargetInfo } from '../target/target-info';
 import type { TargetWatch } from '../watch/proc-sampler';
+import type { TargetMetricsWatch } from '../watch/target-metrics';
 import type { Aggregator, Counters } from './aggregate';
 import {
   type AbortRecord,
@@ -28,6 +29,8 @@ export interface RunRecord {
   /** Generator process CPU, % of one core. */
   cpuPercent: number;
   watch?: TargetWatch;
+  /** `--watch-target` readings of the target's `/metrics`. */
+  targetMetrics?: TargetMetricsWatch;
   /** Set when an `abort_on_fail` threshold stopped the run. */
   aborted?: AbortRecord;
   cleanup?: CleanupSummary & { requested: boolean };
@@ -117,6 +120,7 @@ export function buildResult(r: RunRecord): LoadResult {
     scenarios,
     timeline: agg.timeline,
     targetProcess: r.watch,
+    ...(r.targetMetrics ? { targetMetrics: r.targetMetrics } : {}),
     cleanup: r.cleanup,
     distributed: r.distributed,
     verdict: decideVerdict(total, checks, saturation, r.aborted, r.distributed?.incomplete),

@@ -40,6 +40,24 @@ export interface ChartData {
   durationSeconds: number;
   /** Samples of the watched target process, if any. */
   target?: { pid: number; samples: Array<{ t: number; cpuPercent: number; rssMb: number }> };
+  /** `--watch-target`: the target's own metrics, one sample a second. */
+  server?: {
+    samples: Array<{
+      t: number;
+      cpuPercent: number;
+      rssMb: number;
+      loopDelayMs: number;
+      requestsPerSecond: number;
+      statementsPerSecond: number;
+      statementMeanMs: number | null;
+      slowStatements: number;
+      cacheHitPercent: number | null;
+      connectionsOpen: number | null;
+      connectionsWaiting: number | null;
+      jobItemsPerSecond: number;
+      jobItemsRemaining: number;
+    }>;
+  };
 }
 
 /**
@@ -208,6 +226,52 @@ export function standardCharts(data: ChartData): ChartSpec[] {
         title: `Target memory (pid ${target.pid})`,
         unit: 'MB',
         series: [{ name: 'RSS MB', points: target.samples.map((s) => [s.t, s.rssMb]) }],
+      },
+    );
+  }
+  const server = data.server;
+  if (server && server.samples.length > 0) {
+    const at = <K extends keyof (typeof server.samples)[number]>(k: K): Array<[number, number | null]> =>
+      server.samples.map((s) => [s.t, s[k] as number | null]);
+    charts.push(
+      {
+        title: 'Server process (/metrics)',
+        unit: '% / MB / ms',
+        series: [
+          { name: 'CPU %', points: at('cpuPercent') },
+          { name: 'RSS MB', points: at('rssMb') },
+          { name: 'event-loop p99 ms', points: at('loopDelayMs') },
+        ],
+      },
+      {
+        title: 'Server database statements',
+        unit: 'per second / ms',
+        series: [
+          { name: 'statements/s', points: at('statementsPerSecond') },
+          { name: 'mean ms', points: at('statementMeanMs') },
+          { name: 'slow', points: at('slowStatements') },
+        ],
+      },
+      {
+        title: 'Server database cache and pool',
+        unit: '% / connections',
+        series: [
+          { name: 'cache hit %', points: at('cacheHitPercent') },
+          ...(server.samples.some((s) => s.connectionsOpen !== null)
+            ? [
+                { name: 'connections open', points: at('connectionsOpen') },
+                { name: 'waiting', points: at('connectionsWaiting') },
+              ]
+            : []),
+        ],
+      },
+      {
+        title: 'Server background jobs',
+        unit: 'items',
+        series: [
+          { name: 'processed/s', points: at('jobItemsPerSecond') },
+          { name: 'remaining', points: at('jobItemsRemaining') },
+        ],
       },
     );
   }

@@ -49,6 +49,7 @@ export function renderHtml(r: LoadResult): string {
     open: r.config.model === 'open',
     durationSeconds: r.config.plannedDurationSeconds,
     target: r.targetProcess,
+    server: r.targetMetrics,
   });
   const ok = r.verdict.status === 'pass';
   const w = r.targetProcess;

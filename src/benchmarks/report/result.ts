@@ -1,6 +1,7 @@
 import type { CleanupSummary } from '../engine/cleanup';
 import type { LatencySummary } from '../engine/histogram';
 import type { TargetWatch } from '../watch/proc-sampler';
+import type { TargetMetricsWatch } from '../watch/target-metrics';
 import type { Counters, TimelinePoint } from './aggregate';
 
 /** Identifies result files; bump `RESULT_VERSION` on any incompatible change. */
@@ -125,6 +126,8 @@ export interface LoadResult {
   scenarios: ScenarioResult[];
   timeline: TimelinePoint[];
   targetProcess?: TargetWatch;
+  /** `--watch-target`: the server's side of the run, from its own `/metrics` once a second. */
+  targetMetrics?: TargetMetricsWatch;
   /** Records DocType scenarios created and did not delete; with `--cleanup`, how many were deleted. */
   cleanup?: CleanupSummary & { requested: boolean };
   distributed?: DistributedRun;

@@ -95,6 +95,16 @@ export function formatSummary(r: LoadResult): string {
         `(slope ${w.rssSlopeMbPerMin} MB/min, ${w.memoryTrend})${w.exited ? ', exited during the run' : ''}`,
     );
   }
+  const m = r.targetMetrics;
+  if (m) {
+    const pool = m.connectionsWaitingMax === null ? '' : `, pool waiting max ${m.connectionsWaitingMax}`;
+    const cache = m.cacheHitPercent === null ? 'no block read' : `cache hit ${m.cacheHitPercent}%`;
+    lines.push(
+      `target /metrics: CPU avg ${m.cpuAvgPercent}% max ${m.cpuMaxPercent}%, RSS max ${m.rssMaxMb} MB, ` +
+        `${m.requestsAnswered} requests answered, ${m.slowStatements} slow statements, ${cache}${pool}` +
+        (m.failedReadings ? `; ${m.failedReadings} readings failed (${m.firstFailure})` : ''),
+    );
+  }
   lines.push(`verdict: ${r.verdict.status.toUpperCase()} (exit ${r.verdict.exitCode})`);
   return lines.join('\n');
 }

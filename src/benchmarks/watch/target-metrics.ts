@@ -6,6 +6,8 @@
  * `result.json` and the report, next to the load that caused them.
  */
 
+import { harnessError } from '../errors';
+
 /** One second of the target as its metrics tell it (rates over the interval since the previous reading). */
 export interface TargetMetricsSample {
   /** Seconds since sampling began. */
@@ -29,6 +31,10 @@ export interface TargetMetricsSample {
   connectionsOpen: number | null;
   /** Callers waiting for a pool connection, or null. */
   connectionsWaiting: number | null;
+  /** Background job items (import rows) processed per second. */
+  jobItemsPerSecond: number;
+  /** Items unfinished background jobs still have to process. */
+  jobItemsRemaining: number;
 }
 
 /** What `--watch-target` adds to `result.json`. */
@@ -108,6 +114,8 @@ export function sampleBetween(
     cacheHitPercent: hit + read > 0 ? round1((hit / (hit + read)) * 100) : null,
     connectionsOpen: pooled ? (after.get('platform_db_connections{state="open"}') ?? 0) : null,
     connectionsWaiting: pooled ? (after.get('platform_db_connections{state="waiting"}') ?? 0) : null,
+    jobItemsPerSecond: round1(per(delta('platform_job_items_processed_total'))),
+    jobItemsRemaining: sumOf(after, 'platform_job_items_remaining'),
   };
 }
 
@@ -138,6 +146,9 @@ export function summarizeTargetMetrics(
     ...(failures.first ? { firstFailure: failures.first } : {}),
   };
 }
+
+/** The target answered `/metrics` with an error status. */
+class MetricsRefused extends Error {}
 
 /** Options of {@link TargetMetricsSampler}. */
 export interface TargetMetricsSamplerOptions {
@@ -170,10 +181,26 @@ export class TargetMetricsSampler {
     this.url = new URL('/metrics', options.targetUrl).toString();
   }
 
-  /** Takes the first reading (refused credentials fail the start), then one per interval. */
+  /**
+   * Takes the first reading, then one per interval. A first reading that fails stops the run before any
+   * load: `login_failed` when the target refuses the credentials, `target_unreachable` when it cannot
+   * be reached.
+   */
   async start(): Promise<void> {
     this.#started = performance.now();
-    const reading = await this.#read();
+    let reading: MetricsReading;
+    try {
+      reading = await this.#read();
+    } catch (err) {
+      const refused = err instanceof MetricsRefused;
+      throw harnessError(
+        refused ? 'login_failed' : 'target_unreachable',
+        refused
+          ? `${(err as Error).message}: --watch-target needs PLATFORM_API_KEY, an API key of a System Manager or a Metrics Reader`
+          : `--watch-target could not read ${this.url}: ${(err as Error).message}`,
+        err,
+      );
+    }
     this.#first = reading;
     this.#previous = { reading, at: performance.now() };
     this.#timer = setInterval(() => {
@@ -224,7 +251,7 @@ export class TargetMetricsSampler {
       headers: { authorization: this.#options.authorization, accept: 'application/openmetrics-text' },
       signal: AbortSignal.timeout(5_000),
     });
-    if (!res.ok) throw new Error(`GET ${this.url} answered ${res.status}`);
+    if (!res.ok) throw new MetricsRefused(`GET ${this.url} answered ${res.status}`);
     return parseMetricsText(await res.text());
   }
 }

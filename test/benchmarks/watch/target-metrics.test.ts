@@ -24,6 +24,7 @@ describe('a reading of /metrics', () => {
         'platform_db_statement_duration_seconds_sum{kind="select"} 2',
         'platform_db_blocks_hit_total 900',
         'platform_db_blocks_read_total 100',
+        'platform_job_items_processed_total{kind="import"} 50',
         '# EOF',
       ].join('\n'),
     );
@@ -41,6 +42,8 @@ describe('a reading of /metrics', () => {
         'platform_db_blocks_read_total 110',
         'platform_db_connections{state="open"} 4',
         'platform_db_connections{state="waiting"} 1',
+        'platform_job_items_processed_total{kind="import"} 250',
+        'platform_job_items_remaining{kind="import"} 700',
       ].join('\n'),
     );
     expect(sampleBetween(before, after, 2, 7)).toEqual({
@@ -55,6 +58,8 @@ describe('a reading of /metrics', () => {
       cacheHitPercent: 99,
       connectionsOpen: 4,
       connectionsWaiting: 1,
+      jobItemsPerSecond: 100,
+      jobItemsRemaining: 700,
     });
   });
 });
@@ -98,6 +103,9 @@ describe('the sampler against the real app', () => {
       authorization: await userWithRoles(t.ctx, 'no.metrics', ['Sales User']),
       fetch: viaApp,
     });
-    await expect(sampler.start()).rejects.toThrow('GET http://desk.test/metrics answered 403');
+    await expect(sampler.start()).rejects.toMatchObject({
+      code: 'login_failed',
+      message: expect.stringContaining('GET http://desk.test/metrics answered 403'),
+    });
   });
 });
