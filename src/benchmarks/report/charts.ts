@@ -233,23 +233,33 @@ export function standardCharts(data: ChartData): ChartSpec[] {
   if (server && server.samples.length > 0) {
     const at = <K extends keyof (typeof server.samples)[number]>(k: K): Array<[number, number | null]> =>
       server.samples.map((s) => [s.t, s[k] as number | null]);
+    // One unit per chart: a line in MB beside one in % flattens the smaller one.
     charts.push(
       {
-        title: 'Server process (/metrics)',
-        unit: '% / MB / ms',
+        title: 'Server CPU (/metrics)',
+        unit: '% of one core',
+        series: [{ name: 'CPU %', points: at('cpuPercent') }],
+      },
+      {
+        title: 'Server memory',
+        unit: 'MB',
+        series: [{ name: 'RSS MB', points: at('rssMb') }],
+      },
+      {
+        title: 'Server event loop and statement time',
+        unit: 'ms',
         series: [
-          { name: 'CPU %', points: at('cpuPercent') },
-          { name: 'RSS MB', points: at('rssMb') },
-          { name: 'event-loop p99 ms', points: at('loopDelayMs') },
+          { name: 'event-loop delay p99', points: at('loopDelayMs') },
+          { name: 'statement mean', points: at('statementMeanMs') },
         ],
       },
       {
-        title: 'Server database statements',
-        unit: 'per second / ms',
+        title: 'Server requests and database statements',
+        unit: 'per second',
         series: [
-          { name: 'statements/s', points: at('statementsPerSecond') },
-          { name: 'mean ms', points: at('statementMeanMs') },
-          { name: 'slow', points: at('slowStatements') },
+          { name: 'requests', points: at('requestsPerSecond') },
+          { name: 'statements', points: at('statementsPerSecond') },
+          { name: 'slow statements', points: at('slowStatements') },
         ],
       },
       {

@@ -66,8 +66,8 @@ describe('m benchmark --watch-target', () => {
     );
     const html = readFileSync(join(outDir, 'report.html'), 'utf8');
     for (const title of [
-      'Server process (/metrics)',
-      'Server database statements',
+      'Server CPU (/metrics)',
+      'Server requests and database statements',
       'Server background jobs',
     ]) {
       expect(html).toContain(title);
