@@ -94,6 +94,8 @@ function serviceOf(c: Context<AppEnv>): string {
  * one); every answer is `{ data }`, `Cache-Control: no-store`:
  * Mounted before the discovery routes, it also hands each user the release chosen for them
  * ({@link personalDiscovery}).
+ * - `GET /api/releases`: each installed service with releases, its live and canary release and how many
+ *   releases and pins it has;
  * - `GET /api/releases/<service>`: channel, pins, releases and history;
  * - `POST .../publish` `{ packageVersion, files: [{ path, sha384, size }], mfManifest?, fingerprint }` ->
  *   `{ version, state, missing }`; `POST .../upload` `{ version, files: [{ path, data, offset? }] }` (base64;
@@ -114,6 +116,8 @@ export function releaseRoutes(releases: ReleaseService): Hono<AppEnv> {
   });
   routes.use('/api/gateway/*', personalDiscovery(releases));
   const actor = (c: Context<AppEnv>) => ({ user: c.get('principal')?.user ?? '' });
+
+  routes.get(RELEASES_API, async (c) => c.json({ data: await releases.overview() }));
 
   routes.get(`${RELEASES_API}/:service`, async (c) => c.json({ data: await releases.list(serviceOf(c)) }));
 
