@@ -1,3 +1,4 @@
+import type { ReleaseOverview } from '../../src/protocol';
 import type { Database } from '../db/database';
 import type { Principal } from '../http/env';
 import { type FieldError, PlatformError } from '../http/errors';
@@ -55,15 +56,7 @@ export interface ServiceReleases {
 }
 
 /** One line of {@link ReleaseService.overview}: a service's channel and how many releases it keeps. */
-export interface ServiceOverview {
-  service: string;
-  live: string | null;
-  canary: ChannelState['canary'];
-  /** How many pins send users of some role or name to another release. */
-  pins: number;
-  /** Published releases kept. */
-  releases: number;
-}
+export type ServiceOverview = ReleaseOverview;
 
 /** Who asks for a change. */
 export interface Actor {

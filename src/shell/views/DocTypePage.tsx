@@ -43,7 +43,7 @@ const RecordTimeline = lazy(() =>
   })),
 );
 
-type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' } | { kind: 'users' }>;
+type DocTypeRoute = Extract<DeskRoute, { docType: string }>;
 
 /** Props of {@link DocTypePage}. */
 export interface DocTypePageProps {
