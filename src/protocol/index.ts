@@ -8,6 +8,7 @@ export type {
   DiscoveryQuery,
   DiscoveryResult,
   DiscoveryUnit,
+  ReleaseAssignment,
   RemotesMap,
   ServiceManifest,
   ServicesMap,

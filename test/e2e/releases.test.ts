@@ -3,8 +3,9 @@
  * and promoted with `m release`; a tab opens the customer form on it and starts typing; release 2 is
  * published and promoted; the tab saves the form with the typed values (its remote keeps loading release
  * 1's files), then, at its next navigation, offers "A new version of CRM is available"; accepting loads
- * release 2. `m release rollback` brings release 1 back to a fresh tab and is offered to the open one as
- * "A different version of CRM is now live" (release 1 is older, not new).
+ * release 2. The Releases page lists both releases and who promoted them; its one-click rollback (confirmed)
+ * brings release 1 back to a fresh tab, and it is offered to the open one as "A different version of CRM is
+ * now live" (release 1 is older, not new).
  * Screenshots: `releases-*` in test/e2e/__screenshots__.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -171,8 +172,31 @@ describe('releases of the crm remote in the Desk (monolith)', () => {
     expect(await page.getByRole('status', { name: 'New versions' }).count()).toBe(0);
     await screenshot(page, 'releases-3-release-2-loaded');
 
-    // Rollback: a fresh tab gets release 1, the open one is offered it at its next navigation.
-    await release(['rollback', 'crm']);
+    // The Releases page lists both releases and the promotion; one click and its confirmation roll back.
+    await page
+      .getByRole('navigation', { name: 'Apps' })
+      .getByRole('link', { name: 'Releases', exact: true })
+      .click();
+    const crm = page.getByRole('region', { name: 'CRM' });
+    const kept = crm.getByRole('table', { name: 'Releases of CRM' });
+    await kept.getByRole('rowheader', { name: v2 }).waitFor();
+    await kept.getByRole('rowheader', { name: v1 }).waitFor();
+    const history = crm.getByRole('list', { name: 'History of CRM' });
+    await history.getByText(`Administrator promoted ${v2} (live was ${v1}).`).waitFor();
+    expect(await crm.getByText('Live').locator('xpath=following-sibling::dd[1]').textContent()).toBe(v2);
+    await screenshot(page, 'releases-5-page');
+
+    await crm.getByRole('button', { name: `Roll back to ${v1}` }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Roll back CRM?' })
+      .getByRole('button', { name: 'Roll back', exact: true })
+      .click();
+    await history.getByText(`Administrator rolled back to ${v1} (from ${v2}).`).waitFor();
+    expect(await crm.getByText('Live').locator('xpath=following-sibling::dd[1]').textContent()).toBe(v1);
+    expect(await release(['list', 'crm'])).toMatch(new RegExp(`live\\s+${v1.replace('+', '\\+')}`));
+    await screenshot(page, 'releases-6-page-after-rollback');
+
+    // A fresh tab gets release 1, the open one is offered it at its next navigation.
     const fresh = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const freshRequests = crmRequests(fresh);
     await signIn(fresh);

@@ -115,11 +115,16 @@ export function ServiceReleases({ service, label }: ServiceReleasesProps): React
               type="button"
               className="desk-button"
               disabled={!back}
-              title={back ? undefined : 'No earlier live release to go back to.'}
+              aria-describedby={back ? undefined : `${headingId}-no-rollback`}
               onClick={() => back && setMove({ kind: 'rollback', version: back, label })}
             >
               Roll back{back ? ` to ${back}` : ''}
             </button>
+            {back ? null : (
+              <span id={`${headingId}-no-rollback`} className="desk-field__hint">
+                No earlier live release to go back to.
+              </span>
+            )}
           </div>
           <h3 className="desk-release__subtitle">Kept releases</h3>
           <div className="desk-table-wrap">

@@ -36,7 +36,9 @@ afterAll(async () => {
   await releases.close();
 });
 
+/** Renders the page; `crmListed` resolves once the crm releases were answered (on a busy machine, late). */
 function renderPage(platform = testPlatform()) {
+  crmListed = backend.answered('/api/releases/crm');
   render(
     <DeskFrame platform={platform}>
       <ReleasesPage />
@@ -45,8 +47,11 @@ function renderPage(platform = testPlatform()) {
   return platform;
 }
 
+let crmListed: Promise<void> = Promise.resolve();
+
 /** The crm section, once its releases are listed. */
 async function crmSection(): Promise<HTMLElement> {
+  await crmListed;
   await screen.findByRole('table', { name: 'Releases of Crm' });
   return screen.getByRole('region', { name: 'Crm' });
 }
@@ -95,7 +100,9 @@ describe('Releases page', () => {
 
     fireEvent.click(button);
     const dialog = screen.getByRole('alertdialog', { name: 'Roll back Crm?' });
+    const reloaded = backend.answered('/api/releases/crm');
     fireEvent.click(within(dialog).getByRole('button', { name: 'Roll back' }));
+    await reloaded;
     await waitFor(() => expect(liveOf(crm)).toBe(v1));
     expect(screen.queryByRole('alertdialog')).toBeNull();
     expect(backend.to('/api/releases/crm/rollback', 'POST')).toHaveLength(1);
@@ -116,11 +123,13 @@ describe('Releases page', () => {
     renderPage();
     const crm = await crmSection();
     fireEvent.click(within(crm).getByRole('button', { name: `Promote ${v3}` }));
+    const refusal = backend.answered('/api/releases/crm/promote');
     fireEvent.click(
       within(screen.getByRole('alertdialog', { name: `Promote ${v3}?` })).getByRole('button', {
         name: 'Promote',
       }),
     );
+    await refusal;
     const forced = await screen.findByRole('alertdialog', { name: 'Promote anyway?' });
     expect(within(forced).getByRole('listitem').textContent).toBe(
       'crm.Customer.loyalty_tier: The service no longer has this field.',
@@ -130,7 +139,9 @@ describe('Releases page', () => {
     await backend.settle();
     expect(promotions()).toEqual([{ version: v3 }]);
 
+    const relisted = backend.answered('/api/releases/crm');
     fireEvent.click(within(forced).getByRole('button', { name: 'Promote anyway' }));
+    await relisted;
     await waitFor(() => expect(liveOf(crm)).toBe(v3));
     await backend.settle();
     expect(promotions()).toEqual([{ version: v3 }, { version: v3, force: true }]);
