@@ -20,6 +20,7 @@ import type { PlatformConfig } from '../../sdk/platform-config';
 import { RemoteLoader, RemoteOverrides } from '../../sdk/remotes';
 import { type SecurityClient, securityClient } from '../../sdk/security';
 import { DeskCatalog } from './catalog';
+import { withChunkRetry } from './chunk-retry';
 import { KeyedStore } from './keyed-store';
 import { NoticeStore } from './notices';
 import { isUnauthorized, SessionStore } from './session';
@@ -40,6 +41,11 @@ export interface DeskPlatform {
   catalog: DeskCatalog;
   /** Each service's `./views` module (the remote contract), loaded on demand. */
   remoteViews: KeyedStore<RemoteViews>;
+  /**
+   * Asks discovery for `service`'s current remote and loads its `./views` again: what a screen does once
+   * when a chunk of the remote failed to download while it rendered (platform/chunk-retry.ts).
+   */
+  reloadRemote(service: string): Promise<void>;
   dataProvider: DataProvider;
   session: SessionStore;
   /** Short confirmations after an action ("Customer saved."). */
@@ -107,13 +113,22 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
       }
     },
   });
-  const remoteViews = new KeyedStore<RemoteViews>(async (service) => {
+  const loadViews = async (service: string) => {
     const entry = catalog.getSnapshot().services[service];
     if (entry?.url)
       remotes.register(service, overrides.apply(service, { url: entry.url, integrity: entry.integrity }));
     const mod = await remotes.load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE);
     return mod.default ?? mod;
-  });
+  };
+  // A chunk that cannot be downloaded (the tab's release no longer served): once more from the release
+  // discovery names now (docs/mfe-teams.md#releases).
+  const remoteViews = new KeyedStore<RemoteViews>((service) =>
+    withChunkRetry(
+      service,
+      () => loadViews(service),
+      () => catalog.retryRemotes(),
+    ),
+  );
   // A remote served by a developer's dev server (an override) announces hot updates: read its new views.
   if (typeof window !== 'undefined') {
     window.addEventListener('desk:remote-updated', (event) => {
@@ -183,6 +198,10 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     overrides,
     catalog,
     remoteViews,
+    async reloadRemote(service) {
+      await catalog.retryRemotes();
+      await remoteViews.retry(service);
+    },
     dataProvider,
     session,
     notices,

@@ -166,6 +166,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
         {List ? (
           <RemoteBoundary
             service={service!}
+            reloadRemote={() => platform.reloadRemote(service!)}
             what={`The ${schema.label.toLowerCase()} list`}
             actions={useStandard}
           >
@@ -227,6 +228,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       {Form ? (
         <RemoteBoundary
           service={service!}
+          reloadRemote={() => platform.reloadRemote(service!)}
           what={`The ${schema.label.toLowerCase()} form`}
           actions={useStandard}
         >
