@@ -22,7 +22,9 @@ import { type SecurityClient, securityClient } from '../../sdk/security';
 import { DeskCatalog } from './catalog';
 import { withChunkRetry } from './chunk-retry';
 import { KeyedStore } from './keyed-store';
+import { serviceLabel } from './navigation';
 import { NoticeStore } from './notices';
+import { rememberServices } from './seen-services';
 import { isUnauthorized, SessionStore } from './session';
 import { mayHaveSession, rememberSession } from './session-hint';
 import { openSessionChannel } from './session-sync';
@@ -112,6 +114,16 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
         throw error;
       }
     },
+  });
+  // Every service this tab sees is remembered, so its pages say "not available right now" while it is down.
+  catalog.subscribe(() => {
+    const { services, metadata } = catalog.getSnapshot();
+    const labels: Record<string, string | undefined> = {};
+    for (const service of Object.keys(services)) {
+      const meta = metadata[service];
+      labels[service] = meta?.status === 'ready' ? serviceLabel(service, meta.value) : undefined;
+    }
+    rememberServices(labels);
   });
   const loadViews = async (service: string) => {
     const entry = catalog.getSnapshot().services[service];
