@@ -5,7 +5,8 @@
  * 1's files), then, at its next navigation, offers "A new version of CRM is available"; accepting loads
  * release 2. The Releases page lists both releases and who promoted them; its one-click rollback (confirmed)
  * brings release 1 back to a fresh tab, and it is offered to the open one as "A different version of CRM is
- * now live" (release 1 is older, not new).
+ * now live" (release 1 is older, not new); its developer details show the release it runs (2), the live one
+ * (1) and its channel.
  * Screenshots: `releases-*` in test/e2e/__screenshots__.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -211,6 +212,15 @@ describe('releases of the crm remote in the Desk (monolith)', () => {
     expect(await rollbackOffer.getByText(/A new version/).count()).toBe(0);
     await rollbackOffer.getByRole('button', { name: 'Load the new version' }).waitFor();
     await screenshot(page, 'releases-4-offer-after-rollback');
+
+    // Developer details on the home page: this tab still runs release 2, release 1 is live, the channel live.
+    await page.goto(`${target.deskUrl}#/`);
+    await page.getByRole('button', { name: 'Developer details' }).click();
+    await page.locator('summary', { hasText: 'Developer details' }).click();
+    const crmRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'crm' }) });
+    await crmRow.locator('dl', { hasText: `Live${v1}` }).waitFor();
+    expect(await crmRow.locator('dl').textContent()).toBe(`This tab${v2}Live${v1}Your channellive`);
+    await screenshot(page, 'releases-7-developer-details');
     await page.close();
   }, 300_000);
 });

@@ -32,15 +32,23 @@ export function ReleasesPage(): React.JSX.Element {
       })
       .catch(setError);
   }, [config.gatewayUrl]);
+  const monolith = config.mode === 'monolith';
   useEffect(() => {
-    if (permissions.isSystemManager) reload();
-  }, [permissions.isSystemManager, reload]);
+    if (permissions.isSystemManager && monolith) reload();
+  }, [permissions.isSystemManager, monolith, reload]);
 
   if (!permissions.ready) return <Loading />;
   if (!permissions.isSystemManager) {
     return (
       <Empty title="Only a System Manager may manage releases.">
         <a href="#/">Back to the home page</a>
+      </Empty>
+    );
+  }
+  if (config.mode !== 'monolith') {
+    return (
+      <Empty title="Releases are kept by a MONOLITH server only.">
+        <p>Here each service publishes its own remote.</p>
       </Empty>
     );
   }

@@ -19,7 +19,7 @@ export interface SidebarProps {
 
 /** The apps and DocTypes navigation. */
 export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element {
-  const { catalog } = usePlatform();
+  const { catalog, config } = usePlatform();
   const snapshot = useCatalog();
   const permissions = usePermissions();
   // A service whose DocTypes the user may not read is left out once whoami answered (docs/permissions.md).
@@ -53,7 +53,8 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
           Users
         </a>
       ) : null}
-      {permissions.isSystemManager ? (
+      {/* Releases are kept by a MONOLITH server (docs/mfe-teams.md#releases). */}
+      {permissions.isSystemManager && config.mode === 'monolith' ? (
         <a
           className={`desk-sidebar__home${route.kind === 'releases' ? ' is-active' : ''}`}
           href={formatRoute({ kind: 'releases' })}

@@ -30,7 +30,8 @@ export function UnknownOwner({ docType, onRetry }: UnknownOwnerProps): React.JSX
   const remembered = service ? seenServices()[service] : undefined;
   const seen = service !== undefined && (service in catalog.services || remembered !== undefined);
   // A service this tab never saw may still be installed with releases kept (MONOLITH, System Managers).
-  const askReleases = service !== undefined && !seen && permissions.isSystemManager;
+  const askReleases =
+    service !== undefined && !seen && permissions.isSystemManager && config.mode === 'monolith';
   const [kept, setKept] = useState<boolean>();
   useEffect(() => {
     if (!askReleases) return;

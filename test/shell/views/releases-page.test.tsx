@@ -7,10 +7,11 @@
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPlatform } from '../../../src/shell/platform/create-platform';
 import { formatRoute, parseRoute } from '../../../src/shell/routing/route';
 import { ReleasesPage } from '../../../src/shell/views/ReleasesPage';
 import { Sidebar } from '../../../src/shell/views/Sidebar';
-import { startBackend, type TestBackend } from '../../sdk/helpers';
+import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
 import { DeskFrame, testPlatform } from '../support/desk-frame';
 import { openReleasesBackend, type ReleasesBackend, runningFingerprint } from '../support/releases-backend';
 
@@ -180,5 +181,28 @@ describe('Releases page', () => {
     );
     expect(screen.queryByRole('link', { name: 'Releases' })).toBeNull();
     screen.getByRole('link', { name: 'Home' });
+  });
+
+  it('is not offered where releases are not kept (MACROSERVICE), and asks nothing there', () => {
+    const platform = createPlatform({
+      mode: 'macroservice',
+      gatewayUrl: ORIGIN,
+      deskBase: '/desk/',
+      coreServices: [],
+      securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
+      version: 'test',
+    });
+    platform.session.signedIn({ user: 'Administrator', roles: ['System Manager'], permissions: {} });
+    const before = backend.requests.filter((r) => r.url.pathname.startsWith('/api/releases')).length;
+    render(
+      <DeskFrame platform={platform}>
+        <Sidebar route={{ kind: 'home' }} />
+        <ReleasesPage />
+      </DeskFrame>,
+    );
+    expect(screen.queryByRole('link', { name: 'Releases' })).toBeNull();
+    screen.getByRole('link', { name: 'Users' });
+    screen.getByText('Releases are kept by a MONOLITH server only.');
+    expect(backend.requests.filter((r) => r.url.pathname.startsWith('/api/releases'))).toHaveLength(before);
   });
 });
