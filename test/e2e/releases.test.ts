@@ -4,7 +4,8 @@
  * published and promoted; the tab saves the form with the typed values (its remote keeps loading release
  * 1's files), then, at its next navigation, offers "A new version of CRM is available"; accepting loads
  * release 2. The Releases page lists both releases and who promoted them; its one-click rollback (confirmed)
- * brings release 1 back to a fresh tab, and it is offered to the open one as "A different version of CRM is
+ * brings release 1 back (a release built against another contract is refused with its difference, and
+ * cancelled) to a fresh tab, and it is offered to the open one as "A different version of CRM is
  * now live" (release 1 is older, not new); its developer details show the release it runs (2), the live one
  * (1) and its channel.
  * Screenshots: `releases-*` in test/e2e/__screenshots__.
@@ -50,9 +51,11 @@ function release(args: string[]): Promise<string> {
 
 /**
  * An app folder publishing the crm remote as built in this checkout, at `version`; `mark` is appended to its
- * remoteEntry.js so each release is a different build (its stale precompressed copies are left out).
+ * remoteEntry.js so each release is a different build (its stale precompressed copies are left out). With
+ * `extraMethod`, the app it is built against also has that RPC method, which the running crm lacks: the
+ * contract gate refuses to make it live unless forced.
  */
-function crmFolder(name: string, version: string, mark: string): string {
+function crmFolder(name: string, version: string, mark: string, extraMethod?: string): string {
   const dir = join(temp, name);
   mkdirSync(dir, { recursive: true });
   cpSync(join(ROOT, 'backend', 'apps', 'crm', 'static', 'mfe'), join(dir, 'static', 'mfe'), {
@@ -64,14 +67,25 @@ function crmFolder(name: string, version: string, mark: string): string {
   rmSync(`${entry}.gz`, { force: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `crm-${name}`, version, type: 'module' }));
   const crm = JSON.stringify(join(ROOT, 'backend', 'apps', 'crm', 'app.ts'));
-  writeFileSync(join(dir, 'app.ts'), `export { crmApp as default } from ${crm};\n`);
+  writeFileSync(
+    join(dir, 'app.ts'),
+    extraMethod
+      ? `import { crmApp } from ${crm};\nexport default { ...crmApp, methods: { ...crmApp.methods, ${JSON.stringify(extraMethod)}: crmApp.methods['crm.api.ping'] } };\n`
+      : `export { crmApp as default } from ${crm};\n`,
+  );
   return dir;
 }
 
-async function publishAndPromote(folder: string): Promise<string> {
+/** Publishes an app folder's build; resolves to the release version. */
+async function publish(folder: string): Promise<string> {
   const out = await release(['publish', '--dir', folder]);
   const version = /published crm (\S+) /.exec(out)?.[1];
   if (!version) throw new Error(`no version in: ${out}`);
+  return version;
+}
+
+async function publishAndPromote(folder: string): Promise<string> {
+  const version = await publish(folder);
   await release(['promote', 'crm', version]);
   return version;
 }
@@ -196,6 +210,29 @@ describe('releases of the crm remote in the Desk (monolith)', () => {
     expect(await crm.getByText('Live').locator('xpath=following-sibling::dd[1]').textContent()).toBe(v1);
     expect(await release(['list', 'crm'])).toMatch(new RegExp(`live\\s+${v1.replace('+', '\\+')}`));
     await screenshot(page, 'releases-6-page-after-rollback');
+
+    // A release built against a contract the running crm does not offer: Promote shows the difference and
+    // asks again ("Promote anyway"); cancelled, nothing moves.
+    const v3 = await publish(crmFolder('three', '1.2.0', 'release three', 'crm.api.loyalty_tier'));
+    const sidebar = page.getByRole('navigation', { name: 'Apps' });
+    await sidebar.getByRole('link', { name: 'Home', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    await sidebar.getByRole('link', { name: 'Releases', exact: true }).click();
+    await kept.getByRole('rowheader', { name: v3 }).waitFor();
+    await kept.getByRole('button', { name: `Promote ${v3}` }).click();
+    await page
+      .getByRole('alertdialog', { name: `Promote ${v3}?` })
+      .getByRole('button', { name: 'Promote', exact: true })
+      .click();
+    const refused = page.getByRole('alertdialog', { name: 'Promote anyway?' });
+    await refused.getByText('The service no longer has this RPC method.').waitFor();
+    expect(await refused.getByRole('listitem').textContent()).toBe(
+      'crm.api.loyalty_tier: The service no longer has this RPC method.',
+    );
+    await screenshot(page, 'releases-8-promotion-refused');
+    await refused.getByRole('button', { name: 'Cancel' }).click();
+    await refused.waitFor({ state: 'detached' });
+    expect(await crm.getByText('Live').locator('xpath=following-sibling::dd[1]').textContent()).toBe(v1);
 
     // A fresh tab gets release 1, the open one is offered it at its next navigation.
     const fresh = await browser.newPage({ viewport: { width: 1280, height: 800 } });
