@@ -1,5 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
-import { DISCOVERY_QUERY_PATH, REMOTES_PATH, SERVICES_PATH } from '../../src/protocol';
+import {
+  DISCOVERY_QUERY_PATH,
+  REMOTES_PATH,
+  type ReleaseAssignment,
+  SERVICES_PATH,
+} from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import type { Release } from './model';
 import type { ReleaseService } from './release-service';
@@ -14,13 +19,14 @@ export function entryIntegrity(release: Pick<Release, 'files'>): string | undefi
   return release.files.find((f) => f.path === 'remoteEntry.js')?.sha384;
 }
 
-type Unit = { url?: string | null; integrity?: string };
+type Unit = { url?: string | null; integrity?: string } & ReleaseAssignment;
 
 /**
  * Hands each signed-in user the release chosen for them (docs/mfe-teams.md#canaries-and-pins) in the
  * discovery answers the Desk reads (the remotes map, the services list, discovery query manifests): the
  * directory's answers carry the live release, which is what every user without a pin or canary gets, so
- * only answers to users sent elsewhere are rewritten, and the shared answer cache stays as it is. Without any
+ * only answers to users sent elsewhere are rewritten (with their `channel`, canary or pinned, and the live
+ * release's `liveUrl`), and the shared answer cache stays as it is. Without any
  * canary or pin nothing is read back: the discovery path costs one check.
  */
 export function personalDiscovery(releases: ReleaseService): MiddlewareHandler<AppEnv> {
@@ -44,6 +50,10 @@ export function personalDiscovery(releases: ReleaseService): MiddlewareHandler<A
       const base = unit.url.slice(0, unit.url.indexOf('/desk/assets/'));
       unit.url = releaseEntryUrl(base, service, choice.release.version);
       if (integrity) unit.integrity = integrity;
+      // Why, and what everyone else gets: the Desk's developer details show both.
+      unit.channel = choice.why === 'canary' ? 'canary' : 'pinned';
+      const live = releases.channel(service).live;
+      if (live) unit.liveUrl = releaseEntryUrl(base, service, live);
       changed = true;
     }
     if (!changed) return;

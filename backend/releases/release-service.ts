@@ -1,3 +1,4 @@
+import type { ReleaseOverview } from '../../src/protocol';
 import type { Database } from '../db/database';
 import type { Principal } from '../http/env';
 import { type FieldError, PlatformError } from '../http/errors';
@@ -53,6 +54,9 @@ export interface ServiceReleases {
   releases: ReleaseSummary[];
   history: HistoryEntry[];
 }
+
+/** One line of {@link ReleaseService.overview}: a service's channel and how many releases it keeps. */
+export type ServiceOverview = ReleaseOverview;
 
 /** Who asks for a change. */
 export interface Actor {
@@ -491,6 +495,23 @@ export class ReleaseService {
     await this.#retain(service);
     for (const listener of this.#listeners) listener();
     return this.channel(service);
+  }
+
+  /**
+   * Each installed service that has releases or a channel, with where its channel stands and how many
+   * releases are kept: the index of the Desk's Releases page. A service this process does not run is left
+   * out (its records stay until it is installed again).
+   */
+  async overview(): Promise<ServiceOverview[]> {
+    const names = new Set([...(await this.#store.servicesWithReleases()), ...this.#channels.keys()]);
+    const out: ServiceOverview[] = [];
+    for (const service of [...names].sort()) {
+      if (!this.#options.running(service)) continue;
+      const releases = (await this.#store.list(service)).filter((r) => r.state === 'published').length;
+      const { live, canary } = this.channel(service);
+      out.push({ service, live, canary, pins: this.#pins.get(service)?.length ?? 0, releases });
+    }
+    return out;
   }
 
   /** Everything about a service's releases, newest first. */

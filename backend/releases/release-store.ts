@@ -99,6 +99,14 @@ export class ReleaseStore {
     await this.db.query('DELETE FROM releases WHERE service = $1 AND version = $2', [service, version]);
   }
 
+  /** The services that have at least one release record, by name. */
+  async servicesWithReleases(): Promise<string[]> {
+    const { rows } = await this.db.query<{ service: string }>(
+      'SELECT DISTINCT service FROM releases ORDER BY service',
+    );
+    return rows.map((r) => r.service);
+  }
+
   /** Every service's channel. */
   async channels(): Promise<ChannelState[]> {
     const { rows } = await this.db.query<{

@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
+import { RELEASES_PREFIX, type ReleaseOverview, type ServiceReleasesAnswer } from '../../src/protocol';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
@@ -13,7 +14,7 @@ import { isReleaseFilePath, PACKAGE_VERSION_PATTERN, RELEASE_VERSION_PATTERN } f
 import type { ReleaseService } from './release-service';
 
 /** Path prefix of the releases API (docs/operators.md#the-releases-api). */
-export const RELEASES_API = '/api/releases';
+export const RELEASES_API = RELEASES_PREFIX;
 
 const SERVICE = /^[a-z][a-z0-9_]{0,31}$/;
 const VERSION = z.string().regex(RELEASE_VERSION_PATTERN);
@@ -94,6 +95,8 @@ function serviceOf(c: Context<AppEnv>): string {
  * one); every answer is `{ data }`, `Cache-Control: no-store`:
  * Mounted before the discovery routes, it also hands each user the release chosen for them
  * ({@link personalDiscovery}).
+ * - `GET /api/releases`: each installed service with releases, its live and canary release and how many
+ *   releases and pins it has;
  * - `GET /api/releases/<service>`: channel, pins, releases and history;
  * - `POST .../publish` `{ packageVersion, files: [{ path, sha384, size }], mfManifest?, fingerprint }` ->
  *   `{ version, state, missing }`; `POST .../upload` `{ version, files: [{ path, data, offset? }] }` (base64;
@@ -115,7 +118,16 @@ export function releaseRoutes(releases: ReleaseService): Hono<AppEnv> {
   routes.use('/api/gateway/*', personalDiscovery(releases));
   const actor = (c: Context<AppEnv>) => ({ user: c.get('principal')?.user ?? '' });
 
-  routes.get(`${RELEASES_API}/:service`, async (c) => c.json({ data: await releases.list(serviceOf(c)) }));
+  routes.get(RELEASES_API, async (c) => {
+    // Typed as the wire contract, so the answer cannot drift from what the Desk reads.
+    const data: ReleaseOverview[] = await releases.overview();
+    return c.json({ data });
+  });
+
+  routes.get(`${RELEASES_API}/:service`, async (c) => {
+    const data: ServiceReleasesAnswer = await releases.list(serviceOf(c));
+    return c.json({ data });
+  });
 
   routes.post(`${RELEASES_API}/:service/publish`, async (c) => {
     const service = serviceOf(c);

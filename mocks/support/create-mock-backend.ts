@@ -56,6 +56,12 @@ export interface MockBackendOptions {
    * (./seed-records.ts), so the offline Desk lists something; `empty` for tests that count what they store.
    */
   records?: 'seeded' | 'empty';
+  /**
+   * The releases API to mount (`releaseRoutes` over a release service the caller opened, MONOLITH's routes);
+   * default none, as a process without releases answers. Passed in, not built here: a release service needs
+   * a database and a folder, which the browser worker has neither of.
+   */
+  releases?: Hono<AppEnv>;
 }
 
 /** A running offline backend. */
@@ -197,7 +203,9 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
     };
   };
   let ctx = contextFor(pe.mode, pe.routes);
-  let app = withCookieCapture(createApiApp(ctx));
+  const appOf = (context: ApiContext) =>
+    withCookieCapture(createApiApp(context, options.releases ? { releases: options.releases } : {}));
+  let app = appOf(ctx);
   return {
     fetch: async (request) => app.fetch(request),
     async handle(request) {
@@ -217,7 +225,7 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
     keys,
     setMode(mode, routes = []) {
       ctx = contextFor(mode, routes);
-      app = withCookieCapture(createApiApp(ctx));
+      app = appOf(ctx);
     },
     async rotateKeys(rotation = {}) {
       await keys.rotate();

@@ -3,8 +3,20 @@
  * the load-test harness read. Types only.
  */
 
+/**
+ * Why a signed-in user is handed another release of a remote than the live one (MONOLITH releases,
+ * docs/mfe-teams.md#canaries-and-pins): only on answers the gateway rewrote for that user. Without these
+ * fields, the entry URL is the live release's (or a remote that is not a release).
+ */
+export interface ReleaseAssignment {
+  /** `canary`: the user is in the canary's share; `pinned`: a pin of the user or of one of their roles. */
+  channel?: 'canary' | 'pinned';
+  /** The entry URL of the live release everyone else gets (absent while none is live). */
+  liveUrl?: string;
+}
+
 /** Manifest entry of one remote service: where its UI remote, data API and metadata live. */
-export interface DiscoveryUnit {
+export interface DiscoveryUnit extends ReleaseAssignment {
   /** Full URL of the remote entry script (`remoteEntry.js`). */
   url: string;
   /** Base URL for all data operations of the service (`<apiUrl>/resource/<DocType>`, `<apiUrl>/method/<name>`). */
@@ -24,7 +36,7 @@ export type RemotesMap = Record<string, DiscoveryUnit>;
  * A service's full manifest as the gateway holds it. `rev` increases whenever the manifest changes;
  * `url` is null for a data-only service (no UI remote).
  */
-export interface ServiceManifest {
+export interface ServiceManifest extends ReleaseAssignment {
   service: string;
   rev: number;
   url: string | null;
@@ -64,5 +76,5 @@ export interface DiscoveryOwner {
 /** `GET /api/gateway/services`: every registered service with where it lives; `url` is null without a UI remote. */
 export type ServicesMap = Record<
   string,
-  { url: string | null; apiUrl: string; metaUrl: string; integrity?: string }
+  { url: string | null; apiUrl: string; metaUrl: string; integrity?: string } & ReleaseAssignment
 >;

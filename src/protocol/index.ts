@@ -8,6 +8,7 @@ export type {
   DiscoveryQuery,
   DiscoveryResult,
   DiscoveryUnit,
+  ReleaseAssignment,
   RemotesMap,
   ServiceManifest,
   ServicesMap,
@@ -36,6 +37,7 @@ export {
   LOGIN_PATH,
   LOGOUT_PATH,
   PERMISSIONS_PREFIX,
+  RELEASES_PREFIX,
   REMOTES_PATH,
   SEARCH_PATH,
   SECURITY_CONFIG_PATH,
@@ -46,6 +48,14 @@ export {
 } from './paths';
 export type { DocTypePermissions } from './permissions';
 export { PII_MASK } from './permissions';
+export type {
+  ReleaseCanary,
+  ReleaseHistoryEntry,
+  ReleaseListing,
+  ReleaseOverview,
+  ReleasePinListing,
+  ServiceReleasesAnswer,
+} from './releases';
 export { globToRegExp, matchesRoute } from './route-match';
 export type { SearchAnswer, SearchGap, SearchGroup, SearchHit } from './search';
 export { HITS_PER_DOCTYPE, MAX_SEARCH_LENGTH } from './search';

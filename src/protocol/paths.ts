@@ -40,6 +40,12 @@ export const USERS_PATHS = {
  */
 export const PERMISSIONS_PREFIX = '/api/permissions';
 
+/**
+ * Prefix of the releases API (System Managers; docs/operators.md#the-releases-api): `GET /api/releases`,
+ * `GET /api/releases/<service>`, `POST /api/releases/<service>/{publish,upload,promote,rollback,canary,pin}`.
+ */
+export const RELEASES_PREFIX = '/api/releases';
+
 /** Prefix of every gateway endpoint (discovery, remotes, asset proxy). */
 export const GATEWAY_PREFIX = '/api/gateway/';
 

@@ -3,8 +3,11 @@
  * and promoted with `m release`; a tab opens the customer form on it and starts typing; release 2 is
  * published and promoted; the tab saves the form with the typed values (its remote keeps loading release
  * 1's files), then, at its next navigation, offers "A new version of CRM is available"; accepting loads
- * release 2. `m release rollback` brings release 1 back to a fresh tab and is offered to the open one as
- * "A different version of CRM is now live" (release 1 is older, not new).
+ * release 2. The Releases page lists both releases and who promoted them; its one-click rollback (confirmed)
+ * brings release 1 back (a release built against another contract is refused with its difference, and
+ * cancelled) to a fresh tab, and it is offered to the open one as "A different version of CRM is
+ * now live" (release 1 is older, not new); its developer details show the release it runs (2), the live one
+ * (1) and its channel.
  * Screenshots: `releases-*` in test/e2e/__screenshots__.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -48,9 +51,11 @@ function release(args: string[]): Promise<string> {
 
 /**
  * An app folder publishing the crm remote as built in this checkout, at `version`; `mark` is appended to its
- * remoteEntry.js so each release is a different build (its stale precompressed copies are left out).
+ * remoteEntry.js so each release is a different build (its stale precompressed copies are left out). With
+ * `extraMethod`, the app it is built against also has that RPC method, which the running crm lacks: the
+ * contract gate refuses to make it live unless forced.
  */
-function crmFolder(name: string, version: string, mark: string): string {
+function crmFolder(name: string, version: string, mark: string, extraMethod?: string): string {
   const dir = join(temp, name);
   mkdirSync(dir, { recursive: true });
   cpSync(join(ROOT, 'backend', 'apps', 'crm', 'static', 'mfe'), join(dir, 'static', 'mfe'), {
@@ -62,14 +67,25 @@ function crmFolder(name: string, version: string, mark: string): string {
   rmSync(`${entry}.gz`, { force: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `crm-${name}`, version, type: 'module' }));
   const crm = JSON.stringify(join(ROOT, 'backend', 'apps', 'crm', 'app.ts'));
-  writeFileSync(join(dir, 'app.ts'), `export { crmApp as default } from ${crm};\n`);
+  writeFileSync(
+    join(dir, 'app.ts'),
+    extraMethod
+      ? `import { crmApp } from ${crm};\nexport default { ...crmApp, methods: { ...crmApp.methods, ${JSON.stringify(extraMethod)}: crmApp.methods['crm.api.ping'] } };\n`
+      : `export { crmApp as default } from ${crm};\n`,
+  );
   return dir;
 }
 
-async function publishAndPromote(folder: string): Promise<string> {
+/** Publishes an app folder's build; resolves to the release version. */
+async function publish(folder: string): Promise<string> {
   const out = await release(['publish', '--dir', folder]);
   const version = /published crm (\S+) /.exec(out)?.[1];
   if (!version) throw new Error(`no version in: ${out}`);
+  return version;
+}
+
+async function publishAndPromote(folder: string): Promise<string> {
+  const version = await publish(folder);
   await release(['promote', 'crm', version]);
   return version;
 }
@@ -171,8 +187,54 @@ describe('releases of the crm remote in the Desk (monolith)', () => {
     expect(await page.getByRole('status', { name: 'New versions' }).count()).toBe(0);
     await screenshot(page, 'releases-3-release-2-loaded');
 
-    // Rollback: a fresh tab gets release 1, the open one is offered it at its next navigation.
-    await release(['rollback', 'crm']);
+    // The Releases page lists both releases and the promotion; one click and its confirmation roll back.
+    await page
+      .getByRole('navigation', { name: 'Apps' })
+      .getByRole('link', { name: 'Releases', exact: true })
+      .click();
+    const crm = page.getByRole('region', { name: 'CRM' });
+    const kept = crm.getByRole('table', { name: 'Releases of CRM' });
+    await kept.getByRole('rowheader', { name: v2 }).waitFor();
+    await kept.getByRole('rowheader', { name: v1 }).waitFor();
+    const history = crm.getByRole('list', { name: 'History of CRM' });
+    await history.getByText(`Administrator promoted ${v2} (live was ${v1}).`).waitFor();
+    expect(await crm.getByText('Live').locator('xpath=following-sibling::dd[1]').textContent()).toBe(v2);
+    await screenshot(page, 'releases-5-page');
+
+    await crm.getByRole('button', { name: `Roll back to ${v1}` }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Roll back CRM?' })
+      .getByRole('button', { name: 'Roll back', exact: true })
+      .click();
+    await history.getByText(`Administrator rolled back to ${v1} (from ${v2}).`).waitFor();
+    expect(await crm.getByText('Live').locator('xpath=following-sibling::dd[1]').textContent()).toBe(v1);
+    expect(await release(['list', 'crm'])).toMatch(new RegExp(`live\\s+${v1.replace('+', '\\+')}`));
+    await screenshot(page, 'releases-6-page-after-rollback');
+
+    // A release built against a contract the running crm does not offer: Promote shows the difference and
+    // asks again ("Promote anyway"); cancelled, nothing moves.
+    const v3 = await publish(crmFolder('three', '1.2.0', 'release three', 'crm.api.loyalty_tier'));
+    const sidebar = page.getByRole('navigation', { name: 'Apps' });
+    await sidebar.getByRole('link', { name: 'Home', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    await sidebar.getByRole('link', { name: 'Releases', exact: true }).click();
+    await kept.getByRole('rowheader', { name: v3 }).waitFor();
+    await kept.getByRole('button', { name: `Promote ${v3}` }).click();
+    await page
+      .getByRole('alertdialog', { name: `Promote ${v3}?` })
+      .getByRole('button', { name: 'Promote', exact: true })
+      .click();
+    const refused = page.getByRole('alertdialog', { name: 'Promote anyway?' });
+    await refused.getByText('The service no longer has this RPC method.').waitFor();
+    expect(await refused.getByRole('listitem').textContent()).toBe(
+      'crm.api.loyalty_tier: The service no longer has this RPC method.',
+    );
+    await screenshot(page, 'releases-8-promotion-refused');
+    await refused.getByRole('button', { name: 'Cancel' }).click();
+    await refused.waitFor({ state: 'detached' });
+    expect(await crm.getByText('Live').locator('xpath=following-sibling::dd[1]').textContent()).toBe(v1);
+
+    // A fresh tab gets release 1, the open one is offered it at its next navigation.
     const fresh = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const freshRequests = crmRequests(fresh);
     await signIn(fresh);
@@ -187,6 +249,15 @@ describe('releases of the crm remote in the Desk (monolith)', () => {
     expect(await rollbackOffer.getByText(/A new version/).count()).toBe(0);
     await rollbackOffer.getByRole('button', { name: 'Load the new version' }).waitFor();
     await screenshot(page, 'releases-4-offer-after-rollback');
+
+    // Developer details on the home page: this tab still runs release 2, release 1 is live, the channel live.
+    await page.goto(`${target.deskUrl}#/`);
+    await page.getByRole('button', { name: 'Developer details' }).click();
+    await page.locator('summary', { hasText: 'Developer details' }).click();
+    const crmRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'crm' }) });
+    await crmRow.locator('dl', { hasText: `Live${v1}` }).waitFor();
+    expect(await crmRow.locator('dl').textContent()).toBe(`This tab${v2}Live${v1}Your channellive`);
+    await screenshot(page, 'releases-7-developer-details');
     await page.close();
   }, 300_000);
 });

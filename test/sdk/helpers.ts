@@ -24,6 +24,11 @@ export interface TestBackend extends MockServer {
   to(path: string, method?: string): SeenRequest[];
   /** Waits until every logged request's body has been read. */
   settle(): Promise<void>;
+  /**
+   * Resolves once the backend has answered a request for `path`, counting from this call: call it before
+   * the action that sends the request, await it after, so a view test waits for the answer, not for time.
+   */
+  answered(path: string): Promise<void>;
 }
 
 /**
@@ -60,6 +65,15 @@ export async function startBackend(options: MockServerOptions = {}): Promise<Tes
     settle: async () => {
       await Promise.all(pending);
     },
+    answered: (path) =>
+      new Promise((resolve) => {
+        const listener = ({ request }: { request: Request }) => {
+          if (new URL(request.url).pathname !== path) return;
+          mock.server.events.removeListener('response:mocked', listener);
+          resolve();
+        };
+        mock.server.events.on('response:mocked', listener);
+      }),
   };
 }
 

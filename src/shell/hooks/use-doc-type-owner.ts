@@ -5,7 +5,8 @@ import { usePlatform } from './use-platform';
 export type OwnerState =
   | { status: 'loading' }
   | { status: 'ready'; owner: string }
-  | { status: 'unknown' }
+  /** No service owns it right now; `retry` asks discovery again (a service that was down may be back). */
+  | { status: 'unknown'; retry(): void }
   | { status: 'error'; error: unknown; retry(): void };
 
 /**
@@ -34,15 +35,10 @@ export function useDocTypeOwner(docType: string): OwnerState {
 
   if (cached !== undefined) return { status: 'ready', owner: cached };
   if (result?.docType !== docType) return { status: 'loading' };
-  if (result.error !== undefined) {
-    return {
-      status: 'error',
-      error: result.error,
-      retry: () => {
-        setResult(undefined);
-        setAttempt((n) => n + 1);
-      },
-    };
-  }
-  return result.owner ? { status: 'ready', owner: result.owner } : { status: 'unknown' };
+  const retry = () => {
+    setResult(undefined);
+    setAttempt((n) => n + 1);
+  };
+  if (result.error !== undefined) return { status: 'error', error: result.error, retry };
+  return result.owner ? { status: 'ready', owner: result.owner } : { status: 'unknown', retry };
 }

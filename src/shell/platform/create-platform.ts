@@ -20,8 +20,11 @@ import type { PlatformConfig } from '../../sdk/platform-config';
 import { RemoteLoader, RemoteOverrides } from '../../sdk/remotes';
 import { type SecurityClient, securityClient } from '../../sdk/security';
 import { DeskCatalog } from './catalog';
+import { withChunkRetry } from './chunk-retry';
 import { KeyedStore } from './keyed-store';
+import { serviceLabel } from './navigation';
 import { NoticeStore } from './notices';
+import { rememberServices } from './seen-services';
 import { isUnauthorized, SessionStore } from './session';
 import { mayHaveSession, rememberSession } from './session-hint';
 import { openSessionChannel } from './session-sync';
@@ -40,6 +43,11 @@ export interface DeskPlatform {
   catalog: DeskCatalog;
   /** Each service's `./views` module (the remote contract), loaded on demand. */
   remoteViews: KeyedStore<RemoteViews>;
+  /**
+   * Asks discovery for `service`'s current remote and loads its `./views` again: what a screen does once
+   * when a chunk of the remote failed to download while it rendered (platform/chunk-retry.ts).
+   */
+  reloadRemote(service: string): Promise<void>;
   dataProvider: DataProvider;
   session: SessionStore;
   /** Short confirmations after an action ("Customer saved."). */
@@ -107,13 +115,32 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
       }
     },
   });
-  const remoteViews = new KeyedStore<RemoteViews>(async (service) => {
+  // Every service this tab sees is remembered, so its pages say "not available right now" while it is down.
+  catalog.subscribe(() => {
+    const { services, metadata } = catalog.getSnapshot();
+    const labels: Record<string, string | undefined> = {};
+    for (const service of Object.keys(services)) {
+      const meta = metadata[service];
+      labels[service] = meta?.status === 'ready' ? serviceLabel(service, meta.value) : undefined;
+    }
+    rememberServices(labels);
+  });
+  const loadViews = async (service: string) => {
     const entry = catalog.getSnapshot().services[service];
     if (entry?.url)
       remotes.register(service, overrides.apply(service, { url: entry.url, integrity: entry.integrity }));
     const mod = await remotes.load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE);
     return mod.default ?? mod;
-  });
+  };
+  // A chunk that cannot be downloaded (the tab's release no longer served): once more from the release
+  // discovery names now (docs/mfe-teams.md#releases).
+  const remoteViews = new KeyedStore<RemoteViews>((service) =>
+    withChunkRetry(
+      service,
+      () => loadViews(service),
+      () => catalog.retryRemotes(),
+    ),
+  );
   // A remote served by a developer's dev server (an override) announces hot updates: read its new views.
   if (typeof window !== 'undefined') {
     window.addEventListener('desk:remote-updated', (event) => {
@@ -183,6 +210,10 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     overrides,
     catalog,
     remoteViews,
+    async reloadRemote(service) {
+      await catalog.retryRemotes();
+      await remoteViews.retry(service);
+    },
     dataProvider,
     session,
     notices,

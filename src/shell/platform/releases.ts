@@ -4,7 +4,7 @@
  * release's URLs never change content), so a promotion or rollback never breaks it; the Desk only offers the
  * other version at the next navigation, and the user chooses when to load it.
  */
-import { REMOTES_PATH, type RemotesMap } from '../../protocol';
+import { type DiscoveryUnit, REMOTES_PATH, type RemotesMap } from '../../protocol';
 
 /**
  * How the release handed out now stands to the tab's: `newer` or `older` by version, `other` when the
@@ -27,6 +27,32 @@ export interface ReleaseChange {
 export function releaseOfUrl(url: string): string | undefined {
   const match = /\/desk\/assets\/[^/]+\/(\d+\.\d+\.\d+[^/]*\+[0-9a-f]{12})\/remoteEntry\.js$/.exec(url);
   return match?.[1];
+}
+
+/** Which release of a service's remote a tab runs, which is live, and why this user gets theirs. */
+export interface ReleaseInfo {
+  /** The release this tab loaded; undefined for a remote that is not a release (its static build). */
+  tab: string | undefined;
+  /** The live release now; undefined when the remote is not a release. */
+  live: string | undefined;
+  /** `live`, `canary` or `pinned`; undefined when the remote is not a release. */
+  channel: 'live' | 'canary' | 'pinned' | undefined;
+}
+
+/**
+ * The release information of one service from what discovery answers: the entry URL this tab loaded, and
+ * the service's unit of the current remotes map, whose `channel` and `liveUrl` are set only when this user
+ * is handed another release than the live one (docs/mfe-teams.md#canaries-and-pins).
+ */
+export function releaseInfo(
+  tabUrl: string | null | undefined,
+  current: Pick<DiscoveryUnit, 'url' | 'channel' | 'liveUrl'> | undefined,
+): ReleaseInfo {
+  const tab = tabUrl ? releaseOfUrl(tabUrl) : undefined;
+  const handed = current?.url ? releaseOfUrl(current.url) : undefined;
+  const live = current?.liveUrl ? releaseOfUrl(current.liveUrl) : handed;
+  const channel = current?.channel ?? (handed ? 'live' : undefined);
+  return { tab, live, channel };
 }
 
 /** A semantic version's parts: `1.2.0-rc.1` is `[1, 2, 0]` and `['rc', '1']`. */

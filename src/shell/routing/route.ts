@@ -19,6 +19,7 @@ const RESERVED = new Set(['q', 'sort', 'page', 'size']);
 export type DeskRoute =
   | { kind: 'home' }
   | { kind: 'users' }
+  | { kind: 'releases' }
   | { kind: 'list'; docType: string; state?: ListState }
   | { kind: 'new'; docType: string }
   | { kind: 'edit'; docType: string; id: string };
@@ -71,6 +72,7 @@ export function parseRoute(hash: string): DeskRoute {
   const query = queryAt === -1 ? '' : raw.slice(queryAt + 1);
   const [section, docType, id, ...rest] = path.split('/');
   if (section === 'users' && !docType) return { kind: 'users' };
+  if (section === 'releases' && !docType) return { kind: 'releases' };
   if (section !== 'app' || !docType || rest.length > 0) return { kind: 'home' };
   const decodedDocType = safeDecode(docType);
   if (id === undefined || id === '') {
@@ -87,6 +89,8 @@ export function formatRoute(route: DeskRoute): string {
       return '#/';
     case 'users':
       return '#/users';
+    case 'releases':
+      return '#/releases';
     case 'list': {
       const query = formatListState(route.state);
       return `#/app/${encodeURIComponent(route.docType)}${query ? `?${query}` : ''}`;

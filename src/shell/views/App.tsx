@@ -43,6 +43,11 @@ const Home = lazy(() =>
 const UsersPage = lazy(() =>
   import(/* webpackChunkName: "route-users" */ './UsersPage').then((m) => ({ default: m.UsersPage })),
 );
+const ReleasesPage = lazy(() =>
+  import(/* webpackChunkName: "route-releases" */ './ReleasesPage').then((m) => ({
+    default: m.ReleasesPage,
+  })),
+);
 const LoginScreen = lazy(() =>
   import(/* webpackChunkName: "route-login" */ './LoginScreen').then((m) => ({ default: m.LoginScreen })),
 );
@@ -127,8 +132,7 @@ function Layout(): React.JSX.Element {
   // Before the first paint, so no screen shows details this user may not see.
   useLayoutEffect(() => setDeveloperDetailsAllowed(mayDevelop), [mayDevelop]);
   const developer = useDeveloperDetails();
-  const routeKey =
-    route.kind === 'home' || route.kind === 'users' ? route.kind : `${route.kind}:${route.docType}`;
+  const routeKey = 'docType' in route ? `${route.kind}:${route.docType}` : route.kind;
   const shownName = session.status === 'signed-in' ? (session.fullName ?? session.user) : undefined;
 
   // Move focus to the new screen on navigation, as a page load would (WCAG 2.4.3).
@@ -215,6 +219,8 @@ function Layout(): React.JSX.Element {
             <Home />
           ) : route.kind === 'users' ? (
             <UsersPage />
+          ) : route.kind === 'releases' ? (
+            <ReleasesPage />
           ) : (
             <DocTypePage key={route.docType} route={route} navigate={navigate} />
           )}

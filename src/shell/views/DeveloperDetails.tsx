@@ -1,11 +1,16 @@
 /**
  * Developer details of the remotes (a collapsed section on the home page): per service the entry the Desk
- * loads, its published integrity hash, whether it is overridden, and shared-version mismatches; and, when
+ * loads, its published integrity hash, whether it is overridden, the release this tab runs, the live one and
+ * the user's channel (live, canary or pinned; asked of the gateway again when the section opens), and
+ * shared-version mismatches; and, when
  * this Desk allows overrides, a form to point one service's remote at a dev server.
  */
 import { type FormEvent, useId, useState } from 'react';
+import { REMOTES_PATH, type RemotesMap } from '../../protocol';
+import { fetchWithCredentials } from '../../sdk/http';
 import { useCatalog } from '../hooks/use-catalog';
 import { usePlatform } from '../hooks/use-platform';
+import { releaseInfo } from '../platform/releases';
 
 const REFUSALS: Record<string, string> = {
   not_allowed: 'This Desk does not allow remote overrides.',
@@ -15,8 +20,15 @@ const REFUSALS: Record<string, string> = {
 
 /** The developer details section. */
 export function DeveloperDetails(): React.JSX.Element {
-  const { overrides, remotes } = usePlatform();
+  const { overrides, remotes, config } = usePlatform();
   const snapshot = useCatalog();
+  // The remotes map as the tab started with it, until the section is opened and asks again.
+  const [current, setCurrent] = useState<RemotesMap>();
+  const remotesNow = current ?? (snapshot.remotes.status === 'ready' ? snapshot.remotes.value : {});
+  const onToggle = (event: React.SyntheticEvent<HTMLDetailsElement>) => {
+    if (!event.currentTarget.open) return;
+    fetchWithCredentials<RemotesMap>(`${config.gatewayUrl}${REMOTES_PATH}`).then(setCurrent, () => {});
+  };
   const uid = useId();
   const [service, setService] = useState('');
   const [url, setUrl] = useState('');
@@ -34,7 +46,7 @@ export function DeveloperDetails(): React.JSX.Element {
   };
 
   return (
-    <details className="desk-devtools">
+    <details className="desk-devtools" onToggle={onToggle}>
       <summary>Developer details</summary>
       <table className="desk-devtools__table">
         <thead>
@@ -49,6 +61,9 @@ export function DeveloperDetails(): React.JSX.Element {
               Integrity
             </th>
             <th scope="col" className="desk-devtools__cell">
+              Release
+            </th>
+            <th scope="col" className="desk-devtools__cell">
               Shared versions
             </th>
           </tr>
@@ -56,6 +71,7 @@ export function DeveloperDetails(): React.JSX.Element {
         <tbody>
           {services.map((s) => {
             const mismatches = remotes.sharedMismatches(s.service);
+            const release = releaseInfo(s.url, remotesNow[s.service]);
             return (
               <tr key={s.service}>
                 <th scope="row" className="desk-devtools__cell">
@@ -70,6 +86,24 @@ export function DeveloperDetails(): React.JSX.Element {
                     'not checked (override)'
                   ) : (
                     <code>{s.integrity ?? 'none published'}</code>
+                  )}
+                </td>
+                <td className="desk-devtools__cell">
+                  {release.tab || release.live ? (
+                    <dl className="desk-devtools__release">
+                      <dt>This tab</dt>
+                      <dd>
+                        <code>{release.tab ?? 'static build'}</code>
+                      </dd>
+                      <dt>Live</dt>
+                      <dd>
+                        <code>{release.live ?? 'none'}</code>
+                      </dd>
+                      <dt>Your channel</dt>
+                      <dd>{release.channel ?? '—'}</dd>
+                    </dl>
+                  ) : (
+                    'not a release (static build)'
                   )}
                 </td>
                 <td className="desk-devtools__cell">

@@ -31,6 +31,7 @@ import { GenericList } from './GenericList';
 import { RemoteBoundary } from './RemoteBoundary';
 import { RemoteUnavailable } from './RemoteUnavailable';
 import { DeveloperDetails, Empty, ErrorState, Loading } from './states';
+import { UnknownOwner } from './UnknownOwner';
 
 // The form loads with the first form screen (App's Suspense shows the loading state meanwhile).
 const GenericForm = lazy(() =>
@@ -43,7 +44,7 @@ const RecordTimeline = lazy(() =>
   })),
 );
 
-type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' } | { kind: 'users' }>;
+type DocTypeRoute = Extract<DeskRoute, { docType: string }>;
 
 /** Props of {@link DocTypePage}. */
 export interface DocTypePageProps {
@@ -88,14 +89,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
   if (owner.status === 'error') {
     return <ErrorState title="This page could not be opened." error={owner.error} onRetry={owner.retry} />;
   }
-  if (owner.status === 'unknown') {
-    return (
-      <Empty title="No app installed here provides this page.">
-        <DeveloperDetails extra={<>No service owns {docType}.</>} />
-        <a href="#/">Back to the home page</a>
-      </Empty>
-    );
-  }
+  if (owner.status === 'unknown') return <UnknownOwner docType={docType} onRetry={owner.retry} />;
   if (!meta || meta.status === 'loading') return <Loading label="Loading…" />;
   if (meta.status === 'error') {
     return (
@@ -166,6 +160,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
         {List ? (
           <RemoteBoundary
             service={service!}
+            reloadRemote={() => platform.reloadRemote(service!)}
             what={`The ${schema.label.toLowerCase()} list`}
             actions={useStandard}
           >
@@ -227,6 +222,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       {Form ? (
         <RemoteBoundary
           service={service!}
+          reloadRemote={() => platform.reloadRemote(service!)}
           what={`The ${schema.label.toLowerCase()} form`}
           actions={useStandard}
         >

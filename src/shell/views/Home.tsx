@@ -74,7 +74,7 @@ export function Home(): React.JSX.Element {
 }
 
 function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }): React.JSX.Element | null {
-  const { remoteViews } = usePlatform();
+  const { remoteViews, reloadRemote } = usePlatform();
   const permissions = usePermissions();
   const views = useRemoteViews(service, true);
   if (!views || views.status === 'loading') {
@@ -107,7 +107,11 @@ function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }
             <h2 id={`widget-${service}-${widget.id}`} className="desk-widget__title">
               {widget.title}
             </h2>
-            <RemoteBoundary service={service} what={`The ${widget.title} card`}>
+            <RemoteBoundary
+              service={service}
+              what={`The ${widget.title} card`}
+              reloadRemote={() => reloadRemote(service)}
+            >
               <Widget
                 service={service}
                 apiUrl={apiUrl}

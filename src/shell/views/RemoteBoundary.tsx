@@ -1,13 +1,17 @@
 /**
  * The error boundary around everything a UI remote renders: a remote that throws shows a contained error
  * (with "Try again"; the service and the cause are developer details) and the rest of the Desk keeps working.
- * Inside it, the remote's components get Refine's context ({@link RemoteScope}), in an element marked as
- * the service's remote root: the remote's own stylesheets are confined to it (docs/mfe-teams.md#styles-of-a-remote).
+ * A chunk of the remote that fails to download while it renders (its release no longer served) is retried
+ * once against the service's current remote (`reloadRemote`); failing again, the boundary says to reload
+ * the page. Inside it, the remote's components get Refine's context ({@link RemoteScope}), in an element
+ * marked as the service's remote root: the remote's own stylesheets are confined to it
+ * (docs/mfe-teams.md#styles-of-a-remote).
  */
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { REMOTE_ROOT_ATTRIBUTE } from '../isolation/remote-root';
+import { CHUNK_FAILED, isChunkLoadError } from '../platform/chunk-retry';
 import { RemoteScope } from './RemoteScope';
-import { ErrorState } from './states';
+import { ErrorState, Loading, ReloadPageButton } from './states';
 
 /** Props of {@link RemoteBoundary}. */
 export interface RemoteBoundaryProps {
@@ -20,11 +24,18 @@ export interface RemoteBoundaryProps {
   actions?: ReactNode;
   /** Called once per caught error (e.g. to report it). */
   onError?(error: unknown): void;
+  /**
+   * Loads the service's remote again from the release discovery names now (`platform.reloadRemote`), for
+   * the one automatic retry after a chunk failed to download; without it, a chunk failure asks for a reload.
+   */
+  reloadRemote?(): Promise<void>;
 }
 
 interface State {
   error: unknown;
   attempt: number;
+  /** The automatic retry after a chunk failure: running, or done (no second one). */
+  chunkRetry?: 'running' | 'done';
 }
 
 /** Catches render errors of a remote's components. */
@@ -37,10 +48,26 @@ export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
 
   override componentDidCatch(error: unknown, _info: ErrorInfo): void {
     this.props.onError?.(error);
+    const { reloadRemote } = this.props;
+    if (!reloadRemote || this.state.chunkRetry || !isChunkLoadError(error)) return;
+    this.setState({ chunkRetry: 'running' });
+    // Loaded again: render anew (the screen's views are the new release's); else say to reload the page.
+    const retried = (ok: boolean) =>
+      this.setState(
+        (s): Pick<State, 'chunkRetry' | 'error' | 'attempt'> =>
+          ok
+            ? { chunkRetry: 'done', error: undefined, attempt: s.attempt + 1 }
+            : { chunkRetry: 'done', error: s.error, attempt: s.attempt },
+      );
+    reloadRemote().then(
+      () => retried(true),
+      () => retried(false),
+    );
   }
 
   override render(): ReactNode {
-    if (this.state.error === undefined) {
+    const { error, chunkRetry } = this.state;
+    if (error === undefined) {
       // `display: contents`: the root adds no box, so the remote lays out as if it were not there.
       return (
         <div {...{ [REMOTE_ROOT_ATTRIBUTE]: this.props.service }} style={{ display: 'contents' }}>
@@ -48,18 +75,21 @@ export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
         </div>
       );
     }
-    const cause = this.state.error as { message?: unknown };
-    const error = {
-      code: 'remote_render_failed',
+    const chunk = isChunkLoadError(error);
+    if (chunk && chunkRetry === 'running') return <Loading label="Loading…" />;
+    const cause = error as { message?: unknown };
+    const described = {
+      code: chunk ? CHUNK_FAILED : 'remote_render_failed',
       message: `${this.props.service}: ${typeof cause?.message === 'string' ? cause.message : 'render failed'}`,
     };
     return (
       <div className="desk-remote-error" data-remote={this.props.service}>
         <ErrorState
-          title={`${this.props.what} stopped working.`}
-          error={error}
+          title={chunk ? `${this.props.what} could not be loaded.` : `${this.props.what} stopped working.`}
+          error={described}
           onRetry={() => this.setState((s) => ({ error: undefined, attempt: s.attempt + 1 }))}
         >
+          {chunk ? <ReloadPageButton /> : null}
           {this.props.actions}
         </ErrorState>
       </div>

@@ -1,8 +1,9 @@
 /** The contained notice shown when a service's UI remote could not be loaded. */
 import type { ReactNode } from 'react';
 import { diagnosisOf } from '../../sdk/remotes/diagnosis';
+import { CHUNK_FAILED } from '../platform/chunk-retry';
 import { failureWords } from '../words/failure';
-import { DeveloperDetails } from './states';
+import { DeveloperDetails, ReloadPageButton } from './states';
 
 /**
  * A banner (role=alert) saying which part of the Desk could not load and that the standard view stands in;
@@ -47,6 +48,8 @@ export function RemoteUnavailable({
         <button type="button" className="desk-button" onClick={onRetry}>
           Try again
         </button>
+      ) : words.code === CHUNK_FAILED ? (
+        <ReloadPageButton />
       ) : null}
     </div>
   );

@@ -19,7 +19,7 @@ export interface SidebarProps {
 
 /** The apps and DocTypes navigation. */
 export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element {
-  const { catalog } = usePlatform();
+  const { catalog, config } = usePlatform();
   const snapshot = useCatalog();
   const permissions = usePermissions();
   // A service whose DocTypes the user may not read is left out once whoami answered (docs/permissions.md).
@@ -32,7 +32,7 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
       if (!permissions.ready || meta?.status !== 'ready') return true;
       return meta.value.doctypes.some((d) => permissions.can(d.name, 'read'));
     });
-  const current = route.kind === 'home' || route.kind === 'users' ? undefined : route.docType;
+  const current = 'docType' in route ? route.docType : undefined;
   return (
     <nav className="desk-sidebar" aria-label="Apps">
       <a
@@ -51,6 +51,17 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
           aria-current={route.kind === 'users' ? 'page' : undefined}
         >
           Users
+        </a>
+      ) : null}
+      {/* Releases are kept by a MONOLITH server (docs/mfe-teams.md#releases). */}
+      {permissions.isSystemManager && config.mode === 'monolith' ? (
+        <a
+          className={`desk-sidebar__home${route.kind === 'releases' ? ' is-active' : ''}`}
+          href={formatRoute({ kind: 'releases' })}
+          onClick={onNavigate}
+          aria-current={route.kind === 'releases' ? 'page' : undefined}
+        >
+          Releases
         </a>
       ) : null}
       {snapshot.remotes.status === 'error' ? (

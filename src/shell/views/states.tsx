@@ -84,6 +84,19 @@ export function ErrorState({
   );
 }
 
+/** Reloads the page: what to do when part of an app cannot be downloaded (a new version was released). */
+export function ReloadPageButton(): React.JSX.Element {
+  return (
+    <button
+      type="button"
+      className="desk-button desk-button--primary"
+      onClick={() => window.location.reload()}
+    >
+      Reload the page
+    </button>
+  );
+}
+
 /** The `code` and a safe message of any thrown value (SDK errors carry a string `code`). */
 export function describeError(error: unknown): { code?: string; message: string } {
   if (error && typeof error === 'object') {

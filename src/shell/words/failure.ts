@@ -61,6 +61,15 @@ const BY_CODE: Record<string, { message: string; retryable: boolean }> = {
       'Its files changed after they were published, so the Desk did not run them. Tell the team that runs this app.',
     retryable: false,
   },
+  service_unavailable: {
+    message: 'It may be restarting or being updated. Try again in a moment.',
+    retryable: true,
+  },
+  remote_chunk_failed: {
+    message:
+      'Part of this app could not be downloaded; a new version may have been released. Reload the page to load it.',
+    retryable: false,
+  },
   remote_timeout: { message: 'This part of the Desk took too long to load. Try again.', retryable: true },
   remote_render_failed: {
     message: 'This part of the Desk stopped working. The rest of the page still works.',

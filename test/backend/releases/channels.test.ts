@@ -86,6 +86,13 @@ describe('channels', () => {
     for (const urls of first) expect(new Set(urls).size).toBe(1); // the same answer on every endpoint
     const seen = first.map((urls) => urls[0]);
     expect(new Set(seen)).toEqual(new Set([urlOf(v1), urlOf(v2)]));
+    const inCanary = users[seen.indexOf(urlOf(v2))]!;
+    const unit = (
+      (await (
+        await t.request('GET', '/api/gateway/remotes', { headers: { authorization: inCanary } })
+      ).json()) as Record<string, unknown>
+    ).crm;
+    expect(unit).toMatchObject({ url: urlOf(v2), channel: 'canary', liveUrl: urlOf(v1) });
     // Asked again (a reload), every user gets the same release.
     const second = await Promise.all(users.map((u) => crmUrls(u)));
     expect(second.map((urls) => urls[0])).toEqual(seen);
@@ -104,6 +111,22 @@ describe('channels', () => {
 
     expect((await act(t, 'pin', { version: v2, role: 'Support Team' })).status).toBe(200);
     expect((await crmUrls(support))[0]).toBe(urlOf(v2));
+    // The rewritten answer says why, and which release everyone else gets; a shared answer says neither.
+    const crmUnit = async (authorization?: string) =>
+      (
+        (await (
+          await t.request(
+            'GET',
+            '/api/gateway/remotes',
+            authorization ? { headers: { authorization } } : { anonymous: true },
+          )
+        ).json()) as Record<string, Record<string, unknown>>
+      ).crm!;
+    const live = (await listing()).channel.live!;
+    expect(await crmUnit(support)).toMatchObject({ url: urlOf(v2), channel: 'pinned', liveUrl: urlOf(live) });
+    const shared = await crmUnit();
+    expect(shared.url).toBe(urlOf(live));
+    expect('channel' in shared || 'liveUrl' in shared).toBe(false);
 
     expect((await act(t, 'pin', { version: null, user: 'customer-x' })).status).toBe(200);
     expect((await crmUrls(customer))[0]).toBe(customerSees);

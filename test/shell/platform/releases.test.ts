@@ -1,10 +1,16 @@
 /**
  * ReleaseWatch and release ordering: which releases of a remote the gateway now hands out differ from the
- * tab's, and whether each is newer (a promotion) or older (a rollback) by its version, build id aside.
+ * tab's, and whether each is newer (a promotion) or older (a rollback) by its version, build id aside; and
+ * the release information the developer details show.
  */
 import { describe, expect, it } from 'vitest';
 import type { RemotesMap } from '../../../src/protocol';
-import { compareReleases, ReleaseWatch, releaseDirection } from '../../../src/shell/platform/releases';
+import {
+  compareReleases,
+  ReleaseWatch,
+  releaseDirection,
+  releaseInfo,
+} from '../../../src/shell/platform/releases';
 
 const GATEWAY = 'http://desk.test';
 const entry = (service: string, release: string) =>
@@ -91,5 +97,42 @@ describe('ReleaseWatch', () => {
     });
     down.observe({ crm: { url: first } });
     expect(await down.check()).toEqual([]);
+  });
+});
+
+describe('releaseInfo', () => {
+  const V1 = '1.0.0+aaaaaaaaaaaa';
+  const V2 = '1.1.0+bbbbbbbbbbbb';
+
+  it('reads a shared answer as the live release, handed to this user through the live channel', () => {
+    expect(releaseInfo(entry('crm', V1), { url: entry('crm', V2) })).toEqual({
+      tab: V1,
+      live: V2,
+      channel: 'live',
+    });
+  });
+
+  it('reads a rewritten answer as the canary or pin it says, with the live release it names', () => {
+    const current = { url: entry('crm', V1), channel: 'canary' as const, liveUrl: entry('crm', V2) };
+    expect(releaseInfo(entry('crm', V1), current)).toEqual({ tab: V1, live: V2, channel: 'canary' });
+    expect(releaseInfo(entry('crm', V2), { ...current, channel: 'pinned' })).toEqual({
+      tab: V2,
+      live: V2,
+      channel: 'pinned',
+    });
+  });
+
+  it('says nothing of a remote that is not a release', () => {
+    const asset = `${GATEWAY}/desk/assets/crm/remoteEntry.js`;
+    expect(releaseInfo(asset, { url: asset })).toEqual({
+      tab: undefined,
+      live: undefined,
+      channel: undefined,
+    });
+    expect(releaseInfo(undefined, undefined)).toEqual({
+      tab: undefined,
+      live: undefined,
+      channel: undefined,
+    });
   });
 });
