@@ -30,6 +30,7 @@ export default defineConfig({
           name: 'dom',
           environment: 'jsdom',
           include: ['test/shell/**/*.test.{ts,tsx}'],
+          setupFiles: ['test/shell/support/setup-dom.ts'],
           testTimeout: 60_000,
           maxWorkers: 2,
         },
