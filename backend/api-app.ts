@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { EncryptionJwk } from '../src/protocol';
 import { auditRoutes } from './audit/routes';
 import { authRoutes } from './auth/routes';
 import { userRoutes } from './auth/user-routes';
@@ -57,6 +58,8 @@ export interface CreateApiAppOptions {
    * gateway asks its services (backend/permissions/remote-permissions.ts).
    */
   permissionsOf?: PermissionSource;
+  /** A MACROSERVICE gateway: its services' public keys, listed in its JWKS after its own. */
+  serviceKeys?: () => readonly EncryptionJwk[];
 }
 
 /**
@@ -74,7 +77,7 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   app.use('*', securityChain(ctx, onError));
   const { keys, policy, auth, users, loginThrottle, hashGate } = ctx.security;
   const payloadEncryption = ctx.config.security.payload_encryption;
-  app.route('/', securityRoutes({ payloadEncryption, keys, policy }));
+  app.route('/', securityRoutes({ payloadEncryption, keys, policy, serviceKeys: options.serviceKeys }));
   app.route(
     '/',
     authRoutes({

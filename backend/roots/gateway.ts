@@ -163,7 +163,10 @@ async function buildGateway(
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
   // whoami's permissions come from the services, each computing them from the roles this gateway signs.
   const permissionsOf = remotePermissionSource({ directory, secret, timeoutMs });
-  return { app: createApp(ctx, { forwarding, permissionsOf }), ctx, directory };
+  // Each live service's own public keys join this gateway's JWKS: bodies for a service's DocTypes are
+  // encrypted to it and forwarded unopened (docs/security.md#encrypted-to-the-owning-service).
+  const serviceKeys = () => directory.list().flatMap((m) => m.encryptionKeys ?? []);
+  return { app: createApp(ctx, { forwarding, permissionsOf, serviceKeys }), ctx, directory };
 }
 
 /**
