@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import type { AppEnv } from './env';
 import { keyNotForService } from '../security/jwe/errors';
+import type { AppEnv } from './env';
 import { PlatformError } from './errors';
 import { requestHeader } from './node-request';
 import { parseSafeJson } from './safe-json';

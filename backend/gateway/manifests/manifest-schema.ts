@@ -34,17 +34,18 @@ const publishedKey = z
  * A manifest as it travels on the bus (a KV value or inside a broadcast). Everything on the bus is
  * validated before a gateway believes it: a malformed manifest is ignored (and logged), never served.
  */
-export const serviceManifestSchema = z.object({
-  service: z.string().regex(SERVICE_NAME_PATTERN),
-  rev: z.number().int().nonnegative(),
-  url: httpUrl.nullable(),
-  apiUrl: httpUrl,
-  metaUrl: httpUrl,
-  openapiUrl: httpUrl.optional(),
-  doctypes: z.array(z.string().regex(DOCTYPE_NAME_PATTERN)).max(10_000),
-  integrity: z.string().regex(INTEGRITY_PATTERN).optional(),
-  encryptionKeys: z.array(publishedKey).max(MAX_PUBLISHED_KEYS).optional(),
-})
+export const serviceManifestSchema = z
+  .object({
+    service: z.string().regex(SERVICE_NAME_PATTERN),
+    rev: z.number().int().nonnegative(),
+    url: httpUrl.nullable(),
+    apiUrl: httpUrl,
+    metaUrl: httpUrl,
+    openapiUrl: httpUrl.optional(),
+    doctypes: z.array(z.string().regex(DOCTYPE_NAME_PATTERN)).max(10_000),
+    integrity: z.string().regex(INTEGRITY_PATTERN).optional(),
+    encryptionKeys: z.array(publishedKey).max(MAX_PUBLISHED_KEYS).optional(),
+  })
   // A service publishes only keys named after itself: it cannot take in another service's requests.
   .refine(
     (m) => (m.encryptionKeys ?? []).every((k) => k.kid.startsWith(serviceKidPrefix(m.service))),
