@@ -8,6 +8,7 @@ import { constants, createCipheriv, createPublicKey, publicEncrypt, randomBytes 
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Gateway } from '../../../backend/roots/gateway';
+import type { MemoryKeyStore } from '../../../backend/security/keys/memory-key-store';
 import type { EncryptionJwk, Jwks } from '../../../src/protocol';
 import { PII_MASK } from '../../../src/protocol';
 import { frameworkMDataProvider } from '../../../src/sdk/data';
@@ -28,6 +29,7 @@ let gateway: Gateway;
 let admin: string;
 let salesUser: string;
 let manifestKeys: Record<string, EncryptionJwk[]>;
+let crmRing: MemoryKeyStore;
 
 async function jwks(): Promise<EncryptionJwk[]> {
   const res = await gatewayRequest(gateway, admin, 'GET', '/api/v1/security/jwks');
@@ -122,6 +124,7 @@ beforeAll(async () => {
   gateway = started.gateway;
   admin = started.admin;
   salesUser = await userWithRoles(gateway.ctx, 'sales.owner.keys', ['Sales User']);
+  crmRing = started.serviceKeys.crm!;
   manifestKeys = Object.fromEntries(
     Object.entries(started.services).map(([name, s]) => [name, s.manifest()?.encryptionKeys ?? []]),
   );
@@ -302,5 +305,32 @@ describe('what the gateway refuses of a sealed body', () => {
     const res = await postJose(admin, path, jwe);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unknown_key');
+  });
+});
+
+describe("a rotation of a service's keys", () => {
+  it('reaches the JWKS within a heartbeat; the SDK moves to the new key and the old one still opens', async () => {
+    const old = manifestKeys.crm![0]!;
+    await crmRing.rotate();
+    const next = `svc:crm:${(await crmRing.active()).kid}`;
+    await waitUntil(
+      async () => {
+        const kids = (await jwks()).map((k) => k.kid).filter((kid) => kid.startsWith('svc:crm:'));
+        return kids[0] === next && kids[1] === old.kid;
+      },
+      20_000,
+      "the JWKS lists crm's new key first, then its retired one",
+    );
+
+    const { security } = sdk(admin);
+    expect((await security.keyFor('crm')).kid).toBe(next);
+    // A JWE made from a JWKS fetched before the rotation still opens during the grace period.
+    const path = '/api/resource/crm.Customer';
+    const jwe = handMadeJwe(
+      old,
+      sealedHeader(old.kid, 'POST', path),
+      JSON.stringify({ customer_name: 'Old Key' }),
+    );
+    expect((await postJose(admin, path, jwe)).status).toBe(201);
   });
 });
