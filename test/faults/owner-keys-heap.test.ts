@@ -288,4 +288,38 @@ describe('a Customer encrypted to crm crosses the gateway unopened', () => {
     expect(`${answer.status} ${await answer.clone().text()}`).toMatch(/^201 /);
     expect(await fileContains(snapshot, CONTROL_EMAIL)).toBe(true);
   }, 300_000);
+
+  it("`m keys rotate --app crm` next to the running crm: the gateway's JWKS and the SDK follow it", async () => {
+    const jwksKids = async () => {
+      const res = await fetch(`${gatewayUrl}/api/v1/security/jwks`);
+      const { keys } = (await res.json()) as { keys: Array<{ kid: string }> };
+      return keys.map((k) => k.kid).filter((kid) => kid.startsWith('svc:crm:'));
+    };
+    const [before] = await jwksKids();
+    const rotate = spawnM(['keys', 'rotate', '--app', 'crm', '--data-dir', join(dir, 'data')]);
+    expect(await rotate.exited).toBe(0);
+    const next = /new active key (svc:crm:\S+) in /.exec(rotate.output())?.[1];
+    expect(next).toBeDefined();
+    await waitUntil(
+      async () => {
+        const kids = await jwksKids();
+        return kids[0] === next && kids[1] === before;
+      },
+      60_000,
+      "the gateway's JWKS lists crm's new key first, the retired one after it",
+    );
+
+    const { sent, http, discovery, provider } = browser();
+    await http.login('sales.heap', SALES_PASSWORD);
+    const manifest = await discovery.loadManifest('crm');
+    const meta = await fetchServiceMetadata(manifest.metaUrl, { http });
+    const schema = meta.doctypes.find((d) => d.name === 'crm.Customer')!;
+    await provider.create({
+      resource: 'crm.Customer',
+      variables: { customer_name: 'Ada Rotated', email: 'ada.rotated@example.com' },
+      meta: { schema },
+    });
+    const post = sent.find((r) => r.method === 'POST' && r.path === '/api/resource/crm.Customer')!;
+    expect(decodeProtectedHeader(post.body).kid).toBe(next);
+  }, 300_000);
 });
