@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { type CreateApiAppOptions, createApiApp } from './api-app';
-import { trustGateway } from './auth/internal-auth';
+import { INTERNAL_HEADERS, trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { peerLinkResolver } from './data/peer-links';
 import { dataRoutes } from './data/routes';
@@ -51,11 +51,13 @@ export function createServiceApp(
   app.notFound(notFound);
   app.use('*', trustGateway(secret));
   // A body encrypted to this service's own key, forwarded unopened by the gateway, is decrypted here, with
-  // this service's replay window (docs/security.md#encrypted-to-the-owning-service). Only on the paths the
-  // trust check guards, so only a request the gateway signed ever reaches the decryption.
+  // this service's replay window (docs/security.md#encrypted-to-the-owning-service). Only for a request the
+  // gateway signed (the trust check has refused any signature that does not verify), so nobody else can use
+  // the service as a decryption oracle.
   const decryption = serviceDecryption(ctx);
-  app.use('/api/resource/*', decryption);
-  app.use('/api/method/*', decryption);
+  app.use('*', (c, next) =>
+    c.req.header(INTERNAL_HEADERS.signature) === undefined ? next() : decryption(c, next),
+  );
   // Link fields to DocTypes of other services are checked with their owners, found in `peers`.
   const remoteLinks = peerLinkResolver({
     directory: options.peers ?? (() => undefined),
