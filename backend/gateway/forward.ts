@@ -18,6 +18,11 @@ export interface ForwardOptions {
   /** Deadline of one upstream call, connect to last body byte (`desk.upstream_timeout_ms`). */
   timeoutMs: number;
   log: Logger;
+  /**
+   * `server.log_level = "debug"`: told one line per forwarded request (method, path, service, status, the
+   * kind and size of the body it forwarded), never a body or a header.
+   */
+  debug?: Logger;
   /** Connection pool to the services; default a keep-alive Agent owned by the routes. */
   dispatcher?: Dispatcher;
 }
@@ -190,6 +195,11 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
     }
     const status = upstream.statusCode;
+    options.debug?.(
+      `forward: ${method} ${url.pathname} -> ${manifest.service} ${status} (${
+        sealed !== undefined ? 'sealed JWE' : body ? 'JSON' : 'no body'
+      }, ${Buffer.byteLength(body)} bytes)`,
+    );
     const empty = status === 204 || status === 304 || method === 'HEAD';
     return new Response(empty ? null : bytes, { status, headers: out });
   };

@@ -159,7 +159,8 @@ async function buildGateway(
   await refuseDefaultAdminPassword(ctx);
 
   const forwarding = new Hono<AppEnv>();
-  forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log }));
+  const debug = config.server.log_level === 'debug' ? log : undefined;
+  forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log, debug }));
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
   // whoami's permissions come from the services, each computing them from the roles this gateway signs.
   const permissionsOf = remotePermissionSource({ directory, secret, timeoutMs });
