@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { EncryptionJwk } from '../src/protocol';
 import { auditRoutes } from './audit/routes';
 import { authRoutes } from './auth/routes';
 import { userRoutes } from './auth/user-routes';
@@ -11,8 +12,8 @@ import { historyRoutes } from './history/routes';
 import { CachedRouter } from './http/cached-router';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
-import { metricsRoutes } from './metrics/routes';
 import { importRoutes } from './import/routes';
+import { metricsRoutes } from './metrics/routes';
 import { securityChain } from './middleware/chain';
 import { openapiRoutes } from './openapi/routes';
 import { permissionRoutes, rolesOf } from './permissions/routes';
@@ -61,6 +62,8 @@ export interface CreateApiAppOptions {
    * gateway asks its services (backend/permissions/remote-permissions.ts).
    */
   permissionsOf?: PermissionSource;
+  /** A MACROSERVICE gateway: its services' public keys, listed in its JWKS after its own. */
+  serviceKeys?: () => readonly EncryptionJwk[];
 }
 
 /**
@@ -80,7 +83,7 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   app.use('*', securityChain(ctx, onError));
   const { keys, policy, auth, users, loginThrottle, hashGate } = ctx.security;
   const payloadEncryption = ctx.config.security.payload_encryption;
-  app.route('/', securityRoutes({ payloadEncryption, keys, policy }));
+  app.route('/', securityRoutes({ payloadEncryption, keys, policy, serviceKeys: options.serviceKeys }));
   if (ctx.metrics) app.route('/', metricsRoutes({ registry: ctx.metrics.registry, log: ctx.log }));
   app.route(
     '/',

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { type CreateApiAppOptions, createApiApp } from './api-app';
-import { trustGateway } from './auth/internal-auth';
+import { INTERNAL_HEADERS, trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { peerLinkResolver } from './data/peer-links';
 import { dataRoutes } from './data/routes';
@@ -9,6 +9,7 @@ import type { ServiceDirectory } from './gateway/service-directory';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { importRoutes } from './import/routes';
+import { payloadDecryption } from './middleware/payload-decryption';
 import { permissionRoutes } from './permissions/routes';
 import { releaseRoutes } from './releases/routes';
 
@@ -21,6 +22,8 @@ export interface CreateAppOptions {
   forwarding?: Hono<AppEnv>;
   /** Where whoami gets a principal's permissions (a gateway: from its services); see `createApiApp`. */
   permissionsOf?: CreateApiAppOptions['permissionsOf'];
+  /** A MACROSERVICE gateway: its services' public keys for its JWKS; see `createApiApp`. */
+  serviceKeys?: CreateApiAppOptions['serviceKeys'];
 }
 
 /**
@@ -36,7 +39,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
 /**
  * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data
  * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
- * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here.
+ * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here,
+ * except for decrypting bodies encrypted to this service's own key.
  */
 export function createServiceApp(
   ctx: AppContext,
@@ -47,6 +51,14 @@ export function createServiceApp(
   app.onError(handleError(ctx.log));
   app.notFound(notFound);
   app.use('*', trustGateway(secret));
+  // A body encrypted to this service's own key, forwarded unopened by the gateway, is decrypted here, with
+  // this service's replay window (docs/security.md#encrypted-to-the-owning-service). Only for a request the
+  // gateway signed (the trust check has refused any signature that does not verify), so nobody else can use
+  // the service as a decryption oracle.
+  const decryption = serviceDecryption(ctx);
+  app.use('*', (c, next) =>
+    c.req.header(INTERNAL_HEADERS.signature) === undefined ? next() : decryption(c, next),
+  );
   // Link fields to DocTypes of other services are checked with their owners, found in `peers`.
   const remoteLinks = peerLinkResolver({
     directory: options.peers ?? (() => undefined),
@@ -58,4 +70,20 @@ export function createServiceApp(
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   app.route('/', deskRoutes(ctx));
   return app;
+}
+
+/**
+ * A service's PayloadDecryptionMiddleware: opens `application/jose` bodies with the service's own keys and
+ * replay window. It refuses no plaintext: the gateway enforced the mode, and forwards as JSON what it
+ * decrypted with its own key.
+ */
+function serviceDecryption(ctx: AppContext) {
+  const { keys, replay, policy } = ctx.security;
+  return payloadDecryption({
+    policy: { mode: policy.mode, routes: policy.routes, requiresEncryption: () => false },
+    keys,
+    replay,
+    maxJweBytes: ctx.config.security.payload_encryption.max_jwe_bytes,
+    maxBodyBytes: ctx.config.server.max_body_bytes,
+  });
 }

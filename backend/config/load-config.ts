@@ -23,6 +23,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, string, (raw: string) => un
   ['PLATFORM_DATA_DIR', 'server.data_dir', String],
   ['PLATFORM_DATABASE_URL', 'server.database_url', String],
   ['PLATFORM_PGLITE_OPTIMIZE', 'server.pglite_optimize', parseBool],
+  ['PLATFORM_LOG_LEVEL', 'server.log_level', (v) => v.toLowerCase()],
   ['PLATFORM_MFE_PROXY_ENABLED', 'desk.mfe_proxy_enabled', parseBool],
   [
     'PLATFORM_CORE_SERVICES',

@@ -55,6 +55,11 @@ export const platformTomlSchema = z
         server_timing: z.boolean().default(false),
         /** A database statement at least this slow counts as slow in `/metrics` (docs/operators.md#metrics). */
         slow_statement_ms: positiveInt.default(100),
+        /**
+         * `debug` adds a line per request a MACROSERVICE gateway forwards (method, path, service, status, what
+         * the body was and its size; never a body, docs/operators.md#settings). Default `info`.
+         */
+        log_level: z.enum(['info', 'debug']).default('info'),
         /** Largest request body of a request that presents a credential (cookie or `Authorization`). */
         max_body_bytes: positiveInt.default(1_048_576),
         /** Largest request body of a request without any credential (sign-in, public routes). */

@@ -1,12 +1,13 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { Agent, type Dispatcher, request } from 'undici';
-import { PERMISSIONS_PREFIX, type ServiceManifest } from '../../src/protocol';
+import { JOSE_CONTENT_TYPE, PERMISSIONS_PREFIX, type ServiceManifest } from '../../src/protocol';
 import { INTERNAL_SECRET_ENV, signInternalRequest, TRUST_REJECTED_HEADER } from '../auth/internal-auth';
 import type { Logger } from '../context';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
+import { keyNotForService } from '../security/jwe/errors';
 import type { ServiceDirectory } from './service-directory';
 
 /** Options of {@link forwardRoutes}. */
@@ -17,6 +18,11 @@ export interface ForwardOptions {
   /** Deadline of one upstream call, connect to last body byte (`desk.upstream_timeout_ms`). */
   timeoutMs: number;
   log: Logger;
+  /**
+   * `server.log_level = "debug"`: told one line per forwarded request (method, path, service, status, the
+   * kind and size of the body it forwarded), never a body or a header.
+   */
+  debug?: Logger;
   /** Connection pool to the services; default a keep-alive Agent owned by the routes. */
   dispatcher?: Dispatcher;
 }
@@ -93,7 +99,10 @@ function unknownService(message: string) {
  * MACROSERVICE gateway routing: `/api/resource/*`, `/api/import/*` and `/api/method/*` go to the service named by
  * `X-Platform-Service` (or the owner of the DocType in the path), `/api/meta/<service>` to that service's
  * `metaUrl`. The gateway's middleware chain has already run, so the body forwarded is the decrypted JSON
- * and the principal is passed signed ({@link signInternalRequest}); cookies and `Authorization` are not.
+ * and the principal is passed signed ({@link signInternalRequest}); cookies and `Authorization` are not. A
+ * body encrypted to the owning service's own key is forwarded as the JWE it came as, unopened; one
+ * encrypted to another service's key is 400 `key_not_for_service`
+ * (docs/security.md#encrypted-to-the-owning-service).
  *
  * Errors: unknown service 404 `unknown_service`; a service that does not answer (refused, reset) 503
  * `service_unavailable`; no complete answer within `timeoutMs` 504 `upstream_timeout`; anything else 502
@@ -118,7 +127,13 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       if (value !== undefined) headers[name] = value;
     }
     let body = '';
-    if (method !== 'GET' && method !== 'HEAD') {
+    const sealed = c.get('sealedJwe');
+    if (sealed !== undefined) {
+      // Encrypted to a service's own key: it goes to that service, as it came, or nowhere.
+      if (sealed.service !== manifest.service) throw keyNotForService();
+      body = sealed.token;
+      headers['content-type'] = JOSE_CONTENT_TYPE;
+    } else if (method !== 'GET' && method !== 'HEAD') {
       const hasBody = c.get('jsonBody') !== undefined || (await c.req.text()).trim() !== '';
       if (hasBody) {
         body = JSON.stringify(await readJsonBody(c));
@@ -182,6 +197,11 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
     }
     const status = upstream.statusCode;
+    options.debug?.(
+      `forward: ${method} ${url.pathname} -> ${manifest.service} ${status} (${
+        sealed !== undefined ? 'sealed JWE' : body ? 'JSON' : 'no body'
+      }, ${Buffer.byteLength(body)} bytes)`,
+    );
     const empty = status === 204 || status === 304 || method === 'HEAD';
     return new Response(empty ? null : bytes, { status, headers: out });
   };

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { keyNotForService } from '../security/jwe/errors';
 import type { AppEnv } from './env';
 import { PlatformError } from './errors';
 import { requestHeader } from './node-request';
@@ -22,13 +23,16 @@ export function decodeUtf8Body(bytes: Uint8Array): string {
 
 /**
  * The JSON body of a request: the plaintext PayloadDecryptionMiddleware already produced (decrypted JWE or
- * checked JSON), else the raw body parsed safely. A body that is not `application/json` is 415; an empty
+ * checked JSON), else the raw body parsed safely. A body a gateway holds sealed for a service is 400
+ * `key_not_for_service`. A body that is not `application/json` is 415; an empty
  * body is `{}`; bytes that are not UTF-8 are 400 `invalid_json`. The result is memoised on the context so
  * every reader (idempotency, handler) sees the same.
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const cached = c.get('jsonBody');
   if (cached !== undefined) return cached;
+  // A body encrypted to a service's key is for that service only: nothing here can read it.
+  if (c.get('sealedJwe') !== undefined) throw keyNotForService();
   const text = decodeUtf8Body(new Uint8Array(await c.req.arrayBuffer()));
   if (text.trim() === '') {
     c.set('jsonBody', {});

@@ -61,6 +61,8 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
       replay: security.replay,
       maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
       maxBodyBytes: config.server.max_body_bytes,
+      // Only a MACROSERVICE gateway runs this chain in that mode; it forwards service-key JWEs unopened.
+      forwardSealed: config.mode === 'macroservice',
     }),
   ),
   entry('CSRFMiddleware', 20, ({ config, security }) =>

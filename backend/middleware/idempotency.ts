@@ -42,9 +42,13 @@ export function canonicalJson(value: unknown): string {
 /**
  * The payload fingerprint (docs/security.md#idempotency-is-keyed-by-caller): the hash of the canonical
  * DECRYPTED body, so a retry that re-encrypts the same plaintext is a replay. Non-JSON bodies are hashed as
- * bytes.
+ * bytes; a body a gateway keeps sealed for its service by the service's name.
  */
 async function fingerprint(c: Context<AppEnv>): Promise<string> {
+  // A gateway cannot read a body sealed for a service: any payload for the same service counts as the same,
+  // so a retry (re-encrypted) is a replay, and a different payload under a reused key is not detected.
+  const sealed = c.get('sealedJwe');
+  if (sealed !== undefined) return sha256(`sealed\n${sealed.service}`);
   if (c.get('jsonBody') !== undefined || mediaType(requestHeader(c, 'content-type')) === 'application/json') {
     return sha256(canonicalJson(await readJsonBody(c)));
   }

@@ -5,7 +5,7 @@ import { type ErrorCode, PlatformError } from '../http/errors';
 import { requestHeader } from '../http/node-request';
 import { readLimitedBody } from '../http/read-limited-body';
 import type { EncryptionPolicy } from '../security/encryption-policy';
-import { decryptRequestJwe } from '../security/jwe/decrypt-request-jwe';
+import { decryptRequestJwe, inspectSealedJwe } from '../security/jwe/decrypt-request-jwe';
 import { parseDecryptedJson } from '../security/jwe/parse-decrypted-json';
 import type { KeyStore } from '../security/keys/key-store';
 import type { ReplayGuard } from '../security/replay/replay-guard';
@@ -21,6 +21,12 @@ export interface PayloadDecryptionOptions {
   maxJweBytes: number;
   /** Largest plaintext body read to decide whether a refused plaintext is empty (`server.max_body_bytes`). */
   maxBodyBytes: number;
+  /**
+   * A MACROSERVICE gateway: a JWE whose `kid` names a service (`svc:<service>:...`) is checked without being
+   * opened and kept for forwarding to that service (`sealedJwe`); its `jti` is pre-checked against the
+   * replay window. Default false (MONOLITH, a service: such a kid is simply not held, `unknown_key`).
+   */
+  forwardSealed?: boolean;
 }
 
 /** The media type of a `Content-Type` header, lower-cased and without parameters. */
@@ -56,12 +62,16 @@ function unsupported(code: ErrorCode, message: string): PlatformError {
 async function decrypt(c: Context<AppEnv>, options: PayloadDecryptionOptions): Promise<undefined> {
   const bytes = await readLimitedBody(c, options.maxJweBytes);
   const token = latin1.decode(bytes);
-  const rawPath = pathOfUrl(c.req.url);
-  const { plaintext, header } = await decryptRequestJwe(
-    token,
-    { method: c.req.method, paths: [rawPath, c.req.path] },
-    options.keys,
-  );
+  const target = { method: c.req.method, paths: [pathOfUrl(c.req.url), c.req.path] };
+  const sealed = options.forwardSealed ? inspectSealedJwe(token, target) : undefined;
+  if (sealed) {
+    // Encrypted to the owning service: this gateway cannot and does not open it. Its replay pre-check
+    // refuses a token already forwarded by any gateway; the service runs the full check after decrypting.
+    await options.replay?.check(sealed.header);
+    c.set('sealedJwe', { token, service: sealed.service });
+    return undefined;
+  }
+  const { plaintext, header } = await decryptRequestJwe(token, target, options.keys);
   await options.replay?.check(header);
   c.set('jsonBody', parseDecryptedJson(plaintext));
   return undefined;
@@ -85,7 +95,8 @@ async function refusePlaintext(c: Context<AppEnv>, maxBodyBytes: number): Promis
  *
  * - An `application/jose` body is size-checked, decrypted (compact JWE bound to this method and path) and
  *   parsed safely; the handler sees the plaintext JSON through `readJsonBody` (`c.set('jsonBody')`). In
- *   `disabled` mode such a body is 415 `encryption_disabled`.
+ *   `disabled` mode such a body is 415 `encryption_disabled`. With `forwardSealed` (a gateway), one
+ *   encrypted to a service's key is only checked and kept sealed for forwarding.
  * - A non-empty body of any other type where the mode requires encryption (a selective route, a mutating
  *   request in strict mode, a DocType with flagged fields in metadata mode) is 415 `encryption_required`
  *   before any handler runs. The content type is never sniffed, and nothing in the request can lower the mode.

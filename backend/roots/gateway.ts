@@ -159,11 +159,15 @@ async function buildGateway(
   await refuseDefaultAdminPassword(ctx);
 
   const forwarding = new Hono<AppEnv>();
-  forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log }));
+  const debug = config.server.log_level === 'debug' ? log : undefined;
+  forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log, debug }));
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
   // whoami's permissions come from the services, each computing them from the roles this gateway signs.
   const permissionsOf = remotePermissionSource({ directory, secret, timeoutMs });
-  return { app: createApp(ctx, { forwarding, permissionsOf }), ctx, directory };
+  // Each live service's own public keys join this gateway's JWKS: bodies for a service's DocTypes are
+  // encrypted to it and forwarded unopened (docs/security.md#encrypted-to-the-owning-service).
+  const serviceKeys = () => directory.list().flatMap((m) => m.encryptionKeys ?? []);
+  return { app: createApp(ctx, { forwarding, permissionsOf, serviceKeys }), ctx, directory };
 }
 
 /**

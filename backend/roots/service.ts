@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ServiceManifest } from '../../src/protocol';
 import { createServiceApp } from '../app';
 import { isAppPath, loadAppFromPath } from '../apps/index';
@@ -11,6 +11,8 @@ import { BusServiceDirectory } from '../gateway/bus-directory';
 import { type ManifestDraft, ManifestPublisher } from '../gateway/manifests/manifest-publisher';
 import { createMonolithDirectory, type MonolithDirectory } from '../gateway/monolith-directory';
 import { PlatformError } from '../http/errors';
+import { FileKeyStore } from '../security/keys/file-key-store';
+import { ServiceKeyStore } from '../security/keys/service-key-store';
 import { boundPublicUrl, buildContext, type ContextOptions } from './context';
 import { bindServer, onCleanupStack } from './start';
 
@@ -42,12 +44,18 @@ function draftOf(manifest: ServiceManifest): ManifestDraft {
   return draft;
 }
 
+/** The kids of a manifest's published keys, in order: what changes when the service's ring rotates. */
+function kidsOf(draft: ManifestDraft): string {
+  return (draft.encryptionKeys ?? []).map((k) => k.kid).join(' ');
+}
+
 /**
  * `m serve --app <name>`, the service composition root: one service process. It installs only that app,
  * keeps its state in `<data_dir>/services/<app>` (its own database and keys), binds `server.port` (0 = a
  * free port) before building its context (whose public URL is the address bound), and publishes its
- * manifest (`apiUrl` `<own url>/api`, `url` its `remoteEntry.js` when built) on the bus with a heartbeat;
- * it re-publishes with a new `rev` when the remote appears or changes.
+ * manifest (`apiUrl` `<own url>/api`, `url` its `remoteEntry.js` when built, `encryptionKeys` the public
+ * halves of its own key ring, kids `svc:<app>:...`) on the bus with a heartbeat; it re-publishes with a new
+ * `rev` when the remote appears or changes, or when its keys rotate (`m keys rotate` on its data directory).
  */
 export async function startService(
   config: PlatformConfig,
@@ -71,12 +79,23 @@ export async function startService(
       bus = connected;
     }
     const server = await bindServer(config, stack);
+    // Its own key pair: request bodies for its DocTypes are encrypted to it and cross the gateway unopened
+    // (docs/security.md#encrypted-to-the-owning-service).
+    const keys = new ServiceKeyStore(
+      options.context?.keys ??
+        (await FileKeyStore.open({
+          dir: join(resolve(serviceConfig.server.data_dir), 'keys'),
+          graceMs: config.security.payload_encryption.key_grace_seconds * 1000,
+        })),
+      name,
+    );
     let directory: MonolithDirectory | undefined;
     const ctx = await buildContext(
       serviceConfig,
       {
         log,
         ...options.context,
+        keys,
         publicUrl: options.context?.publicUrl ?? boundPublicUrl(config, server.port),
       },
       {
@@ -112,14 +131,31 @@ export async function startService(
     stack.defer(() => peerDirectory.close());
     peers = peerDirectory;
     const publisher = new ManifestPublisher({ bus, store, heartbeatMs, log });
-    await publisher.start(draftOf(own));
+    let scannedDraft = draftOf(own);
+    let published: ManifestDraft = { ...scannedDraft, encryptionKeys: await keys.publicKeys() };
+    await publisher.start(published);
     stack.defer(() => publisher.stop());
+    const republish = async (draft: ManifestDraft) => {
+      published = draft;
+      await publisher.update(draft);
+    };
     // A remote built after the start (or rebuilt) changes the manifest: publish it with a new rev.
     const offChange = scanned.subscribe((list) => {
       const next = list.find((m) => m.service === name);
-      if (next) void publisher.update(draftOf(next)).catch(() => {});
+      if (!next) return;
+      scannedDraft = draftOf(next);
+      void republish({ ...scannedDraft, encryptionKeys: published.encryptionKeys }).catch(() => {});
     });
-    const rescan = setInterval(() => scanned.refresh(), heartbeatMs);
+    // So does a rotation of its keys: the gateways list the new key in their JWKS within a heartbeat.
+    const followKeys = async () => {
+      const encryptionKeys = await keys.publicKeys();
+      const next = { ...scannedDraft, encryptionKeys };
+      if (kidsOf(next) !== kidsOf(published)) await republish(next);
+    };
+    const rescan = setInterval(() => {
+      scanned.refresh();
+      void followKeys().catch((err: Error) => log(`keys: re-reading the key ring failed (${err.message})`));
+    }, heartbeatMs);
     rescan.unref?.();
     stack.defer(() => {
       clearInterval(rescan);

@@ -1,5 +1,11 @@
 import { type Context, Hono } from 'hono';
-import { JWKS_PATH, type Jwks, SECURITY_CONFIG_PATH, type SecurityConfig } from '../../src/protocol';
+import {
+  type EncryptionJwk,
+  JWKS_PATH,
+  type Jwks,
+  SECURITY_CONFIG_PATH,
+  type SecurityConfig,
+} from '../../src/protocol';
 import type { PlatformConfig } from '../config/schema';
 import type { AppEnv } from '../http/env';
 import { errorResponse } from '../http/errors';
@@ -16,6 +22,11 @@ export interface SecurityRouteDeps {
   payloadEncryption: PlatformConfig['security']['payload_encryption'];
   keys: Pick<KeyStore, 'active' | 'usable'>;
   policy: Pick<EncryptionPolicy, 'mode' | 'routes'>;
+  /**
+   * A MACROSERVICE gateway: the public keys its live services publish with their manifests, listed after
+   * its own (docs/security.md#encrypted-to-the-owning-service). Default none (MONOLITH).
+   */
+  serviceKeys?: () => readonly EncryptionJwk[];
 }
 
 /**
@@ -24,7 +35,8 @@ export interface SecurityRouteDeps {
  *   parameter or header changes it, rule 5), the selective routes (built-in merged with configured) and the
  *   active `kid`. `Cache-Control: no-cache`, so a rotation is seen at the next boot of the shell.
  * - `GET /api/v1/security/jwks` -> `{ keys }`: the active key first, then retired keys still in their grace
- *   period; public members only (`kty use alg kid n e`, rule 7). `Cache-Control: public, max-age=
+ *   period, then (a gateway) every live service's published keys (`svc:<service>:...`); public members only
+ *   (`kty use alg kid n e`, rule 7). `Cache-Control: public, max-age=
  *   jwks_max_age_seconds`, which startup checks is shorter than `key_grace_seconds`.
  * Any other method on either path is 405 `method_not_allowed` with `Allow: GET, HEAD`.
  */
@@ -47,7 +59,11 @@ export function securityRoutes(deps: SecurityRouteDeps): Hono<AppEnv> {
   const jwksPaths = [...new Set([JWKS_PATH, pe.jwks_uri])];
   for (const path of jwksPaths) {
     app.get(path, async (c) => {
-      const body: Jwks = { keys: (await keys.usable()).map((k) => ({ ...k.publicJwk })) };
+      const own = (await keys.usable()).map((k): EncryptionJwk => ({ ...k.publicJwk }));
+      const services = (deps.serviceKeys?.() ?? []).map(
+        ({ kty, use, alg, kid, n, e }): EncryptionJwk => ({ kty, use, alg, kid, n, e }),
+      );
+      const body: Jwks = { keys: [...own, ...services] };
       c.header('Cache-Control', `public, max-age=${pe.jwks_max_age_seconds}`);
       return c.json(body);
     });

@@ -2,6 +2,7 @@
  * Wire types of the gateway discovery endpoints: what the gateway answers and what the SDK, the shell and
  * the load-test harness read. Types only.
  */
+import type { EncryptionJwk } from './security';
 
 /**
  * Why a signed-in user is handed another release of a remote than the live one (MONOLITH releases,
@@ -47,6 +48,12 @@ export interface ServiceManifest extends ReleaseAssignment {
   doctypes: string[];
   /** Subresource Integrity of `url` (`sha384-<base64>`), when the service has a remote. */
   integrity?: string;
+  /**
+   * MACROSERVICE: the public halves of the service's own encryption keys (active first, then retired ones
+   * in their grace period), each `kid` `svc:<service>:<thumbprint>`. The gateway lists them in its JWKS; the
+   * manifests browsers get leave them out (docs/security.md#encrypted-to-the-owning-service).
+   */
+  encryptionKeys?: EncryptionJwk[];
 }
 
 /**

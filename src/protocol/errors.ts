@@ -66,6 +66,7 @@ export type ErrorCode =
   | 'encryption_disabled'
   | 'decryption_failed'
   | 'unknown_key'
+  | 'key_not_for_service'
   | 'replayed'
   // Idempotency.
   | 'invalid_idempotency_key'

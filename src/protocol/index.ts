@@ -60,5 +60,12 @@ export { globToRegExp, matchesRoute } from './route-match';
 export type { SearchAnswer, SearchGap, SearchGroup, SearchHit } from './search';
 export { HITS_PER_DOCTYPE, MAX_SEARCH_LENGTH } from './search';
 export type { EncryptionJwk, EncryptionMode, Jwks, RequestBinding, SecurityConfig } from './security';
-export { ENCRYPTION_MODES, JWE_ALG, JWE_ENC } from './security';
+export {
+  ENCRYPTION_MODES,
+  JWE_ALG,
+  JWE_ENC,
+  SERVICE_KID_PREFIX,
+  serviceKidPrefix,
+  serviceOfKid,
+} from './security';
 export type { WhoamiResponse } from './session';

@@ -27,6 +27,27 @@ export interface EncryptionJwk {
   e: string;
 }
 
+/**
+ * The `kid` of a MACROSERVICE service's own encryption key starts with `svc:<service>:` (then the key's
+ * RFC 7638 thumbprint), so a JWE names the one service that can open it and the gateway knows where it may
+ * go without opening it (docs/security.md#encrypted-to-the-owning-service). Gateway keys are bare thumbprints.
+ */
+export const SERVICE_KID_PREFIX = 'svc:';
+
+/** The `kid` prefix of `service`'s own keys: `svc:<service>:`. */
+export function serviceKidPrefix(service: string): string {
+  return `${SERVICE_KID_PREFIX}${service}:`;
+}
+
+/** The service a `kid` names (`svc:<service>:<thumbprint>`), or undefined for any other kid. */
+export function serviceOfKid(kid: string): string | undefined {
+  if (!kid.startsWith(SERVICE_KID_PREFIX)) return undefined;
+  const end = kid.indexOf(':', SERVICE_KID_PREFIX.length);
+  return end > SERVICE_KID_PREFIX.length && end < kid.length - 1
+    ? kid.slice(SERVICE_KID_PREFIX.length, end)
+    : undefined;
+}
+
 /** `GET /api/v1/security/jwks`. */
 export interface Jwks {
   keys: Array<EncryptionJwk | Record<string, unknown>>;

@@ -632,6 +632,12 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
   { document: 'docs/operators.md', command: 'm keys rotate', run: keysRotate },
   {
     document: 'docs/operators.md',
+    command: 'm keys rotate --app crm',
+    testedBy: 'test/faults/owner-keys-heap.test.ts',
+    evidence: /spawnM\(\['keys', 'rotate', '--app', 'crm'/,
+  },
+  {
+    document: 'docs/operators.md',
     command:
       'PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY=<old> PLATFORM_RECORDS_KEY_ENCRYPTION_KEY=<new> m keys rewrap --data-dir .platform',
     testedBy: 'test/faults/at-rest-rewrap.test.ts',

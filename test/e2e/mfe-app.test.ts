@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeProtectedHeader } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NatsServerHandle, startNatsServer } from '../helpers/nats-server';
@@ -59,7 +60,7 @@ interface NoteSteps {
 async function createNote(
   page: Page,
   deskUrl: string,
-  note: { title: string; body: string; email: string },
+  note: { title: string; body: string; email: string; kid?: RegExp },
   steps: NoteSteps = {},
 ) {
   await page.goto(`${deskUrl}#/app/notes.Note/new`);
@@ -78,6 +79,8 @@ async function createNote(
   expect(request.headers()['content-type']).toBe('application/jose');
   expect(request.postData() ?? '').toMatch(COMPACT_JWE);
   expect(request.postData() ?? '').not.toContain(note.email);
+  // The key it is encrypted to: the gateway's (MONOLITH), or the notes service's own (MACROSERVICE).
+  if (note.kid) expect(String(decodeProtectedHeader(request.postData() ?? '').kid)).toMatch(note.kid);
   expect(response?.status()).toBe(201);
   const created = (await response!.json()) as { data: { name: string; email: string; title: string } };
   expect(created.data).toMatchObject({ title: note.title, email: note.email });
@@ -95,6 +98,8 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     title: `First note ${suffix}`,
     body: 'Written from the team repository.',
     email: `nora.${suffix}@example.com`,
+    // One process, one key ring: the gateway's own key.
+    kid: /^[\w-]{43}$/,
   };
 
   beforeAll(async () => {
@@ -340,6 +345,8 @@ describe('the scaffolded app as a MACROSERVICE service joining a gateway over NA
       title: `Macro note ${suffix}`,
       body: 'Served by its own process.',
       email: `mac.${suffix}@example.com`,
+      // Encrypted to the notes service's own key: the gateway forwards it unopened.
+      kid: /^svc:notes:/,
     });
     await screenshot(page, 'mfe-app-macroservice-list');
   });

@@ -269,9 +269,15 @@ describe('several gateways behind a load balancer (MACROSERVICE, PostgreSQL, NAT
     }
     expect(failures).toEqual([]);
     expect(created).toBe(24);
-    // Both gateways publish the newest key first and the retired ones, still decrypting, after it.
+    // Both gateways publish the newest key first and the retired ones, still decrypting, after it; then the
+    // services' own keys (docs/security.md#encrypted-to-the-owning-service).
     for (const gateway of [a, b]) {
-      expect((await jwksOf(gateway)).kids).toEqual([gatewayKid, cliKid, firstKid]);
+      const { kids } = await jwksOf(gateway);
+      expect(kids.slice(0, 3)).toEqual([gatewayKid, cliKid, firstKid]);
+      expect(kids.slice(3).sort()).toEqual([
+        expect.stringMatching(/^svc:crm:/),
+        expect.stringMatching(/^svc:stock:/),
+      ]);
     }
     // The ring in NATS KV holds every private key wrapped with the key-encryption key, none in clear.
     const ring = await storedRing();

@@ -71,21 +71,22 @@ export async function startMemoryGateway(
   return { gateway, database: db };
 }
 
-/** Starts the service of `app` (from `appsDir`) on a new in-memory database. */
+/** Starts the service of `app` (from `appsDir`) on a new in-memory database and an in-memory key ring. */
 export async function startMemoryService(
   config: PlatformConfig,
   app: string,
   appsDir: string,
   secret: string,
-): Promise<{ service: RunningService; database: Database }> {
+): Promise<{ service: RunningService; database: Database; keys: MemoryKeyStore }> {
   const database = await openDatabase({ memory: true });
+  const keys = await memoryKeys(config);
   const service = await startService(config, {
     app,
     secret,
     log: () => {},
-    context: { database, appsDir, keys: await memoryKeys(config) },
+    context: { database, appsDir, keys },
   });
-  return { service, database };
+  return { service, database, keys };
 }
 
 /** Sends a request to a gateway's app with a credential, JSON-encoding `body` when given. */
@@ -122,6 +123,8 @@ export interface StartedDeployment {
   admin: string;
   services: Record<string, RunningService>;
   serviceDatabases: Record<string, Database>;
+  /** Each service's own key ring (its kids as published: `svc:<app>:<kid>`). */
+  serviceKeys: Record<string, MemoryKeyStore>;
 }
 
 /**
@@ -164,14 +167,16 @@ export class MacroserviceDeployment {
     const admin = await apiKeyAuthorization(gateway.ctx);
     const services: Record<string, RunningService> = {};
     const serviceDatabases: Record<string, Database> = {};
+    const serviceKeys: Record<string, MemoryKeyStore> = {};
     for (const app of options.apps) {
       const started = await startMemoryService(serviceConfigOf(config), app, appsDir, this.#secret);
       this.#databases.push(started.database);
       this.#services.push(started.service);
       services[app] = started.service;
       serviceDatabases[app] = started.database;
+      serviceKeys[app] = started.keys;
     }
-    return { config, gateway, gatewayDatabase, admin, services, serviceDatabases };
+    return { config, gateway, gatewayDatabase, admin, services, serviceDatabases, serviceKeys };
   }
 
   /** Stops the services, then the gateway, closes the databases, stops nats-server and removes the folders. */

@@ -1,4 +1,5 @@
 import { base64url } from 'jose';
+import { serviceOfKid } from '../../../src/protocol';
 import { type KeyStore, withPrivateKey } from '../keys/key-store';
 import { decryptionFailed, unknownKey } from './errors';
 import { openA256Gcm } from './open-gcm';
@@ -12,6 +13,29 @@ const COMPACT_JWE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9
 const GCM_IV_BYTES = 12;
 const GCM_TAG_BYTES = 16;
 const CEK_BYTES = 32; // A256GCM
+
+/** A request JWE encrypted to a MACROSERVICE service's own key, checked but not opened. */
+export interface SealedRequest {
+  /** The compact JWE, forwarded as it came. */
+  token: string;
+  /** The service its `kid` names, the only one that can open it. */
+  service: string;
+  header: RequestJweHeader;
+}
+
+/**
+ * What a gateway checks of a JWE without opening it (docs/security.md#encrypted-to-the-owning-service): the
+ * compact shape and the protected header (size, allowlist, `alg`/`enc`, `htm`/`htu` binding), exactly as
+ * {@link decryptRequestJwe} does before its crypto. Returns the service its `kid` names, or undefined when
+ * the kid names none (a key of this process's own ring: decrypt it here). Nothing here is authenticated yet:
+ * the owning service decrypts, which authenticates the header as AAD, and runs its own replay window.
+ */
+export function inspectSealedJwe(token: string, target: RequestTarget): SealedRequest | undefined {
+  if (!COMPACT_JWE.test(token)) throw decryptionFailed();
+  const header = parseProtectedHeader(token.slice(0, token.indexOf('.')), target);
+  const service = serviceOfKid(header.kid);
+  return service === undefined ? undefined : { token, service, header };
+}
 
 /** The result of decrypting a request JWE. */
 export interface DecryptedRequest {

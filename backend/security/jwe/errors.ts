@@ -22,3 +22,16 @@ export function unknownKey(): PlatformError {
     { status: 400 },
   );
 }
+
+/**
+ * 400 `key_not_for_service`: a JWE encrypted to one service's key (`svc:<service>:...`) sent to a path of
+ * another service, or to a route the gateway answers itself; the gateway forwards it nowhere
+ * (docs/security.md#encrypted-to-the-owning-service). The kid is not echoed.
+ */
+export function keyNotForService(): PlatformError {
+  return new PlatformError(
+    'key_not_for_service',
+    'The payload is encrypted to the key of another service; encrypt it to the key of the service this path belongs to.',
+    { status: 400 },
+  );
+}

@@ -66,7 +66,7 @@ export function parseProtectedHeader(segment: string, target: RequestTarget): Re
   if ('jti' in header && !(typeof header.jti === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(header.jti))) {
     throw decryptionFailed();
   }
-  if (typeof kid !== 'string' || !/^[A-Za-z0-9_.-]{1,128}$/.test(kid)) throw unknownKey();
+  if (typeof kid !== 'string' || !/^[A-Za-z0-9_.:-]{1,128}$/.test(kid)) throw unknownKey();
   return {
     alg: JWE_ALG,
     enc: JWE_ENC,

@@ -31,9 +31,11 @@ export function replayed(message: string): PlatformError {
  * Refuses replayed request JWEs (docs/security.md#a-jwe-is-bound-to-its-request): the protected header must
  * carry `iat` (seconds since the epoch) and a random `jti`; a token issued more than the window ago, or more
  * than the clock skew in the future, is refused, and so is a `jti` already seen within the window, and one
- * issued before `notBeforeMs` (the start of a process whose seen ids were in memory). Called only
- * after the token decrypted, so only authenticated headers reach the seen-set (a forged `jti` cannot fill it or
- * shadow a real one).
+ * issued before `notBeforeMs` (the start of a process whose seen ids were in memory). A process that opens
+ * the token calls it after decryption, so only authenticated headers reach its seen-set; a MACROSERVICE
+ * gateway also calls it, unauthenticated, for a token sealed for a service it cannot open (a pre-check: a
+ * forged `jti` can add an id but not shadow a real one it does not know), and the service checks again after
+ * decrypting (docs/security.md#encrypted-to-the-owning-service).
  */
 export class ReplayGuard {
   readonly #seen: SeenSet;

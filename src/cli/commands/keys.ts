@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { NatsBus } from '../../../backend/bus/nats-bus';
 import { loadConfig } from '../../../backend/config/load-config';
 import type { PlatformConfig } from '../../../backend/config/schema';
+import { SERVICE_NAME_PATTERN } from '../../../backend/gateway/manifests/manifest-schema';
 import { readKeyRing, rotateKeyDir } from '../../../backend/security/keys/key-dir';
 import {
   type KeyEncryptionKey,
@@ -14,6 +15,7 @@ import {
   KvKeyStore,
   type SharedKeyRing,
 } from '../../../backend/security/keys/kv-key-store';
+import { serviceKidPrefix } from '../../protocol';
 import type { Command } from '../command';
 
 /** Exit codes of `m keys`: 0 done, 1 the operation failed, 2 usage error, 78 invalid configuration. */
@@ -29,6 +31,9 @@ Manages the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits)
            A running server picks the new key up within 5 seconds (or at once, for a JWE naming it).
            In MACROSERVICE mode (PLATFORM_MODE) with PLATFORM_KEY_ENCRYPTION_KEY set, both act on
            the key ring the gateways share in NATS KV (nats.url / PLATFORM_NATS_URL).
+           With --app <name>, both act on that MACROSERVICE service's own key ring,
+           <data_dir>/services/<name>/keys (kids svc:<name>:...); the running service publishes a
+           new key with its next heartbeat and the gateways list it in their JWKS.
   rewrap   Re-encrypts personal data at rest under the current key-encryption key
            (PLATFORM_RECORDS_KEY_ENCRYPTION_KEY), opening older values with the previous one
            (PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY, or <data_dir>/keys/records.kek), in batches,
@@ -36,6 +41,7 @@ Manages the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits)
 
 Options:
   --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
+  --app <name>       list, rotate: the keys of that MACROSERVICE service
   --config <file>    platform.toml to read (default ./platform.toml when present)
   --json             list: print JSON
   --batch <n>        rewrap: records per batch (default 100)
@@ -64,6 +70,14 @@ export const keysCommand: Command = {
       console.error(`m keys: expected "list", "rotate" or "rewrap"\n\n${HELP}`);
       return KEYS_EXIT.usage;
     }
+    const app = values.app;
+    if (app !== undefined && (action === 'rewrap' || !SERVICE_NAME_PATTERN.test(app))) {
+      console.error(`m keys: --app takes a service name and applies to list and rotate\n\n${HELP}`);
+      return KEYS_EXIT.usage;
+    }
+    // A service's own ring (docs/security.md#encrypted-to-the-owning-service): files in its data directory,
+    // published under kids naming it.
+    const shown = (kid: string) => (app === undefined ? kid : `${serviceKidPrefix(app)}${kid}`);
     let dir: string;
     let graceMs: number;
     let config: PlatformConfig;
@@ -73,14 +87,18 @@ export const keysCommand: Command = {
         overrides: { 'server.data_dir': values['data-dir'] },
         warn: (message) => console.error(`m keys: warning: ${message}`),
       });
-      dir = join(resolve(config.server.data_dir), 'keys');
+      dir =
+        app === undefined
+          ? join(resolve(config.server.data_dir), 'keys')
+          : join(resolve(config.server.data_dir), 'services', app, 'keys');
       graceMs = config.security.payload_encryption.key_grace_seconds * 1000;
     } catch (err) {
       console.error(`m keys: ${(err as Error).message}`);
       return KEYS_EXIT.config;
     }
     if (action === 'rewrap') return rewrap(config, Number(values.batch ?? 100));
-    const kek = config.mode === 'macroservice' ? keyEncryptionKeyFromEnv(process.env) : undefined;
+    const kek =
+      config.mode === 'macroservice' && app === undefined ? keyEncryptionKeyFromEnv(process.env) : undefined;
     if (kek) {
       try {
         return await sharedRing(config, kek, action, values.json ?? false);
@@ -92,7 +110,7 @@ export const keysCommand: Command = {
     try {
       if (action === 'rotate') {
         const kid = await rotateKeyDir(dir, { graceMs });
-        console.log(`new active key ${kid} in ${dir}`);
+        console.log(`new active key ${shown(kid)} in ${dir}`);
         return KEYS_EXIT.ok;
       }
       const ring = await readKeyRing(dir);
@@ -105,7 +123,7 @@ export const keysCommand: Command = {
             : until > now
               ? `retired, decrypts until ${new Date(until).toISOString()}`
               : 'expired';
-        return { ...k, status };
+        return { ...k, kid: shown(k.kid), status };
       });
       if (values.json) console.log(JSON.stringify({ dir, keys: rows }, null, 2));
       else if (rows.length === 0) console.log(`no keys in ${dir} (the server creates one on first start)`);
@@ -168,6 +186,7 @@ function parse(argv: string[]) {
     allowPositionals: true,
     options: {
       'data-dir': { type: 'string' },
+      app: { type: 'string' },
       config: { type: 'string' },
       json: { type: 'boolean', default: false },
       batch: { type: 'string' },

@@ -131,6 +131,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     body: unknown,
     schema: FlaggedSchema | undefined,
     forcePolicy: boolean,
+    service: string | undefined,
   ): Promise<{ body?: BodyInit; contentType?: string; policyApplied: boolean }> {
     if (body === undefined) return { policyApplied: false };
     const usePolicy =
@@ -155,7 +156,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         policyApplied: false,
       };
     }
-    const payload = await security.encryptPayload(body, url, method, schema);
+    // Encrypted to the owner's own key when it publishes one (docs/security.md#encrypted-to-the-owning-service).
+    const payload = await security.encryptPayload(body, url, method, schema, service);
     return { body: payload.body, contentType: payload.contentType, policyApplied: true };
   }
 
@@ -166,7 +168,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     let forcePolicy = false;
     let refreshedKeys = false;
     for (;;) {
-      const prepared = await prepareBody(target, method, body, schema, forcePolicy);
+      const prepared = await prepareBody(target, method, body, schema, forcePolicy, service);
       const sendHeaders = new Headers(headers);
       if (!sendHeaders.has('Accept')) sendHeaders.set('Accept', 'application/json');
       if (prepared.contentType) sendHeaders.set('Content-Type', prepared.contentType);

@@ -10,8 +10,8 @@ import { SecurityClient } from './security-client';
 export const securityClient: SecurityClient = new SecurityClient();
 
 /**
- * `encryptPayload(body, url, method, schema?)` (docs/sdk.md#payload-encryption-and-http) over the default
- * client.
+ * `encryptPayload(body, url, method, schema?, service?)` (docs/sdk.md#payload-encryption-and-http) over the
+ * default client; `service`, the owner of the target, picks that service's own key when it publishes one.
  *
  * @example
  * const { body, contentType } = await encryptPayload({ usr, pwd }, '/api/method/login', 'POST');
@@ -22,6 +22,7 @@ export function encryptPayload(
   url: string,
   method: string,
   schema?: FlaggedSchema,
+  service?: string,
 ): Promise<EncryptedPayload> {
-  return securityClient.encryptPayload(body, url, method, schema);
+  return securityClient.encryptPayload(body, url, method, schema, service);
 }

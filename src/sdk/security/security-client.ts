@@ -12,6 +12,7 @@ import {
   requiresEncryption,
   SECURITY_CONFIG_PATH,
   type SecurityConfig,
+  serviceKidPrefix,
 } from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { tryReadPlatformConfig } from '../platform-config';
@@ -47,7 +48,8 @@ export class SecurityClient {
   #options: SecurityClientOptions;
   #config: SecurityConfig | undefined;
   #configInflight: Promise<SecurityConfig> | undefined;
-  #keys = new Map<string, CryptoKey>();
+  /** Imported keys by kid, in JWKS order, each with the modulus it was imported from. */
+  #keys = new Map<string, { key: CryptoKey; n: string }>();
   #keysFetchedAt = Number.NEGATIVE_INFINITY;
   #keysInflight: Promise<void> | undefined;
   #refreshInflight: Promise<void> | undefined;
@@ -142,8 +144,24 @@ export class SecurityClient {
     if (!fresh || (requested !== '' && !this.#keys.has(requested))) await this.#loadKeys(false);
     // A config without an active kid: the JWKS's first encryption key is the active one.
     const kid = requested === '' ? (this.#keys.keys().next().value ?? '') : requested;
-    const key = this.#keys.get(kid);
-    return key ? { kid, key } : undefined;
+    const held = this.#keys.get(kid);
+    return held ? { kid, key: held.key } : undefined;
+  }
+
+  /**
+   * The key a body for `service` is encrypted to (docs/security.md#encrypted-to-the-owning-service): the
+   * first key of the JWKS whose kid names the service (`svc:<service>:...`, its active one), which only
+   * that service can open and the gateway forwards unopened; the gateway's active key where the service
+   * publishes none (MONOLITH, or no owner known).
+   */
+  async keyFor(service?: string): Promise<{ kid: string; key: CryptoKey }> {
+    if (service) {
+      const prefix = serviceKidPrefix(service);
+      const fresh = this.#keysFetchedAt + (this.#options.keysMaxAgeMs ?? 300_000) > this.#now();
+      if (!fresh) await this.#loadKeys(false);
+      for (const [kid, held] of this.#keys) if (kid.startsWith(prefix)) return { kid, key: held.key };
+    }
+    return this.getKey();
   }
 
   /** Whether a body sent with `method` to `url` must be encrypted under the (loaded) policy. */
@@ -152,8 +170,10 @@ export class SecurityClient {
   }
 
   /**
-   * `encryptPayload(body, url, method, schema?)` (docs/sdk.md#payload-encryption-and-http): applies the mode table to decide, then returns the
-   * JSON body or a compact JWE bound to `method` and the path of `url`. A string `body` is taken as JSON text.
+   * `encryptPayload(body, url, method, schema?, service?)` (docs/sdk.md#payload-encryption-and-http): applies the mode table to decide, then returns the
+   * JSON body or a compact JWE bound to `method` and the path of `url`, encrypted to the key of `service`
+   * (the owner discovery resolved) when the JWKS has one, else to the gateway's ({@link keyFor}). A string
+   * `body` is taken as JSON text.
    * Throws `security_config_unavailable` when the policy cannot be loaded and `encryption_failed` when
    * encryption is required but fails: it never falls back to plaintext.
    */
@@ -162,6 +182,7 @@ export class SecurityClient {
     url: string,
     method: string,
     schema?: FlaggedSchema,
+    service?: string,
   ): Promise<EncryptedPayload> {
     const config = await this.load();
     const plaintext = serializeBody(body);
@@ -169,7 +190,7 @@ export class SecurityClient {
       return { body: plaintext, contentType: JSON_CONTENT_TYPE };
     }
     try {
-      const { kid, key } = await this.getKey();
+      const { kid, key } = await this.keyFor(service);
       const jwe = await encryptJwe(plaintext, key, kid, requestBinding(url, method), this.serverNow());
       return { body: jwe, contentType: JOSE_CONTENT_TYPE };
     } catch (err) {
@@ -247,10 +268,15 @@ export class SecurityClient {
           cause: err,
         });
       }
-      const keys = new Map<string, CryptoKey>();
+      const keys = new Map<string, { key: CryptoKey; n: string }>();
       // jose loads with the first keys, not with the page (docs/performance.md#the-first-screen).
       const { importJWK } = await import(/* webpackChunkName: "jose" */ 'jose');
-      for (const jwk of jwks) keys.set(jwk.kid, (await importJWK(jwk, JWE_ALG)) as CryptoKey);
+      for (const jwk of jwks) {
+        // A key already imported is reused: a refetch imports only the keys that are new since.
+        const held = this.#keys.get(jwk.kid);
+        const key = held?.n === jwk.n ? held.key : ((await importJWK(jwk, JWE_ALG)) as CryptoKey);
+        keys.set(jwk.kid, { key, n: jwk.n });
+      }
       this.#keys = keys;
       this.#keysFetchedAt = this.#now();
     })().finally(() => {

@@ -33,6 +33,37 @@ describe('m keys', () => {
     expect(listed.keys[1]!.status).toMatch(/^retired, decrypts until /);
   });
 
+  it("--app acts on a service's own ring and shows its kids as the service publishes them", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'desk-cli-keys-app-'));
+    dirs.push(dataDir);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    // A MACROSERVICE config with a key-encryption key set still leaves the gateways' shared ring alone.
+    vi.stubEnv('PLATFORM_MODE', 'macroservice');
+    vi.stubEnv('PLATFORM_KEY_ENCRYPTION_KEY', 'cli-keys-test-key-encryption-key-0123456789');
+    try {
+      expect(await keysCommand.run(['rotate', '--app', 'crm', '--data-dir', dataDir])).toBe(KEYS_EXIT.ok);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const ring = await readKeyRing(join(dataDir, 'services', 'crm', 'keys'));
+    expect(ring.keys).toHaveLength(1);
+    expect((await readKeyRing(join(dataDir, 'keys'))).keys).toHaveLength(0);
+    expect(String(log.mock.calls[0]![0])).toContain(`new active key svc:crm:${ring.keys[0]!.kid} in `);
+
+    log.mockClear();
+    expect(await keysCommand.run(['list', '--app', 'crm', '--data-dir', dataDir, '--json'])).toBe(
+      KEYS_EXIT.ok,
+    );
+    const listed = JSON.parse(String(log.mock.calls[0]![0])) as { keys: Array<{ kid: string }> };
+    expect(listed.keys.map((k) => k.kid)).toEqual([`svc:crm:${ring.keys[0]!.kid}`]);
+  });
+
+  it('exits 2 for --app with rewrap or with a name that is not a service name', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(await keysCommand.run(['rewrap', '--app', 'crm'])).toBe(KEYS_EXIT.usage);
+    expect(await keysCommand.run(['rotate', '--app', '../crm'])).toBe(KEYS_EXIT.usage);
+  });
+
   it('exits 2 on a usage error', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     expect(await keysCommand.run(['shred'])).toBe(KEYS_EXIT.usage);
