@@ -251,6 +251,27 @@ describe("a developer's dev server overriding the app's remote in the running De
     expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
     await screenshot(page, 'mfe-app-override-hot-update');
 
+    // A syntax error: the dev build fails, and the Desk shows where and why over the remote's area.
+    const good = readFileSync(form, 'utf8');
+    const lines = good.split('\n');
+    const broken = lines.findIndex((line) => line.startsWith('type Values'));
+    writeFileSync(form, [...lines.slice(0, broken), 'const broken = (;', ...lines.slice(broken)].join('\n'));
+    const overlay = page.getByRole('alert', { name: 'The notes dev build failed' });
+    await overlay.waitFor({ timeout: 60_000 });
+    await overlay.getByText(new RegExp(`^ui/NoteForm\\.tsx:${broken + 1}:\\d+$`)).waitFor();
+    expect(await overlay.locator('pre').first().textContent()).toMatch(/Unexpected|Expected/);
+    // The form is still there underneath, and the rest of the Desk is not covered.
+    expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
+    await appLink(page, 'Customers').click({ trial: true });
+    await screenshot(page, 'dev-overlay');
+
+    // The fix builds: the overlay goes, the hot update lands in the same document, the typed value stays.
+    writeFileSync(form, good.replace('notes note form, edited', 'notes note form, fixed'));
+    await page.getByText('notes note form, fixed').waitFor({ timeout: 60_000 });
+    await overlay.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
+
     await page.goto(`${server.deskUrl}#/`);
     // The header's Developer details toggle shows the remotes' details on the home page.
     await page.getByRole('button', { name: 'Developer details' }).click();

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Configuration } from 'webpack';
 import type { RemoteBuildEnv } from '../../webpack';
+import { DevBuildChannel } from '../app-dev/build-status';
 import type { Command } from '../command';
 
 const HELP = `Usage: m app <build | dev | start> [options]
@@ -93,6 +94,10 @@ async function dev(dir: string, port: number, host: string): Promise<number> {
   const { default: webpack } = await import('webpack');
   const { default: WebpackDevServer } = await import('webpack-dev-server');
   const config = await loadRemoteConfig(dir, { mode: 'development', env: { hot: true } });
+  const compiler = webpack(config);
+  // Each build's outcome goes to the Desk tabs overriding this remote (a failed build shows over its area).
+  const builds = new DevBuildChannel(dir);
+  builds.attach(compiler);
   const server = new WebpackDevServer(
     {
       host,
@@ -105,8 +110,12 @@ async function dev(dir: string, port: number, host: string): Promise<number> {
       // The client runs inside the Desk's page: it must connect back to this server, not the Desk's origin.
       client: { overlay: false, logging: 'warn', webSocketURL: `ws://${host}:${port}/ws` },
       static: false,
+      setupMiddlewares: (middlewares) => [
+        { name: 'desk-build-status', middleware: builds.handle },
+        ...middlewares,
+      ],
     },
-    webpack(config),
+    compiler,
   );
   await server.start();
   console.log(`m app dev: remote at http://${host}:${port}/remoteEntry.js (Ctrl-C stops)`);
@@ -115,6 +124,7 @@ async function dev(dir: string, port: number, host: string): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  builds.close();
   await server.stop();
   return 0;
 }
@@ -130,7 +140,15 @@ async function start(dir: string, rest: string[]): Promise<number> {
   // MACROSERVICE: this app alone, as a service joining the deployment on PLATFORM_NATS_URL.
   if (mode === 'macroservice') return serveCommand.run([...rest, '--app', dir]);
   const apps = process.env.PLATFORM_APPS?.split(',').filter(Boolean) ?? ['crm', 'stock'];
-  return serveCommand.run([...apps.flatMap((a) => ['--app', a]), '--app', dir, '--build-missing', ...rest]);
+  // --watch: a new or changed DocType of this app is served without a restart.
+  return serveCommand.run([
+    ...apps.flatMap((a) => ['--app', a]),
+    '--app',
+    dir,
+    '--build-missing',
+    '--watch',
+    ...rest,
+  ]);
 }
 
 /** `m app build | dev | start`: the app in the current folder. */
