@@ -291,6 +291,82 @@ describe("a developer's dev server overriding the app's remote in the running De
   });
 });
 
+describe('the scaffolded app offline: npm run dev -- --offline, its backend inside the browser', () => {
+  let dev: ChildProcess;
+  let devOutput = '';
+  let browser: Browser;
+  let deskUrl = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // No server, no database, no NATS: only the dev server of the app folder.
+    dev = spawn(npm, ['run', 'dev', '--', '--offline', '--port', String(port)], {
+      cwd: app.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    for (const stream of [dev.stdout!, dev.stderr!])
+      stream.on('data', (c: Buffer) => {
+        devOutput += c.toString();
+      });
+    deskUrl = `http://127.0.0.1:${port}/desk/`;
+    // The dev server holds requests until webpack has built the shell and the remote.
+    const deadline = Date.now() + 240_000;
+    while (
+      !(await fetch(deskUrl).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline || dev.exitCode !== null)
+        throw new Error(`npm run dev -- --offline did not serve:\n${devOutput}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dev?.pid !== undefined && dev.exitCode === null) {
+      const exited = new Promise((r) => dev.once('exit', r));
+      process.kill(-dev.pid, 'SIGTERM');
+      await exited;
+    }
+  });
+
+  it("signs in, shows the app's own form, stores a Note and lists it, every API call answered in the browser", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const api: Array<{ path: string; fromWorker: boolean }> = [];
+    page.on('response', (response) => {
+      const path = new URL(response.url()).pathname;
+      if (path.startsWith('/api/')) api.push({ path, fromWorker: response.fromServiceWorker() });
+    });
+    await page.goto(deskUrl);
+    await page.getByLabel('Password').fill('admin');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await appLink(page, 'Notes').waitFor();
+
+    await page.goto(`${deskUrl}#/app/notes.Note/new`);
+    await page.getByText('notes note form', { exact: true }).waitFor();
+    await page.getByLabel('Title').fill('Written offline');
+    await page.getByLabel('Email').fill('off.line@example.com');
+    const saved = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/resource/notes.Note',
+    );
+    await page.getByRole('button', { name: 'Save note' }).click();
+    expect((await saved).status()).toBe(201);
+    await page.goto(`${deskUrl}#/app/notes.Note`);
+    await page.getByRole('cell', { name: 'Written offline', exact: true }).waitFor();
+    await screenshot(page, 'mfe-app-offline-list');
+
+    // The metadata, the session and the records came from the app's backend in the service worker.
+    expect(api.map((a) => a.path)).toEqual(
+      expect.arrayContaining(['/api/meta/notes', '/api/resource/notes.Note']),
+    );
+    expect(api.filter((a) => !a.fromWorker)).toEqual([]);
+  });
+});
+
 describe('the scaffolded app as a MACROSERVICE service joining a gateway over NATS', () => {
   let nats: NatsServerHandle;
   let gateway: ChildProcess;

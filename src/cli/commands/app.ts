@@ -11,7 +11,10 @@ const HELP = `Usage: m app <build | dev | start> [options]
 
 Works on the app in the current folder (one made by "m new app"):
   m app build [--missing]        Build its UI remote into static/mfe/ (--missing: only when out of date)
-  m app dev [--port 3001]        Serve its UI remote with hot updates that keep state, for a Desk override
+  m app dev [--port 3001]        Serve its UI remote with hot updates that keep state, for a Desk override;
+                                 a failed build shows in the Desk over the remote
+  m app dev --offline [--port 5173]
+                                 The Desk with this app's backend running in the browser (MSW): no server
   m app start [m serve options]  Build what is missing, then serve a MONOLITH Desk with the platform's apps
                                  and this one; with --mode macroservice, run it as one service process
 
@@ -175,9 +178,14 @@ export const appCommand: Command = {
       if (sub === 'dev') {
         const { values } = parseArgs({
           args: rest,
-          options: { port: { type: 'string' }, host: { type: 'string' } },
+          options: { port: { type: 'string' }, host: { type: 'string' }, offline: { type: 'boolean' } },
         });
-        return await dev(dir, Number(values.port ?? process.env.PORT ?? 3001), values.host ?? '127.0.0.1');
+        const host = values.host ?? '127.0.0.1';
+        if (values.offline) {
+          const { devOffline } = await import('../app-dev/offline');
+          return await devOffline(dir, Number(values.port ?? process.env.PORT ?? 5173), host);
+        }
+        return await dev(dir, Number(values.port ?? process.env.PORT ?? 3001), host);
       }
       if (sub === 'start') return await start(dir, rest);
     } catch (err) {
