@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import type { Configuration } from 'webpack';
 import { appModuleOf, loadAppFromPath } from '../../../backend/apps';
 import { ROOT_DIR } from '../../../backend/roots/context';
-import { loadRemoteConfig } from '../commands/app';
+import { loadRemoteConfig } from './remote-config';
 
 const require = createRequire(import.meta.url);
 
