@@ -3,6 +3,7 @@ import { type ReactNode, useState } from 'react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DevBuildWatcher, type OpenBuildEvents } from '../../../src/sdk/remotes';
 import { RemoteBoundary } from '../../../src/shell/views/RemoteBoundary';
+import { RemoteUnavailable } from '../../../src/shell/views/RemoteUnavailable';
 import { setDeveloperDetails } from '../../../src/shell/words/developer-details';
 import { DeskFrame, preloadRemoteScope, testPlatform } from '../support/desk-frame';
 
@@ -185,6 +186,29 @@ describe('a failed dev build of an overridden remote', () => {
     act(() => streams.opened[0]!.send({ state: 'ok', errors: [] }));
     expect(screen.queryByRole('alert')).toBeNull();
     expect((screen.getByLabelText('Title') as HTMLInputElement).value).toBe('Typed before the error');
+  });
+
+  it('names the errors in the notice when the failed build left nothing to load', async () => {
+    const streams = fakeStreams();
+    const platform = { ...testPlatform(), devBuilds: new DevBuildWatcher(streams.open) };
+    platform.devBuilds.watch('notes', 'http://127.0.0.1:3001/remoteEntry.js');
+    const error = Object.assign(new Error('remoteEntry.js answered 404'), { code: 'remote_load_failed' });
+    renderRaw(
+      <DeskFrame platform={platform}>
+        <RemoteUnavailable service="notes" error={error} onRetry={() => {}} />
+      </DeskFrame>,
+    );
+    const notice = screen.getByRole('alert');
+    expect(notice.textContent).not.toContain('dev build failed');
+    act(() =>
+      streams.opened[0]!.send({
+        state: 'failed',
+        errors: [{ file: 'ui/views.ts', line: 2, message: 'Expected ";" but found "x"' }],
+      }),
+    );
+    expect(within(notice).getByRole('heading', { name: 'The notes dev build failed' })).toBeTruthy();
+    expect(within(notice).getByText('ui/views.ts:2')).toBeTruthy();
+    expect(within(notice).getByText('Expected ";" but found "x"')).toBeTruthy();
   });
 
   it('ignores events that are not a build status, and stops listening when the override goes', () => {
