@@ -44,8 +44,9 @@ export async function startReloadableMonolith(
     let current: Promise<Monolith> = Promise.resolve(running);
     let installed = running.ctx.apps;
     server.serve({ fetch: async (request, env) => (await current).app.fetch(request, env) });
-    stack.defer(() => server.close());
     stack.defer(async () => (await current.catch(() => undefined))?.close());
+    // Deferred last, so closing stops the server first: in-flight requests still need the context.
+    stack.defer(() => server.close());
 
     let queue = Promise.resolve();
     const reload = (apps: InstalledApp[]) => {

@@ -143,6 +143,56 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     });
   });
 
+  it('serves a DocType added to the app folder while npm start runs: discovery names it, the Desk lists it', async () => {
+    writeFileSync(
+      join(app.dir, 'part.ts'),
+      `import { defineDocType, z } from '@framework-m/desk/app';
+
+/** A part, numbered. */
+export const Part = defineDocType({
+  name: 'notes.Part',
+  label: 'Part',
+  titleField: 'code',
+  namePrefix: 'PART',
+  model: z.object({ code: z.string().trim().min(1).max(40).meta({ label: 'Code', inList: true }) }),
+});
+`,
+    );
+    const appFile = join(app.dir, 'app.ts');
+    writeFileSync(
+      appFile,
+      readFileSync(appFile, 'utf8')
+        .replace(
+          "import { Note } from './doctypes';",
+          "import { Note } from './doctypes';\nimport { Part } from './part';",
+        )
+        .replace('doctypes: [Note],', 'doctypes: [Note, Part],')
+        .replace(
+          "menus: [{ label: 'Notes', doctype: Note.name }],",
+          "menus: [\n    { label: 'Notes', doctype: Note.name },\n    { label: 'Parts', doctype: Part.name },\n  ],",
+        ),
+    );
+    // The same process reloads its apps (no restart): discovery answers for the new DocType.
+    const owner = async () => {
+      const response = await fetch(`${server.origin}/api/gateway/discovery/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ resources: ['notes.Part'] }),
+      });
+      return ((await response.json()) as { resources?: Record<string, string | null> }).resources?.[
+        'notes.Part'
+      ];
+    };
+    while ((await owner()) !== 'notes') {
+      if (/the apps were not reloaded/.test(server.output())) throw new Error(server.output());
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await page.reload();
+    await appLink(page, 'Parts').click();
+    await page.getByRole('heading', { name: 'Parts', exact: true }).waitFor();
+    await screenshot(page, 'mfe-app-new-doctype');
+  });
+
   it('refuses a remoteEntry.js that changed after its manifest was published, contained', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
@@ -347,7 +397,8 @@ describe('the scaffolded app offline: npm run dev -- --offline, its backend insi
     await appLink(page, 'Notes').waitFor();
 
     await page.goto(`${deskUrl}#/app/notes.Note/new`);
-    await page.getByText('notes note form', { exact: true }).waitFor();
+    // Built from the folder's sources, which an earlier test may have edited ("notes note form, fixed").
+    await page.getByText(/^notes note form/).waitFor();
     await page.getByLabel('Title').fill('Written offline');
     await page.getByLabel('Email').fill('off.line@example.com');
     const saved = page.waitForResponse(
