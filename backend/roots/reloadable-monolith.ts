@@ -17,9 +17,9 @@ export interface ReloadableMonolith {
   ctx(): AppContext;
   /**
    * Replaces the installed apps with `apps` (loaded again from their folders): checks them first (a DocType
-   * or RPC method declared twice, a bad name), then closes the running context and builds one for `apps`,
-   * which migrates the database for their DocTypes as a start does. Requests arriving meanwhile wait for
-   * the new one. When the new apps cannot start, the previous ones are started again and the error is
+   * or RPC method declared twice, a bad name), then lets the requests in flight finish (at most
+   * `server.shutdown_timeout_ms`), closes the running context and builds one for `apps`, which migrates the
+   * database for their DocTypes as a start does. Requests arriving meanwhile wait for the new one. When the new apps cannot start, the previous ones are started again and the error is
    * thrown. Reloads run one after the other.
    */
   reload(apps: InstalledApp[]): Promise<void>;
@@ -43,7 +43,34 @@ export async function startReloadableMonolith(
     let running = await build(options.apps);
     let current: Promise<Monolith> = Promise.resolve(running);
     let installed = running.ctx.apps;
-    server.serve({ fetch: async (request, env) => (await current).app.fetch(request, env) });
+    // Requests being answered by the running apps: a reload lets them finish before it closes their context.
+    let inFlight = 0;
+    let idle: (() => void) | undefined;
+    server.serve({
+      fetch: async (request, env) => {
+        const monolith = await current;
+        inFlight += 1;
+        try {
+          return await monolith.app.fetch(request, env);
+        } finally {
+          inFlight -= 1;
+          if (inFlight === 0) idle?.();
+        }
+      },
+    });
+    /** Resolves once no request is in flight, or after `server.shutdown_timeout_ms` (one that hangs is cut). */
+    const drained = async () => {
+      // A request that took the running apps just before the reload began counts itself on the next turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (inFlight === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        idle = resolve;
+        timer = setTimeout(resolve, config.server.shutdown_timeout_ms);
+      });
+      idle = undefined;
+      clearTimeout(timer);
+    };
     stack.defer(async () => (await current.catch(() => undefined))?.close());
     // Deferred last, so closing stops the server first: in-flight requests still need the context.
     stack.defer(() => server.close());
@@ -56,6 +83,7 @@ export async function startReloadableMonolith(
         createDocTypeRegistry(apps);
         let failure: unknown;
         const next = (async () => {
+          await drained();
           await running.close();
           try {
             running = await build(apps);
