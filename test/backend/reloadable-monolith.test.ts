@@ -49,15 +49,21 @@ const slow = defineRpcMethod({
   },
 });
 
-/** The app as first installed, then with the Kit DocType added. */
-function tools(doctypes: (typeof Tool)[]): InstalledApp {
-  return defineApp({
-    name: 'tools',
-    label: 'Tools',
-    doctypes,
-    methods: { 'tools.api.slow': slow },
-  }) as InstalledApp;
-}
+/** The app as first installed. */
+const first = defineApp({
+  name: 'tools',
+  label: 'Tools',
+  doctypes: [Tool],
+  methods: { 'tools.api.slow': slow },
+}) as InstalledApp;
+
+/** The same app with the Kit DocType added. */
+const withKit = defineApp({
+  name: 'tools',
+  label: 'Tools',
+  doctypes: [Tool, Kit],
+  methods: { 'tools.api.slow': slow },
+}) as InstalledApp;
 
 let database: Database;
 let monolith: ReloadableMonolith;
@@ -83,7 +89,7 @@ beforeAll(async () => {
     appsDir: apps,
     distDir: dist,
     keys: await MemoryKeyStore.create({ graceMs: 60_000 }),
-    apps: [tools([Tool])],
+    apps: [first],
     env: { PLATFORM_ADMIN_PASSWORD: 'reload-test-password' },
   });
   const login = await fetch(`${monolith.url}/api/method/login`, {
@@ -116,7 +122,7 @@ describe('startReloadableMonolith', () => {
     });
     const inFlight = fetch(`${url}/api/method/tools.api.slow`, { method: 'POST', headers, body: '{}' });
     await inside;
-    const reloaded = monolith.reload([tools([Tool, Kit])]);
+    const reloaded = monolith.reload([withKit]);
     // Sent during the reload: answered by the new apps once they are up.
     const during = fetch(`${url}/api/resource/tools.Kit`, { headers });
     release();
