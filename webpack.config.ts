@@ -12,7 +12,8 @@
  * remote's Refine hooks see the shell's data provider and query cache.
  *
  * `--env only=shell,crm` limits the build to some targets; `--env dev` builds the offline-development
- * shell (MSW worker + an injected dev `__PLATFORM_CONFIG__`, see scripts/dev.js).
+ * shell (MSW worker + an injected dev `__PLATFORM_CONFIG__`, see scripts/dev.js). `m app dev --offline`
+ * builds the same shell around a team's app instead ({@link offlineAppShellConfig}).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -132,14 +133,32 @@ class PreloadFirstScreen {
 }
 
 /** The page with the offline-development `__PLATFORM_CONFIG__`, injected the way the backend injects its own. */
-function withDevConfig(html: string): string {
-  return html.replace('</head>', `${platformConfigMarkup(DEV_PLATFORM_CONFIG)}</head>`);
+function withDevConfig(html: string, config: PlatformConfigPayload = DEV_PLATFORM_CONFIG): string {
+  return html.replace('</head>', `${platformConfigMarkup(config)}</head>`);
 }
 
-function shellConfig(production: boolean, dev: boolean): Configuration {
+/** The module a team's offline shell imports its app from (`m app dev --offline`, {@link offlineAppShellConfig}). */
+export const OFFLINE_APP_MODULE = 'desk-offline-app';
+
+function shellConfig(
+  production: boolean,
+  dev: boolean,
+  offlineApp?: { name: string; module: string },
+): Configuration {
+  const devConfig = offlineApp ? { ...DEV_PLATFORM_CONFIG, coreServices: [offlineApp.name] } : undefined;
+  const built = base(offlineApp ? 'shell-offline-app' : 'shell', production);
   return {
-    ...base('shell', production),
-    entry: { main: dev ? './src/shell/dev-entry.ts' : './src/shell/index.ts' },
+    ...built,
+    ...(offlineApp
+      ? { resolve: { ...built.resolve, alias: { [`${OFFLINE_APP_MODULE}$`]: offlineApp.module } } }
+      : {}),
+    entry: {
+      main: offlineApp
+        ? './src/shell/dev-app-entry.ts'
+        : dev
+          ? './src/shell/dev-entry.ts'
+          : './src/shell/index.ts',
+    },
     output: {
       path: join(root, 'dist', 'shell'),
       publicPath: `${ASSETS_BASE}/shell/`,
@@ -167,7 +186,10 @@ function shellConfig(production: boolean, dev: boolean): Configuration {
         // public/index.html stays plain HTML: the backend serves it as the fallback page and injects the real
         // configuration itself. Offline development has no backend, so the dev build writes a fixed one in.
         ...(dev
-          ? { templateContent: () => withDevConfig(readFileSync(join(root, 'public', 'index.html'), 'utf8')) }
+          ? {
+              templateContent: () =>
+                withDevConfig(readFileSync(join(root, 'public', 'index.html'), 'utf8'), devConfig),
+            }
           : { template: './public/index.html' }),
         filename: 'index.html',
         scriptLoading: 'defer',
@@ -192,6 +214,15 @@ function remoteConfig(app: string, production: boolean, dev: boolean): Configura
     // The dev server is one origin and serves each build under its fixed public path.
     publicPath: dev ? `${ASSETS_BASE}/${app}/` : 'auto',
   });
+}
+
+/**
+ * The offline Desk of a team's app (`m app dev --offline`, docs/mfe-teams.md#offline-development): the
+ * development shell whose MSW worker runs the platform's API app with that app installed (imported from
+ * `module`, its app module), and a dev `__PLATFORM_CONFIG__` naming it as the core service.
+ */
+export function offlineAppShellConfig(app: { name: string; module: string }): Configuration {
+  return shellConfig(false, true, app);
 }
 
 /** webpack's entry point: the list of builds selected by `--env`. */

@@ -36,15 +36,30 @@ export function appModuleOf(dir: string): string {
   return found;
 }
 
+/** The query that makes an app module, and the app folder's modules it imports, load afresh (a reload). */
+export const APP_RELOAD_PARAM = 'desk-reload';
+
+/** Where the app folder `spec` (relative to `cwd`, `~` for the home folder) is. */
+export function appFolderOf(spec: string, cwd = process.cwd()): string {
+  return resolve(cwd, spec.replace(/^~(?=$|[\\/])/, process.env.HOME ?? '~'));
+}
+
 /**
  * Loads the app in folder `spec` (relative to `cwd`): its module's default export (or `app`), made with
  * `defineApp` of `@framework-m/desk/app`. The app's folder is where its UI remote is served from
- * (`<dir>/static/mfe/`).
+ * (`<dir>/static/mfe/`). A `reload` number imports the module as a new one (`?desk-reload=<n>`): with the
+ * loader hook of `m serve --watch` the folder's own modules load afresh too, the packages it uses do not.
  */
-export async function loadAppFromPath(spec: string, cwd = process.cwd()): Promise<InstalledApp> {
-  const dir = resolve(cwd, spec.replace(/^~(?=$|[\\/])/, process.env.HOME ?? '~'));
+export async function loadAppFromPath(
+  spec: string,
+  cwd = process.cwd(),
+  reload?: number,
+): Promise<InstalledApp> {
+  const dir = appFolderOf(spec, cwd);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`app folder ${dir} does not exist`);
-  const mod = (await import(pathToFileURL(appModuleOf(dir)).href)) as { default?: unknown; app?: unknown };
+  const url = pathToFileURL(appModuleOf(dir));
+  if (reload !== undefined) url.searchParams.set(APP_RELOAD_PARAM, String(reload));
+  const mod = (await import(url.href)) as { default?: unknown; app?: unknown };
   const app = (mod.default ?? mod.app) as Partial<InstalledApp> | undefined;
   if (!app || typeof app.name !== 'string' || !Array.isArray(app.doctypes)) {
     throw new Error(`${dir}: the app module's default export is not an app (use defineApp)`);
@@ -55,9 +70,13 @@ export async function loadAppFromPath(spec: string, cwd = process.cwd()): Promis
 /**
  * Loads the apps in order: built-in names and app folders. An unknown name throws `Error` naming the apps
  * that exist, so a typo in `tool.platform.apps` stops the start instead of silently serving less; two apps
- * of one name (a folder shadowing a built-in) throw too.
+ * of one name (a folder shadowing a built-in) throw too. `reload` loads the app folders afresh
+ * ({@link loadAppFromPath}).
  */
-export async function loadInstalledApps(specs: readonly string[]): Promise<InstalledApp[]> {
+export async function loadInstalledApps(
+  specs: readonly string[],
+  options: { reload?: number } = {},
+): Promise<InstalledApp[]> {
   const unknown = specs.filter((n) => !isAppPath(n) && !Object.hasOwn(AVAILABLE_APPS, n));
   if (unknown.length > 0) {
     throw new Error(
@@ -66,7 +85,9 @@ export async function loadInstalledApps(specs: readonly string[]): Promise<Insta
   }
   const unique = [...new Set(specs)];
   const apps = await Promise.all(
-    unique.map((spec) => (isAppPath(spec) ? loadAppFromPath(spec) : AVAILABLE_APPS[spec]!())),
+    unique.map((spec) =>
+      isAppPath(spec) ? loadAppFromPath(spec, process.cwd(), options.reload) : AVAILABLE_APPS[spec]!(),
+    ),
   );
   const seen = new Set<string>();
   for (const app of apps) {

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { InstalledApp } from '../../src/contract';
 import { loadInstalledApps } from '../apps';
 import { createRpcRegistry } from '../apps/rpc-registry';
 import { AuditLog } from '../audit/audit-log';
@@ -73,6 +74,11 @@ export interface ContextOptions {
   recordObservers?: readonly RecordObserver[];
   /** Environment the secrets are read from (`PLATFORM_ADMIN_PASSWORD`); default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The installed apps, already loaded (a reload after an app folder changed); default loaded from
+   * `config.apps`.
+   */
+  apps?: InstalledApp[];
 }
 
 /** The parts that differ between process kinds, chosen by the root before the context is built. */
@@ -129,7 +135,7 @@ export async function buildContext(
   stack: CleanupStack,
 ): Promise<AppContext> {
   const log = options.log ?? ((line: string) => console.error(line));
-  const apps = await loadInstalledApps(config.apps);
+  const apps = options.apps ?? (await loadInstalledApps(config.apps));
   const doctypes = createDocTypeRegistry(apps);
   const rpc = createRpcRegistry(apps);
   let db = options.database;

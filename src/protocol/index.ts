@@ -3,6 +3,12 @@
  * clients (SDK, shell, mocks, load-test harness) agree on. Environment-agnostic: no Node, DOM or React APIs.
  */
 
+export type { DevBuildError, DevBuildStatus } from './dev-build';
+export {
+  DEV_BUILD_STATUS_EVENT,
+  DEV_BUILD_STATUS_PATH,
+  parseDevBuildStatus,
+} from './dev-build';
 export type {
   DiscoveryOwner,
   DiscoveryQuery,

@@ -168,8 +168,10 @@ export function createRemoteConfig(options: RemoteConfigOptions): Configuration 
       uniqueName: `desk_remote_${options.name}`,
       clean: options.clean ?? true,
     },
-    // terser with two passes: smaller than esbuild's output in gzip and brotli (./minify.ts).
-    optimization: optimization(production),
+    // terser with two passes: smaller than esbuild's output in gzip and brotli (./minify.ts). A hot build
+    // that fails emits nothing and leaves webpack's records as they were: the page keeps running the last
+    // good build (the Desk shows the errors over it), and the fix arrives as one hot update from that build.
+    optimization: { ...optimization(production), ...(hotRules.length > 0 ? { emitOnErrors: false } : {}) },
     performance: { hints: false },
     infrastructureLogging: { level: 'warn' },
     stats: 'errors-warnings',

@@ -548,6 +548,13 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
     testedBy: 'test/e2e/support/scaffolded-app.ts',
     evidence: /const args = \['start'/,
   },
+  {
+    document: 'docs/mfe-teams.md',
+    command: 'npm run dev -- --offline',
+    // In a scaffolded folder, with no server running; Chromium stores and lists a Note through the worker.
+    testedBy: 'test/e2e/mfe-app.test.ts',
+    evidence: /spawn\(npm, \['run', 'dev', '--', '--offline'/,
+  },
   { document: 'docs/mfe-teams.md', command: 'node scripts/build.js', notRun: FULL_BUILD_NOT_RUN },
   {
     document: 'docs/mfe-teams.md',

@@ -3,10 +3,11 @@
  * app folder from the prebuilt bundle `m serve` runs from (dist/server/m.js), where Node alone refuses a
  * `.ts` module ("Unknown file extension"). The bundle is built into a folder of its own for this test, so a
  * bundle that other tests run from is never rewritten, and the app is the one `m new app` writes, with the
- * platform linked into its node_modules as `npm install` of its `file:` dependency does.
+ * platform linked into its node_modules as `npm install` of its `file:` dependency does. With `--watch`, a
+ * changed module of the app folder is loaded afresh from the bundle too (its loader hook, not tsx's).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -93,12 +94,25 @@ function startFromBundle(args: string[], cwd: string): Promise<string> {
 }
 
 describe('m serve --app <folder> from the bundle', () => {
-  it("serves a team's TypeScript app next to the built-in ones and answers its RPC method", async () => {
+  it("serves a team's TypeScript app next to the built-in ones, answers its RPC method and, with --watch, serves its changed DocType", async () => {
     const platform = join(temp, 'platform');
     mkdirSync(platform);
     const dataDir = join(temp, 'data');
     const url = await startFromBundle(
-      ['serve', '--app', 'crm', '--app', 'stock', '--app', '../notes', '--port', '0', '--data-dir', dataDir],
+      [
+        'serve',
+        '--app',
+        'crm',
+        '--app',
+        'stock',
+        '--app',
+        '../notes',
+        '--watch',
+        '--port',
+        '0',
+        '--data-dir',
+        dataDir,
+      ],
       platform,
     );
     const services = (await (await fetch(`${url}/api/gateway/services`)).json()) as Record<string, unknown>;
@@ -123,6 +137,21 @@ describe('m serve --app <folder> from the bundle', () => {
       body: '{}',
     });
     expect(await count.json()).toEqual({ message: 0 });
+
+    // --watch from the bundle: a change to a module the app module imports (doctypes.ts) is read afresh.
+    const doctypes = join(temp, 'notes', 'doctypes.ts');
+    writeFileSync(doctypes, readFileSync(doctypes, 'utf8').replace("label: 'Note',", "label: 'Memo',"));
+    while (!/apps reloaded in \d+ ms/.test(output)) {
+      if (server!.exitCode !== null) throw new Error(`m serve exited:\n${tail(output)}`);
+      if (/the apps were not reloaded/.test(output)) throw new Error(tail(output));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const meta = await fetch(`${url}/api/meta/notes`, {
+      headers: { origin: url, cookie: login.headers.get('set-cookie')!.split(';')[0]! },
+    });
+    expect(meta.status).toBe(200);
+    const { doctypes: schemas } = (await meta.json()) as { doctypes: Array<{ name: string; label: string }> };
+    expect(schemas.find((d) => d.name === 'notes.Note')?.label).toBe('Memo');
 
     const exited = new Promise<number | null>((resolve) => server!.once('exit', resolve));
     server!.kill('SIGTERM');

@@ -148,6 +148,56 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     });
   });
 
+  it('serves a DocType added to the app folder while npm start runs: discovery names it, the Desk lists it', async () => {
+    writeFileSync(
+      join(app.dir, 'part.ts'),
+      `import { defineDocType, z } from '@framework-m/desk/app';
+
+/** A part, numbered. */
+export const Part = defineDocType({
+  name: 'notes.Part',
+  label: 'Part',
+  titleField: 'code',
+  namePrefix: 'PART',
+  model: z.object({ code: z.string().trim().min(1).max(40).meta({ label: 'Code', inList: true }) }),
+});
+`,
+    );
+    const appFile = join(app.dir, 'app.ts');
+    writeFileSync(
+      appFile,
+      readFileSync(appFile, 'utf8')
+        .replace(
+          "import { Note } from './doctypes';",
+          "import { Note } from './doctypes';\nimport { Part } from './part';",
+        )
+        .replace('doctypes: [Note],', 'doctypes: [Note, Part],')
+        .replace(
+          "menus: [{ label: 'Notes', doctype: Note.name }],",
+          "menus: [\n    { label: 'Notes', doctype: Note.name },\n    { label: 'Parts', doctype: Part.name },\n  ],",
+        ),
+    );
+    // The same process reloads its apps (no restart): discovery answers for the new DocType.
+    const owner = async () => {
+      const response = await fetch(`${server.origin}/api/gateway/discovery/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ resources: ['notes.Part'] }),
+      });
+      return ((await response.json()) as { resources?: Record<string, string | null> }).resources?.[
+        'notes.Part'
+      ];
+    };
+    while ((await owner()) !== 'notes') {
+      if (/the apps were not reloaded/.test(server.output())) throw new Error(server.output());
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await page.reload();
+    await appLink(page, 'Parts').click();
+    await page.getByRole('heading', { name: 'Parts', exact: true }).waitFor();
+    await screenshot(page, 'mfe-app-new-doctype');
+  });
+
   it('refuses a remoteEntry.js that changed after its manifest was published, contained', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
@@ -256,6 +306,27 @@ describe("a developer's dev server overriding the app's remote in the running De
     expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
     await screenshot(page, 'mfe-app-override-hot-update');
 
+    // A syntax error: the dev build fails, and the Desk shows where and why over the remote's area.
+    const good = readFileSync(form, 'utf8');
+    const lines = good.split('\n');
+    const broken = lines.findIndex((line) => line.startsWith('type Values'));
+    writeFileSync(form, [...lines.slice(0, broken), 'const broken = (;', ...lines.slice(broken)].join('\n'));
+    const overlay = page.getByRole('alert', { name: 'The notes dev build failed' });
+    await overlay.waitFor({ timeout: 60_000 });
+    await overlay.getByText(new RegExp(`^ui/NoteForm\\.tsx:${broken + 1}:\\d+$`)).waitFor();
+    expect(await overlay.locator('pre').first().textContent()).toMatch(/Unexpected|Expected/);
+    // The form is still there underneath, and the rest of the Desk is not covered.
+    expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
+    await appLink(page, 'Customers').click({ trial: true });
+    await screenshot(page, 'dev-overlay');
+
+    // The fix builds: the overlay goes, the hot update lands in the same document, the typed value stays.
+    writeFileSync(form, good.replace('notes note form, edited', 'notes note form, fixed'));
+    await page.getByText('notes note form, fixed').waitFor({ timeout: 60_000 });
+    await overlay.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
+
     await page.goto(`${server.deskUrl}#/`);
     // The header's Developer details toggle shows the remotes' details on the home page.
     await page.getByRole('button', { name: 'Developer details' }).click();
@@ -272,6 +343,83 @@ describe("a developer's dev server overriding the app's remote in the running De
     await page.getByText('notes note form', { exact: true }).waitFor();
     expect(await banner.count()).toBe(0);
     expect(await page.evaluate(() => localStorage.getItem('desk.remote-overrides'))).toBe('{}');
+  });
+});
+
+describe('the scaffolded app offline: npm run dev -- --offline, its backend inside the browser', () => {
+  let dev: ChildProcess;
+  let devOutput = '';
+  let browser: Browser;
+  let deskUrl = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // No server, no database, no NATS: only the dev server of the app folder.
+    dev = spawn(npm, ['run', 'dev', '--', '--offline', '--port', String(port)], {
+      cwd: app.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    for (const stream of [dev.stdout!, dev.stderr!])
+      stream.on('data', (c: Buffer) => {
+        devOutput += c.toString();
+      });
+    deskUrl = `http://127.0.0.1:${port}/desk/`;
+    // The dev server holds requests until webpack has built the shell and the remote.
+    const deadline = Date.now() + 240_000;
+    while (
+      !(await fetch(deskUrl).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline || dev.exitCode !== null)
+        throw new Error(`npm run dev -- --offline did not serve:\n${devOutput}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dev?.pid !== undefined && dev.exitCode === null) {
+      const exited = new Promise((r) => dev.once('exit', r));
+      process.kill(-dev.pid, 'SIGTERM');
+      await exited;
+    }
+  });
+
+  it("signs in, shows the app's own form, stores a Note and lists it, every API call answered in the browser", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const api: Array<{ path: string; fromWorker: boolean }> = [];
+    page.on('response', (response) => {
+      const path = new URL(response.url()).pathname;
+      if (path.startsWith('/api/')) api.push({ path, fromWorker: response.fromServiceWorker() });
+    });
+    await page.goto(deskUrl);
+    await page.getByLabel('Password').fill('admin');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await appLink(page, 'Notes').waitFor();
+
+    await page.goto(`${deskUrl}#/app/notes.Note/new`);
+    // Built from the folder's sources, which an earlier test may have edited ("notes note form, fixed").
+    await page.getByText(/^notes note form/).waitFor();
+    await page.getByLabel('Title').fill('Written offline');
+    await page.getByLabel('Email').fill('off.line@example.com');
+    const saved = page.waitForResponse(
+      (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/resource/notes.Note',
+    );
+    await page.getByRole('button', { name: 'Save note' }).click();
+    expect((await saved).status()).toBe(201);
+    await page.goto(`${deskUrl}#/app/notes.Note`);
+    await page.getByRole('cell', { name: 'Written offline', exact: true }).waitFor();
+    await screenshot(page, 'mfe-app-offline-list');
+
+    // The metadata, the session and the records came from the app's backend in the service worker.
+    expect(api.map((a) => a.path)).toEqual(
+      expect.arrayContaining(['/api/meta/notes', '/api/resource/notes.Note']),
+    );
+    expect(api.filter((a) => !a.fromWorker)).toEqual([]);
   });
 });
 

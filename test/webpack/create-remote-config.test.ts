@@ -65,6 +65,8 @@ describe('createRemoteConfig', () => {
     });
     expect(hot.mode).toBe('development');
     expect(loaders(hot).filter(isHotLoader)).toHaveLength(2);
+    // A failed hot build emits nothing: the page keeps the last good build until the fix arrives.
+    expect(hot.optimization?.emitOnErrors).toBe(false);
 
     // A development build without `hot` (the platform's own dev build) has no hot-update loaders.
     const dev = createRemoteConfig({
@@ -74,5 +76,6 @@ describe('createRemoteConfig', () => {
       mode: 'development',
     });
     expect(loaders(dev).some(isHotLoader)).toBe(false);
+    expect(dev.optimization?.emitOnErrors).toBeUndefined();
   });
 });

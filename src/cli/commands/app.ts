@@ -1,16 +1,20 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Configuration } from 'webpack';
-import type { RemoteBuildEnv } from '../../webpack';
+import { DevBuildChannel } from '../app-dev/build-status';
+import { loadRemoteConfig } from '../app-dev/remote-config';
 import type { Command } from '../command';
+
+export { loadRemoteConfig, type RemoteBuild } from '../app-dev/remote-config';
 
 const HELP = `Usage: m app <build | dev | start> [options]
 
 Works on the app in the current folder (one made by "m new app"):
   m app build [--missing]        Build its UI remote into static/mfe/ (--missing: only when out of date)
-  m app dev [--port 3001]        Serve its UI remote with hot updates that keep state, for a Desk override
+  m app dev [--port 3001]        Serve its UI remote with hot updates that keep state, for a Desk override;
+                                 a failed build shows in the Desk over the remote
+  m app dev --offline [--port 5173]
+                                 The Desk with this app's backend running in the browser (MSW): no server
   m app start [m serve options]  Build what is missing, then serve a MONOLITH Desk with the platform's apps
                                  and this one; with --mode macroservice, run it as one service process
 
@@ -43,34 +47,6 @@ export function remoteOutOfDate(dir: string): boolean {
   return newestMtime(sources) > statSync(entry).mtimeMs;
 }
 
-/** What a build asks of an app's webpack configuration: webpack's `mode`, and its `env` (`--env` values). */
-export interface RemoteBuild {
-  mode: 'production' | 'development';
-  env: RemoteBuildEnv;
-}
-
-/**
- * The app's webpack configuration: its `webpack.config.ts` default export, an object or a function that
- * webpack calls with `env` and `{ mode }` (as its own CLI does). A scaffolded app exports a function and
- * hands `env.hot` on to `createRemoteConfig`.
- */
-export async function loadRemoteConfig(dir: string, build: RemoteBuild): Promise<Configuration> {
-  const file = join(dir, 'webpack.config.ts');
-  if (!existsSync(file)) throw new Error(`${dir} has no webpack.config.ts (see "m new app")`);
-  const mod = (await import(pathToFileURL(file).href)) as { default: unknown };
-  const exported = mod.default;
-  if (typeof exported !== 'function' && build.env.hot) {
-    console.error(
-      `m app dev: ${file} exports a configuration object, so it cannot be asked for hot updates; export a function of webpack's env that passes \`hot: env.hot\` to createRemoteConfig (see "m new app")`,
-    );
-  }
-  const config = (
-    typeof exported === 'function' ? await exported({ ...build.env }, { mode: build.mode }) : exported
-  ) as Configuration;
-  if (!config || typeof config !== 'object') throw new Error(`${file} exports no webpack configuration`);
-  return config;
-}
-
 /** Builds the remote of the app in `dir` with the platform's webpack; resolves to an exit code. */
 export async function buildRemote(dir: string): Promise<number> {
   const { default: webpack } = await import('webpack');
@@ -93,6 +69,10 @@ async function dev(dir: string, port: number, host: string): Promise<number> {
   const { default: webpack } = await import('webpack');
   const { default: WebpackDevServer } = await import('webpack-dev-server');
   const config = await loadRemoteConfig(dir, { mode: 'development', env: { hot: true } });
+  const compiler = webpack(config);
+  // Each build's outcome goes to the Desk tabs overriding this remote (a failed build shows over its area).
+  const builds = new DevBuildChannel(dir);
+  builds.attach(compiler);
   const server = new WebpackDevServer(
     {
       host,
@@ -105,8 +85,12 @@ async function dev(dir: string, port: number, host: string): Promise<number> {
       // The client runs inside the Desk's page: it must connect back to this server, not the Desk's origin.
       client: { overlay: false, logging: 'warn', webSocketURL: `ws://${host}:${port}/ws` },
       static: false,
+      setupMiddlewares: (middlewares) => [
+        { name: 'desk-build-status', middleware: builds.handle },
+        ...middlewares,
+      ],
     },
-    webpack(config),
+    compiler,
   );
   await server.start();
   console.log(`m app dev: remote at http://${host}:${port}/remoteEntry.js (Ctrl-C stops)`);
@@ -115,6 +99,7 @@ async function dev(dir: string, port: number, host: string): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  builds.close();
   await server.stop();
   return 0;
 }
@@ -130,7 +115,15 @@ async function start(dir: string, rest: string[]): Promise<number> {
   // MACROSERVICE: this app alone, as a service joining the deployment on PLATFORM_NATS_URL.
   if (mode === 'macroservice') return serveCommand.run([...rest, '--app', dir]);
   const apps = process.env.PLATFORM_APPS?.split(',').filter(Boolean) ?? ['crm', 'stock'];
-  return serveCommand.run([...apps.flatMap((a) => ['--app', a]), '--app', dir, '--build-missing', ...rest]);
+  // --watch: a new or changed DocType of this app is served without a restart.
+  return serveCommand.run([
+    ...apps.flatMap((a) => ['--app', a]),
+    '--app',
+    dir,
+    '--build-missing',
+    '--watch',
+    ...rest,
+  ]);
 }
 
 /** `m app build | dev | start`: the app in the current folder. */
@@ -157,9 +150,14 @@ export const appCommand: Command = {
       if (sub === 'dev') {
         const { values } = parseArgs({
           args: rest,
-          options: { port: { type: 'string' }, host: { type: 'string' } },
+          options: { port: { type: 'string' }, host: { type: 'string' }, offline: { type: 'boolean' } },
         });
-        return await dev(dir, Number(values.port ?? process.env.PORT ?? 3001), values.host ?? '127.0.0.1');
+        const host = values.host ?? '127.0.0.1';
+        if (values.offline) {
+          const { devOffline } = await import('../app-dev/offline');
+          return await devOffline(dir, Number(values.port ?? process.env.PORT ?? 5173), host);
+        }
+        return await dev(dir, Number(values.port ?? process.env.PORT ?? 3001), host);
       }
       if (sub === 'start') return await start(dir, rest);
     } catch (err) {

@@ -42,6 +42,8 @@ Options:
                      gateway, --app <name|dir> one service process
   --pid-file <file>  Write the server's PID there before it starts (removed when it stops)
   --build-missing    Build the shell and app remotes first when they are missing (npm start)
+  --watch            MONOLITH: when an app folder's definitions change (a DocType, an RPC method), load
+                     them again and migrate, without a restart (npm start; not for production)
   -h, --help         This help
 
 Environment overrides (flags win over them, they win over platform.toml):
@@ -69,6 +71,7 @@ export function parseServeFlags(argv: string[]): ServeFlags {
       app: { type: 'string', multiple: true },
       'pid-file': { type: 'string' },
       'build-missing': { type: 'boolean', default: false },
+      watch: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -87,6 +90,7 @@ export function parseServeFlags(argv: string[]): ServeFlags {
       .filter(Boolean),
     pidFile: values['pid-file'],
     buildMissing: values['build-missing'] ?? false,
+    watch: values.watch ?? false,
     help: values.help ?? false,
   };
 }

@@ -11,6 +11,8 @@ export interface ServeFlags {
   /** `--pid-file`: where to write this process's PID at start (removed when it stops). */
   pidFile?: string;
   buildMissing: boolean;
+  /** `--watch`: reload the app folders' definitions when they change (MONOLITH, development). */
+  watch: boolean;
   help: boolean;
 }
 

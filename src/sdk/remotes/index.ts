@@ -1,5 +1,11 @@
 /** Remote loading: the services' UI remotes through the Module Federation runtime. */
 
+export type {
+  BuildEventSource,
+  DevBuildSnapshot,
+  OpenBuildEvents,
+} from './dev-build-watcher';
+export { DevBuildWatcher, devBuildStatusUrl } from './dev-build-watcher';
 export type { CspRefusal, RemoteDiagnosis, RemoteDiagnosisCode } from './diagnosis';
 export { checkViewsShape, diagnosisOf, RemoteLoadError } from './diagnosis';
 export type { HintDocument } from './entry-hint';

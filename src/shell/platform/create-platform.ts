@@ -17,7 +17,7 @@ import { fetchServiceMetadata, frameworkMDataProvider } from '../../sdk/data';
 import { DiscoveryClient } from '../../sdk/discovery';
 import { csrfTokenStore, fetchWithCredentials, login as sdkLogin, logout as sdkLogout } from '../../sdk/http';
 import type { PlatformConfig } from '../../sdk/platform-config';
-import { RemoteLoader, RemoteOverrides } from '../../sdk/remotes';
+import { DevBuildWatcher, RemoteLoader, RemoteOverrides } from '../../sdk/remotes';
 import { type SecurityClient, securityClient } from '../../sdk/security';
 import { DeskCatalog } from './catalog';
 import { withChunkRetry } from './chunk-retry';
@@ -40,6 +40,8 @@ export interface DeskPlatform {
   remotes: RemoteLoader;
   /** Developer overrides of services' remote entries (`?override=<service>=<url>`). */
   overrides: RemoteOverrides;
+  /** The build status of the dev servers overridden remotes come from (a failed build shows over the remote). */
+  devBuilds: DevBuildWatcher;
   catalog: DeskCatalog;
   /** Each service's `./views` module (the remote contract), loaded on demand. */
   remoteViews: KeyedStore<RemoteViews>;
@@ -115,6 +117,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
       }
     },
   });
+  const devBuilds = new DevBuildWatcher();
   // Every service this tab sees is remembered, so its pages say "not available right now" while it is down.
   catalog.subscribe(() => {
     const { services, metadata } = catalog.getSnapshot();
@@ -127,6 +130,9 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
   });
   const loadViews = async (service: string) => {
     const entry = catalog.getSnapshot().services[service];
+    const overridden = overrides.list()[service];
+    // Before the load: a dev build that fails shows its errors even when the remote cannot run.
+    if (overridden) devBuilds.watch(service, overridden);
     if (entry?.url)
       remotes.register(service, overrides.apply(service, { url: entry.url, integrity: entry.integrity }));
     const mod = await remotes.load<{ default?: RemoteViews } & RemoteViews>(service, VIEWS_MODULE);
@@ -208,6 +214,7 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     security: securityClient,
     remotes,
     overrides,
+    devBuilds,
     catalog,
     remoteViews,
     async reloadRemote(service) {
@@ -230,7 +237,10 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
         afterSignIn();
       }
     },
-    dispose: () => stopListening(),
+    dispose: () => {
+      stopListening();
+      devBuilds.dispose();
+    },
     async logout() {
       try {
         await sdkLogout({ url: `${config.gatewayUrl}${LOGOUT_PATH}` });

@@ -5,11 +5,14 @@
  * once against the service's current remote (`reloadRemote`); failing again, the boundary says to reload
  * the page. Inside it, the remote's components get Refine's context ({@link RemoteScope}), in an element
  * marked as the service's remote root: the remote's own stylesheets are confined to it
- * (docs/mfe-teams.md#styles-of-a-remote).
+ * (docs/mfe-teams.md#styles-of-a-remote). A failed dev build of an overridden remote shows over its area
+ * ({@link DevBuildOverlay}).
  */
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { useDevBuild } from '../hooks/use-dev-build';
 import { REMOTE_ROOT_ATTRIBUTE } from '../isolation/remote-root';
 import { CHUNK_FAILED, isChunkLoadError } from '../platform/chunk-retry';
+import { DevBuildOverlay } from './DevBuildOverlay';
 import { RemoteScope } from './RemoteScope';
 import { ErrorState, Loading, ReloadPageButton } from './states';
 
@@ -36,6 +39,43 @@ interface State {
   attempt: number;
   /** The automatic retry after a chunk failure: running, or done (no second one). */
   chunkRetry?: 'running' | 'done';
+}
+
+/**
+ * The element around a remote's area: the remote root (`root`) or its error's frame. While the dev server of
+ * an overridden remote reports a failed build, the errors cover the area and the remote stays mounted
+ * underneath (its state survives until the fix lands).
+ */
+function DevBuildFrame({
+  service,
+  root,
+  className,
+  children,
+}: {
+  service: string;
+  root?: boolean;
+  className?: string;
+  children: ReactNode;
+}): React.JSX.Element {
+  const build = useDevBuild(service);
+  const failed = build?.state === 'failed';
+  // `display: contents`: the root adds no box, so the remote lays out as if it were not there; a failed
+  // build needs a box for its overlay to cover.
+  const style = failed
+    ? { position: 'relative' as const, display: 'block', minHeight: '16rem' }
+    : root
+      ? { display: 'contents' }
+      : undefined;
+  return (
+    <div
+      {...(root ? { [REMOTE_ROOT_ATTRIBUTE]: service } : { 'data-remote': service })}
+      className={className}
+      style={style}
+    >
+      {failed ? <DevBuildOverlay service={service} errors={build.errors} /> : null}
+      {children}
+    </div>
+  );
 }
 
 /** Catches render errors of a remote's components. */
@@ -68,11 +108,10 @@ export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
   override render(): ReactNode {
     const { error, chunkRetry } = this.state;
     if (error === undefined) {
-      // `display: contents`: the root adds no box, so the remote lays out as if it were not there.
       return (
-        <div {...{ [REMOTE_ROOT_ATTRIBUTE]: this.props.service }} style={{ display: 'contents' }}>
+        <DevBuildFrame service={this.props.service} root>
           <RemoteScope key={this.state.attempt}>{this.props.children}</RemoteScope>
-        </div>
+        </DevBuildFrame>
       );
     }
     const chunk = isChunkLoadError(error);
@@ -83,7 +122,7 @@ export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
       message: `${this.props.service}: ${typeof cause?.message === 'string' ? cause.message : 'render failed'}`,
     };
     return (
-      <div className="desk-remote-error" data-remote={this.props.service}>
+      <DevBuildFrame service={this.props.service} className="desk-remote-error">
         <ErrorState
           title={chunk ? `${this.props.what} could not be loaded.` : `${this.props.what} stopped working.`}
           error={described}
@@ -92,7 +131,7 @@ export class RemoteBoundary extends Component<RemoteBoundaryProps, State> {
           {chunk ? <ReloadPageButton /> : null}
           {this.props.actions}
         </ErrorState>
-      </div>
+      </DevBuildFrame>
     );
   }
 }

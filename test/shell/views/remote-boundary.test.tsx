@@ -1,7 +1,9 @@
-import { cleanup, fireEvent, render as renderRaw, screen, within } from '@testing-library/react';
-import type { ReactNode } from 'react';
+import { act, cleanup, fireEvent, render as renderRaw, screen, within } from '@testing-library/react';
+import { type ReactNode, useState } from 'react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DevBuildWatcher, type OpenBuildEvents } from '../../../src/sdk/remotes';
 import { RemoteBoundary } from '../../../src/shell/views/RemoteBoundary';
+import { RemoteUnavailable } from '../../../src/shell/views/RemoteUnavailable';
 import { setDeveloperDetails } from '../../../src/shell/words/developer-details';
 import { DeskFrame, preloadRemoteScope, testPlatform } from '../support/desk-frame';
 
@@ -107,5 +109,120 @@ describe('RemoteBoundary', () => {
     await vi.waitFor(() => expect(onError).toHaveBeenCalledTimes(2));
     expect((await screen.findByRole('alert')).textContent).toContain('stopped working');
     expect(onError).toHaveBeenCalledTimes(2);
+  });
+});
+
+/** Dev-server status streams the test drives: one per URL opened, with a way to send a status event. */
+function fakeStreams() {
+  const opened: Array<{ url: string; closed: boolean; send(status: unknown): void }> = [];
+  const open: OpenBuildEvents = (url) => {
+    const listeners: Array<(event: { data: string }) => void> = [];
+    const stream = {
+      url,
+      closed: false,
+      send: (status: unknown) => {
+        for (const listener of listeners) listener({ data: JSON.stringify(status) });
+      },
+    };
+    opened.push(stream);
+    return {
+      addEventListener: (type, listener) => {
+        if (type === 'status') listeners.push(listener);
+      },
+      close: () => {
+        stream.closed = true;
+      },
+    };
+  };
+  return { opened, open };
+}
+
+/** A form with an input whose value is the component's own state, as a remote's form keeps it. */
+function NoteForm(): React.JSX.Element {
+  const [title, setTitle] = useState('');
+  return (
+    <label>
+      Title <input value={title} onChange={(e) => setTitle(e.target.value)} />
+    </label>
+  );
+}
+
+describe('a failed dev build of an overridden remote', () => {
+  it('covers only that remote with each error’s file, line and message, keeps it mounted, and goes when the fix builds', async () => {
+    const streams = fakeStreams();
+    const platform = { ...testPlatform(), devBuilds: new DevBuildWatcher(streams.open) };
+    platform.devBuilds.watch('notes', 'http://127.0.0.1:3001/remoteEntry.js');
+    expect(streams.opened.map((s) => s.url)).toEqual(['http://127.0.0.1:3001/__desk/build-status']);
+    renderRaw(
+      <DeskFrame platform={platform}>
+        <nav>Sidebar links</nav>
+        <RemoteBoundary service="notes" what="The Note form">
+          <NoteForm />
+        </RemoteBoundary>
+        <RemoteBoundary service="crm" what="The Customer form">
+          <p>crm customer form</p>
+        </RemoteBoundary>
+      </DeskFrame>,
+    );
+    const input = await screen.findByLabelText('Title');
+    fireEvent.change(input, { target: { value: 'Typed before the error' } });
+
+    act(() => streams.opened[0]!.send({ state: 'building', errors: [] }));
+    expect(screen.queryByRole('alert')).toBeNull();
+    act(() =>
+      streams.opened[0]!.send({
+        state: 'failed',
+        errors: [{ file: 'ui/NoteForm.tsx', line: 4, column: 1, message: 'Unexpected "<<"' }],
+      }),
+    );
+    const overlay = screen.getByRole('alert', { name: 'The notes dev build failed' });
+    expect(within(overlay).getByText('ui/NoteForm.tsx:4:1')).toBeTruthy();
+    expect(within(overlay).getByText('Unexpected "<<"')).toBeTruthy();
+    // Over the notes remote only: the other remote and the rest of the page are not covered.
+    expect(overlay.parentElement?.contains(screen.getByLabelText('Title'))).toBe(true);
+    expect(overlay.parentElement?.contains(screen.getByText('crm customer form'))).toBe(false);
+    expect(screen.getByText('Sidebar links')).toBeTruthy();
+
+    act(() => streams.opened[0]!.send({ state: 'ok', errors: [] }));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect((screen.getByLabelText('Title') as HTMLInputElement).value).toBe('Typed before the error');
+  });
+
+  it('names the errors in the notice when the failed build left nothing to load', async () => {
+    const streams = fakeStreams();
+    const platform = { ...testPlatform(), devBuilds: new DevBuildWatcher(streams.open) };
+    platform.devBuilds.watch('notes', 'http://127.0.0.1:3001/remoteEntry.js');
+    const error = Object.assign(new Error('remoteEntry.js answered 404'), { code: 'remote_load_failed' });
+    renderRaw(
+      <DeskFrame platform={platform}>
+        <RemoteUnavailable service="notes" error={error} onRetry={() => {}} />
+      </DeskFrame>,
+    );
+    const notice = screen.getByRole('alert');
+    expect(notice.textContent).not.toContain('dev build failed');
+    act(() =>
+      streams.opened[0]!.send({
+        state: 'failed',
+        errors: [{ file: 'ui/views.ts', line: 2, message: 'Expected ";" but found "x"' }],
+      }),
+    );
+    expect(within(notice).getByRole('heading', { name: 'The notes dev build failed' })).toBeTruthy();
+    expect(within(notice).getByText('ui/views.ts:2')).toBeTruthy();
+    expect(within(notice).getByText('Expected ";" but found "x"')).toBeTruthy();
+  });
+
+  it('ignores events that are not a build status, and stops listening when the override goes', () => {
+    const streams = fakeStreams();
+    const watcher = new DevBuildWatcher(streams.open);
+    watcher.watch('notes', 'http://127.0.0.1:3001/remoteEntry.js');
+    watcher.watch('notes', 'http://127.0.0.1:3001/remoteEntry.js');
+    expect(streams.opened).toHaveLength(1);
+    streams.opened[0]!.send({ state: 'exploded' });
+    expect(watcher.getSnapshot()).toEqual({});
+    streams.opened[0]!.send({ state: 'failed', errors: [{ message: 'x', line: 'two' }] });
+    expect(watcher.getSnapshot()).toEqual({ notes: { state: 'failed', errors: [{ message: 'x' }] } });
+    watcher.unwatch('notes');
+    expect(streams.opened[0]!.closed).toBe(true);
+    expect(watcher.getSnapshot()).toEqual({});
   });
 });

@@ -2,8 +2,10 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isSdkError } from '../../../src/sdk/errors';
 import { diagnosisOf, type FederationRuntime, RemoteLoadError, RemoteLoader } from '../../../src/sdk/remotes';
+import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
 import { RemoteUnavailable } from '../../../src/shell/views/RemoteUnavailable';
 import { setDeveloperDetails } from '../../../src/shell/words/developer-details';
+import { testPlatform } from '../support/desk-frame';
 
 const ENTRY = 'http://127.0.0.1:3001/remoteEntry.js';
 
@@ -11,6 +13,15 @@ const shared = new RemoteLoadError('legacy', {
   code: 'remote_shared_incompatible',
   detail: 'requires react ^18.2.0, but the Desk runs react 19.3.1, so it was not run.',
 });
+
+/** The notice inside the Desk's platform (it follows the service's dev build, when overridden). */
+function renderNotice(): void {
+  render(
+    <PlatformProvider platform={testPlatform()}>
+      <RemoteUnavailable service="legacy" error={shared} onRetry={() => {}} />
+    </PlatformProvider>,
+  );
+}
 
 afterEach(() => {
   cleanup();
@@ -20,7 +31,7 @@ afterEach(() => {
 
 describe('RemoteUnavailable with a diagnosed failure', () => {
   it('shows the user the usual contained message, and no diagnosis', () => {
-    render(<RemoteUnavailable service="legacy" error={shared} onRetry={() => {}} />);
+    renderNotice();
     const alert = screen.getByRole('alert');
     expect(alert.textContent).toContain('Part of this page could not be loaded.');
     expect(alert.textContent).not.toContain('remote_shared_incompatible');
@@ -29,7 +40,7 @@ describe('RemoteUnavailable with a diagnosed failure', () => {
 
   it('names the failed requirement with its code and both versions in the developer details', () => {
     setDeveloperDetails(true);
-    render(<RemoteUnavailable service="legacy" error={shared} onRetry={() => {}} />);
+    renderNotice();
     const alert = screen.getByRole('alert');
     expect(alert.querySelector('[data-diagnosis]')?.textContent).toBe('remote_shared_incompatible');
     expect(alert.textContent).toContain('legacy: requires react ^18.2.0, but the Desk runs react 19.3.1');
