@@ -10,8 +10,8 @@ const START_DELAY_MS = 100;
 
 /**
  * Starts a generator thread. From source (a `.ts` module) the thread registers tsx and imports
- * `worker-entry.ts`; from the built bundle it runs the bundle itself, whose entry recognises the
- * generator's `workerData`.
+ * `worker-entry.ts`; from the built bundle it runs the bundle's entry, `load-test.js` beside this chunk
+ * (scripts/build-harness.js), which recognises the generator's `workerData`.
  */
 function startWorker(data: WorkerData): Worker {
   const self = import.meta.url;
