@@ -242,4 +242,41 @@ describe('the response parser', () => {
       text: 'no',
     });
   });
+
+  it('frames a head seen before as the first time, for a HEAD request and after a different one', () => {
+    const read = (parser: ResponseParser, ...pieces: string[]) => {
+      let res: HttpResponse | undefined;
+      for (const p of pieces) res = parser.push(Buffer.from(p, 'latin1'), performance.now());
+      return { res, keepAlive: parser.keepAlive };
+    };
+    const sized = 'HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n';
+    const untilClose = 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\n';
+    const get = new ResponseParser(false);
+    const head = new ResponseParser(true);
+    expect(read(get, sized, 'hel', 'lo').res).toMatchObject({ status: 200, text: 'hello' });
+    // The same head again, answering a HEAD: no body, complete at once.
+    expect(read(head, sized)).toMatchObject({ res: { status: 200, text: '' }, keepAlive: true });
+    get.reset(false);
+    expect(read(get, sized, 'wo', 'rld').res).toMatchObject({ text: 'world' });
+    // A body delimited by the connection closing ends keep-alive for a GET, not for a HEAD.
+    get.reset(false);
+    expect(read(get, untilClose, 'abc')).toMatchObject({ res: undefined, keepAlive: false });
+    expect(get.end(performance.now())).toMatchObject({ status: 200, text: 'abc' });
+    head.reset(true);
+    expect(read(head, untilClose)).toMatchObject({ res: { status: 200, text: '' }, keepAlive: true });
+    get.reset(false);
+    expect(
+      read(get, 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\nok'),
+    ).toMatchObject({
+      res: { status: 201, text: 'ok' },
+      keepAlive: true,
+    });
+    get.reset(false);
+    expect(read(get, 'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nno')).toMatchObject({
+      res: { status: 200, text: 'no' },
+      keepAlive: false,
+    });
+    get.reset(false);
+    expect(read(get, sized, 'again').res).toMatchObject({ text: 'again' });
+  });
 });
