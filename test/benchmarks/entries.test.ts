@@ -12,13 +12,14 @@ function run(cmd: string, args: string[]) {
   return spawnSync(cmd, args, { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
 }
 
-/** Runs the built bundle with `args` to its exit (no time limit of its own: the test's applies). */
-function runBundle(args: string[], execArgv: string[] = []): Promise<number | null> {
+/** Runs the built bundle on `config`, writing into `out`, to its exit (the test's time limit applies). */
+function runBundle(config: string, out: string, execArgv: string[] = []): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...execArgv, 'dist/benchmarks/load-test.js', ...args], {
-      cwd: root,
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      [...execArgv, 'dist/benchmarks/load-test.js', '--config', config, '--out', out],
+      { cwd: root, stdio: 'ignore' },
+    );
     child.on('exit', resolve);
   });
 }
@@ -98,7 +99,7 @@ targets: [{ type: endpoint, name: e, method: POST, path: /x, body_factory: f.bod
             'export const body = (): { a: number } => ({ a: 1 });\n',
         },
       );
-      const code = await runBundle(['--config', path, '--out', tempDir()]);
+      const code = await runBundle(path, tempDir());
       expect(code).toBe(0);
       const hits = server.received.filter((r) => r.path === '/x');
       expect(hits.length).toBeGreaterThan(0);
@@ -126,7 +127,7 @@ thresholds: { p95_ms: 600000 }
 targets: [{ type: endpoint, name: e, method: GET, path: /threads }]
 `,
       );
-      expect(await runBundle(['--config', path, '--out', out])).toBe(0);
+      expect(await runBundle(path, out)).toBe(0);
       const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8'));
       expect(result.config.workers).toBe(2);
       expect(result.total.count).toBe(server.received.filter((r) => r.path === '/threads').length);
@@ -150,7 +151,7 @@ duration_seconds: 1
 targets: [{ type: endpoint, name: e, method: GET, path: /plain }]
 `,
       );
-      expect(await runBundle(['--config', path, '--out', tempDir()], ['--import', loadLogger(log)])).toBe(0);
+      expect(await runBundle(path, tempDir(), ['--import', loadLogger(log)])).toBe(0);
       expect(server.received.some((r) => r.path === '/plain')).toBe(true);
       const code = loadedCode(log);
       // The run wrote its HTML report: the chunks it loaded are in the log.

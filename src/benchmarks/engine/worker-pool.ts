@@ -15,7 +15,7 @@ const START_DELAY_MS = 100;
  */
 function startWorker(data: WorkerData): Worker {
   const self = import.meta.url;
-  if (self.endsWith('.js')) return new Worker(new URL(self), { workerData: data });
+  if (self.endsWith('.js')) return new Worker(new URL('./load-test.js', self), { workerData: data });
   const entry = new URL('./worker-entry.ts', self).href;
   const code = `import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(entry)}))`;
   return new Worker(code, { eval: true, workerData: data });
