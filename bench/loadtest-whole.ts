@@ -5,6 +5,9 @@
  * 1. the reference load, 167 requests/s for 30 s (the harness: open model, 1,000 users; autocannon:
  *    `-R 167 -c 100`), ROUNDS alternating rounds: CPU seconds (user + system) and peak RSS of each process;
  * 2. a 1 s run of each at the same rate, ROUNDS alternating rounds: wall time from exec to exit.
+ * Beside them in the long rounds, the floor of any generator that sends each arrival at its time and stamps
+ * each response as it is read (bench/support/bare-open-client.mjs: a timer per arrival, a read per
+ * response, nothing else), so that the CPU ratio can be read against what the open model itself costs.
  * Prints the ratios harness / autocannon (goals in docs/performance.md#benchmarks: CPU <= 1.3x, RSS <= 1.2x,
  * 1 s wall <= 1.1x) and the machine's load average before and after. Each round checks that its tool sent
  * at least 95 % of the asked requests without a failure, so a tool that sent less never looks cheaper.
@@ -127,6 +130,20 @@ function cannon(url: string, seconds: number): Usage {
   return usage;
 }
 
+/** The bare open-model client (the floor) for `seconds` at the reference rate. */
+function floor(url: string, seconds: number): Usage {
+  const usage = timed([
+    process.execPath,
+    join(ROOT, 'bench', 'support', 'bare-open-client.mjs'),
+    url,
+    String(RATE),
+    String(seconds),
+  ]);
+  const { sent, received } = JSON.parse(usage.stdout) as { sent: number; received: number };
+  checkSent('the bare client', seconds, received, sent - received);
+  return usage;
+}
+
 const sum = (xs: Usage[], f: (u: Usage) => number) => xs.reduce((n, u) => n + f(u), 0);
 
 const server = fork(join(ROOT, 'bench', 'support', 'loadtest-servers.ts'), [], {
@@ -145,9 +162,11 @@ try {
 
   const ours: Usage[] = [];
   const theirs: Usage[] = [];
+  const floors: Usage[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     ours.push(harness(url, LONG_S));
     theirs.push(cannon(url, LONG_S));
+    floors.push(floor(url, LONG_S));
   }
   console.log(
     `Whole processes under /usr/bin/time, ${RATE} req/s for ${LONG_S} s, ${ROUNDS} alternating rounds (harness ${USERS} users, open model; autocannon -c ${CONNECTIONS} -R ${RATE}):`,
@@ -162,6 +181,11 @@ try {
   const peak = (xs: Usage[]) => Math.max(...xs.map((u) => u.maxRssMb));
   console.log(
     `  CPU harness / autocannon: ${(sum(ours, (u) => u.cpuS) / sum(theirs, (u) => u.cpuS)).toFixed(2)}x (goal <= 1.3x)`,
+  );
+  const floorCpu = sum(floors, (u) => u.cpuS);
+  console.log(
+    `  floor (bare open-model client, CPU ${floors.map((u) => u.cpuS.toFixed(2)).join(', ')} s) / autocannon: ` +
+      `${(floorCpu / sum(theirs, (u) => u.cpuS)).toFixed(2)}x; harness / floor: ${(sum(ours, (u) => u.cpuS) / floorCpu).toFixed(2)}x`,
   );
   console.log(`  peak RSS harness / autocannon: ${(peak(ours) / peak(theirs)).toFixed(2)}x (goal <= 1.2x)`);
 
