@@ -119,8 +119,7 @@ targets: [{ type: endpoint, name: e, method: POST, path: /x, body_factory: f.bod
       const path = writeConfig(
         `target_url: ${server.url}
 auth: { mode: none }
-users: { peak: 4 }
-rate: { requests_per_second: 40 }
+users: { peak: 4, think_time_seconds: 0.02 }
 duration_seconds: 1
 generator: { workers: 2, max_event_loop_lag_ms: 60000 }
 thresholds: { p95_ms: 600000 }
@@ -130,8 +129,10 @@ targets: [{ type: endpoint, name: e, method: GET, path: /threads }]
       expect(await runBundle(path, out)).toBe(0);
       const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8'));
       expect(result.config.workers).toBe(2);
+      // Each thread runs two of the four users (closed model: no rate to fall behind on a busy machine).
       expect(result.total.count).toBe(server.received.filter((r) => r.path === '/threads').length);
-      expect(result.total.count).toBeGreaterThan(30);
+      expect(result.total.count).toBeGreaterThan(0);
+      expect(result.timeline.some((p: { users: number }) => p.users === 4)).toBe(true);
     } finally {
       await server.close();
     }
