@@ -5,14 +5,19 @@
  * 1. the reference load, 167 requests/s for 30 s (the harness: open model, 1,000 users; autocannon:
  *    `-R 167 -c 100`), ROUNDS alternating rounds: CPU seconds (user + system) and peak RSS of each process;
  * 2. a 1 s run of each at the same rate, ROUNDS alternating rounds: wall time from exec to exit.
+ * Beside them in the long rounds, the floor of any generator that sends each arrival at its time and stamps
+ * each response as it is read (bench/support/bare-open-client.mjs: a timer per arrival, a read per
+ * response, nothing else), so that the CPU ratio can be read against what the open model itself costs.
  * Prints the ratios harness / autocannon (goals in docs/performance.md#benchmarks: CPU <= 1.3x, RSS <= 1.2x,
- * 1 s wall <= 1.1x). bench/loadtest.ts measures inside the processes, during the load only.
+ * 1 s wall <= 1.1x) and the machine's load average before and after. Each round checks that its tool sent
+ * at least 95 % of the asked requests without a failure, so a tool that sent less never looks cheaper.
+ * bench/loadtest.ts measures inside the processes, during the load only.
  *
  * Run: `npm run bench loadtest-whole`.
  */
 import { execFileSync, fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -23,6 +28,9 @@ const LONG_S = 30;
 const SHORT_S = 1;
 const ROUNDS = 3;
 
+/** Least share of the asked requests (rate x seconds) a round must have sent to count. */
+const MIN_SENT = 0.95;
+
 /** What /usr/bin/time reports of one process: wall and CPU seconds, peak RSS in MB. */
 interface Usage {
   wallS: number;
@@ -30,18 +38,44 @@ interface Usage {
   maxRssMb: number;
 }
 
-/** Runs `args` under /usr/bin/time and returns what it measured; the command's own exit code is ignored. */
-function timed(args: string[]): Usage {
+/**
+ * Runs `args` under /usr/bin/time and returns what it measured, with the command's standard output; the
+ * command's own exit code is ignored (each caller checks what the tool reports it did).
+ */
+function timed(args: string[]): Usage & { stdout: string } {
   const dir = mkdtempSync(join(tmpdir(), 'bench-whole-'));
   try {
     const out = join(dir, 'time.txt');
-    spawnSync('/usr/bin/time', ['-o', out, '-f', '%e %U %S %M', ...args], { cwd: ROOT, stdio: 'ignore' });
+    const run = spawnSync('/usr/bin/time', ['-o', out, '-f', '%e %U %S %M', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const [wall, user, system, rssKb] = readFileSync(out, 'utf8').trim().split('\n').at(-1)!.split(' ');
-    return { wallS: Number(wall), cpuS: Number(user) + Number(system), maxRssMb: Number(rssKb) / 1024 };
+    return {
+      wallS: Number(wall),
+      cpuS: Number(user) + Number(system),
+      maxRssMb: Number(rssKb) / 1024,
+      stdout: run.stdout,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Fails the benchmark when a tool sent fewer requests than asked, or any failed. */
+function checkSent(tool: string, seconds: number, sent: number, failed: number): void {
+  if (sent < MIN_SENT * RATE * seconds || failed > 0) {
+    throw new Error(`${tool} sent ${sent} of ${RATE * seconds} requests asked, ${failed} failed`);
+  }
+}
+
+/** The load average over 1, 5 and 15 minutes, as `uptime` prints it. */
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
 
 /** The built harness (`m benchmark` in production) for `seconds` at the reference rate. */
 function harness(url: string, seconds: number): Usage {
@@ -70,18 +104,16 @@ targets: [{ type: endpoint, name: hit, method: GET, path: / }]
     const result = JSON.parse(readFileSync(join(dir, 'out', 'result.json'), 'utf8')) as {
       total: { count: number; failed: number; errors: number };
     };
-    if (result.total.count === 0 || result.total.failed + result.total.errors > 0) {
-      throw new Error('the harness saw failures');
-    }
+    checkSent('the harness', seconds, result.total.count, result.total.failed + result.total.errors);
     return usage;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** autocannon's command line for `seconds` at the reference rate. */
+/** autocannon's command line for `seconds` at the reference rate (`-j`: its result as JSON). */
 function cannon(url: string, seconds: number): Usage {
-  return timed([
+  const usage = timed([
     process.execPath,
     join(ROOT, 'node_modules', 'autocannon', 'autocannon.js'),
     '-c',
@@ -90,9 +122,26 @@ function cannon(url: string, seconds: number): Usage {
     String(seconds),
     '-R',
     String(RATE),
-    '-n',
+    '-j',
     `${url}/`,
   ]);
+  const result = JSON.parse(usage.stdout) as { requests: { total: number }; errors: number; non2xx: number };
+  checkSent('autocannon', seconds, result.requests.total, result.errors + result.non2xx);
+  return usage;
+}
+
+/** The bare open-model client (the floor) for `seconds` at the reference rate. */
+function floor(url: string, seconds: number): Usage {
+  const usage = timed([
+    process.execPath,
+    join(ROOT, 'bench', 'support', 'bare-open-client.mjs'),
+    url,
+    String(RATE),
+    String(seconds),
+  ]);
+  const { sent, received } = JSON.parse(usage.stdout) as { sent: number; received: number };
+  checkSent('the bare client', seconds, received, sent - received);
+  return usage;
 }
 
 const sum = (xs: Usage[], f: (u: Usage) => number) => xs.reduce((n, u) => n + f(u), 0);
@@ -105,6 +154,7 @@ try {
     server.once('message', (m) => resolve(m as { port: number })),
   );
   const url = `http://127.0.0.1:${port}`;
+  console.log(`load average before: ${load()}`);
   execFileSync('npm', ['run', '--silent', 'build:harness'], { cwd: ROOT, stdio: 'inherit' });
   // Warm the server and the disk cache of both tools' files.
   cannon(url, SHORT_S);
@@ -112,9 +162,11 @@ try {
 
   const ours: Usage[] = [];
   const theirs: Usage[] = [];
+  const floors: Usage[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     ours.push(harness(url, LONG_S));
     theirs.push(cannon(url, LONG_S));
+    floors.push(floor(url, LONG_S));
   }
   console.log(
     `Whole processes under /usr/bin/time, ${RATE} req/s for ${LONG_S} s, ${ROUNDS} alternating rounds (harness ${USERS} users, open model; autocannon -c ${CONNECTIONS} -R ${RATE}):`,
@@ -130,6 +182,11 @@ try {
   console.log(
     `  CPU harness / autocannon: ${(sum(ours, (u) => u.cpuS) / sum(theirs, (u) => u.cpuS)).toFixed(2)}x (goal <= 1.3x)`,
   );
+  const floorCpu = sum(floors, (u) => u.cpuS);
+  console.log(
+    `  floor (bare open-model client, CPU ${floors.map((u) => u.cpuS.toFixed(2)).join(', ')} s) / autocannon: ` +
+      `${(floorCpu / sum(theirs, (u) => u.cpuS)).toFixed(2)}x; harness / floor: ${(sum(ours, (u) => u.cpuS) / floorCpu).toFixed(2)}x`,
+  );
   console.log(`  peak RSS harness / autocannon: ${(peak(ours) / peak(theirs)).toFixed(2)}x (goal <= 1.2x)`);
 
   const shortOurs: Usage[] = [];
@@ -143,6 +200,7 @@ try {
     `A ${SHORT_S} s run, wall time exec to exit (mean of ${ROUNDS}): harness ${wall(shortOurs).toFixed(2)} s, ` +
       `autocannon ${wall(shortTheirs).toFixed(2)} s: ${(wall(shortOurs) / wall(shortTheirs)).toFixed(2)}x (goal <= 1.1x)`,
   );
+  console.log(`load average after: ${load()}`);
 } finally {
   server.kill();
 }

@@ -2,14 +2,10 @@ import { parseArgs } from 'node:util';
 import type { PlatformError } from '../contract';
 import { formatIssues } from './config/issues';
 import { loadPlanFile, type PlanOverrides } from './config/load-plan';
-import { describePlan } from './dry-run';
 import { errorCode } from './errors';
 import { EXIT, exitCodeOf } from './exit-codes';
-import { type Listen, parseListen } from './live/live-server';
+import { type Listen, parseListen } from './live/listen';
 import { validWorkerName } from './remote/protocol';
-import { compareResults, configDifferences, formatCompare, readResult } from './report/compare';
-import { formatSummary } from './report/summary-table';
-import { runLoadTest } from './run';
 import { writeWarning } from './writes';
 
 /** Text of `--help`. */
@@ -126,6 +122,9 @@ export async function benchmarkCli(
       if (positionals.length !== 2) throw new UsageError('--compare needs two result files');
       const tolerance = v.tolerance === undefined ? 0.1 : Number(v.tolerance);
       if (!(tolerance >= 0)) throw new UsageError('--tolerance must be a number >= 0');
+      const { compareResults, configDifferences, formatCompare, readResult } = await import(
+        './report/compare'
+      );
       const [a, b] = await Promise.all(positionals.map(readResult));
       const rows = compareResults(a!, b!, tolerance);
       const differences = configDifferences(a!, b!);
@@ -164,6 +163,7 @@ export async function benchmarkCli(
     }
     const warning = writeWarning(loaded.plan, v.cleanup === true);
     if (v['dry-run']) {
+      const { describePlan } = await import('./dry-run');
       io.out.write(describePlan(loaded.plan));
       if (warning) io.err.write(`${warning}\n`);
       return EXIT.pass;
@@ -172,6 +172,11 @@ export async function benchmarkCli(
     const ac = new AbortController();
     const stop = () => ac.abort();
     process.once('SIGINT', stop);
+    // Loaded here: --help, --compare and --dry-run do not read the engine.
+    const [{ runLoadTest }, { formatSummary }] = await Promise.all([
+      import('./run'),
+      import('./report/summary-table'),
+    ]);
     try {
       const report = await runLoadTest({
         plan: loaded.plan,

@@ -15,11 +15,10 @@ import { HttpClient } from './engine/http-client';
 import { VirtualUser } from './engine/virtual-user';
 import { runWorkers } from './engine/worker-pool';
 import type { WorkerData } from './engine/worker-protocol';
-import { type LiveOptions, type LiveServers, startLiveServers } from './live/live-server';
+import type { LiveOptions, LiveServers } from './live/live-server';
 import { abortCheck } from './report/abort-watch';
 import { Aggregator } from './report/aggregate';
 import { buildResult } from './report/build-result';
-import { renderHtml } from './report/html-report';
 import { type LiveStream, LiveView } from './report/live-view';
 import type { AbortRecord, DistributedRun, LoadResult } from './report/result';
 import { discoverTarget } from './target/discover';
@@ -112,6 +111,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   let cpuBefore = process.cpuUsage();
   let servers: LiveServers | undefined;
   if (o.serve && (o.serve.metrics || o.serve.dashboard)) {
+    // Loaded only here: a run without --metrics-port or --dashboard never needs the servers.
+    const { startLiveServers } = await import('./live/live-server');
     servers = await startLiveServers(
       o.serve,
       {
@@ -251,6 +252,8 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
   const jsonPath = join(dir, 'result.json');
   const htmlPath = join(dir, 'report.html');
   await writeFile(jsonPath, `${JSON.stringify(result, null, 2)}\n`);
+  // Loaded once the load is over, so its code is not parsed and compiled while the run starts.
+  const { renderHtml } = await import('./report/html-report');
   await writeFile(htmlPath, renderHtml(result));
   return { result, jsonPath, htmlPath };
 }

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startRecordingServer } from './helpers/recording-server';
@@ -9,6 +10,51 @@ const env = { ...process.env, PYTHONDONTWRITEBYTECODE: '1' };
 
 function run(cmd: string, args: string[]) {
   return spawnSync(cmd, args, { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+}
+
+/** Runs the built bundle on `config`, writing into `out`, to its exit (the test's time limit applies). */
+function runBundle(config: string, out: string, execArgv: string[] = []): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [...execArgv, 'dist/benchmarks/load-test.js', '--config', config, '--out', out],
+      { cwd: root, stdio: 'ignore' },
+    );
+    child.on('exit', resolve);
+  });
+}
+
+/**
+ * A module hook (`node --import <file>`) that appends the URL of every module Node loads to `log`: which
+ * chunks of the bundle a command actually reads.
+ */
+function loadLogger(log: string): string {
+  const dir = tempDir('load-log-');
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(${JSON.stringify(log)}, url + '\\n');
+  return next(url, context);
+}
+`,
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
+  );
+  return register;
+}
+
+/** The packages and sources whose code is in the bundle's chunks that a command loaded. */
+function loadedCode(log: string): string {
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((url) => url.includes('/dist/benchmarks/'))
+    .map((url) => readFileSync(new URL(url), 'utf8'))
+    .join('\n');
 }
 
 describe('entry points', () => {
@@ -53,23 +99,73 @@ targets: [{ type: endpoint, name: e, method: POST, path: /x, body_factory: f.bod
             'export const body = (): { a: number } => ({ a: 1 });\n',
         },
       );
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn(
-          process.execPath,
-          ['dist/benchmarks/load-test.js', '--config', path, '--out', tempDir()],
-          {
-            cwd: root,
-            stdio: 'ignore',
-          },
-        );
-        child.on('exit', resolve);
-      });
+      const code = await runBundle(path, tempDir());
       expect(code).toBe(0);
       const hits = server.received.filter((r) => r.path === '/x');
       expect(hits.length).toBeGreaterThan(0);
       expect(
         hits.every((r) => /^u[01]$/.test(String(r.headers['x-user'])) && JSON.parse(r.body).a === 1),
       ).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the built bundle starts its generator threads from its entry beside the chunks', async () => {
+    expect(run('npm', ['run', '--silent', 'build:harness']).status).toBe(0);
+    const server = await startRecordingServer();
+    try {
+      const out = tempDir();
+      const path = writeConfig(
+        `target_url: ${server.url}
+auth: { mode: none }
+users: { peak: 4, think_time_seconds: 0.02 }
+duration_seconds: 1
+generator: { workers: 2, max_event_loop_lag_ms: 60000 }
+thresholds: { p95_ms: 600000 }
+targets: [{ type: endpoint, name: e, method: GET, path: /threads }]
+`,
+      );
+      expect(await runBundle(path, out)).toBe(0);
+      const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8'));
+      expect(result.config.workers).toBe(2);
+      // Each thread runs two of the four users (closed model: no rate to fall behind on a busy machine).
+      expect(result.total.count).toBe(server.received.filter((r) => r.path === '/threads').length);
+      expect(result.total.count).toBeGreaterThan(0);
+      expect(result.timeline.some((p: { users: number }) => p.users === 4)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a run against plain http never loads the https client, NATS, the cryptography or the live servers', async () => {
+    expect(run('npm', ['run', '--silent', 'build:harness']).status).toBe(0);
+    const server = await startRecordingServer();
+    try {
+      const log = join(tempDir('load-log-'), 'loaded.txt');
+      writeFileSync(log, '');
+      const path = writeConfig(
+        `target_url: ${server.url}
+auth: { mode: none }
+rate: { requests_per_second: 20 }
+duration_seconds: 1
+targets: [{ type: endpoint, name: e, method: GET, path: /plain }]
+`,
+      );
+      expect(await runBundle(path, tempDir(), ['--import', loadLogger(log)])).toBe(0);
+      expect(server.received.some((r) => r.path === '/plain')).toBe(true);
+      const code = loadedCode(log);
+      // The run wrote its HTML report: the chunks it loaded are in the log.
+      expect(code).toContain('src/benchmarks/report/html-report.ts');
+      for (const unused of [
+        'node_modules/undici/',
+        'node_modules/@nats-io/',
+        'node_modules/jose/',
+        'src/benchmarks/live/live-server.ts',
+        'src/benchmarks/dry-run.ts',
+        'src/benchmarks/report/compare.ts',
+      ])
+        expect(code).not.toContain(unused);
     } finally {
       await server.close();
     }

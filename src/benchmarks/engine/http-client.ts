@@ -1,4 +1,4 @@
-import { Pool, util } from 'undici';
+import type { Pool } from 'undici';
 import type { HttpRequest, HttpResponse, PreparedRequest } from './http-message';
 import { RawHttpPool } from './raw-http';
 
@@ -10,6 +10,12 @@ interface Route {
   raw: RawHttpPool | undefined;
   path: string;
   host: string;
+}
+
+/** An https origin's undici pool, and undici's header parser. */
+interface UndiciPool {
+  pool: Pool;
+  parseHeaders(raw: Buffer[]): Record<string, string | string[] | undefined>;
 }
 
 /** Pool settings: connections per origin, and the limit for headers and for the body, each. */
@@ -28,7 +34,7 @@ export interface HttpClientOptions {
  * failures reject with coded errors (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, ...).
  */
 export class HttpClient {
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools = new Map<string, Promise<UndiciPool>>();
   private readonly raw = new Map<string, RawHttpPool>();
   /** Parsed URLs: a scenario sends to the same few URLs over and over. */
   private readonly routes = new Map<string, Route>();
@@ -50,40 +56,42 @@ export class HttpClient {
     }
     const headers = this.options.hostHeader ? { ...req.headers, host: this.options.hostHeader } : req.headers;
     const url = new URL(req.url);
-    const pool = this.pool(url.origin);
-    return new Promise((resolve, reject) => {
-      let status = 0;
-      let rawHeaders: Buffer[] = [];
-      const chunks: Buffer[] = [];
-      pool.dispatch(
-        {
-          path: url.pathname + url.search,
-          method: req.method as 'GET',
-          headers,
-          body: req.body,
-          headersTimeout: this.options.timeoutMs,
-          bodyTimeout: this.options.timeoutMs,
-        },
-        {
-          onConnect() {},
-          onHeaders(statusCode, raw) {
-            status = statusCode;
-            rawHeaders = raw;
-            return true;
-          },
-          onData(chunk) {
-            chunks.push(chunk);
-            return true;
-          },
-          onComplete() {
-            const text =
-              chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-            resolve({ status, headers: util.parseHeaders(rawHeaders), text, receivedMs: performance.now() });
-          },
-          onError: reject,
-        },
-      );
-    });
+    return this.pool(url.origin).then(
+      ({ pool, parseHeaders }) =>
+        new Promise((resolve, reject) => {
+          let status = 0;
+          let rawHeaders: Buffer[] = [];
+          const chunks: Buffer[] = [];
+          pool.dispatch(
+            {
+              path: url.pathname + url.search,
+              method: req.method as 'GET',
+              headers,
+              body: req.body,
+              headersTimeout: this.options.timeoutMs,
+              bodyTimeout: this.options.timeoutMs,
+            },
+            {
+              onConnect() {},
+              onHeaders(statusCode, raw) {
+                status = statusCode;
+                rawHeaders = raw;
+                return true;
+              },
+              onData(chunk) {
+                chunks.push(chunk);
+                return true;
+              },
+              onComplete() {
+                const text =
+                  chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+                resolve({ status, headers: parseHeaders(rawHeaders), text, receivedMs: performance.now() });
+              },
+              onError: reject,
+            },
+          );
+        }),
+    );
   }
 
   /**
@@ -100,7 +108,8 @@ export class HttpClient {
 
   /** Closes every pool (waits for in-flight requests). */
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values(), ...this.raw.values()].map((p) => p.close()));
+    const pools = await Promise.all(this.pools.values());
+    await Promise.all([...pools.map((p) => p.pool), ...this.raw.values()].map((p) => p.close()));
     this.pools.clear();
     this.raw.clear();
     this.routes.clear();
@@ -138,10 +147,17 @@ export class HttpClient {
     return pool;
   }
 
-  private pool(origin: string): Pool {
+  /**
+   * The undici pool of an https origin. undici is loaded with the first one: a run against plain http
+   * never reads it (a megabyte of code, tens of milliseconds of start-up).
+   */
+  private pool(origin: string): Promise<UndiciPool> {
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { connections: this.options.connections, pipelining: 1 });
+      pool = import('undici').then(({ Pool, util }) => ({
+        pool: new Pool(origin, { connections: this.options.connections, pipelining: 1 }),
+        parseHeaders: (raw: Buffer[]) => util.parseHeaders(raw),
+      }));
       this.pools.set(origin, pool);
     }
     return pool;

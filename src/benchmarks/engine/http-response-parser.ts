@@ -40,6 +40,21 @@ function framing(lower: string, needle: string): string | undefined {
   return out;
 }
 
+/** How a response's body is delimited. */
+type BodyMode = 'none' | 'length' | 'chunked' | 'close';
+
+/** A response head already read, and the framing read from it (a HEAD request's aside). */
+interface KnownHead {
+  text: string;
+  status: number;
+  keepAlive: boolean;
+  bodyMode: BodyMode;
+  length: number;
+}
+
+/** The last final head this thread parsed. */
+let lastHead: KnownHead = { text: '', status: 0, keepAlive: false, bodyMode: 'none', length: 0 };
+
 /**
  * A parsed response. The header lines are split into `headers` on first access only: framing the body
  * needs three of them, and most responses of a load test are never asked for any other.
@@ -80,6 +95,27 @@ function parseHeaderLines(head: string): Record<string, string | string[]> {
   return headers;
 }
 
+/** Reads the status and the framing of a response head (`HTTP/1.<0|1> <3 digits>` first). */
+function readHead(text: string): KnownHead {
+  const minor = digit(text, 7);
+  const a = digit(text, 9);
+  const b = digit(text, 10);
+  const c = digit(text, 11);
+  if (!text.startsWith('HTTP/1.') || minor > 1 || text.charCodeAt(8) !== 32 || a < 0 || b < 0 || c < 0)
+    throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
+  const status = a * 100 + b * 10 + c;
+  // Only the headers that frame the body are read here (see ParsedResponse).
+  const lower = text.toLowerCase();
+  const connection = framing(lower, CONNECTION) ?? '';
+  const keepAlive = minor === 1 ? connection !== 'close' : connection === 'keep-alive';
+  const te = framing(lower, TRANSFER_ENCODING) ?? '';
+  const cl = framing(lower, CONTENT_LENGTH);
+  if (status === 204 || status === 304) return { text, status, keepAlive, bodyMode: 'none', length: 0 };
+  if (te.includes('chunked')) return { text, status, keepAlive, bodyMode: 'chunked', length: 0 };
+  if (cl !== undefined) return { text, status, keepAlive, bodyMode: 'length', length: Number(cl) };
+  return { text, status, keepAlive, bodyMode: 'close', length: 0 };
+}
+
 /**
  * Parses one HTTP/1.1 response from the chunks of a connection: `push` returns the response once it is
  * complete, `end` one that was delimited by the connection closing.
@@ -90,7 +126,7 @@ export class ResponseParser {
   private bufOwned = true;
   private status = 0;
   private headText = '';
-  private bodyMode: 'none' | 'length' | 'chunked' | 'close' | undefined;
+  private bodyMode: BodyMode | undefined;
   private length = 0;
   private readonly chunks: Buffer[] = [];
   /** How many of `chunks` are copies of their own (the others may be views of a reused read buffer). */
@@ -176,30 +212,20 @@ export class ResponseParser {
   }
 
   private parseHead(text: string): void {
-    // `HTTP/1.<0|1> <3 digits>`
-    const minor = digit(text, 7);
-    const a = digit(text, 9);
-    const b = digit(text, 10);
-    const c = digit(text, 11);
-    if (!text.startsWith('HTTP/1.') || minor > 1 || text.charCodeAt(8) !== 32 || a < 0 || b < 0 || c < 0)
-      throw new RawHttpError('UND_ERR_INVALID_RESPONSE', 'not an HTTP/1.x response');
-    this.status = a * 100 + b * 10 + c;
-    this.headText = text;
-    // Only the headers that frame the body are read here (see ParsedResponse).
-    const lower = text.toLowerCase();
-    const connection = framing(lower, CONNECTION) ?? '';
-    this.keepAlive = minor === 1 ? connection !== 'close' : connection === 'keep-alive';
-    const te = framing(lower, TRANSFER_ENCODING) ?? '';
-    const cl = framing(lower, CONTENT_LENGTH);
-    if (this.head || this.status === 204 || this.status === 304) this.bodyMode = 'none';
-    else if (te.includes('chunked')) this.bodyMode = 'chunked';
-    else if (cl !== undefined) {
-      this.bodyMode = 'length';
-      this.length = Number(cl);
-    } else {
-      this.bodyMode = 'close';
-      this.keepAlive = false;
+    // A target answers a load test with the same head over and over (its Date changes once a second):
+    // one string comparison reuses the framing read from the previous head of this thread.
+    let known = lastHead;
+    if (text !== known.text) {
+      known = readHead(text);
+      // An interim head (100 Continue) is not remembered: the final one follows at once.
+      if (known.status >= 200) lastHead = known;
     }
+    this.status = known.status;
+    this.headText = text;
+    this.length = known.length;
+    // The answer to a HEAD request has no body, whatever its head says.
+    this.bodyMode = this.head ? 'none' : known.bodyMode;
+    this.keepAlive = known.keepAlive && (this.head || known.bodyMode !== 'close');
   }
 
   private body(receivedMs: number): HttpResponse | undefined {

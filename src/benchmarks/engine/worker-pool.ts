@@ -10,12 +10,12 @@ const START_DELAY_MS = 100;
 
 /**
  * Starts a generator thread. From source (a `.ts` module) the thread registers tsx and imports
- * `worker-entry.ts`; from the built bundle it runs the bundle itself, whose entry recognises the
- * generator's `workerData`.
+ * `worker-entry.ts`; from the built bundle it runs the bundle's entry, `load-test.js` beside this chunk
+ * (scripts/build-harness.js), which recognises the generator's `workerData`.
  */
 function startWorker(data: WorkerData): Worker {
   const self = import.meta.url;
-  if (self.endsWith('.js')) return new Worker(new URL(self), { workerData: data });
+  if (self.endsWith('.js')) return new Worker(new URL('./load-test.js', self), { workerData: data });
   const entry = new URL('./worker-entry.ts', self).href;
   const code = `import('tsx/esm/api').then((m) => m.register()).then(() => import(${JSON.stringify(entry)}))`;
   return new Worker(code, { eval: true, workerData: data });

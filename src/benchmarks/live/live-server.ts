@@ -4,21 +4,10 @@ import type { TimelinePoint } from '../report/aggregate';
 import type { ProcSample } from '../watch/proc-sampler';
 import type { TargetMetricsSample } from '../watch/target-metrics';
 import { type DashboardInfo, dashboardPage } from './dashboard-page';
+import type { Listen } from './listen';
 import { type MetricsSource, renderOpenMetrics } from './openmetrics';
 
-/** Where a live endpoint listens: `9464`, or `0.0.0.0:9464` to be reachable from other hosts. */
-export interface Listen {
-  host: string;
-  port: number;
-}
-
-/** Parses `--metrics-port` / `--dashboard` values; 127.0.0.1 unless a host is given. */
-export function parseListen(value: string): Listen | undefined {
-  const m = /^(?:(.+):)?(\d{1,5})$/.exec(value);
-  const port = m ? Number(m[2]) : Number.NaN;
-  if (!m || port > 65535) return undefined;
-  return { host: m[1] ?? '127.0.0.1', port };
-}
+export { type Listen, parseListen } from './listen';
 
 /** What the live servers serve. */
 export interface LiveOptions {

@@ -1,5 +1,4 @@
 import type { SecurityConfig } from '../../protocol';
-import { SecurityClient } from '../../sdk/security';
 import { jsonEncoder, type PayloadEncoder } from './encryptor';
 
 /**
@@ -15,6 +14,8 @@ export async function createEncoder(
   fetchImpl: typeof globalThis.fetch = globalThis.fetch,
 ): Promise<PayloadEncoder> {
   if (!security || security.mode === 'disabled') return jsonEncoder;
+  // Loaded only for a target that encrypts: the SDK's cryptography is not read otherwise.
+  const { SecurityClient } = await import('../../sdk/security');
   const client = new SecurityClient({
     baseUrl: targetUrl,
     configUrl: `${targetUrl}/api/v1/security/config`,

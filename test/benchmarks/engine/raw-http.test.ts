@@ -1,8 +1,13 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient } from '../../../src/benchmarks/engine/http-client';
 import type { HttpResponse } from '../../../src/benchmarks/engine/http-message';
 import { ResponseParser } from '../../../src/benchmarks/engine/http-response-parser';
+import { tempDir } from '../helpers/runtime';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -241,5 +246,105 @@ describe('the response parser', () => {
       status: 404,
       text: 'no',
     });
+  });
+
+  it('frames a head seen before as the first time, for a HEAD request and after a different one', () => {
+    const read = (parser: ResponseParser, ...pieces: string[]) => {
+      let res: HttpResponse | undefined;
+      for (const p of pieces) res = parser.push(Buffer.from(p, 'latin1'), performance.now());
+      return { res, keepAlive: parser.keepAlive };
+    };
+    const sized = 'HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n';
+    const untilClose = 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\n';
+    const get = new ResponseParser(false);
+    const head = new ResponseParser(true);
+    expect(read(get, sized, 'hel', 'lo').res).toMatchObject({ status: 200, text: 'hello' });
+    // The same head again, answering a HEAD: no body, complete at once.
+    expect(read(head, sized)).toMatchObject({ res: { status: 200, text: '' }, keepAlive: true });
+    get.reset(false);
+    expect(read(get, sized, 'wo', 'rld').res).toMatchObject({ text: 'world' });
+    // A body delimited by the connection closing ends keep-alive for a GET, not for a HEAD.
+    get.reset(false);
+    expect(read(get, untilClose, 'abc')).toMatchObject({ res: undefined, keepAlive: false });
+    expect(get.end(performance.now())).toMatchObject({ status: 200, text: 'abc' });
+    head.reset(true);
+    expect(read(head, untilClose)).toMatchObject({ res: { status: 200, text: '' }, keepAlive: true });
+    get.reset(false);
+    expect(
+      read(get, 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\nok'),
+    ).toMatchObject({
+      res: { status: 201, text: 'ok' },
+      keepAlive: true,
+    });
+    get.reset(false);
+    expect(read(get, 'HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nno')).toMatchObject({
+      res: { status: 200, text: 'no' },
+      keepAlive: false,
+    });
+    get.reset(false);
+    expect(read(get, sized, 'again').res).toMatchObject({ text: 'again' });
+  });
+
+  it('sends https through undici, loaded with the first https origin: method, path, headers and body', async () => {
+    const dir = tempDir('tls-');
+    const made = spawnSync('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ]);
+    expect(made.status).toBe(0);
+    const seen: { method?: string; url?: string; type?: string; body: string }[] = [];
+    const tls = createHttpsServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      (req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => {
+          body += c.toString();
+        });
+        req.on('end', () => {
+          seen.push({ method: req.method, url: req.url, type: req.headers['content-type'], body });
+          res.setHeader('x-answer', 'yes');
+          res.end(JSON.stringify({ got: JSON.parse(body || 'null') }));
+        });
+      },
+    );
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', () => r()));
+    const previous = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    // The certificate is made here, for this server: not one a CA signed.
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    const http = new HttpClient({ connections: 1, timeoutMs: 5000 });
+    try {
+      const url = `https://127.0.0.1:${(tls.address() as { port: number }).port}/api/x?q=1`;
+      const res = await http.request({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
+      expect(res).toMatchObject({ status: 200, text: '{"got":{"a":1}}' });
+      expect(res.headers['x-answer']).toBe('yes');
+      expect(await http.prepare({ method: 'GET', url, headers: {} }).send()).toMatchObject({ status: 200 });
+      expect(seen).toEqual([
+        { method: 'POST', url: '/api/x?q=1', type: 'application/json', body: '{"a":1}' },
+        { method: 'GET', url: '/api/x?q=1', type: undefined, body: '' },
+      ]);
+    } finally {
+      await http.close();
+      if (previous === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = previous;
+      await new Promise<void>((r) => tls.close(() => r()));
+    }
   });
 });
