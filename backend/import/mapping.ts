@@ -6,13 +6,10 @@
  */
 
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import type { ColumnMapping } from '../../src/protocol/import';
 import { type FieldError, PlatformError } from '../http/errors';
 
-/** One column of the file and the field it fills (`null`: not imported). */
-export interface ColumnMapping {
-  column: string;
-  field: string | null;
-}
+export type { ColumnMapping };
 
 /** The default field of a heading: the field whose label or name it is, case-insensitive. */
 function defaultField(doctype: DocTypeDefinition, heading: string): string | null {

@@ -46,21 +46,9 @@ export interface ImportRouteOptions {
   batchSize?: number;
 }
 
-/** Where an import stands, as the routes answer it. */
-export interface ImportProgress {
-  import_id: string;
-  doctype: string;
-  /** `running` in this process now; `stopped` unfinished and not running (resume by posting it again). */
-  status: 'running' | 'stopped' | 'done';
-  total: number;
-  done: number;
-  created: number;
-  failed: number;
-  /** The failed rows' problems, in row order (at most {@link MAX_LISTED_PROBLEMS}). */
-  errors: RowProblem[];
-  /** Why a run stopped, when it stopped on an error (a linked service unreachable, say). */
-  error?: { code: string; message: string };
-}
+import type { ImportProgress } from '../../src/protocol/import';
+
+export type { ImportProgress };
 
 interface ImportBody {
   csv: string;

@@ -6,6 +6,7 @@
  */
 
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import type { RowProblem } from '../../src/protocol/import';
 import { checkUnique, type IntegrityDeps, linkResolver } from '../data/integrity';
 import { validateDocument } from '../data/validate';
 import type { Principal } from '../http/env';
@@ -15,13 +16,7 @@ import { cellValue } from './cell-values';
 import type { CsvRow } from './csv';
 import type { ColumnMapping } from './mapping';
 
-/** Why one row cannot be imported: its row number, the field at fault and a stable code. */
-export interface RowProblem {
-  row: number;
-  field: string;
-  code: string;
-  message: string;
-}
+export type { RowProblem };
 
 /** The outcome of checking one row. */
 export type RowOutcome =

@@ -1,3 +1,4 @@
+import type { ReleaseHistoryEntry } from '../../src/protocol/releases';
 import type { ContractFingerprint } from './fingerprint';
 
 /** One file of a release as published: its path in the build folder, its SRI hash and its size. */
@@ -56,17 +57,5 @@ export interface ReleasePin {
   at: number;
 }
 
-/** What happened to a service's channel, who did it and when. */
-export interface HistoryEntry {
-  seq: number;
-  at: number;
-  actor: string;
-  action: 'publish' | 'promote' | 'rollback' | 'canary' | 'pin' | 'unpin';
-  version: string | null;
-  /** The live release before a promotion or rollback. */
-  previous: string | null;
-  /** True when the contract gate refused and `force` overrode it. */
-  forced: boolean;
-  /** The refused differences of a forced promotion, or the canary share, or the pin's subject. */
-  detail?: unknown;
-}
+/** What happened to a service's channel, who did it and when (the wire type of the releases API). */
+export type HistoryEntry = ReleaseHistoryEntry;

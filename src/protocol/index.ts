@@ -31,6 +31,7 @@ export {
   JSON_CONTENT_TYPE,
   SERVICE_HEADER,
 } from './headers';
+export type { ColumnMapping, ImportPreview, ImportProgress, MappingRequest, RowProblem } from './import';
 export type { ListResponse, MenuItem, RecordResponse, RpcResponse, ServiceMetadata } from './metadata';
 export { isMutating, isSafeMethod, MUTATING_METHODS, SAFE_METHODS } from './methods';
 export {

@@ -2,8 +2,10 @@
  * The charts of the report and of the live dashboard: one implementation for both. The report calls
  * these functions when it is written; the dashboard page receives their source (`chartSource()`) and
  * calls them in the browser on every update. So both functions are self-contained: they use nothing
- * from outside their own body (no import, no module constant), only plain data in and SVG text out.
+ * from outside their own body at run time (no value import, no module constant; type imports are erased),
+ * only plain data in and SVG text out.
  */
+import type { TargetMetricsSample } from '../watch/target-metrics';
 
 /** One line of a chart: [x seconds, y] points; a null y is a gap (a second with nothing to measure). */
 export interface ChartSeries {
@@ -41,23 +43,7 @@ export interface ChartData {
   /** Samples of the watched target process, if any. */
   target?: { pid: number; samples: Array<{ t: number; cpuPercent: number; rssMb: number }> };
   /** `--watch-target`: the target's own metrics, one sample a second. */
-  server?: {
-    samples: Array<{
-      t: number;
-      cpuPercent: number;
-      rssMb: number;
-      loopDelayMs: number;
-      requestsPerSecond: number;
-      statementsPerSecond: number;
-      statementMeanMs: number | null;
-      slowStatements: number;
-      cacheHitPercent: number | null;
-      connectionsOpen: number | null;
-      connectionsWaiting: number | null;
-      jobItemsPerSecond: number;
-      jobItemsRemaining: number;
-    }>;
-  };
+  server?: { samples: readonly TargetMetricsSample[] };
 }
 
 /**

@@ -1,49 +1,18 @@
 /**
  * The CSV import API the list's Import action calls (docs/http-api.md#csv-import), free of React: the
  * preview, the start of an import (answered at once, `Prefer: respond-async`, RFC 7240) and its progress,
- * followed until it ends. The wire types mirror the backend's `backend/import/routes.ts`.
+ * followed until it ends.
  */
+import type { ImportPreview, ImportProgress, MappingRequest } from '../../protocol/import';
 import { fetchWithCredentials } from '../../sdk/http';
 
-/** A column of the file and the field it fills (`null`: not imported). */
-export interface ColumnMapping {
-  column: string;
-  field: string | null;
-}
-
-/** Why one row cannot be imported; `row` is the spreadsheet's row number (the header is row 1). */
-export interface RowProblem {
-  row: number;
-  field: string;
-  code: string;
-  message: string;
-}
-
-/** What the preview answers: nothing is written. */
-export interface ImportPreview {
-  mapping: ColumnMapping[];
-  total: number;
-  valid: number;
-  invalid: number;
-  errors: RowProblem[];
-  errors_truncated?: true;
-}
-
-/** Where an import stands. */
-export interface ImportProgress {
-  import_id: string;
-  doctype: string;
-  status: 'running' | 'stopped' | 'done';
-  total: number;
-  done: number;
-  created: number;
-  failed: number;
-  errors: RowProblem[];
-  error?: { code: string; message: string };
-}
-
-/** A mapping as the API takes it: heading → field name, or null to leave the column out. */
-export type MappingRequest = Record<string, string | null>;
+export type {
+  ColumnMapping,
+  ImportPreview,
+  ImportProgress,
+  MappingRequest,
+  RowProblem,
+} from '../../protocol/import';
 
 /** The calls for one DocType, relative to the gateway. */
 export function importApi(gatewayUrl: string, docType: string) {

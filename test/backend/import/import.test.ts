@@ -68,6 +68,29 @@ const ticketCount = (subjectPrefix: string) =>
     })
     .then((p) => p.total);
 
+/** Starts the import `importId` of `csv` as the Administrator and stops it after its first batch. */
+async function stopAfterFirstBatch(csv: string, importId: string): Promise<void> {
+  const doctype = t.ctx.doctypes.get('support.Ticket')!;
+  const principal = { user: 'Administrator', via: 'api_key' as const, roles: ['System Manager'] };
+  const plan = await planImport(t.ctx.imports!, {
+    doctype,
+    access: await recordAccess(t.ctx.permissions, principal.roles, doctype),
+    principal,
+    csv,
+    mapping: {},
+    importId,
+  });
+  const stop = new AbortController();
+  const deps = {
+    imports: t.ctx.imports!,
+    integrity: { records: t.ctx.records, doctypes: t.ctx.doctypes },
+    observers: [],
+  };
+  await expect(
+    runImport(deps, plan, { signal: stop.signal, afterBatch: () => stop.abort() }),
+  ).rejects.toThrow();
+}
+
 beforeAll(async () => {
   t = await createTestApp({
     appsDir: makeAppsFixture({ crm: true, stock: true, support: false }),
@@ -190,25 +213,7 @@ describe('import', () => {
 
   it('resumes an import stopped after its first batch and ends with 990 records', async () => {
     const csv = ticketsCsv('Resumed');
-    const doctype = t.ctx.doctypes.get('support.Ticket')!;
-    const principal = { user: 'Administrator', via: 'api_key' as const, roles: ['System Manager'] };
-    const plan = await planImport(t.ctx.imports!, {
-      doctype,
-      access: await recordAccess(t.ctx.permissions, principal.roles, doctype),
-      principal,
-      csv,
-      mapping: {},
-      importId: 'resumed-0001',
-    });
-    const stop = new AbortController();
-    const deps = {
-      imports: t.ctx.imports!,
-      integrity: { records: t.ctx.records, doctypes: t.ctx.doctypes },
-      observers: [],
-    };
-    await expect(
-      runImport(deps, plan, { signal: stop.signal, afterBatch: () => stop.abort() }),
-    ).rejects.toThrow();
+    await stopAfterFirstBatch(csv, 'resumed-0001');
     // The first batch (100 rows, row 51 of them bad) is settled, the rest not.
     expect(await ticketCount('Resumed')).toBe(99);
     const stopped = await json<{ data: ImportProgress }>(
@@ -237,25 +242,7 @@ describe('import', () => {
       remaining: await metric(remaining),
       processed: await metric(processed),
     };
-    const doctype = t.ctx.doctypes.get('support.Ticket')!;
-    const principal = { user: 'Administrator', via: 'api_key' as const, roles: ['System Manager'] };
-    const plan = await planImport(t.ctx.imports!, {
-      doctype,
-      access: await recordAccess(t.ctx.permissions, principal.roles, doctype),
-      principal,
-      csv: ticketsCsv('Metered'),
-      mapping: {},
-      importId: 'metered-0001',
-    });
-    const stop = new AbortController();
-    const deps = {
-      imports: t.ctx.imports!,
-      integrity: { records: t.ctx.records, doctypes: t.ctx.doctypes },
-      observers: [],
-    };
-    await expect(
-      runImport(deps, plan, { signal: stop.signal, afterBatch: () => stop.abort() }),
-    ).rejects.toThrow();
+    await stopAfterFirstBatch(ticketsCsv('Metered'), 'metered-0001');
     expect(await metric(unfinished)).toBe((before.unfinished ?? 0) + 1);
     expect(await metric(remaining)).toBe((before.remaining ?? 0) + 900);
     expect(await metric(processed)).toBe((before.processed ?? 0) + 100);
