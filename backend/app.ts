@@ -8,6 +8,7 @@ import { deskRoutes } from './desk/routes';
 import type { ServiceDirectory } from './gateway/service-directory';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
+import { idempotency, idempotencyWaitMs } from './middleware/idempotency';
 import { permissionRoutes } from './permissions/routes';
 import { releaseRoutes } from './releases/routes';
 
@@ -35,7 +36,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
 /**
  * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data
  * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
- * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here.
+ * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here,
+ * except for the idempotency records of the writes this service stores, kept in its own database.
  */
 export function createServiceApp(
   ctx: AppContext,
@@ -46,6 +48,17 @@ export function createServiceApp(
   app.onError(handleError(ctx.log));
   app.notFound(notFound);
   app.use('*', trustGateway(secret));
+  // The Idempotency-Key records of the writes stored here, in this service's database, under the lookup key
+  // the gateway computed and signed (docs/security.md#idempotency).
+  app.use(
+    '*',
+    idempotency({
+      store: ctx.security.idempotency,
+      ttlMs: ctx.config.security.idempotency.ttl_seconds * 1000,
+      waitMs: idempotencyWaitMs(ctx.config.desk.upstream_timeout_ms),
+      scope: 'signed',
+    }),
+  );
   // Link fields to DocTypes of other services are checked with their owners, found in `peers`.
   const remoteLinks = peerLinkResolver({
     directory: options.peers ?? (() => undefined),

@@ -117,7 +117,7 @@ const ANALYZE_SCALE_FACTOR = 0.1;
  * (docs/performance.md#lists-on-large-tables). Refreshes run in the background, one at a time; a failure
  * only leaves the old statistics.
  */
-class PlannerStatistics {
+export class PlannerStatistics {
   #checked: Promise<void> | undefined;
   #running: Promise<void> | undefined;
   #rows = 0;
@@ -176,8 +176,23 @@ class PlannerStatistics {
 export class DbRecordStore implements RecordStore {
   readonly #statistics: PlannerStatistics;
 
-  constructor(private readonly db: Pick<Database, 'query'>) {
-    this.#statistics = new PlannerStatistics(db);
+  /**
+   * `db` with `transaction` gives {@link atomically} a transaction of its own; a store on a transaction's
+   * handle (what `atomically` passes to its work) runs nested work in that same transaction.
+   */
+  constructor(
+    private readonly db: Pick<Database, 'query'> & Partial<Pick<Database, 'transaction'>>,
+    statistics?: PlannerStatistics,
+  ) {
+    this.#statistics = statistics ?? new PlannerStatistics(db);
+  }
+
+  /** See {@link RecordStore.atomically}: one transaction; the planner statistics stay the outer store's. */
+  atomically<T>(
+    work: (store: RecordStore, tx: Pick<Database, 'query'> | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (!this.db.transaction) return work(this, this.db);
+    return this.db.transaction((tx) => work(new DbRecordStore(tx, this.#statistics), tx));
   }
 
   /**

@@ -16,7 +16,9 @@ import { checkLinks, checkNotLinked, checkUnique, type IntegrityDeps, type LinkR
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
 import { notifyRead, notifyWritten, type RecordObserver } from './record-observer';
+import type { DocRecord } from './records';
 import { validateDocument, validateKwargs } from './validate';
+import { writeOnce } from './write-once';
 
 /** Keys a client may send back with a document (from a previous read) that are not fields: ignored. */
 const IGNORED_KEYS = new Set<string>([...STANDARD_FIELDS, 'doctype']);
@@ -172,7 +174,8 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, body);
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
-    const record = await db(c, () => store.insert(doctype, data));
+    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const record = await db(c, () => writeOnce(c, store, 201, answer, (s) => s.insert(doctype, data)));
     await notifyWritten(observers, {
       kind: 'create',
       doctype,
@@ -180,7 +183,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
       after: record,
       principal: c.get('principal'),
     });
-    return c.json({ data: access.mask(record), ...maskedFields(access) }, 201);
+    return c.json(answer(record), 201);
   });
 
   routes.get('/api/resource/:doctype/:name', async (c) => {
@@ -223,7 +226,8 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, merged);
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
-    const record = await db(c, () => store.update(doctype, name, data));
+    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const record = await db(c, () => writeOnce(c, store, 200, answer, (s) => s.update(doctype, name, data)));
     if (!record) throw notFound();
     await notifyWritten(observers, {
       kind: 'update',
@@ -233,7 +237,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
       after: record,
       principal: c.get('principal'),
     });
-    return c.json({ data: access.mask(record), ...maskedFields(access) });
+    return c.json(answer(record));
   });
 
   routes.delete('/api/resource/:doctype/:name', async (c) => {
@@ -243,7 +247,8 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const name = c.req.param('name');
     if (!(await db(c, () => store.get(doctype, name)))) throw notFound();
     await checkNotLinked(integrity, doctype, name);
-    const record = await db(c, () => store.delete(doctype, name));
+    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const record = await db(c, () => writeOnce(c, store, 200, answer, (s) => s.delete(doctype, name)));
     if (!record) throw notFound();
     await notifyWritten(observers, {
       kind: 'delete',
@@ -252,7 +257,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
       before: record,
       principal: c.get('principal'),
     });
-    return c.json({ data: access.mask(record), ...maskedFields(access) });
+    return c.json(answer(record));
   });
 
   routes.post('/api/method/:method', async (c) => {

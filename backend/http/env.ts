@@ -1,4 +1,5 @@
 import type { Principal } from '../../src/contract/caller';
+import type { IdempotencyClaim } from '../security/idempotency/idempotency-store';
 
 export type { Principal };
 
@@ -8,11 +9,16 @@ export type { Principal };
  *   (or parsed a plain JSON one); handlers read it through `readJsonBody`, never `c.req.json()`.
  * - `principal`: set by AuthMiddleware.
  * - `credentialHash`: a hash of the presented credential (cookie, API key, bearer), for idempotency keys.
+ * - `idempotency`: the `Idempotency-Key` this request owns, which a record write completes in its transaction.
+ * - `idempotencyLookup`: the caller-scoped lookup key a MACROSERVICE gateway passes on, signed, to the
+ *   service keeping the record (set at the gateway by IdempotencyMiddleware, at the service by trustGateway).
  */
 export interface AppVariables {
   jsonBody?: unknown;
   principal?: Principal;
   credentialHash?: string;
+  idempotency?: IdempotencyClaim;
+  idempotencyLookup?: string;
 }
 
 /** The Hono environment of the platform's app. */

@@ -67,7 +67,6 @@ export type ErrorCode =
   | 'invalid_idempotency_key'
   | 'idempotency_in_flight'
   | 'idempotency_key_reused'
-  | 'idempotency_unavailable'
   // Data, discovery and routing.
   | 'unknown_doctype'
   | 'unknown_method'
