@@ -44,6 +44,7 @@ export type ErrorCode =
   | 'duplicate'
   | 'link_not_found'
   | 'linked'
+  | 'insufficient_storage'
   // Authentication and CSRF.
   | 'invalid_credentials'
   | 'csrf_failed'
