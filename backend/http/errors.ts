@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { PlatformError, type PlatformErrorOptions } from '../../src/contract/errors';
 import type { ErrorBody, ErrorCode, FieldError } from '../../src/protocol';
-import { isDiskFull } from '../db/disk-full';
+import { isDiskFull } from './disk-full';
 
 export type { ErrorBody, ErrorCode, FieldError, PlatformErrorOptions };
 export { PlatformError };

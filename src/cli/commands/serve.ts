@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_ENV_VARS, loadConfig, OTHER_ENV_VARS } from '../../../backend/config/load-config';
 import type { PlatformConfig } from '../../../backend/config/schema';
-import { isDiskFull } from '../../../backend/db/disk-full';
+import { isDiskFull } from '../../../backend/http/disk-full';
 import { ROOT_DIR } from '../../../backend/roots/context';
 import type { PlatformMode } from '../../contract';
 import type { Command } from '../command';

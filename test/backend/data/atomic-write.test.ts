@@ -4,7 +4,7 @@
  * 507 `insufficient_storage` and neither the record nor its entry is kept; the next create is stored.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isDiskFull } from '../../../backend/db/disk-full';
+import { isDiskFull } from '../../../backend/http/disk-full';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 import { errorOf, recordCount } from '../security/jwe-support';
 
