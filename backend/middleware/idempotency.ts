@@ -113,7 +113,7 @@ function inFlight(): PlatformError {
  * the same key with the same payload replays its response with `Idempotent-Replayed: true`; a different
  * payload is 422 `idempotency_key_reused`; a duplicate arriving while the first runs waits for it (up to
  * `waitMs`) and replays its answer, or then answers 409 `idempotency_in_flight` with `Retry-After: 1`.
- * A record write stores its answer in its own transaction (`c.get('idempotency')`, backend/data/write-once.ts);
+ * A record write stores its answer in its own transaction (`c.get('idempotency')`, backend/data/atomic-write.ts);
  * any other handler's answer is stored after it. A handler that throws, a 401, a 429 or a 5xx releases the
  * key instead of storing it, so the client may retry. A key that is empty, longer than 255 characters or not
  * printable ASCII is 400 `invalid_idempotency_key`. Synchronous for a request without the header.
@@ -178,12 +178,13 @@ export function idempotencyStep(options: IdempotencyOptions): ChainStep {
   }
 
   async function finish(c: Context<AppEnv>, run: Run): Promise<void> {
-    if (run.claim.completed) return;
     const status = c.res.status;
     if (c.error || status === 401 || status === 429 || status >= 500) {
+      // Releasing never forgets a stored answer: a write whose transaction committed keeps it for retries.
       await store.release(run.lookup, run.owner);
       return;
     }
+    if (run.claim.completed) return;
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = c.res.headers.get(name);
@@ -236,9 +237,7 @@ export function idempotencyStep(options: IdempotencyOptions): ChainStep {
     },
     abort(c) {
       if (!begun.has(c)) return undefined;
-      return ending(c, (run) =>
-        run.claim.completed ? Promise.resolve() : store.release(run.lookup, run.owner),
-      );
+      return ending(c, (run) => store.release(run.lookup, run.owner));
     },
   };
 }

@@ -100,7 +100,10 @@ export class DbIdempotencyStore implements IdempotencyStore {
   }
 
   async release(key: string, owner: string): Promise<void> {
-    await this.#db.query('DELETE FROM platform_idempotency WHERE key = $1 AND owner = $2', [key, owner]);
+    await this.#db.query(
+      'DELETE FROM platform_idempotency WHERE key = $1 AND owner = $2 AND status IS NULL',
+      [key, owner],
+    );
   }
 
   /** Deletes expired records; called periodically by the server. */

@@ -42,18 +42,21 @@ export interface IdempotencyStore {
    * False when the key is no longer `owner`'s (nothing stored).
    */
   complete(key: string, owner: string, response: StoredResponse, tx?: Transaction): Promise<boolean>;
-  /** Forgets `owner`'s key whose run must not be remembered (handler threw, 401, 429, 5xx). */
+  /**
+   * Forgets `owner`'s key whose run must not be remembered (handler threw, 401, 429, 5xx), while it is still
+   * in flight: an answer already stored (its write committed) stays, so a retry replays it.
+   */
   release(key: string, owner: string): Promise<void>;
 }
 
 /**
  * The key a request began, as the data routes see it (`c.get('idempotency')`): they complete it in the
- * transaction of the record write it guards (backend/data/write-once.ts).
+ * transaction of the record write it guards (backend/data/atomic-write.ts).
  */
 export interface IdempotencyClaim {
   /** Stores `response` in `tx` (or on its own without one); throws when the key is no longer this run's. */
   complete(response: StoredResponse, tx?: Transaction): Promise<void>;
-  /** True once {@link complete} stored the response: nothing is left to store or release afterwards. */
+  /** True once {@link complete} stored the response: nothing is left to store afterwards. */
   readonly completed: boolean;
 }
 

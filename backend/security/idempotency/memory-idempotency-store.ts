@@ -56,7 +56,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 
   async release(key: string, owner: string): Promise<void> {
-    if (this.#entries.get(key)?.owner === owner) this.#entries.delete(key);
+    const entry = this.#entries.get(key);
+    if (entry?.owner === owner && !entry.response) this.#entries.delete(key);
   }
 
   #sweep(now: number): void {

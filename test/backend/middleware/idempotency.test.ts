@@ -222,6 +222,17 @@ describe('IdempotencyMiddleware', () => {
     expect(await storedKeys()).toBe(storedBefore);
   });
 
+  it('keeps a stored answer in the database when its run is released afterwards', async () => {
+    const store = t.ctx.security.idempotency;
+    const begun = await store.begin('released-after-commit', 'fp', 60_000);
+    if (begun.state !== 'new') throw new Error(`expected a new key, got ${begun.state}`);
+    const response = { status: 201, headers: { 'content-type': 'application/json' }, body: '{"data":{}}' };
+    expect(await store.complete('released-after-commit', 'another run', response)).toBe(false);
+    expect(await store.complete('released-after-commit', begun.owner, response)).toBe(true);
+    await store.release('released-after-commit', begun.owner);
+    expect(await store.begin('released-after-commit', 'fp', 60_000)).toEqual({ state: 'replay', response });
+  });
+
   it('sweeps expired records from the database', async () => {
     const store = t.ctx.security.idempotency as DbIdempotencyStore;
     await store.begin('expired-key', 'fp', -1);
