@@ -9,6 +9,7 @@ import type { ServiceDirectory } from './gateway/service-directory';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { importRoutes } from './import/routes';
+import { idempotency, idempotencyWaitMs } from './middleware/idempotency';
 import { payloadDecryption } from './middleware/payload-decryption';
 import { permissionRoutes } from './permissions/routes';
 import { releaseRoutes } from './releases/routes';
@@ -40,7 +41,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
  * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data
  * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
  * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here,
- * except for decrypting bodies encrypted to this service's own key.
+ * except for decrypting bodies encrypted to this service's own key, and the idempotency records of the
+ * writes this service stores, kept in its own database.
  */
 export function createServiceApp(
   ctx: AppContext,
@@ -58,6 +60,17 @@ export function createServiceApp(
   const decryption = serviceDecryption(ctx);
   app.use('*', (c, next) =>
     c.req.header(INTERNAL_HEADERS.signature) === undefined ? next() : decryption(c, next),
+  );
+  // The Idempotency-Key records of the writes stored here, in this service's database, under the lookup key
+  // the gateway computed and signed (docs/security.md#idempotency).
+  app.use(
+    '*',
+    idempotency({
+      store: ctx.security.idempotency,
+      ttlMs: ctx.config.security.idempotency.ttl_seconds * 1000,
+      waitMs: idempotencyWaitMs(ctx.config.desk.upstream_timeout_ms),
+      scope: 'signed',
+    }),
   );
   // Link fields to DocTypes of other services are checked with their owners, found in `peers`.
   const remoteLinks = peerLinkResolver({

@@ -9,6 +9,7 @@ export const INTERNAL_HEADERS = {
   principal: 'x-platform-principal',
   timestamp: 'x-platform-timestamp',
   signature: 'x-platform-signature',
+  idempotency: 'x-platform-idempotency',
 } as const;
 
 /** Response header a service sets when it refused a request's signature. */
@@ -28,6 +29,8 @@ export interface SignedRequest {
   /** The body bytes sent (empty string for none). */
   body: string | Uint8Array;
   principal?: Principal;
+  /** The caller-scoped `Idempotency-Key` lookup key the service keeps the record under, when one was sent. */
+  idempotency?: string;
 }
 
 function mac(
@@ -37,17 +40,20 @@ function mac(
   ts: string,
   principal: string,
   body: string | Uint8Array,
+  idempotency: string,
 ) {
   const bodyHash = createHash('sha256').update(body).digest('hex');
-  return createHmac('sha256', secret)
-    .update(['desk-internal-v1', method.toUpperCase(), target, ts, principal, bodyHash].join('\n'))
-    .digest('hex');
+  const fields = ['desk-internal-v1', method.toUpperCase(), target, ts, principal, bodyHash];
+  // Only present when sent, so a request without a key signs exactly as before.
+  if (idempotency) fields.push(`idempotency:${idempotency}`);
+  return createHmac('sha256', secret).update(fields.join('\n')).digest('hex');
 }
 
 /**
  * Headers proving a request comes from a gateway: the principal AuthMiddleware established (base64url JSON,
- * absent for an anonymous request), a timestamp, and `v1=<HMAC-SHA256>` over method, path+query,
- * timestamp, principal and a SHA-256 of the body, keyed with the shared secret.
+ * absent for an anonymous request), a timestamp, the idempotency lookup key when the caller sent an
+ * `Idempotency-Key`, and `v1=<HMAC-SHA256>` over method, path+query, timestamp, principal, a SHA-256 of the
+ * body and that lookup key (when present), keyed with the shared secret.
  */
 export function signInternalRequest(
   secret: string,
@@ -58,9 +64,10 @@ export function signInternalRequest(
   const ts = String(now);
   const headers: Record<string, string> = {
     [INTERNAL_HEADERS.timestamp]: ts,
-    [INTERNAL_HEADERS.signature]: `v1=${mac(secret, req.method, req.target, ts, principal, req.body)}`,
+    [INTERNAL_HEADERS.signature]: `v1=${mac(secret, req.method, req.target, ts, principal, req.body, req.idempotency ?? '')}`,
   };
   if (principal) headers[INTERNAL_HEADERS.principal] = principal;
+  if (req.idempotency) headers[INTERNAL_HEADERS.idempotency] = req.idempotency;
   return headers;
 }
 
@@ -76,10 +83,11 @@ export function verifyInternalRequest(
   const ts = req.headers.get(INTERNAL_HEADERS.timestamp) ?? '';
   const sig = req.headers.get(INTERNAL_HEADERS.signature) ?? '';
   const principal = req.headers.get(INTERNAL_HEADERS.principal) ?? '';
+  const idempotency = req.headers.get(INTERNAL_HEADERS.idempotency) ?? '';
   if (!/^\d{1,16}$/.test(ts) || Math.abs(now - Number(ts)) > MAX_SKEW_MS || !sig.startsWith('v1=')) {
     return undefined;
   }
-  const expected = Buffer.from(mac(secret, req.method, req.target, ts, principal, req.body));
+  const expected = Buffer.from(mac(secret, req.method, req.target, ts, principal, req.body, idempotency));
   const given = Buffer.from(sig.slice(3));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   if (!principal) return null;
@@ -141,6 +149,9 @@ export function trustGateway(secret: string): MiddlewareHandler<AppEnv> {
       return errorResponse(c, 401, 'unauthorized', 'Authentication required.');
     }
     if (principal) c.set('principal', principal);
+    // Covered by the signature just checked: the lookup key the service keeps the idempotency record under.
+    const idempotency = c.req.header(INTERNAL_HEADERS.idempotency);
+    if (idempotency && principal !== undefined) c.set('idempotencyLookup', idempotency);
     return next();
   };
 }

@@ -174,6 +174,11 @@ export class MemoryRecordStore implements RecordStore {
     return current;
   }
 
+  /** No transaction in memory: `work` runs on this store, each write on its own (`tx` undefined). */
+  atomically<T>(work: (store: RecordStore, tx: undefined) => Promise<T>): Promise<T> {
+    return work(this, undefined);
+  }
+
   async count(doctype: string, equals: Record<string, unknown> = {}): Promise<number> {
     let n = 0;
     for (const record of this.#table(doctype).values()) {

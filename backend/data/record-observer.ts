@@ -1,4 +1,5 @@
 import type { DocRecord, DocTypeDefinition, Principal } from '../../src/contract';
+import type { Transaction } from '../security/idempotency/idempotency-store';
 
 /** A read the data API answered: which records, to whom, and which flagged fields it gave in clear. */
 export interface RecordReadEvent {
@@ -22,12 +23,18 @@ export interface RecordWriteEvent {
   before?: DocRecord;
   after?: DocRecord;
   principal?: Principal;
+  /**
+   * The transaction the write runs in (undefined for a store in memory): an observer that stores something
+   * writes it through `tx`, so it commits with the write or not at all.
+   */
+  tx?: Transaction;
 }
 
 /**
  * Told of what the data API did, after it did it and before it answers (a record's history, the audit log
  * of reveals). An observer cannot change the answer; if it throws, the request fails with its error, so
- * an audit entry that could not be stored is never an answer that went out unaudited.
+ * an audit entry that could not be stored is never an answer that went out unaudited. `written` runs inside
+ * the write's transaction: its throwing also rolls the write back.
  */
 export interface RecordObserver {
   read?(event: RecordReadEvent): void | Promise<void>;

@@ -176,8 +176,12 @@ export class PlannerStatistics {
 export class DbRecordStore implements RecordStore {
   readonly #statistics: PlannerStatistics;
 
+  /**
+   * `db` with `transaction` gives {@link atomically} a transaction of its own; a store on a transaction's
+   * handle (what `atomically` passes to its work) runs nested work in that same transaction.
+   */
   constructor(
-    private readonly db: Pick<Database, 'query'>,
+    private readonly db: Pick<Database, 'query'> & Partial<Pick<Database, 'transaction'>>,
     statistics?: PlannerStatistics,
   ) {
     this.#statistics = statistics ?? new PlannerStatistics(db);
@@ -190,6 +194,14 @@ export class DbRecordStore implements RecordStore {
    */
   over(handle: Pick<Database, 'query'>): DbRecordStore {
     return new DbRecordStore(handle, this.#statistics);
+  }
+
+  /** See {@link RecordStore.atomically}: one transaction; the planner statistics stay the outer store's. */
+  atomically<T>(
+    work: (store: RecordStore, tx: Pick<Database, 'query'> | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (!this.db.transaction) return work(this, this.db);
+    return this.db.transaction((tx) => work(new DbRecordStore(tx, this.#statistics), tx));
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import type { Transaction } from '../security/idempotency/idempotency-store';
 import type { ListQuery } from './list-query';
 
 /** A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601). */
@@ -48,4 +49,10 @@ export interface RecordStore {
   count(doctype: string, equals?: Record<string, unknown>): Promise<number>;
   /** Sum over the records of `doctype` of the product of the numeric `fields` (missing values count 0). */
   sum(doctype: string, fields: readonly string[], options?: SumOptions): Promise<number>;
+  /**
+   * Runs `work` with a store whose writes, and whatever `work` writes through `tx`, commit together or not
+   * at all (one database transaction; `work` throwing rolls it back). The store in memory has no
+   * transaction: `tx` is undefined and each write stands alone.
+   */
+  atomically<T>(work: (store: RecordStore, tx: Transaction | undefined) => Promise<T>): Promise<T>;
 }

@@ -12,10 +12,12 @@ import { timeStage } from '../middleware/server-timing';
 import { requireMethod } from '../permissions/guard';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
+import { atomicWrite } from './atomic-write';
 import { checkLinks, checkNotLinked, checkUnique, type IntegrityDeps, type LinkResolver } from './integrity';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
-import { notifyRead, notifyWritten, type RecordObserver } from './record-observer';
+import { notifyRead, type RecordObserver } from './record-observer';
+import type { DocRecord } from './records';
 import { validateDocument, validateKwargs } from './validate';
 
 /** Keys a client may send back with a document (from a previous read) that are not fields: ignored. */
@@ -172,15 +174,22 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, body);
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
-    const record = await db(c, () => store.insert(doctype, data));
-    await notifyWritten(observers, {
-      kind: 'create',
-      doctype,
-      name: record.name,
-      after: record,
-      principal: c.get('principal'),
-    });
-    return c.json({ data: access.mask(record), ...maskedFields(access) }, 201);
+    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const record = await db(c, () =>
+      atomicWrite(c, store, observers, {
+        write: (s) => s.insert(doctype, data),
+        event: (stored) => ({
+          kind: 'create',
+          doctype,
+          name: stored.name,
+          after: stored,
+          principal: c.get('principal'),
+        }),
+        status: 201,
+        answer,
+      }),
+    );
+    return c.json(answer(record), 201);
   });
 
   routes.get('/api/resource/:doctype/:name', async (c) => {
@@ -223,17 +232,24 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, merged);
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
-    const record = await db(c, () => store.update(doctype, name, data));
+    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const record = await db(c, () =>
+      atomicWrite(c, store, observers, {
+        write: (s) => s.update(doctype, name, data),
+        event: (stored) => ({
+          kind: 'update',
+          doctype,
+          name,
+          before: existing,
+          after: stored,
+          principal: c.get('principal'),
+        }),
+        status: 200,
+        answer,
+      }),
+    );
     if (!record) throw notFound();
-    await notifyWritten(observers, {
-      kind: 'update',
-      doctype,
-      name,
-      before: existing,
-      after: record,
-      principal: c.get('principal'),
-    });
-    return c.json({ data: access.mask(record), ...maskedFields(access) });
+    return c.json(answer(record));
   });
 
   routes.delete('/api/resource/:doctype/:name', async (c) => {
@@ -243,16 +259,17 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const name = c.req.param('name');
     if (!(await db(c, () => store.get(doctype, name)))) throw notFound();
     await checkNotLinked(integrity, doctype, name);
-    const record = await db(c, () => store.delete(doctype, name));
+    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const record = await db(c, () =>
+      atomicWrite(c, store, observers, {
+        write: (s) => s.delete(doctype, name),
+        event: (stored) => ({ kind: 'delete', doctype, name, before: stored, principal: c.get('principal') }),
+        status: 200,
+        answer,
+      }),
+    );
     if (!record) throw notFound();
-    await notifyWritten(observers, {
-      kind: 'delete',
-      doctype,
-      name,
-      before: record,
-      principal: c.get('principal'),
-    });
-    return c.json({ data: access.mask(record), ...maskedFields(access) });
+    return c.json(answer(record));
   });
 
   routes.post('/api/method/:method', async (c) => {

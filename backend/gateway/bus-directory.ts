@@ -42,7 +42,9 @@ interface Held {
  *
  * Resilience: while the bus is disconnected nothing expires (the last known manifests keep being served);
  * on reconnect every held entry gets a fresh TTL and the watch resyncs from a snapshot, after which a service
- * that no longer heartbeats expires normally.
+ * that no longer heartbeats expires normally. A snapshot only adds and refreshes: a key missing from it (NATS
+ * came back with an empty store, the services have not re-put yet) is kept until its TTL passes without a
+ * heartbeat, and the heartbeats into the new bucket, whose revisions start again at 1, keep it alive.
  *
  * Broadcast-only services never heartbeat, so they do not expire; they are replaced by a newer broadcast and
  * dropped when a KV delete for the same service is seen (the service shut down cleanly). A KV manifest wins
@@ -81,7 +83,7 @@ export class BusServiceDirectory implements ServiceDirectory {
       await store.watch((event) => {
         if (event.type === 'snapshot') for (const entry of event.entries) this.#onPut(entry, true);
         else if (event.type === 'put') this.#onPut(event.entry, false);
-        else this.#onDelete(event.key, event.revision);
+        else this.#onDelete(event.key);
       }),
     );
     const sweep = setInterval(() => this.sweep(), Math.max(50, Math.floor(heartbeatMs / 2)));
@@ -139,10 +141,18 @@ export class BusServiceDirectory implements ServiceDirectory {
     }
     this.#invalidKeys.delete(entry.key);
     const held = this.#fromKv.get(manifest.service);
-    if (held && held.revision > entry.revision) return;
     const now = this.#now();
     // A snapshot entry was last written at `created`; a live event was written just now.
     const seenAt = fromSnapshot ? Math.min(now, entry.created.getTime()) : now;
+    if (fromSnapshot && held && held.revision > entry.revision) {
+      // A snapshot read while newer events already arrived: it is older than what is held. Only a put (a
+      // heartbeat) was seen, which keeps the service alive.
+      held.seenAt = Math.max(held.seenAt, seenAt);
+      return;
+    }
+    // A live event is always the latest write of its key: one watch reports a key's writes in order. A lower
+    // revision than the one held means NATS lost its store and the bucket's new stream counts from 1 again;
+    // ignoring those heartbeats would expire a live service (docs/operators.md#resilience).
     const changed = !held || held.manifest.rev !== manifest.rev || !sameManifest(held.manifest, manifest);
     this.#fromKv.set(manifest.service, {
       manifest,
@@ -152,9 +162,8 @@ export class BusServiceDirectory implements ServiceDirectory {
     if (changed) this.#rebuild();
   }
 
-  #onDelete(service: string, revision: number): void {
-    const held = this.#fromKv.get(service);
-    if (held && held.revision > revision) return;
+  /** A live delete: the latest write of the key (see #onPut), whatever its revision. */
+  #onDelete(service: string): void {
     const had = this.#fromKv.delete(service) || this.#fromBroadcast.has(service);
     this.#fromBroadcast.delete(service);
     if (had) this.#rebuild();

@@ -147,6 +147,8 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
         target: url.pathname + url.search,
         body,
         principal: c.get('principal'),
+        // The service keeps the Idempotency-Key record with the write (docs/security.md#idempotency).
+        idempotency: c.get('idempotencyLookup'),
       }),
     );
     const signal = AbortSignal.timeout(options.timeoutMs);

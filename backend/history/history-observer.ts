@@ -1,8 +1,9 @@
 /**
  * The data API's observer that writes a record's history: every create, update and delete it stores adds
  * one entry naming who, and which fields went from what to what. Fields flagged `pii` or `encrypted` are
- * named as changed without their values (see record-history.ts). If the entry cannot be written, the write
- * fails with it, so no change goes unrecorded.
+ * named as changed without their values (see record-history.ts). The entry is written in the write's own
+ * transaction: if it cannot be written, the write is rolled back with it, so no change goes unrecorded and
+ * no entry describes a change that was not stored.
  */
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { RecordObserver, RecordWriteEvent } from '../data/record-observer';
@@ -40,13 +41,16 @@ export function fieldChanges(event: Pick<RecordWriteEvent, 'doctype' | 'before' 
 export function historyObserver(history: Pick<RecordHistory, 'record'>): RecordObserver {
   return {
     async written(event) {
-      await history.record({
-        doctype: event.doctype.name,
-        name: event.name,
-        kind: event.kind,
-        user: event.principal?.user ?? SYSTEM_USER,
-        changes: fieldChanges(event),
-      });
+      await history.record(
+        {
+          doctype: event.doctype.name,
+          name: event.name,
+          kind: event.kind,
+          user: event.principal?.user ?? SYSTEM_USER,
+          changes: fieldChanges(event),
+        },
+        event.tx,
+      );
     },
   };
 }

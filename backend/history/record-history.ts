@@ -65,9 +65,12 @@ function toComment(row: CommentRow): CommentEntry {
 export class RecordHistory {
   constructor(private readonly db: Pick<Database, 'query'>) {}
 
-  /** Appends one change (create, update or delete) of a record. */
-  async record(entry: Omit<ChangeEntry, 'id' | 'at'> & { doctype: string; name: string }): Promise<void> {
-    await this.db.query(
+  /** Appends one change (create, update or delete) of a record; in `tx`, the write's transaction, when given. */
+  async record(
+    entry: Omit<ChangeEntry, 'id' | 'at'> & { doctype: string; name: string },
+    tx?: Pick<Database, 'query'>,
+  ): Promise<void> {
+    await (tx ?? this.db).query(
       'INSERT INTO record_history (doctype, name, kind, "user", changes) VALUES ($1, $2, $3, $4, $5::jsonb)',
       [entry.doctype, entry.name, entry.kind, entry.user, JSON.stringify(entry.changes)],
     );

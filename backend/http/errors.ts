@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { PlatformError, type PlatformErrorOptions } from '../../src/contract/errors';
 import type { ErrorBody, ErrorCode, FieldError } from '../../src/protocol';
+import { isDiskFull } from './disk-full';
 
 export type { ErrorBody, ErrorCode, FieldError, PlatformErrorOptions };
 export { PlatformError };
@@ -37,8 +38,9 @@ export function errorResponse(
 export type ErrorLogger = (line: string) => void;
 
 /**
- * Hono `onError` handler: PlatformErrors keep their status and code; anything else is a 500
- * `internal_error` whose details go to the log (name and message only, never the request body).
+ * Hono `onError` handler: PlatformErrors keep their status and code; a full disk is a 507
+ * `insufficient_storage` (RFC 4918 section 11.5); anything else is a 500 `internal_error` whose details go to
+ * the log (name and message only, never the request body).
  */
 export function handleError(log: ErrorLogger = (l) => console.error(l)) {
   return function onError(err: Error, c: Context) {
@@ -57,6 +59,19 @@ export function handleError(log: ErrorLogger = (l) => console.error(l)) {
       maybe.status !== 500
     ) {
       return errorResponse(c, maybe.status, statusCode(maybe.status), statusMessage(maybe.status));
+    }
+    // The device holding the data is full (docs/operators.md#disk-full): the statement that failed was rolled
+    // back with its transaction, so nothing of the write is kept; reads go on being served, and writes succeed
+    // again once space is freed, without a restart.
+    if (isDiskFull(err)) {
+      log(`${c.req.method} ${c.req.path} -> 507 insufficient_storage: no space left on the data's device`);
+      c.header('Retry-After', '60');
+      return errorResponse(
+        c,
+        507,
+        'insufficient_storage',
+        'The server has no storage space left; nothing was stored. Retry later.',
+      );
     }
     // A body whose connection went away before it arrived (the client left, or was cut for going silent,
     // docs/security.md#slow-bodies): nobody is left to read an answer and nothing went wrong here, so it is

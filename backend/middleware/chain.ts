@@ -1,11 +1,12 @@
 import type { ErrorHandler, MiddlewareHandler } from 'hono';
 import type { AppContext } from '../context';
+import { isForwardedPath } from '../gateway/forwarded-paths';
 import type { AppEnv } from '../http/env';
 import { authStep } from './auth';
 import { bodyLimitStep } from './body-limit';
 import { csrfStep } from './csrf';
 import { hostCheckStep } from './host-check';
-import { idempotencyStep } from './idempotency';
+import { idempotencyStep, idempotencyWaitMs } from './idempotency';
 import { payloadDecryptionStep } from './payload-decryption';
 import { rateLimitStep } from './rate-limit';
 import { requestTargetStep } from './request-target';
@@ -73,7 +74,13 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
     }),
   ),
   entry('IdempotencyMiddleware', 30, ({ config, security }) =>
-    idempotencyStep({ store: security.idempotency, ttlMs: config.security.idempotency.ttl_seconds * 1000 }),
+    idempotencyStep({
+      store: security.idempotency,
+      ttlMs: config.security.idempotency.ttl_seconds * 1000,
+      waitMs: idempotencyWaitMs(config.desk.upstream_timeout_ms),
+      // A MACROSERVICE gateway leaves the records of forwarded writes to the services storing them.
+      passOn: config.mode === 'macroservice' ? (c) => isForwardedPath(c.req.path) : undefined,
+    }),
   ),
   entry('AuthMiddleware', 50, ({ security }) =>
     authStep({

@@ -14,7 +14,36 @@ export interface IdempotencyOptions {
   store: IdempotencyStore;
   /** How long a completed response is replayed (`security.idempotency.ttl_seconds`), in milliseconds. */
   ttlMs: number;
+  /**
+   * How long a duplicate waits for the run in flight with its key before it answers 409
+   * `idempotency_in_flight` (see {@link idempotencyWaitMs}); default 0, answer at once.
+   */
+  waitMs?: number;
+  /**
+   * Where the caller-scoped lookup key comes from:
+   * - `caller` (default): computed here from the key, method, path and credential hash;
+   * - `signed`: the one a MACROSERVICE gateway computed and signed (`c.get('idempotencyLookup')`, set by
+   *   trustGateway), so a service keeps the records of the writes it stores.
+   */
+  scope?: 'caller' | 'signed';
+  /**
+   * A MACROSERVICE gateway: true for a request that goes on to a service. Its key is checked and its lookup
+   * key computed here (`c.get('idempotencyLookup')`, signed by the forwarding), but the record is kept by the
+   * service, in the transaction of its write.
+   */
+  passOn?: (c: Context<AppEnv>) => boolean;
 }
+
+/**
+ * How long a duplicate waits for the run in flight: half the gateway's upstream deadline
+ * (`desk.upstream_timeout_ms`), so a duplicate a gateway forwards gets its answer before the gateway gives up.
+ */
+export function idempotencyWaitMs(upstreamTimeoutMs: number): number {
+  return Math.floor(upstreamTimeoutMs / 2);
+}
+
+/** How often a duplicate looks again for a run that another process has in flight. */
+const POLL_MS = 50;
 
 /** Response header marking a replayed response. */
 export const REPLAY_HEADER = 'Idempotent-Replayed';
@@ -55,63 +84,140 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
   return sha256(new Uint8Array(await c.req.arrayBuffer()));
 }
 
+/** One run this process began: who owns the key, and the waiters woken when it ends. */
+interface Run {
+  lookup: string;
+  owner: string;
+  claim: { completed: boolean };
+  done: Promise<void>;
+  end: () => void;
+}
+
+/** The caller-scoped lookup key of docs/security.md#idempotency-is-keyed-by-caller. */
+function callerLookup(c: Context<AppEnv>, key: string): string | undefined {
+  const caller = c.get('credentialHash');
+  if (!caller) return undefined;
+  return sha256([key, c.req.method, c.req.path, caller].join('\n'));
+}
+
+function inFlight(): PlatformError {
+  return new PlatformError('idempotency_in_flight', 'A request with this Idempotency-Key is running.', {
+    status: 409,
+    headers: { 'Retry-After': '1' },
+  });
+}
+
 /**
  * IdempotencyMiddleware (priority 30, docs/security.md#middleware-chain): `Idempotency-Key` on
  * POST/PUT/PATCH/DELETE (ignored on safe methods and on requests without a credential, which have no caller
  * to scope the key to).
  *
  * The lookup key hashes the Idempotency-Key, method, path and the credential hash, so a key reused by another
- * caller never sees the first caller's response (rule 8; this runs before Auth). The first run stores its
- * response; the same key with the same payload replays it with `Idempotent-Replayed: true`; a different
- * payload is 422 `idempotency_key_reused`; a run still in flight is 409 `idempotency_in_flight`. A handler that
- * throws, a 401, a 429 or a 5xx releases the key instead of storing it, so the client may retry.
- * A key that is empty, longer than 255 characters or not printable ASCII is 400 `invalid_idempotency_key`.
- * Synchronous for a request without the header; the store is awaited only for one with it.
+ * caller never sees the first caller's response (rule 8; this runs before Auth). The first run owns the key;
+ * the same key with the same payload replays its response with `Idempotent-Replayed: true`; a different
+ * payload is 422 `idempotency_key_reused`; a duplicate arriving while the first runs waits for it (up to
+ * `waitMs`) and replays its answer, or then answers 409 `idempotency_in_flight` with `Retry-After: 1`.
+ * A record write stores its answer in its own transaction (`c.get('idempotency')`, backend/data/atomic-write.ts);
+ * any other handler's answer is stored after it. A handler that throws, a 401, a 429 or a 5xx releases the
+ * key instead of storing it, so the client may retry. A key that is empty, longer than 255 characters or not
+ * printable ASCII is 400 `invalid_idempotency_key`. Synchronous for a request without the header.
  */
 export function idempotencyStep(options: IdempotencyOptions): ChainStep {
-  const { store, ttlMs } = options;
-  /** The lookup key of each request that began a run here, until it completes or is released. */
-  const begun = new WeakMap<Context<AppEnv>, string>();
+  const { store, ttlMs, waitMs = 0, scope = 'caller', passOn } = options;
+  /** The run each request began here, until it completes or is released. */
+  const begun = new WeakMap<Context<AppEnv>, Run>();
+  /** This process's runs in flight by lookup key: a duplicate waits on `done` instead of polling. */
+  const running = new Map<string, Run>();
 
   async function begin(c: Context<AppEnv>, lookup: string): Promise<StepOutcome> {
-    const result = await store.begin(lookup, await fingerprint(c), ttlMs);
-    switch (result.state) {
-      case 'replay':
-        return replay(result.response);
-      case 'conflict':
-        throw new PlatformError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was used with a different payload.',
-          { status: 422 },
-        );
-      case 'in_flight':
-        throw new PlatformError('idempotency_in_flight', 'A request with this Idempotency-Key is running.', {
-          status: 409,
-          headers: { 'Retry-After': '1' },
+    const print = await fingerprint(c);
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const result = await store.begin(lookup, print, ttlMs);
+      switch (result.state) {
+        case 'new':
+          start(c, lookup, result.owner);
+          return undefined;
+        case 'replay':
+          return replay(result.response);
+        case 'conflict':
+          throw new PlatformError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was used with a different payload.',
+            { status: 422 },
+          );
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw inFlight();
+      // The run is this process's: woken when it ends. Another process's: looked at again shortly.
+      const local = running.get(lookup)?.done;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, local ? left : Math.min(left, POLL_MS));
+        local?.then(() => {
+          clearTimeout(timer);
+          resolve();
         });
+      });
     }
-    begun.set(c, lookup);
-    return undefined;
   }
 
-  async function finish(c: Context<AppEnv>, lookup: string): Promise<void> {
+  function start(c: Context<AppEnv>, lookup: string, owner: string): void {
+    let end!: () => void;
+    const done = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    const run: Run = { lookup, owner, claim: { completed: false }, done, end };
+    begun.set(c, run);
+    running.set(lookup, run);
+    const claim = run.claim;
+    c.set('idempotency', {
+      get completed() {
+        return claim.completed;
+      },
+      async complete(response, tx) {
+        if (!(await store.complete(lookup, owner, response, tx))) throw inFlight();
+        claim.completed = true;
+      },
+    });
+  }
+
+  async function finish(c: Context<AppEnv>, run: Run): Promise<void> {
     const status = c.res.status;
     if (c.error || status === 401 || status === 429 || status >= 500) {
-      await store.release(lookup);
+      // Releasing never forgets a stored answer: a write whose transaction committed keeps it for retries.
+      await store.release(run.lookup, run.owner);
       return;
     }
+    if (run.claim.completed) return;
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    await store.complete(lookup, { status, headers, body: await c.res.clone().text() });
+    await store.complete(run.lookup, run.owner, { status, headers, body: await c.res.clone().text() });
+  }
+
+  /** Ends `c`'s run, whatever `settle` does: the waiters look at the store again. */
+  async function ending(c: Context<AppEnv>, settle: (run: Run) => Promise<void>): Promise<void> {
+    const run = begun.get(c);
+    if (run === undefined) return;
+    begun.delete(c);
+    try {
+      await settle(run);
+    } finally {
+      if (running.get(run.lookup) === run) running.delete(run.lookup);
+      run.end();
+    }
   }
 
   return {
     name: 'idempotency',
     enter(c) {
       if (!isMutating(c.req.method)) return undefined;
+      if (scope === 'signed') {
+        const lookup = c.get('idempotencyLookup');
+        return lookup === undefined ? undefined : begin(c, lookup);
+      }
       const key = requestHeader(c, IDEMPOTENCY_FIELD);
       if (key === undefined) return undefined;
       if (!isValidIdempotencyKey(key)) {
@@ -121,21 +227,21 @@ export function idempotencyStep(options: IdempotencyOptions): ChainStep {
           { status: 400 },
         );
       }
-      const caller = c.get('credentialHash');
-      if (!caller) return undefined;
-      return begin(c, sha256([key, c.req.method, c.req.path, caller].join('\n')));
+      const lookup = callerLookup(c, key);
+      if (lookup === undefined) return undefined;
+      if (passOn?.(c)) {
+        c.set('idempotencyLookup', lookup);
+        return undefined;
+      }
+      return begin(c, lookup);
     },
     leave(c) {
-      const lookup = begun.get(c);
-      if (lookup === undefined) return undefined;
-      begun.delete(c);
-      return finish(c, lookup);
+      if (!begun.has(c)) return undefined;
+      return ending(c, (run) => finish(c, run));
     },
     abort(c) {
-      const lookup = begun.get(c);
-      if (lookup === undefined) return undefined;
-      begun.delete(c);
-      return store.release(lookup);
+      if (!begun.has(c)) return undefined;
+      return ending(c, (run) => store.release(run.lookup, run.owner));
     },
   };
 }

@@ -14,7 +14,6 @@ import { RemoteDocTypes } from '../gateway/remote-doctypes';
 import type { AppEnv } from '../http/env';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
 import { remotePermissionSource } from '../permissions/remote-permissions';
-import { type IdempotencyRecord, KvIdempotencyStore } from '../security/idempotency/kv-idempotency-store';
 import { KEK_ENV, keyEncryptionKeyFromEnv } from '../security/keys/key-encryption-key';
 import type { KeyStore } from '../security/keys/key-store';
 import { KEY_RING_BUCKET, KvKeyStore, type SharedKeyRing } from '../security/keys/kv-key-store';
@@ -22,9 +21,6 @@ import { KvSeenSet, SEEN_JWE_BUCKET } from '../security/replay/kv-seen-set';
 import type { RunningServer } from '../server';
 import { buildContext, type ContextOptions, defaultPublicUrl, refuseDefaultAdminPassword } from './context';
 import { bindThenServe, onCleanupStack } from './start';
-
-/** KV bucket of the idempotency records gateways share (TTL `security.idempotency.ttl_seconds`). */
-export const IDEMPOTENCY_BUCKET = 'platform_idempotency';
 
 /** KV bucket of the failed sign-in counters every gateway shares (docs/security.md#login-throttling). */
 export const LOGIN_ATTEMPTS_BUCKET = 'login_attempts';
@@ -118,11 +114,6 @@ async function buildGateway(
   const doctypes = new RemoteDocTypes({ directory, timeoutMs, log });
   await doctypes.start();
   stack.defer(() => doctypes.stop());
-  const idempotency = new KvIdempotencyStore(
-    await bus.keyValue<IdempotencyRecord>(IDEMPOTENCY_BUCKET, {
-      ttlMs: config.security.idempotency.ttl_seconds * 1000,
-    }),
-  );
 
   // One replay seen-set for every gateway: a token replayed to another gateway is refused too.
   const pe = config.security.payload_encryption;
@@ -146,7 +137,6 @@ async function buildGateway(
           gatewayUrl: () => gatewayUrl,
           proxyAssets: config.desk.mfe_proxy_enabled,
         }),
-      idempotency,
       policyDoctypes: doctypes,
       seenJwes,
       // Every gateway counts failed sign-ins in the same bucket, so a second gateway is no second chance.
@@ -174,7 +164,8 @@ async function buildGateway(
  * The MACROSERVICE gateway composition root, without a listener: no local apps; discovery from the manifest
  * bucket (browsers see manifests whose `apiUrl` / `metaUrl` point at the gateway, see publicDirectory);
  * data, RPC and metadata requests forwarded to the services after the full middleware chain; idempotency
- * records in a KV bucket shared by every gateway; the encryption policy fed with the services' DocTypes.
+ * records of forwarded writes kept by the service storing them (in the write's transaction), those of the
+ * gateway's own routes in its database; the encryption policy fed with the services' DocTypes.
  */
 export async function createGateway(config: PlatformConfig, options: GatewayOptions = {}): Promise<Gateway> {
   return onCleanupStack(options.log, (stack) => buildGateway(config, options, stack));

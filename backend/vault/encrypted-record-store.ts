@@ -2,6 +2,7 @@ import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Filter, ListQuery } from '../data/list-query';
 import type { DocRecord, RecordStore, SumOptions } from '../data/records';
 import { PlatformError } from '../http/errors';
+import type { Transaction } from '../security/idempotency/idempotency-store';
 import { BLIND_INDEX_SUFFIX, blindIndexKey } from './blind-index';
 import { isCiphertext } from './field-cipher';
 import type { VaultKeys } from './vault-keys';
@@ -165,6 +166,13 @@ export class EncryptedRecordStore implements RecordStore {
   async delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
     const record = await this.inner.delete(this.#shape(doctype).stored, name);
     return record && this.#open(doctype, record);
+  }
+
+  /** The wrapped store's transaction, with values encrypted and decrypted as outside it. */
+  atomically<T>(work: (store: RecordStore, tx: Transaction | undefined) => Promise<T>): Promise<T> {
+    return this.inner.atomically((inner, tx) =>
+      work(new EncryptedRecordStore(inner, this.keys, this.doctypeNamed), tx),
+    );
   }
 
   /** Counts records; equality on flagged fields through their blind index. */

@@ -48,6 +48,7 @@ export type ErrorCode =
   | 'invalid_csv'
   | 'invalid_mapping'
   | 'import_mismatch'
+  | 'insufficient_storage'
   // Authentication and CSRF.
   | 'invalid_credentials'
   | 'csrf_failed'
@@ -72,7 +73,6 @@ export type ErrorCode =
   | 'invalid_idempotency_key'
   | 'idempotency_in_flight'
   | 'idempotency_key_reused'
-  | 'idempotency_unavailable'
   // Data, discovery and routing.
   | 'unknown_doctype'
   | 'unknown_method'

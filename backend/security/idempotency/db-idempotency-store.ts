@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database';
 import {
   type BeginResult,
   type IdempotencyStore,
   IN_FLIGHT_TIMEOUT_MS,
   type StoredResponse,
+  type Transaction,
 } from './idempotency-store';
 
 /** The table behind {@link DbIdempotencyStore}; `key` is the caller-scoped hash, so it is the primary key. */
@@ -18,6 +20,7 @@ CREATE TABLE IF NOT EXISTS platform_idempotency (
   expires_at BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS platform_idempotency_expires ON platform_idempotency (expires_at);
+ALTER TABLE platform_idempotency ADD COLUMN IF NOT EXISTS owner TEXT;
 `;
 
 interface Row {
@@ -28,9 +31,12 @@ interface Row {
 }
 
 /**
- * Idempotency records in the database, shared by every process on it. `begin` is one
+ * Idempotency records in the database of the process that owns the writes they guard (MONOLITH's, a
+ * MACROSERVICE service's), shared by every process on it. `begin` is one
  * `INSERT ... ON CONFLICT DO UPDATE ... WHERE <expired or abandoned>` statement: the primary key makes it
- * atomic, so of any number of concurrent requests with one key exactly one inserts (or takes over) the row.
+ * atomic, so of any number of concurrent requests with one key exactly one inserts (or takes over) the row,
+ * under a new random `owner`. `complete` in the record write's transaction is an `UPDATE ... WHERE owner`:
+ * the record and its answer commit together or not at all (docs/security.md#idempotency).
  */
 export class DbIdempotencyStore implements IdempotencyStore {
   readonly #db: Pick<Database, 'query' | 'exec'>;
@@ -50,18 +56,19 @@ export class DbIdempotencyStore implements IdempotencyStore {
     // A row released between our INSERT and SELECT is simply tried again.
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.#now();
+      const owner = randomUUID();
       const inserted = await this.#db.query(
-        `INSERT INTO platform_idempotency (key, fingerprint, started_at, expires_at)
-         VALUES ($1, $2, $3, $4)
+        `INSERT INTO platform_idempotency (key, fingerprint, started_at, expires_at, owner)
+         VALUES ($1, $2, $3, $4, $6)
          ON CONFLICT (key) DO UPDATE
            SET fingerprint = EXCLUDED.fingerprint, status = NULL, headers = NULL, body = NULL,
-               started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at
+               started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at, owner = EXCLUDED.owner
            WHERE platform_idempotency.expires_at <= $3
               OR (platform_idempotency.status IS NULL AND platform_idempotency.started_at <= $5)
          RETURNING key`,
-        [key, fingerprint, now, now + ttlMs, now - IN_FLIGHT_TIMEOUT_MS],
+        [key, fingerprint, now, now + ttlMs, now - IN_FLIGHT_TIMEOUT_MS, owner],
       );
-      if (inserted.rows.length > 0) return { state: 'new' };
+      if (inserted.rows.length > 0) return { state: 'new', owner };
       const { rows } = await this.#db.query<Row>(
         'SELECT fingerprint, status, headers, body FROM platform_idempotency WHERE key = $1',
         [key],
@@ -82,15 +89,21 @@ export class DbIdempotencyStore implements IdempotencyStore {
     return { state: 'in_flight' };
   }
 
-  async complete(key: string, response: StoredResponse): Promise<void> {
-    await this.#db.query(
-      'UPDATE platform_idempotency SET status = $2, headers = $3, body = $4 WHERE key = $1',
-      [key, response.status, JSON.stringify(response.headers), response.body],
+  async complete(key: string, owner: string, response: StoredResponse, tx?: Transaction): Promise<boolean> {
+    const { rows } = await (tx ?? this.#db).query(
+      `UPDATE platform_idempotency SET status = $3, headers = $4, body = $5
+        WHERE key = $1 AND owner = $2 AND status IS NULL
+        RETURNING key`,
+      [key, owner, response.status, JSON.stringify(response.headers), response.body],
     );
+    return rows.length > 0;
   }
 
-  async release(key: string): Promise<void> {
-    await this.#db.query('DELETE FROM platform_idempotency WHERE key = $1', [key]);
+  async release(key: string, owner: string): Promise<void> {
+    await this.#db.query(
+      'DELETE FROM platform_idempotency WHERE key = $1 AND owner = $2 AND status IS NULL',
+      [key, owner],
+    );
   }
 
   /** Deletes expired records; called periodically by the server. */

@@ -6,6 +6,7 @@ import {
 } from './idempotency-store';
 
 interface Entry {
+  owner: string;
   fingerprint: string;
   response?: StoredResponse;
   startedAt: number;
@@ -19,6 +20,7 @@ interface Entry {
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
   readonly #now: () => number;
+  #owners = 0;
 
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
@@ -35,22 +37,27 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const stale =
       entry && (entry.expiresAt <= now || (!entry.response && entry.startedAt + IN_FLIGHT_TIMEOUT_MS <= now));
     if (!entry || stale) {
-      this.#entries.set(key, { fingerprint, startedAt: now, expiresAt: now + ttlMs });
+      const owner = `${now}-${++this.#owners}`;
+      this.#entries.set(key, { owner, fingerprint, startedAt: now, expiresAt: now + ttlMs });
       if (this.#entries.size % 1024 === 0) this.#sweep(now);
-      return { state: 'new' };
+      return { state: 'new', owner };
     }
     if (entry.fingerprint !== fingerprint) return { state: 'conflict' };
     if (!entry.response) return { state: 'in_flight' };
     return { state: 'replay', response: entry.response };
   }
 
-  async complete(key: string, response: StoredResponse): Promise<void> {
+  /** Stores the response (there is no transaction in memory: `tx` is not used). */
+  async complete(key: string, owner: string, response: StoredResponse): Promise<boolean> {
     const entry = this.#entries.get(key);
-    if (entry) entry.response = response;
+    if (entry?.owner !== owner || entry.response) return false;
+    entry.response = response;
+    return true;
   }
 
-  async release(key: string): Promise<void> {
-    this.#entries.delete(key);
+  async release(key: string, owner: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    if (entry?.owner === owner && !entry.response) this.#entries.delete(key);
   }
 
   #sweep(now: number): void {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_ENV_VARS, loadConfig, OTHER_ENV_VARS } from '../../../backend/config/load-config';
 import type { PlatformConfig } from '../../../backend/config/schema';
+import { isDiskFull } from '../../../backend/http/disk-full';
 import { ROOT_DIR } from '../../../backend/roots/context';
 import type { PlatformMode } from '../../contract';
 import type { Command } from '../command';
@@ -12,9 +13,10 @@ import type { ModeRunner, ServeFlags, StartedService } from '../serve/mode-runne
 /**
  * Exit codes of `m serve` (a public API, like k6's): 0 clean shutdown after SIGINT/SIGTERM (or `--help`),
  * 1 the start failed (port in use, database unreachable, unknown app), 2 usage error (bad flag),
- * 78 invalid configuration (EX_CONFIG of sysexits.h; the message names each bad key).
+ * 74 no space left on the device of the data directory (EX_IOERR of sysexits.h), 78 invalid configuration
+ * (EX_CONFIG; the message names each bad key).
  */
-export const SERVE_EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
+export const SERVE_EXIT = { ok: 0, failed: 1, usage: 2, storage: 74, config: 78 } as const;
 
 export type { ModeRunner, ServeFlags, StartedService };
 
@@ -54,7 +56,8 @@ ${OTHER_ENV_VARS.map(({ env, use }) => `  ${env.padEnd(32)} ${use}`).join('\n')}
 
 One server per data directory: a second one on the same directory exits 1 naming the first one's PID.
 
-Exit codes: 0 stopped cleanly by SIGINT/SIGTERM, 1 start failed, 2 usage error, 78 invalid configuration.`;
+Exit codes: 0 stopped cleanly by SIGINT/SIGTERM, 1 start failed, 2 usage error, 74 no space left for the
+data directory, 78 invalid configuration.`;
 
 /** Parses `m serve` arguments; throws `Error` with a usage message on a bad flag. */
 export function parseServeFlags(argv: string[]): ServeFlags {
@@ -214,6 +217,12 @@ export const serveCommand: Command = {
       service = await (await load())(config, flags);
     } catch (err) {
       removePidFile();
+      if (isDiskFull(err)) {
+        console.error(
+          `m serve: could not start: the device holding the data directory ${resolve(config.server.data_dir)} has no space left; free some space there (or point --data-dir elsewhere) and start again.`,
+        );
+        return SERVE_EXIT.storage;
+      }
       console.error(`m serve: could not start: ${(err as Error).message}`);
       // An unsafe setting found while starting (the default password off loopback) is a configuration error.
       return (err as { code?: string }).code === 'config_invalid' ? SERVE_EXIT.config : SERVE_EXIT.failed;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_DISCOVERY_SUBJECT } from '../../../backend/bus/bus';
+import { type KvEvent, SCHEMA_DISCOVERY_SUBJECT } from '../../../backend/bus/bus';
 import { InProcessBus } from '../../../backend/bus/in-process-bus';
 import { BusServiceDirectory } from '../../../backend/gateway/bus-directory';
 import { type ManifestDraft, ManifestPublisher } from '../../../backend/gateway/manifests/manifest-publisher';
@@ -54,6 +54,54 @@ async function setup(busSourceOfTruth = false) {
 }
 
 describe('BusServiceDirectory', () => {
+  it('keeps a live service when the bucket comes back empty and its heartbeats count revisions from 1 again', async () => {
+    let clock = 1_800_000_000_000;
+    const now = () => clock;
+    const bus = new InProcessBus({ now });
+    let emit!: (event: KvEvent<unknown>) => void;
+    // The manifest bucket as the watch reports it, driven by hand: NATS losing its store is a new stream.
+    const store = {
+      async watch(listener: (event: KvEvent<unknown>) => void) {
+        emit = listener;
+        listener({ type: 'snapshot', entries: [] });
+        return () => {};
+      },
+    };
+    const directory = new BusServiceDirectory({
+      bus,
+      store: store as never,
+      ttlMs: TTL,
+      heartbeatMs: HEARTBEAT,
+      busSourceOfTruth: false,
+      log: () => {},
+      now,
+    });
+    await directory.start();
+    cleanups.push(
+      () => directory.close(),
+      () => bus.close(),
+    );
+    const manifest: ServiceManifest = { ...draft('crm'), rev: 1 };
+    const put = (revision: number): KvEvent<unknown> => ({
+      type: 'put',
+      entry: { key: 'crm', value: manifest, revision, created: new Date(clock) },
+    });
+    emit(put(20));
+    // The resync after the reconnect finds the new bucket empty: crm is still served.
+    emit({ type: 'snapshot', entries: [] });
+    expect(directory.get('crm')).toEqual(manifest);
+    for (let revision = 1; revision <= 2 * (TTL / HEARTBEAT); revision++) {
+      clock += HEARTBEAT;
+      emit(put(revision));
+      directory.sweep();
+      expect(directory.get('crm'), `after heartbeat ${revision} of the new bucket`).toEqual(manifest);
+    }
+    // Once the heartbeats stop, crm expires after the TTL as ever.
+    clock += TTL + 1;
+    directory.sweep();
+    expect(directory.get('crm')).toBeUndefined();
+  });
+
   it('lists a published service and answers its DocTypes from memory', async () => {
     const { directory, publisher } = await setup();
     const changes: string[][] = [];

@@ -237,4 +237,26 @@ describe('trustGateway', () => {
     });
     expect((await fetch(`${serviceBase}/api/resource/crm.Customer`, { headers: signed })).status).toBe(200);
   });
+
+  it('covers the idempotency lookup key with the signature: a swapped key is refused', async () => {
+    seen.length = 0;
+    const signed = signInternalRequest(SECRET, {
+      method: 'POST',
+      target: '/api/resource/crm.Customer',
+      body: '{}',
+      principal: { user: 'Administrator', via: 'session' },
+      idempotency: 'lookup-of-the-caller',
+    });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${serviceBase}/api/resource/crm.Customer`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{}',
+      });
+    expect((await post({ ...signed, 'x-platform-idempotency': 'lookup-of-someone-else' })).status).toBe(401);
+    const { 'x-platform-idempotency': _dropped, ...withoutKey } = signed;
+    expect((await post(withoutKey)).status).toBe(401);
+    expect((await post(signed)).status).toBe(201);
+    expect(seen).toHaveLength(1);
+  });
 });

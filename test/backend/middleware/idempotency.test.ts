@@ -1,6 +1,10 @@
+import { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isValidIdempotencyKey } from '../../../backend/middleware/idempotency';
+import type { AppEnv } from '../../../backend/http/env';
+import { handleError } from '../../../backend/http/errors';
+import { idempotency, isValidIdempotencyKey } from '../../../backend/middleware/idempotency';
 import type { DbIdempotencyStore } from '../../../backend/security/idempotency/db-idempotency-store';
+import { MemoryIdempotencyStore } from '../../../backend/security/idempotency/memory-idempotency-store';
 import { apiKeyAuthorization, createUser } from '../../helpers/auth';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 import { errorOf, recordCount, sdkJwe, sendJose } from '../security/jwe-support';
@@ -70,46 +74,89 @@ describe('IdempotencyMiddleware', () => {
     expect(await again.text()).toBe(firstBody);
   });
 
-  it('answers 409 to a second request while the first with the same key is in flight', async () => {
+  it('makes a duplicate that arrives while the first runs wait for it and replay its answer', async () => {
     const key = freshKey();
-    const store = t.ctx.security.idempotency;
-    const complete = store.complete.bind(store);
+    const records = t.ctx.records;
+    const atomically = records.atomically.bind(records);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let entered!: () => void;
-    const inHandler = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    vi.spyOn(store, 'complete').mockImplementation(async (k, response) => {
-      entered();
+    vi.spyOn(records, 'atomically').mockImplementation(async (work) => {
       await gate;
-      return complete(k, response);
+      return atomically(work);
+    });
+    const store = t.ctx.security.idempotency;
+    const begin = store.begin.bind(store);
+    const states: string[] = [];
+    vi.spyOn(store, 'begin').mockImplementation(async (...args) => {
+      const result = await begin(...args);
+      states.push(result.state);
+      return result;
     });
     const before = await recordCount(t.ctx, 'crm.Lead');
     const first = createLead(key, { lead_name: 'Slow' });
-    await inHandler;
-    const second = await createLead(key, { lead_name: 'Slow' });
-    expect(second.status).toBe(409);
-    expect((await errorOf(second)).code).toBe('idempotency_in_flight');
+    const second = createLead(key, { lead_name: 'Slow' });
+    // The duplicate found the key in flight before the first could write anything.
+    await vi.waitFor(() => expect(states).toContain('in_flight'));
     release();
-    expect((await first).status).toBeLessThan(300);
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(await b.text()).toBe(await a.text());
     expect(await recordCount(t.ctx, 'crm.Lead')).toBe(before + 1);
   });
 
-  it('stores exactly one record for 100 concurrent creates with one key', async () => {
+  it('stores exactly one record for 20 concurrent creates with one key, every answer the same 201', async () => {
     const key = freshKey();
     const before = await recordCount(t.ctx, 'crm.Lead');
     const storedBefore = await storedKeys();
     const responses = await Promise.all(
-      Array.from({ length: 100 }, () => createLead(key, { lead_name: 'Hundred' })),
+      Array.from({ length: 20 }, () => createLead(key, { lead_name: 'Twenty' })),
     );
-    const statuses = responses.map((r) => r.status);
-    expect(statuses.filter((s) => s < 300)).not.toHaveLength(0);
-    for (const status of statuses) expect([200, 201, 409]).toContain(status);
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const bodies = await Promise.all(responses.map((r) => r.text()));
+    expect(new Set(bodies).size).toBe(1);
+    expect(responses.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(19);
     expect(await recordCount(t.ctx, 'crm.Lead')).toBe(before + 1);
     expect(await storedKeys()).toBe(storedBefore + 1);
+  });
+
+  it('stores the answer in the transaction of the write: an answer that cannot be stored leaves no record', async () => {
+    const key = freshKey();
+    const store = t.ctx.security.idempotency;
+    const complete = store.complete.bind(store);
+    const spy = vi.spyOn(store, 'complete').mockImplementation(async (k, owner, response, tx) => {
+      expect(tx).toBeDefined();
+      await complete(k, owner, response, tx);
+      throw new Error('disk went away after the answer');
+    });
+    const before = await recordCount(t.ctx, 'crm.Lead');
+    const storedBefore = await storedKeys();
+    const failed = await createLead(key, { lead_name: 'All or nothing' });
+    expect(failed.status).toBe(500);
+    expect(await recordCount(t.ctx, 'crm.Lead')).toBe(before);
+    expect(await storedKeys()).toBe(storedBefore);
+    spy.mockRestore();
+    const retry = await createLead(key, { lead_name: 'All or nothing' });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await recordCount(t.ctx, 'crm.Lead')).toBe(before + 1);
+  });
+
+  it('deletes once: a retried delete replays its answer instead of 404', async () => {
+    const created = await createLead(freshKey(), { lead_name: 'To delete' });
+    const { name } = ((await created.json()) as { data: { name: string } }).data;
+    const key = freshKey();
+    const del = () =>
+      t.request('DELETE', `${LEADS}/${encodeURIComponent(name)}`, { headers: { 'idempotency-key': key } });
+    const first = await del();
+    expect(first.status).toBe(200);
+    const again = await del();
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(await first.text());
   });
 
   it('never shows user A’s response to user B reusing A’s key', async () => {
@@ -145,13 +192,9 @@ describe('IdempotencyMiddleware', () => {
     expect(isValidIdempotencyKey('k'.repeat(255))).toBe(true);
   });
 
-  it('releases the key when the handler throws, so a retry runs', async () => {
+  it('releases the key when the write fails, so a retry runs', async () => {
     const key = freshKey();
-    const query = t.ctx.db.query.bind(t.ctx.db);
-    const spy = vi.spyOn(t.ctx.db, 'query').mockImplementation((async (sql: string, params?: unknown[]) => {
-      if (sql.includes('INSERT INTO records')) throw new Error('database went away');
-      return query(sql, params);
-    }) as typeof t.ctx.db.query);
+    const spy = vi.spyOn(t.ctx.db, 'transaction').mockRejectedValue(new Error('database went away'));
     const failed = await createLead(key, { lead_name: 'Retry me' });
     expect(failed.status).toBe(500);
     spy.mockRestore();
@@ -179,11 +222,61 @@ describe('IdempotencyMiddleware', () => {
     expect(await storedKeys()).toBe(storedBefore);
   });
 
+  it('keeps a stored answer in the database when its run is released afterwards', async () => {
+    const store = t.ctx.security.idempotency;
+    const begun = await store.begin('released-after-commit', 'fp', 60_000);
+    if (begun.state !== 'new') throw new Error(`expected a new key, got ${begun.state}`);
+    const response = { status: 201, headers: { 'content-type': 'application/json' }, body: '{"data":{}}' };
+    expect(await store.complete('released-after-commit', 'another run', response)).toBe(false);
+    expect(await store.complete('released-after-commit', begun.owner, response)).toBe(true);
+    await store.release('released-after-commit', begun.owner);
+    expect(await store.begin('released-after-commit', 'fp', 60_000)).toEqual({ state: 'replay', response });
+  });
+
   it('sweeps expired records from the database', async () => {
     const store = t.ctx.security.idempotency as DbIdempotencyStore;
     await store.begin('expired-key', 'fp', -1);
     const before = await storedKeys();
     await store.sweep();
     expect(await storedKeys()).toBe(before - 1);
+  });
+});
+
+describe('IdempotencyMiddleware waiting for a run in flight', () => {
+  it('answers 409 idempotency_in_flight with Retry-After once the wait is over, then replays', async () => {
+    const app = new Hono<AppEnv>();
+    app.onError(handleError(() => {}));
+    app.use('*', async (c, next) => {
+      c.set('credentialHash', 'caller');
+      await next();
+    });
+    app.use('*', idempotency({ store: new MemoryIdempotencyStore(), ttlMs: 60_000, waitMs: 20 }));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    app.post('/work', async (c) => {
+      runs++;
+      await gate;
+      return c.json({ run: runs }, 201);
+    });
+    const send = () =>
+      app.request('/work', {
+        method: 'POST',
+        headers: { 'idempotency-key': 'k', 'content-type': 'application/json' },
+        body: '{}',
+      });
+    const first = send();
+    const second = await send();
+    expect(second.status).toBe(409);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect((await errorOf(second)).code).toBe('idempotency_in_flight');
+    release();
+    expect((await first).status).toBe(201);
+    const third = await send();
+    expect(third.status).toBe(201);
+    expect(third.headers.get('idempotent-replayed')).toBe('true');
+    expect(runs).toBe(1);
   });
 });
