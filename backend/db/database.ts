@@ -13,6 +13,11 @@ export interface Database {
   /** Runs `fn` in a transaction; statements inside must use the given handle. */
   transaction<T>(fn: (tx: Pick<Database, 'query'>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * The database under any wrapper (a measured one, backend/metrics): what identifies this database to
+   * whoever keys state by database, such as the in-memory key of a test's vault. Absent: the handle itself.
+   */
+  readonly identity?: object;
   /** The connection pool's state, where there is a pool (PostgreSQL); the embedded database has none. */
   connections?(): ConnectionPoolState;
 }
@@ -23,4 +28,9 @@ export interface ConnectionPoolState {
   idle: number;
   waiting: number;
   max: number;
+}
+
+/** The object that stands for `db` whatever wraps it ({@link Database.identity}). */
+export function databaseIdentity(db: Database): object {
+  return db.identity ?? db;
 }

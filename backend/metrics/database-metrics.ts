@@ -4,7 +4,7 @@
  * a pool. A decorator over {@link Database}: the stores above it are unchanged. Statement text and
  * parameters are never recorded (they may hold personal data); the kind is the statement's first keyword.
  */
-import type { Database } from '../db/database';
+import { type Database, databaseIdentity } from '../db/database';
 import type { MetricFamily } from './open-metrics';
 import { DurationHistogram, LATENCY_BOUNDS_S, LabelledCounter, type MetricsCollector } from './registry';
 
@@ -52,6 +52,7 @@ export function instrumentDatabase(inner: Database, slowMs: number): Instrumente
     transaction: (fn) =>
       inner.transaction((tx) => fn({ query: (sql, params) => measured(sql, () => tx.query(sql, params)) })),
     close: () => inner.close(),
+    identity: databaseIdentity(inner),
     ...(inner.connections ? { connections: () => inner.connections!() } : {}),
   };
 

@@ -19,7 +19,7 @@ import type { AppContext, Logger } from '../context';
 import type { RecordObserver } from '../data/record-observer';
 import { DbRecordStore } from '../data/record-store';
 import type { RecordStore } from '../data/records';
-import type { Database } from '../db/database';
+import { type Database, databaseIdentity } from '../db/database';
 import { openDatabase } from '../db/open-database';
 import { ensureRecordIndexes } from '../db/record-indexes';
 import { createDocTypeRegistry } from '../doctypes/registry';
@@ -161,7 +161,11 @@ export async function buildContext(
   const vault = storesFlaggedFields
     ? await openVaultKeys(
         db,
-        kekSources(resolve(config.server.data_dir), options.env ?? process.env, options.database),
+        kekSources(
+          resolve(config.server.data_dir),
+          options.env ?? process.env,
+          options.database && databaseIdentity(options.database),
+        ),
       )
     : undefined;
   if (vault) await ensureBlindIndexes(db, doctypes.list(), log);

@@ -65,7 +65,8 @@ describe('GET /metrics', () => {
     await t.ctx.db.query('SELECT pg_sleep(0.05)');
     const second = await scrape();
     expect(sample(second, inserts)).toBeGreaterThan(sample(first, inserts) ?? 0);
-    expect(sample(second, slow)).toBe((sample(first, slow) ?? 0) + 1);
+    // At least the one sleep: on a busy machine another select may cross the threshold too.
+    expect(sample(second, slow)).toBeGreaterThanOrEqual((sample(first, slow) ?? 0) + 1);
     expect(sample(second, 'platform_db_statements_in_flight')).toBe(0);
     // The database's own counters: a backend reports them at most once a second, so they lag a little.
     expect(sample(second, 'platform_db_transactions_committed_total')).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseIdentity } from '../../../backend/db/database';
 import { rewrapRecords } from '../../../backend/vault/rewrap';
 import { kekSources, openVaultKeys } from '../../../backend/vault/vault-keys';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
@@ -18,7 +19,8 @@ describe('rewrapRecords', () => {
     const before = await t.request('GET', '/api/resource/crm.Customer/CUST-LEGACY');
     expect(((await before.json()) as { data: { email: string } }).data.email).toBe('legacy@example.com');
 
-    const keys = await openVaultKeys(t.ctx.db, kekSources('', {}, t.ctx.db));
+    // The app's own in-memory key: the database under the measuring wrapper names it.
+    const keys = await openVaultKeys(t.ctx.db, kekSources('', {}, databaseIdentity(t.ctx.db)));
     const progress: string[] = [];
     const rewritten = await rewrapRecords(t.ctx.db, keys, t.ctx.doctypes.list(), {
       batch: 1,
