@@ -151,7 +151,8 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access.require('read');
     const query = parseListQuery(doctype, c.req.query());
     access.requireQueryable([...query.filters, ...query.orderBy].map((f) => f.field));
-    const page = await db(c, () => store.list(doctype, query));
+    // The store is told what this caller gets masked, so it decrypts none of it (docs/security.md).
+    const page = await db(c, () => store.list(doctype, query, { masked: access.masked }));
     await read(
       c,
       doctype,
@@ -187,7 +188,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
     const access = await accessTo(ctx, c, doctype);
     access.require('read');
-    const record = await db(c, () => store.get(doctype, c.req.param('name')));
+    const record = await db(c, () => store.get(doctype, c.req.param('name'), { masked: access.masked }));
     if (!record) throw notFound();
     await read(c, doctype, access, 'get', [record.name]);
     c.header('Cache-Control', 'no-store');
