@@ -6,6 +6,7 @@
  */
 
 import type { ListSort, ListState } from '../../contract/remote';
+import type { AuditFilters } from '../audit/audit-api';
 
 export type { ListSort, ListState };
 
@@ -19,6 +20,7 @@ const RESERVED = new Set(['q', 'sort', 'page', 'size']);
 export type DeskRoute =
   | { kind: 'home' }
   | { kind: 'users' }
+  | { kind: 'audit'; filters?: AuditFilters; page?: number }
   | { kind: 'list'; docType: string; state?: ListState }
   | { kind: 'new'; docType: string }
   | { kind: 'edit'; docType: string; id: string };
@@ -63,6 +65,30 @@ function positive(value: string): number | undefined {
   return /^\d{1,6}$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
+/** The filters the Audit page's URL may carry (`#/audit?doctype=crm.Customer&record=CUST-00001&page=2`). */
+const AUDIT_FILTERS = ['doctype', 'record', 'user'] as const;
+
+function parseAuditRoute(query: string): DeskRoute {
+  const params = new URLSearchParams(query);
+  const filters: AuditFilters = {};
+  for (const key of AUDIT_FILTERS) {
+    const value = params.get(key)?.trim();
+    if (value) filters[key] = value;
+  }
+  return { kind: 'audit', filters, page: positive(params.get('page') ?? '') ?? 1 };
+}
+
+function formatAuditRoute(filters: AuditFilters = {}, page = 1): string {
+  const params = new URLSearchParams();
+  for (const key of AUDIT_FILTERS) {
+    const value = filters[key]?.trim();
+    if (value) params.set(key, value);
+  }
+  if (page > 1) params.set('page', String(page));
+  const query = params.toString();
+  return `#/audit${query ? `?${query}` : ''}`;
+}
+
 /** Parses a `location.hash` (with or without the leading `#`); anything unknown is home. */
 export function parseRoute(hash: string): DeskRoute {
   const raw = hash.replace(/^#/, '').replace(/^\/+/, '');
@@ -71,6 +97,7 @@ export function parseRoute(hash: string): DeskRoute {
   const query = queryAt === -1 ? '' : raw.slice(queryAt + 1);
   const [section, docType, id, ...rest] = path.split('/');
   if (section === 'users' && !docType) return { kind: 'users' };
+  if (section === 'audit' && !docType) return parseAuditRoute(query);
   if (section !== 'app' || !docType || rest.length > 0) return { kind: 'home' };
   const decodedDocType = safeDecode(docType);
   if (id === undefined || id === '') {
@@ -87,6 +114,8 @@ export function formatRoute(route: DeskRoute): string {
       return '#/';
     case 'users':
       return '#/users';
+    case 'audit':
+      return formatAuditRoute(route.filters, route.page);
     case 'list': {
       const query = formatListState(route.state);
       return `#/app/${encodeURIComponent(route.docType)}${query ? `?${query}` : ''}`;

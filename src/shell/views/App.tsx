@@ -43,6 +43,9 @@ const Home = lazy(() =>
 const UsersPage = lazy(() =>
   import(/* webpackChunkName: "route-users" */ './UsersPage').then((m) => ({ default: m.UsersPage })),
 );
+const AuditPage = lazy(() =>
+  import(/* webpackChunkName: "route-audit" */ './AuditPage').then((m) => ({ default: m.AuditPage })),
+);
 const LoginScreen = lazy(() =>
   import(/* webpackChunkName: "route-login" */ './LoginScreen').then((m) => ({ default: m.LoginScreen })),
 );
@@ -128,7 +131,9 @@ function Layout(): React.JSX.Element {
   useLayoutEffect(() => setDeveloperDetailsAllowed(mayDevelop), [mayDevelop]);
   const developer = useDeveloperDetails();
   const routeKey =
-    route.kind === 'home' || route.kind === 'users' ? route.kind : `${route.kind}:${route.docType}`;
+    route.kind === 'home' || route.kind === 'users' || route.kind === 'audit'
+      ? route.kind
+      : `${route.kind}:${route.docType}`;
   const shownName = session.status === 'signed-in' ? (session.fullName ?? session.user) : undefined;
 
   // Move focus to the new screen on navigation, as a page load would (WCAG 2.4.3).
@@ -215,6 +220,8 @@ function Layout(): React.JSX.Element {
             <Home />
           ) : route.kind === 'users' ? (
             <UsersPage />
+          ) : route.kind === 'audit' ? (
+            <AuditPage route={route} navigate={navigate} />
           ) : (
             <DocTypePage key={route.docType} route={route} navigate={navigate} />
           )}

@@ -42,8 +42,13 @@ const RecordTimeline = lazy(() =>
     default: m.RecordTimeline,
   })),
 );
+const RecordSeenBy = lazy(() =>
+  import(/* webpackChunkName: "route-form" */ './RecordSeenBy').then((m) => ({
+    default: m.RecordSeenBy,
+  })),
+);
 
-type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' } | { kind: 'users' }>;
+type DocTypeRoute = Exclude<DeskRoute, { kind: 'home' } | { kind: 'users' } | { kind: 'audit' }>;
 
 /** Props of {@link DocTypePage}. */
 export interface DocTypePageProps {
@@ -343,6 +348,9 @@ function RecordPage({
         </div>
       ) : null}
       {children}
+      {id !== undefined ? (
+        <RecordSeenBy docType={docType} schema={schema} id={id} loaded={record !== undefined} />
+      ) : null}
       {id !== undefined ? <RecordTimeline docType={docType} schema={schema} id={id} /> : null}
       {confirming ? (
         <ConfirmDialog

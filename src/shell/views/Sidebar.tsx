@@ -32,7 +32,8 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
       if (!permissions.ready || meta?.status !== 'ready') return true;
       return meta.value.doctypes.some((d) => permissions.can(d.name, 'read'));
     });
-  const current = route.kind === 'home' || route.kind === 'users' ? undefined : route.docType;
+  const current =
+    route.kind === 'home' || route.kind === 'users' || route.kind === 'audit' ? undefined : route.docType;
   return (
     <nav className="desk-sidebar" aria-label="Apps">
       <a
@@ -51,6 +52,16 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
           aria-current={route.kind === 'users' ? 'page' : undefined}
         >
           Users
+        </a>
+      ) : null}
+      {permissions.isSystemManager ? (
+        <a
+          className={`desk-sidebar__home${route.kind === 'audit' ? ' is-active' : ''}`}
+          href={formatRoute({ kind: 'audit' })}
+          onClick={onNavigate}
+          aria-current={route.kind === 'audit' ? 'page' : undefined}
+        >
+          Audit
         </a>
       ) : null}
       {snapshot.remotes.status === 'error' ? (
