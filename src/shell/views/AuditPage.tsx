@@ -168,6 +168,16 @@ function RevealTable({
     return <Empty title="No personal data was shown that matches these filters." />;
   }
   const pages = Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE));
+  if (data.length === 0) {
+    // A shared link to a page the log no longer reaches (other filters since, or a typed URL).
+    return (
+      <Empty title={`There ${pages === 1 ? 'is only one page' : `are only ${pages} pages`} of reveals.`}>
+        <button type="button" className="desk-button" onClick={() => onPage(1)}>
+          Go to the first page
+        </button>
+      </Empty>
+    );
+  }
   return (
     <>
       <div className="desk-table-wrap">
