@@ -115,10 +115,14 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
   const store = ctx.records;
   const observers = ctx.recordObservers ?? [];
   const trustedProxies = new Set(ctx.config.server.trusted_proxies);
-  /** The flagged fields a caller with `access` receives in clear. */
-  const revealedBy = (doctype: DocTypeDefinition, access: RecordAccess) =>
+  /**
+   * The flagged fields a caller with `access` receives in clear: of those the answer carries (`projection`,
+   * a list's `fields`; all when absent), so a search asking only for names and titles reveals nothing.
+   */
+  const revealedBy = (doctype: DocTypeDefinition, access: RecordAccess, projection?: readonly string[]) =>
     doctype.fields
       .filter((f) => (f.pii || f.encrypted) && !access.masked.includes(f.name))
+      .filter((f) => projection === undefined || projection.includes(f.name))
       .map((f) => f.name);
   const read = (
     c: Context<AppEnv>,
@@ -126,6 +130,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access: RecordAccess,
     route: 'list' | 'get',
     names: string[],
+    projection?: readonly string[],
   ) =>
     observers.length === 0
       ? Promise.resolve()
@@ -134,7 +139,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
           names,
           route,
           principal: c.get('principal'),
-          revealed: revealedBy(doctype, access),
+          revealed: revealedBy(doctype, access, projection),
           clientAddress: clientAddress(c, trustedProxies),
         });
   const integrity: IntegrityDeps = {
@@ -159,6 +164,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
       access,
       'list',
       page.data.map((r) => r.name),
+      query.fields,
     );
     c.header('Cache-Control', 'no-store');
     return c.json({ ...page, data: access.maskAll(page.data), ...maskedFields(access) });
