@@ -27,7 +27,7 @@ const OPS = 400;
 const ROUNDS = 3;
 const SIDES = ['bench.Flagged', 'bench.Plain'] as const;
 const LIST_ROWS = 1000;
-const LISTS = 20;
+const LISTS = 100;
 /** The largest `limit_page_length` the data API answers (backend/data/list-query.ts). */
 const PAGE = 500;
 /** The role of the masked reader: may read both DocTypes, not their personal data. */

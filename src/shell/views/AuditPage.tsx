@@ -6,6 +6,7 @@
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
+import { mayReadAudit } from '../audit/audit-access';
 import { type AuditFilters, auditApi, auditKeys } from '../audit/audit-api';
 import { formatDateTime } from '../fields';
 import { usePermissions } from '../hooks/use-permissions';
@@ -26,7 +27,15 @@ export interface AuditPageProps {
 /** The Audit page; a user who is not a System Manager sees a refusal instead, and nothing is asked. */
 export function AuditPage({ route, navigate }: AuditPageProps): React.JSX.Element {
   const permissions = usePermissions();
+  const { config } = usePlatform();
   if (!permissions.ready) return <Loading />;
+  if (permissions.isSystemManager && !mayReadAudit(true, config.mode)) {
+    return (
+      <Empty title="Each service keeps its own audit log in this deployment.">
+        <p>Read it from the service with GET /api/audit, or check it with m audit verify --url.</p>
+      </Empty>
+    );
+  }
   if (!permissions.isSystemManager) {
     return (
       <Empty title="Only a System Manager may read the audit log.">

@@ -1,12 +1,13 @@
 /**
  * "Personal data seen by": under a record's form, who was shown its personal data (flagged fields) in
  * clear, when, and which fields, newest first, from the audit log (docs/permissions.md#reveals-are-audited).
- * Only for those the audit API answers (System Managers): anyone else gets nothing of it, not even a
- * request. A DocType without flagged fields has nothing to show.
+ * Only for those the audit API answers (System Managers, in MONOLITH; audit-access.ts): anyone else gets
+ * nothing of it, not even a request. A DocType without flagged fields has nothing to show.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { type DocTypeSchema, hasFlaggedFields } from '../../protocol';
+import { mayReadAudit } from '../audit/audit-access';
 import { auditApi, auditKeys } from '../audit/audit-api';
 import { formatDateTime } from '../fields';
 import { usePermissions } from '../hooks/use-permissions';
@@ -36,7 +37,8 @@ export function fieldLabels(schema: Pick<DocTypeSchema, 'fields'>, fields: reado
 /** The section, or nothing for a user who may not read the audit log or a DocType without personal data. */
 export function RecordSeenBy(props: RecordSeenByProps): React.JSX.Element | null {
   const permissions = usePermissions();
-  if (!permissions.isSystemManager || !hasFlaggedFields(props.schema)) return null;
+  const { config } = usePlatform();
+  if (!mayReadAudit(permissions.isSystemManager, config.mode) || !hasFlaggedFields(props.schema)) return null;
   return <SeenByList {...props} />;
 }
 

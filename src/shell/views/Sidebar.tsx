@@ -2,6 +2,7 @@
  * The sidebar: every installed app with its DocTypes, labelled by the app's own menu entries, each app
  * loading and failing on its own.
  */
+import { mayReadAudit } from '../audit/audit-access';
 import { useCatalog } from '../hooks/use-catalog';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
@@ -19,7 +20,7 @@ export interface SidebarProps {
 
 /** The apps and DocTypes navigation. */
 export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element {
-  const { catalog } = usePlatform();
+  const { catalog, config } = usePlatform();
   const snapshot = useCatalog();
   const permissions = usePermissions();
   // A service whose DocTypes the user may not read is left out once whoami answered (docs/permissions.md).
@@ -54,7 +55,7 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
           Users
         </a>
       ) : null}
-      {permissions.isSystemManager ? (
+      {mayReadAudit(permissions.isSystemManager, config.mode) ? (
         <a
           className={`desk-sidebar__home${route.kind === 'audit' ? ' is-active' : ''}`}
           href={formatRoute({ kind: 'audit' })}

@@ -83,7 +83,9 @@ describe('Personal data seen by', () => {
     renderSection(customer, seen, {
       user: 'sally',
       roles: ['Sales Manager'],
-      permissions: { 'crm.Customer': { read: true, write: true, read_pii: true } },
+      permissions: {
+        'crm.Customer': { read: true, create: true, write: true, delete: false, read_pii: true },
+      },
     });
     expect(screen.queryByRole('region', { name: 'Personal data seen by' })).toBeNull();
     expect(document.body.textContent).toBe('');
