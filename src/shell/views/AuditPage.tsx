@@ -8,7 +8,9 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { mayReadAudit } from '../audit/audit-access';
 import { type AuditFilters, auditApi, auditKeys } from '../audit/audit-api';
+import { fieldLabels, routeWords, viaWords } from '../audit/reveal-words';
 import { formatDateTime } from '../fields';
+import { useDocTypeSchemas } from '../hooks/use-doc-type-schemas';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import type { NavigateOptions } from '../hooks/use-route';
@@ -49,8 +51,8 @@ export function AuditPage({ route, navigate }: AuditPageProps): React.JSX.Elemen
         <h1 id="desk-audit-title" className="desk-page__title">
           Audit log
         </h1>
-        <p className="desk-page__service">Every time personal data was shown in clear, newest first.</p>
       </header>
+      <p className="desk-form__note">Every time personal data was shown in clear, newest first.</p>
       <ChainStatus />
       <AuditFilterForm
         // A new form for new filters from the URL (a link from a record, Back), so its fields show them.
@@ -162,6 +164,8 @@ function RevealTable({
     queryFn: ({ signal }) => auditApi(config.gatewayUrl).reveals(filters, start, AUDIT_PAGE_SIZE, signal),
     placeholderData: keepPreviousData,
   });
+  // Labels where the DocTypes are known to the Desk; names otherwise (a DocType since uninstalled).
+  const schemas = useDocTypeSchemas([...new Set(query.data?.data.map((e) => e.doctype) ?? [])]);
   if (query.isPending) return <Loading label="Loading the audit log…" />;
   if (query.isError) {
     return (
@@ -210,15 +214,17 @@ function RevealTable({
                   <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
                 </td>
                 <td data-label="User">{entry.user}</td>
-                <td data-label="DocType">{entry.doctype}</td>
+                <td data-label="DocType" title={entry.doctype}>
+                  {schemas[entry.doctype]?.label ?? entry.doctype}
+                </td>
                 <td data-label="Record">
                   <a href={formatRoute({ kind: 'edit', docType: entry.doctype, id: entry.record })}>
                     {entry.record}
                   </a>
                 </td>
-                <td data-label="Fields">{entry.fields.join(', ')}</td>
+                <td data-label="Fields">{fieldLabels(schemas[entry.doctype], entry.fields)}</td>
                 <td data-label="How">
-                  {entry.route === 'list' ? 'in a list' : 'opened'} · {viaWords(entry.via)}
+                  {routeWords(entry.route)} · {viaWords(entry.via)}
                 </td>
                 <td data-label="From">{entry.client_address ?? '—'}</td>
               </tr>
@@ -247,12 +253,4 @@ function RevealTable({
       </nav>
     </>
   );
-}
-
-/** How the user signed in, in words. */
-function viaWords(via: string): string {
-  if (via === 'session') return 'signed in';
-  if (via === 'api_key') return 'API key';
-  if (via === 'bearer') return 'token';
-  return via;
 }

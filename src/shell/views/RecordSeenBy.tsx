@@ -9,6 +9,7 @@ import { useId } from 'react';
 import { type DocTypeSchema, hasFlaggedFields } from '../../protocol';
 import { mayReadAudit } from '../audit/audit-access';
 import { auditApi, auditKeys } from '../audit/audit-api';
+import { fieldLabels } from '../audit/reveal-words';
 import { formatDateTime } from '../fields';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
@@ -27,11 +28,6 @@ export interface RecordSeenByProps {
    * audited when it revealed anything) is among the entries.
    */
   loaded: boolean;
-}
-
-/** Labels of `fields` as the form shows them, in the schema's order. */
-export function fieldLabels(schema: Pick<DocTypeSchema, 'fields'>, fields: readonly string[]): string {
-  return fields.map((f) => schema.fields.find((d) => d.name === f)?.label ?? f).join(', ');
 }
 
 /** The section, or nothing for a user who may not read the audit log or a DocType without personal data. */
@@ -68,7 +64,8 @@ function SeenByList({ docType, schema, id, loaded }: RecordSeenByProps): React.J
         <ol className="desk-timeline__list">
           {query.data.data.map((entry) => (
             <li key={entry.seq} className="desk-timeline__item">
-              <strong>{entry.user}</strong> saw {fieldLabels(schema, entry.fields)}{' '}
+              <strong>{entry.user}</strong> saw {fieldLabels(schema, entry.fields)}
+              {entry.route === 'list' ? ' in a list' : ''}{' '}
               <time className="desk-timeline__time" dateTime={entry.at}>
                 {formatDateTime(entry.at)}
               </time>
