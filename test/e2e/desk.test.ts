@@ -182,8 +182,13 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
         .filter({ hasText: 'Administrator saw Email, Phone' })
         .first()
         .waitFor();
-      // The notices of the earlier saves would cover the section in the screenshot.
-      for (const dismiss of await page.getByRole('button', { name: 'Dismiss' }).all()) await dismiss.click();
+      // The notices of the earlier saves would cover the section in the screenshot: all dismissed at once
+      // (one may close on its own meanwhile), then gone.
+      await page.evaluate(() => {
+        for (const button of document.querySelectorAll<HTMLButtonElement>('button[aria-label="Dismiss"]'))
+          button.click();
+      });
+      await page.getByRole('button', { name: 'Dismiss' }).first().waitFor({ state: 'detached' });
       await seenBy.scrollIntoViewIfNeeded();
       await screenshot(page, 'audit-record-seen-by');
 
