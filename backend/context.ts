@@ -1,6 +1,6 @@
 import type { InstalledApp, Logger } from '../src/contract';
 import type { RpcRegistry } from './apps/rpc-registry';
-import type { AuditLog } from './audit/audit-log';
+import type { AuditStore } from './audit/audit-store';
 import type { Bus } from './bus/bus';
 import type { PlatformConfig } from './config/schema';
 import type { RecordObserver } from './data/record-observer';
@@ -34,8 +34,8 @@ export interface AppContext {
    * of personal data revealed); none when absent.
    */
   readonly recordObservers?: readonly RecordObserver[];
-  /** The audit log of personal data revealed (docs/operators.md#the-audit-log); absent in the offline mocks. */
-  readonly audit?: AuditLog;
+  /** The audit log of personal data revealed (docs/operators.md#the-audit-log); in memory in the offline mocks. */
+  readonly audit?: AuditStore;
   /** Each record's changes and comments (docs/http-api.md#a-records-history); absent in the offline mocks. */
   readonly history?: RecordHistory;
   /** This process's metrics for `GET /metrics` (docs/operators.md#metrics); absent in the offline mocks. */

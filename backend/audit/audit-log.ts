@@ -1,5 +1,6 @@
 import type { Database } from '../db/database';
 import { registerMigration } from '../db/migrations';
+import type { AuditQuery, AuditStore } from './audit-store';
 import { type AuditEntry, type AuditFacts, chain, GENESIS_HASH } from './chain';
 
 // Append-only in the database too: UPDATE, DELETE and TRUNCATE raise. An operator who drops the trigger can
@@ -29,16 +30,7 @@ const AUDIT_SQL = `
 `;
 registerMigration({ id: 'audit.log', sql: AUDIT_SQL });
 
-/** Filters of {@link AuditLog.list}; every one optional. */
-export interface AuditQuery {
-  doctype?: string;
-  record?: string;
-  user?: string;
-  /** Entries after this many (in `seq` order). */
-  start?: number;
-  /** At most this many. */
-  limit?: number;
-}
+export type { AuditQuery };
 
 /** An entry as the database driver returns it: `seq` may come back as text, `at` as a Date. */
 type Row = Omit<AuditEntry, 'seq' | 'at'> & { seq: string | number; at: Date | string };
@@ -64,7 +56,7 @@ function isTaken(err: unknown): boolean {
  * key, so if another process sharing the database extended the chain first the INSERT fails, the head is
  * read again and the entries re-chained, and no fork of the chain is ever stored.
  */
-export class AuditLog {
+export class AuditLog implements AuditStore {
   #head: { seq: number; hash: string } | undefined;
   #tail: Promise<unknown> = Promise.resolve();
 
@@ -113,7 +105,7 @@ export class AuditLog {
     return rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].hash } : { seq: 0, hash: GENESIS_HASH };
   }
 
-  /** Entries matching every given filter, in chain order, and how many match in all. */
+  /** Entries matching every given filter, in chain order (or newest first), and how many match in all. */
   async list(query: AuditQuery = {}): Promise<{ data: AuditEntry[]; total: number }> {
     const params: unknown[] = [];
     const where: string[] = [];
@@ -133,7 +125,7 @@ export class AuditLog {
     );
     params.push(query.limit ?? 100, query.start ?? 0);
     const { rows } = await this.db.query<Row>(
-      `SELECT ${COLUMNS} FROM audit_log ${clause} ORDER BY seq LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      `SELECT ${COLUMNS} FROM audit_log ${clause} ORDER BY seq ${query.newestFirst ? 'DESC' : 'ASC'} LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
     return { data: rows.map(toEntry), total: Number(count.rows[0]?.n ?? 0) };

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 
 /** The `prev_hash` of the first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -30,7 +31,10 @@ export interface AuditEntry {
 /** An entry before it is chained. */
 export type AuditFacts = Omit<AuditEntry, 'seq' | 'prev_hash' | 'hash'>;
 
-/** The hash of an entry: SHA-256 over the previous hash and its fields as one JSON array (fixed order). */
+/**
+ * The hash of an entry: SHA-256 over the previous hash and its fields as one JSON array (fixed order).
+ * Synchronous and free of Node modules, so the offline mocks keep the same chain in a browser.
+ */
 function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
   const facts = [
     entry.seq,
@@ -43,11 +47,7 @@ function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
     entry.route,
     entry.client_address,
   ];
-  return createHash('sha256')
-    .update(entry.prev_hash)
-    .update('\n')
-    .update(JSON.stringify(facts))
-    .digest('hex');
+  return bytesToHex(sha256(utf8ToBytes(`${entry.prev_hash}\n${JSON.stringify(facts)}`)));
 }
 
 /** Chains `facts` after the entry at `seq` with `hash` (the head of the log). */

@@ -1,11 +1,12 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { unauthorized } from '../middleware/auth';
 import { forbidden } from '../permissions/guard';
 import { SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
-import type { AuditLog } from './audit-log';
+import type { AuditStore } from './audit-store';
+import { verifyChain } from './chain';
 
 /** Path of the audit log API. */
 const AUDIT_PATH = '/api/audit';
@@ -13,6 +14,9 @@ const AUDIT_PATH = '/api/audit';
 /** Default and largest page of `GET /api/audit`. */
 const DEFAULT_PAGE = 100;
 const MAX_PAGE = 1000;
+
+/** Values of `order`: chain order (the default, what verification reads) or newest first. */
+const ORDERS = ['oldest', 'newest'] as const;
 
 function count(raw: string | undefined, name: string, fallback: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -24,18 +28,34 @@ function count(raw: string | undefined, name: string, fallback: number, max: num
   return Number(raw);
 }
 
+function newestFirst(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return false;
+  if (!(ORDERS as readonly string[]).includes(raw)) {
+    throw new PlatformError('invalid_query', 'order must be "oldest" or "newest".', { status: 400 });
+  }
+  return raw === 'newest';
+}
+
+/** Lets only a signed-in System Manager through (401 `unauthorized`, 403 `forbidden`). */
+function requireSystemManager(c: Context<AppEnv>): void {
+  const principal = c.get('principal');
+  if (!principal) throw unauthorized();
+  if (!rolesOf(principal).includes(SYSTEM_MANAGER)) throw forbidden('manage', 'the audit log');
+}
+
 /**
- * `GET /api/audit` (System Manager; docs/operators.md#the-audit-log): the reveals of personal data, in chain
- * order, `{ data: AuditEntry[], total }`, filtered by `doctype`, `record` and `user`, paged by
- * `limit_start` and `limit_page_length` (default 100, at most 1,000). Entries carry their hashes, so a copy
- * can be verified away from the server (`m audit verify --url`).
+ * The audit log API (System Manager; docs/operators.md#the-audit-log):
+ * - `GET /api/audit`: the reveals of personal data, `{ data: AuditEntry[], total }`, filtered by `doctype`,
+ *   `record` and `user`, in chain order or with `order=newest` newest first, paged by `limit_start` and
+ *   `limit_page_length` (default 100, at most 1,000). Entries carry their hashes, so a copy can be verified
+ *   away from the server (`m audit verify --url`).
+ * - `GET /api/audit/verify`: the hash chain checked on the server, as `m audit verify` checks it offline:
+ *   `{ data: { ok: true, entries, head } }` or `{ data: { ok: false, entries, seq, problem } }`.
  */
-export function auditRoutes({ audit }: { audit: Pick<AuditLog, 'list'> }): Hono<AppEnv> {
+export function auditRoutes({ audit }: { audit: Pick<AuditStore, 'list' | 'entries'> }): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get(AUDIT_PATH, async (c) => {
-    const principal = c.get('principal');
-    if (!principal) throw unauthorized();
-    if (!rolesOf(principal).includes(SYSTEM_MANAGER)) throw forbidden('manage', 'the audit log');
+    requireSystemManager(c);
     const q = c.req.query();
     const page = await audit.list({
       doctype: q.doctype || undefined,
@@ -43,9 +63,16 @@ export function auditRoutes({ audit }: { audit: Pick<AuditLog, 'list'> }): Hono<
       user: q.user || undefined,
       start: count(q.limit_start, 'limit_start', 0, 1_000_000_000),
       limit: count(q.limit_page_length, 'limit_page_length', DEFAULT_PAGE, MAX_PAGE),
+      newestFirst: newestFirst(q.order),
     });
     c.header('Cache-Control', 'no-store');
     return c.json(page);
+  });
+  routes.get(`${AUDIT_PATH}/verify`, async (c) => {
+    requireSystemManager(c);
+    const verdict = await verifyChain(audit.entries());
+    c.header('Cache-Control', 'no-store');
+    return c.json({ data: verdict });
   });
   return routes;
 }

@@ -19,6 +19,16 @@ export interface SumOptions {
 }
 
 /**
+ * What the caller of a read will see: the fields it receives masked (docs/permissions.md#personal-data). A
+ * store that would have to decrypt a value to return it (the records' encryption at rest) returns the mask
+ * for these fields instead and decrypts nothing for them; other stores may ignore it, since the data routes
+ * mask the answer anyway.
+ */
+export interface ReadView {
+  readonly masked: readonly string[];
+}
+
+/**
  * Where the records of every installed DocType live. The data routes and RPC methods use only this, so the
  * same routes run over the platform database (`DbRecordStore`) or over memory (`MemoryRecordStore`, the
  * offline mocks). List queries arrive already validated by `parseListQuery`; both implementations give them
@@ -32,9 +42,9 @@ export interface RecordStore {
    * One page of records matching the filters, plus the total number matching; without filters counted up
    * to `EXACT_TOTAL_LIMIT` (list-query.ts): beyond it `total` is that bound and `total_is_lower_bound` true.
    */
-  list(doctype: DocTypeDefinition, query: ListQuery): Promise<ListPage>;
+  list(doctype: DocTypeDefinition, query: ListQuery, view?: ReadView): Promise<ListPage>;
   /** The record, or undefined. */
-  get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined>;
+  get(doctype: DocTypeDefinition, name: string, view?: ReadView): Promise<DocRecord | undefined>;
   /** Stores a new record under the next name of the DocType's prefix. */
   insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord>;
   /** Replaces a record's fields; undefined when it does not exist. */

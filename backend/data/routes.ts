@@ -117,10 +117,14 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
   const store = ctx.records;
   const observers = ctx.recordObservers ?? [];
   const trustedProxies = new Set(ctx.config.server.trusted_proxies);
-  /** The flagged fields a caller with `access` receives in clear. */
-  const revealedBy = (doctype: DocTypeDefinition, access: RecordAccess) =>
+  /**
+   * The flagged fields a caller with `access` receives in clear: of those the answer carries (`projection`,
+   * a list's `fields`; all when absent), so a search asking only for names and titles reveals nothing.
+   */
+  const revealedBy = (doctype: DocTypeDefinition, access: RecordAccess, projection?: readonly string[]) =>
     doctype.fields
       .filter((f) => (f.pii || f.encrypted) && !access.masked.includes(f.name))
+      .filter((f) => projection === undefined || projection.includes(f.name))
       .map((f) => f.name);
   const read = (
     c: Context<AppEnv>,
@@ -128,6 +132,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access: RecordAccess,
     route: 'list' | 'get',
     names: string[],
+    projection?: readonly string[],
   ) =>
     observers.length === 0
       ? Promise.resolve()
@@ -136,7 +141,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
           names,
           route,
           principal: c.get('principal'),
-          revealed: revealedBy(doctype, access),
+          revealed: revealedBy(doctype, access, projection),
           clientAddress: clientAddress(c, trustedProxies),
         });
   const integrity: IntegrityDeps = {
@@ -153,13 +158,15 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access.require('read');
     const query = parseListQuery(doctype, c.req.query());
     access.requireQueryable([...query.filters, ...query.orderBy].map((f) => f.field));
-    const page = await db(c, () => store.list(doctype, query));
+    // The store is told what this caller gets masked, so it decrypts none of it (docs/security.md).
+    const page = await db(c, () => store.list(doctype, query, { masked: access.masked }));
     await read(
       c,
       doctype,
       access,
       'list',
       page.data.map((r) => r.name),
+      query.fields,
     );
     c.header('Cache-Control', 'no-store');
     return c.json({ ...page, data: access.maskAll(page.data), ...maskedFields(access) });
@@ -196,7 +203,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
     const access = await accessTo(ctx, c, doctype);
     access.require('read');
-    const record = await db(c, () => store.get(doctype, c.req.param('name')));
+    const record = await db(c, () => store.get(doctype, c.req.param('name'), { masked: access.masked }));
     if (!record) throw notFound();
     await read(c, doctype, access, 'get', [record.name]);
     c.header('Cache-Control', 'no-store');

@@ -1,7 +1,8 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Filter, ListQuery } from '../data/list-query';
-import type { DocRecord, RecordStore, SumOptions } from '../data/records';
+import type { DocRecord, ReadView, RecordStore, SumOptions } from '../data/records';
 import { PlatformError } from '../http/errors';
+import { PII_MASK } from '../permissions/mask';
 import type { Transaction } from '../security/idempotency/idempotency-store';
 import { BLIND_INDEX_SUFFIX, blindIndexKey } from './blind-index';
 import { isCiphertext } from './field-cipher';
@@ -76,13 +77,20 @@ export class EncryptedRecordStore implements RecordStore {
     return stored;
   }
 
-  /** The record as callers see it: flagged values decrypted, blind indexes dropped. */
-  #open(doctype: DocTypeDefinition, record: DocRecord): DocRecord {
+  /**
+   * The record as callers see it: flagged values decrypted, blind indexes dropped. A field the caller
+   * receives masked (`view`) gets the mask without being decrypted: no data key is unwrapped for a reader
+   * who is not shown the value.
+   */
+  #open(doctype: DocTypeDefinition, record: DocRecord, view?: ReadView): DocRecord {
     const { flagged } = this.#shape(doctype);
     if (flagged.size === 0) return record;
+    const masked = view?.masked ?? [];
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(record)) {
-      if (flagged.has(key) && isCiphertext(value)) {
+      if (flagged.has(key) && isCiphertext(value) && masked.includes(key)) {
+        out[key] = PII_MASK;
+      } else if (flagged.has(key) && isCiphertext(value)) {
         out[key] = this.keys.cipher.decrypt(value, {
           doctype: doctype.name,
           record: record.name,
@@ -107,8 +115,15 @@ export class EncryptedRecordStore implements RecordStore {
     return { field: blindIndexKey(filter.field), op: filter.op, value };
   }
 
-  /** One page of records; equality on flagged fields through their blind index. */
-  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<{ data: DocRecord[]; total: number }> {
+  /**
+   * One page of records; equality on flagged fields through their blind index. Fields `view` names as
+   * masked come back as the mask, not decrypted.
+   */
+  async list(
+    doctype: DocTypeDefinition,
+    query: ListQuery,
+    view?: ReadView,
+  ): Promise<{ data: DocRecord[]; total: number }> {
     const { flagged, stored } = this.#shape(doctype);
     if (flagged.size === 0) return this.inner.list(doctype, query);
     for (const key of query.orderBy) {
@@ -122,13 +137,13 @@ export class EncryptedRecordStore implements RecordStore {
       fields: addName ? [...query.fields!, 'name'] : query.fields,
       filters: query.filters.map((f) => this.#filter(doctype, f)),
     });
-    return { ...page, data: page.data.map((r) => this.#open(doctype, r)) };
+    return { ...page, data: page.data.map((r) => this.#open(doctype, r, view)) };
   }
 
-  /** The record, decrypted, or undefined. */
-  async get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
+  /** The record, decrypted but for the fields `view` names as masked (the mask), or undefined. */
+  async get(doctype: DocTypeDefinition, name: string, view?: ReadView): Promise<DocRecord | undefined> {
     const record = await this.inner.get(this.#shape(doctype).stored, name);
-    return record && this.#open(doctype, record);
+    return record && this.#open(doctype, record, view);
   }
 
   /**

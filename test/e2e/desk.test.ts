@@ -2,7 +2,8 @@
  * The Desk in Chromium against a running platform, once per mode (`m serve` for MONOLITH, `npm run
  * start:macro` for MACROSERVICE): sign in, create a customer through the crm remote's own form with its
  * personal data encrypted on the wire, create a stock.Item as plain JSON, see both in their lists and in the
- * database, and keep working when the crm remote's assets answer 500. Screenshots of the main screens go to
+ * database, and keep working when the crm remote's assets answer 500; a System Manager sees who was shown the
+ * customer's personal data and the Audit page (MONOLITH). Screenshots of the main screens go to
  * test/e2e/__screenshots__.
  */
 import type { Browser, Page, Request } from 'playwright-core';
@@ -154,6 +155,52 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
       expect(await broken.getByRole('alert').count()).toBe(0);
     } finally {
       await context.close();
+    }
+  });
+
+  it('shows System Managers who has seen the personal data (MONOLITH; each service keeps its own log in MACROSERVICE)', async () => {
+    expect(customerName).not.toBe('');
+    const audit: string[] = [];
+    const onRequest = (request: Request) => {
+      if (new URL(request.url()).pathname.startsWith('/api/audit')) audit.push(request.url());
+    };
+    page.on('request', onRequest);
+    try {
+      await page.goto(`${target.deskUrl}#/app/crm.Customer/${encodeURIComponent(customerName)}`);
+      await page.getByRole('heading', { level: 1, name: customer.name }).waitFor();
+      // The form's own read revealed the email and phone to Administrator.
+      const seenBy = page.getByRole('region', { name: 'Personal data seen by' });
+      if (mode === 'macroservice') {
+        await page.getByRole('region', { name: 'Activity' }).waitFor();
+        expect(await seenBy.count()).toBe(0);
+        expect(await appLink(page, 'Audit').count()).toBe(0);
+        expect(audit).toEqual([]);
+        return;
+      }
+      await seenBy
+        .getByRole('listitem')
+        .filter({ hasText: 'Administrator saw Email, Phone' })
+        .first()
+        .waitFor();
+      // The notices of the earlier saves would cover the section in the screenshot: all dismissed at once
+      // (one may close on its own meanwhile), then gone.
+      await page.evaluate(() => {
+        for (const button of document.querySelectorAll<HTMLButtonElement>('button[aria-label="Dismiss"]'))
+          button.click();
+      });
+      await page.getByRole('button', { name: 'Dismiss' }).first().waitFor({ state: 'detached' });
+      await seenBy.scrollIntoViewIfNeeded();
+      await screenshot(page, 'audit-record-seen-by');
+
+      await appLink(page, 'Audit').click();
+      await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'The audit log is intact' }).waitFor();
+      const row = page.getByRole('row').filter({ hasText: customerName }).first();
+      await row.waitFor();
+      expect(await row.textContent()).toContain('Administrator');
+      await screenshot(page, 'audit-page');
+    } finally {
+      page.off('request', onRequest);
     }
   });
 

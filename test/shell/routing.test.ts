@@ -49,3 +49,22 @@ describe('list routes', () => {
     expect(parseRoute('#/nowhere')).toEqual({ kind: 'home' });
   });
 });
+
+describe('the audit route', () => {
+  it('round-trips its filters and page through the hash', () => {
+    const route = {
+      kind: 'audit' as const,
+      filters: { doctype: 'crm.Customer', record: 'CUST-00001', user: 'sam' },
+      page: 2,
+    };
+    const hash = formatRoute(route);
+    expect(hash).toBe('#/audit?doctype=crm.Customer&record=CUST-00001&user=sam&page=2');
+    expect(parseRoute(hash)).toEqual(route);
+  });
+
+  it('keeps an unfiltered first page plain, and ignores empty and unknown keys', () => {
+    expect(formatRoute({ kind: 'audit' })).toBe('#/audit');
+    expect(parseRoute('#/audit?user=&page=0&fields=email')).toEqual({ kind: 'audit', filters: {}, page: 1 });
+    expect(parseRoute('#/audit/extra')).toEqual({ kind: 'home' });
+  });
+});

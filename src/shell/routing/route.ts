@@ -6,6 +6,7 @@
  */
 
 import type { ListSort, ListState } from '../../contract/remote';
+import type { AuditFilters } from '../audit/audit-api';
 
 export type { ListSort, ListState };
 
@@ -20,6 +21,7 @@ export type DeskRoute =
   | { kind: 'home' }
   | { kind: 'users' }
   | { kind: 'releases' }
+  | { kind: 'audit'; filters?: AuditFilters; page?: number }
   | { kind: 'list'; docType: string; state?: ListState }
   | { kind: 'new'; docType: string }
   | { kind: 'edit'; docType: string; id: string };
@@ -64,6 +66,30 @@ function positive(value: string): number | undefined {
   return /^\d{1,6}$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
+/** The filters the Audit page's URL may carry (`#/audit?doctype=crm.Customer&record=CUST-00001&page=2`). */
+const AUDIT_FILTERS = ['doctype', 'record', 'user'] as const;
+
+function parseAuditRoute(query: string): DeskRoute {
+  const params = new URLSearchParams(query);
+  const filters: AuditFilters = {};
+  for (const key of AUDIT_FILTERS) {
+    const value = params.get(key)?.trim();
+    if (value) filters[key] = value;
+  }
+  return { kind: 'audit', filters, page: positive(params.get('page') ?? '') ?? 1 };
+}
+
+function formatAuditRoute(filters: AuditFilters = {}, page = 1): string {
+  const params = new URLSearchParams();
+  for (const key of AUDIT_FILTERS) {
+    const value = filters[key]?.trim();
+    if (value) params.set(key, value);
+  }
+  if (page > 1) params.set('page', String(page));
+  const query = params.toString();
+  return `#/audit${query ? `?${query}` : ''}`;
+}
+
 /** Parses a `location.hash` (with or without the leading `#`); anything unknown is home. */
 export function parseRoute(hash: string): DeskRoute {
   const raw = hash.replace(/^#/, '').replace(/^\/+/, '');
@@ -73,6 +99,7 @@ export function parseRoute(hash: string): DeskRoute {
   const [section, docType, id, ...rest] = path.split('/');
   if (section === 'users' && !docType) return { kind: 'users' };
   if (section === 'releases' && !docType) return { kind: 'releases' };
+  if (section === 'audit' && !docType) return parseAuditRoute(query);
   if (section !== 'app' || !docType || rest.length > 0) return { kind: 'home' };
   const decodedDocType = safeDecode(docType);
   if (id === undefined || id === '') {
@@ -91,6 +118,8 @@ export function formatRoute(route: DeskRoute): string {
       return '#/users';
     case 'releases':
       return '#/releases';
+    case 'audit':
+      return formatAuditRoute(route.filters, route.page);
     case 'list': {
       const query = formatListState(route.state);
       return `#/app/${encodeURIComponent(route.docType)}${query ? `?${query}` : ''}`;

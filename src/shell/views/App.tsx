@@ -48,6 +48,9 @@ const ReleasesPage = lazy(() =>
     default: m.ReleasesPage,
   })),
 );
+const AuditPage = lazy(() =>
+  import(/* webpackChunkName: "route-audit" */ './AuditPage').then((m) => ({ default: m.AuditPage })),
+);
 const LoginScreen = lazy(() =>
   import(/* webpackChunkName: "route-login" */ './LoginScreen').then((m) => ({ default: m.LoginScreen })),
 );
@@ -221,6 +224,8 @@ function Layout(): React.JSX.Element {
             <UsersPage />
           ) : route.kind === 'releases' ? (
             <ReleasesPage />
+          ) : route.kind === 'audit' ? (
+            <AuditPage route={route} navigate={navigate} />
           ) : (
             <DocTypePage key={route.docType} route={route} navigate={navigate} />
           )}

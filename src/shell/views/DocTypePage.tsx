@@ -43,6 +43,11 @@ const RecordTimeline = lazy(() =>
     default: m.RecordTimeline,
   })),
 );
+const RecordSeenBy = lazy(() =>
+  import(/* webpackChunkName: "route-form" */ './RecordSeenBy').then((m) => ({
+    default: m.RecordSeenBy,
+  })),
+);
 
 type DocTypeRoute = Extract<DeskRoute, { docType: string }>;
 
@@ -339,6 +344,9 @@ function RecordPage({
         </div>
       ) : null}
       {children}
+      {id !== undefined ? (
+        <RecordSeenBy docType={docType} schema={schema} id={id} loaded={record !== undefined} />
+      ) : null}
       {id !== undefined ? <RecordTimeline docType={docType} schema={schema} id={id} /> : null}
       {confirming ? (
         <ConfirmDialog

@@ -2,6 +2,7 @@
  * The sidebar: every installed app with its DocTypes, labelled by the app's own menu entries, each app
  * loading and failing on its own.
  */
+import { mayReadAudit } from '../audit/audit-access';
 import { useCatalog } from '../hooks/use-catalog';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
@@ -62,6 +63,16 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
           aria-current={route.kind === 'releases' ? 'page' : undefined}
         >
           Releases
+        </a>
+      ) : null}
+      {mayReadAudit(permissions.isSystemManager, config.mode) ? (
+        <a
+          className={`desk-sidebar__home${route.kind === 'audit' ? ' is-active' : ''}`}
+          href={formatRoute({ kind: 'audit' })}
+          onClick={onNavigate}
+          aria-current={route.kind === 'audit' ? 'page' : undefined}
+        >
+          Audit
         </a>
       ) : null}
       {snapshot.remotes.status === 'error' ? (

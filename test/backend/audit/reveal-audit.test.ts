@@ -159,3 +159,37 @@ describe('the hash chain', () => {
     });
   });
 });
+
+describe('what a read reveals is what it returned', () => {
+  const projected = (fields: string[]) =>
+    t.request(
+      'GET',
+      `${CUSTOMERS}?${new URLSearchParams({
+        filters: JSON.stringify([['customer_name', '=', 'Ada']]),
+        fields: JSON.stringify(fields),
+      })}`,
+    );
+
+  it('adds nothing for a list projected to fields without personal data', async () => {
+    const before = (await allEntries()).length;
+    const res = await projected(['name', 'customer_name']);
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await res.json())).not.toContain('ada.audit@example.com');
+    expect((await allEntries()).length).toBe(before);
+  });
+
+  it('names only the flagged fields a projection returned', async () => {
+    const before = (await allEntries()).length;
+    expect((await projected(['customer_name', 'email'])).status).toBe(200);
+    const added = (await allEntries()).slice(before);
+    expect(added.map((e) => [e.record, e.fields])).toEqual([[ada, ['email']]]);
+  });
+
+  it('adds nothing for a global search, which returns names and titles only', async () => {
+    const before = (await allEntries()).length;
+    const res = await t.request('GET', '/api/search?q=Ada');
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await res.json())).toContain(ada);
+    expect((await allEntries()).length).toBe(before);
+  });
+});

@@ -1,0 +1,256 @@
+/**
+ * The Audit page (`#/audit`), for System Managers: every reveal of personal data (who was shown which
+ * flagged fields of which record, when, how and from where), newest first, filtered by DocType, record and
+ * user, a page at a time; and whether the log's hash chain is intact, as the server checks it
+ * (docs/permissions.md#reveals-are-audited). Filters and page live in the URL, so a view can be shared.
+ */
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { mayReadAudit } from '../audit/audit-access';
+import { type AuditFilters, auditApi, auditKeys } from '../audit/audit-api';
+import { fieldLabels, routeWords, viaWords } from '../audit/reveal-words';
+import { formatDateTime } from '../fields';
+import { useDocTypeSchemas } from '../hooks/use-doc-type-schemas';
+import { usePermissions } from '../hooks/use-permissions';
+import { usePlatform } from '../hooks/use-platform';
+import type { NavigateOptions } from '../hooks/use-route';
+import { type DeskRoute, formatRoute } from '../routing/route';
+import { Empty, ErrorState, Loading } from './states';
+
+/** Reveals per page. */
+export const AUDIT_PAGE_SIZE = 25;
+
+/** Props of {@link AuditPage}. */
+export interface AuditPageProps {
+  route: Extract<DeskRoute, { kind: 'audit' }>;
+  navigate(to: DeskRoute, options?: NavigateOptions): void;
+}
+
+/** The Audit page; a user who is not a System Manager sees a refusal instead, and nothing is asked. */
+export function AuditPage({ route, navigate }: AuditPageProps): React.JSX.Element {
+  const permissions = usePermissions();
+  const { config } = usePlatform();
+  if (!permissions.ready) return <Loading />;
+  if (permissions.isSystemManager && !mayReadAudit(true, config.mode)) {
+    return (
+      <Empty title="Each service keeps its own audit log in this deployment.">
+        <p>Read it from the service with GET /api/audit, or check it with m audit verify --url.</p>
+      </Empty>
+    );
+  }
+  if (!permissions.isSystemManager) {
+    return (
+      <Empty title="Only a System Manager may read the audit log.">
+        <a href="#/">Back to the home page</a>
+      </Empty>
+    );
+  }
+  return (
+    <section className="desk-audit" aria-labelledby="desk-audit-title">
+      <header className="desk-page__header">
+        <h1 id="desk-audit-title" className="desk-page__title">
+          Audit log
+        </h1>
+      </header>
+      <p className="desk-form__note">Every time personal data was shown in clear, newest first.</p>
+      <ChainStatus />
+      <AuditFilterForm
+        // A new form for new filters from the URL (a link from a record, Back), so its fields show them.
+        key={JSON.stringify(route.filters ?? {})}
+        filters={route.filters ?? {}}
+        onApply={(filters) => navigate({ kind: 'audit', filters })}
+      />
+      <RevealTable
+        filters={route.filters ?? {}}
+        page={route.page ?? 1}
+        onPage={(page) => navigate({ kind: 'audit', filters: route.filters, page }, { replace: true })}
+      />
+    </section>
+  );
+}
+
+/** Whether the chain holds, in one sentence. */
+function ChainStatus(): React.JSX.Element {
+  const { config } = usePlatform();
+  const query = useQuery({
+    queryKey: auditKeys.verify,
+    queryFn: ({ signal }) => auditApi(config.gatewayUrl).verify(signal),
+  });
+  if (query.isPending) {
+    return (
+      <p className="desk-banner" role="status">
+        Checking the audit log…
+      </p>
+    );
+  }
+  if (query.isError) {
+    return (
+      <p className="desk-banner" role="status">
+        The audit log could not be checked right now.
+      </p>
+    );
+  }
+  const status = query.data;
+  if (!status.ok) {
+    return (
+      <div className="desk-banner desk-banner--error" role="alert">
+        The audit log is broken at entry {status.seq}: {status.problem}. Entries were removed or changed after
+        they were written.
+      </div>
+    );
+  }
+  return (
+    <p className="desk-banner desk-banner--ok" role="status">
+      The audit log is intact: {status.entries} {status.entries === 1 ? 'entry' : 'entries'}, none removed or
+      changed.
+    </p>
+  );
+}
+
+function AuditFilterForm({
+  filters,
+  onApply,
+}: {
+  filters: AuditFilters;
+  onApply(filters: AuditFilters): void;
+}): React.JSX.Element {
+  const [draft, setDraft] = useState(filters);
+  const id = useId();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply(draft);
+  };
+  const field = (key: keyof AuditFilters, label: string, placeholder: string) => (
+    <label className="desk-filters__item" htmlFor={`${id}-${key}`}>
+      {label}
+      <input
+        id={`${id}-${key}`}
+        value={draft[key] ?? ''}
+        placeholder={placeholder}
+        onChange={(e) => setDraft({ ...draft, [key]: e.target.value })}
+      />
+    </label>
+  );
+  return (
+    <form className="desk-filters" aria-label="Filter the audit log" onSubmit={submit}>
+      {field('doctype', 'DocType', 'crm.Customer')}
+      {field('record', 'Record', 'CUST-00001')}
+      {field('user', 'User', 'Administrator')}
+      <button type="submit" className="desk-button">
+        Filter
+      </button>
+      {Object.values(filters).some(Boolean) ? (
+        <button type="button" className="desk-button" onClick={() => onApply({})}>
+          Clear filters
+        </button>
+      ) : null}
+    </form>
+  );
+}
+
+function RevealTable({
+  filters,
+  page,
+  onPage,
+}: {
+  filters: AuditFilters;
+  page: number;
+  onPage(page: number): void;
+}): React.JSX.Element {
+  const { config } = usePlatform();
+  const start = (page - 1) * AUDIT_PAGE_SIZE;
+  const query = useQuery({
+    queryKey: auditKeys.reveals(filters, start, AUDIT_PAGE_SIZE),
+    queryFn: ({ signal }) => auditApi(config.gatewayUrl).reveals(filters, start, AUDIT_PAGE_SIZE, signal),
+    placeholderData: keepPreviousData,
+  });
+  // Labels where the DocTypes are known to the Desk; names otherwise (a DocType since uninstalled).
+  const schemas = useDocTypeSchemas([...new Set(query.data?.data.map((e) => e.doctype) ?? [])]);
+  if (query.isPending) return <Loading label="Loading the audit log…" />;
+  if (query.isError) {
+    return (
+      <ErrorState
+        title="The audit log could not be loaded."
+        error={query.error}
+        onRetry={() => void query.refetch()}
+      />
+    );
+  }
+  const { data, total } = query.data;
+  if (total === 0) {
+    return <Empty title="No personal data was shown that matches these filters." />;
+  }
+  const pages = Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE));
+  if (data.length === 0) {
+    // A shared link to a page the log no longer reaches (other filters since, or a typed URL).
+    return (
+      <Empty title={`There ${pages === 1 ? 'is only one page' : `are only ${pages} pages`} of reveals.`}>
+        <button type="button" className="desk-button" onClick={() => onPage(1)}>
+          Go to the first page
+        </button>
+      </Empty>
+    );
+  }
+  return (
+    <>
+      <div className="desk-table-wrap">
+        <table className="desk-table" aria-busy={query.isPlaceholderData}>
+          <caption className="desk-visually-hidden">Reveals of personal data, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">User</th>
+              <th scope="col">DocType</th>
+              <th scope="col">Record</th>
+              <th scope="col">Fields</th>
+              <th scope="col">How</th>
+              <th scope="col">From</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((entry) => (
+              <tr key={entry.seq}>
+                <td data-label="When">
+                  <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
+                </td>
+                <td data-label="User">{entry.user}</td>
+                <td data-label="DocType" title={entry.doctype}>
+                  {schemas[entry.doctype]?.label ?? entry.doctype}
+                </td>
+                <td data-label="Record">
+                  <a href={formatRoute({ kind: 'edit', docType: entry.doctype, id: entry.record })}>
+                    {entry.record}
+                  </a>
+                </td>
+                <td data-label="Fields">{fieldLabels(schemas[entry.doctype], entry.fields)}</td>
+                <td data-label="How">
+                  {routeWords(entry.route)} · {viaWords(entry.via)}
+                </td>
+                <td data-label="From">{entry.client_address ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <nav className="desk-pager" aria-label="Pagination">
+        <span className="desk-pager__info" aria-live="polite">
+          {start + 1}–{start + data.length} of {total}
+        </span>
+        <button type="button" className="desk-button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+          Previous
+        </button>
+        <span>
+          Page {page} of {pages}
+        </span>
+        <button
+          type="button"
+          className="desk-button"
+          disabled={page >= pages}
+          onClick={() => onPage(page + 1)}
+        >
+          Next
+        </button>
+      </nav>
+    </>
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * "Personal data seen by": under a record's form, who was shown its personal data (flagged fields) in
+ * clear, when, and which fields, newest first, from the audit log (docs/permissions.md#reveals-are-audited).
+ * Only for those the audit API answers (System Managers, in MONOLITH; audit-access.ts): anyone else gets
+ * nothing of it, not even a request. A DocType without flagged fields has nothing to show.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useId } from 'react';
+import { type DocTypeSchema, hasFlaggedFields } from '../../protocol';
+import { mayReadAudit } from '../audit/audit-access';
+import { auditApi, auditKeys } from '../audit/audit-api';
+import { fieldLabels } from '../audit/reveal-words';
+import { formatDateTime } from '../fields';
+import { usePermissions } from '../hooks/use-permissions';
+import { usePlatform } from '../hooks/use-platform';
+import { formatRoute } from '../routing/route';
+
+/** How many reveals the section lists; the Audit page has the rest. */
+export const SEEN_BY_LIMIT = 10;
+
+/** Props of {@link RecordSeenBy}. */
+export interface RecordSeenByProps {
+  docType: string;
+  schema: Pick<DocTypeSchema, 'label' | 'fields'>;
+  id: string;
+  /**
+   * True once the record was read: the section asks only then, so the read that opened the form (itself
+   * audited when it revealed anything) is among the entries.
+   */
+  loaded: boolean;
+}
+
+/** The section, or nothing for a user who may not read the audit log or a DocType without personal data. */
+export function RecordSeenBy(props: RecordSeenByProps): React.JSX.Element | null {
+  const permissions = usePermissions();
+  const { config } = usePlatform();
+  if (!mayReadAudit(permissions.isSystemManager, config.mode) || !hasFlaggedFields(props.schema)) return null;
+  return <SeenByList {...props} />;
+}
+
+function SeenByList({ docType, schema, id, loaded }: RecordSeenByProps): React.JSX.Element {
+  const { config } = usePlatform();
+  const titleId = useId();
+  const filters = { doctype: docType, record: id };
+  const query = useQuery({
+    queryKey: auditKeys.reveals(filters, 0, SEEN_BY_LIMIT),
+    queryFn: ({ signal }) => auditApi(config.gatewayUrl).reveals(filters, 0, SEEN_BY_LIMIT, signal),
+    enabled: loaded,
+  });
+  const noun = schema.label.toLowerCase();
+  const more = (query.data?.total ?? 0) - (query.data?.data.length ?? 0);
+  return (
+    <section className="desk-timeline desk-seen-by" aria-labelledby={titleId}>
+      <h2 id={titleId} className="desk-section-title">
+        Personal data seen by
+      </h2>
+      {!query.isSuccess && !query.isError ? (
+        <p role="status">Loading who has seen this {noun}…</p>
+      ) : query.isError ? (
+        <p className="desk-form__note">Who has seen this {noun} is not available right now.</p>
+      ) : query.data.data.length === 0 ? (
+        <p className="desk-form__note">Nobody has been shown the personal data of this {noun}.</p>
+      ) : (
+        <ol className="desk-timeline__list">
+          {query.data.data.map((entry) => (
+            <li key={entry.seq} className="desk-timeline__item">
+              <strong>{entry.user}</strong> saw {fieldLabels(schema, entry.fields)}
+              {entry.route === 'list' ? ' in a list' : ''}{' '}
+              <time className="desk-timeline__time" dateTime={entry.at}>
+                {formatDateTime(entry.at)}
+              </time>
+            </li>
+          ))}
+        </ol>
+      )}
+      {query.isSuccess && query.data.total > 0 ? (
+        <p className="desk-form__note">
+          {more > 0 ? `${more} earlier ${more === 1 ? 'time' : 'times'} not shown. ` : null}
+          <a href={formatRoute({ kind: 'audit', filters })}>Open in the audit log</a>
+        </p>
+      ) : null}
+    </section>
+  );
+}

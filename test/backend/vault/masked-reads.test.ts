@@ -1,0 +1,68 @@
+/**
+ * A reader without read_pii gets the mask without the server decrypting anything for them: the store is
+ * told which fields the caller receives masked before it opens a record, so no data key is unwrapped.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FieldCipher } from '../../../backend/vault/field-cipher';
+import { PII_MASK } from '../../../src/protocol';
+import { userWithRoles } from '../../helpers/roles';
+import { createTestApp, type TestApp } from '../../helpers/test-app';
+
+let t: TestApp;
+let salesUser: string;
+const names: string[] = [];
+const N = 6;
+const CUSTOMERS = '/api/resource/crm.Customer';
+/** Only the customers of this file, whatever else the database holds. */
+const OURS = `${CUSTOMERS}?${new URLSearchParams({
+  filters: JSON.stringify([['customer_name', 'like', 'Unwrap %']]),
+  limit_page_length: '100',
+})}`;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  salesUser = await userWithRoles(t.ctx, 'unwrap-sales', ['Sales User']);
+  for (let i = 0; i < N; i++) {
+    const res = await t.request('POST', CUSTOMERS, {
+      body: { customer_name: `Unwrap ${i}`, email: `unwrap${i}@example.com` },
+    });
+    expect(res.status).toBe(201);
+    names.push(((await res.json()) as { data: { name: string } }).data.name);
+  }
+});
+afterEach(() => vi.restoreAllMocks());
+afterAll(() => t.close());
+
+/** Counts the values the vault decrypts (each one a data key unwrapped by the key-encryption key). */
+function countDecryptions() {
+  return vi.spyOn(FieldCipher.prototype, 'decrypt');
+}
+
+async function emails(res: Response): Promise<unknown[]> {
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { email?: unknown }[] }).data.map((r) => r.email);
+}
+
+describe('masked reads decrypt nothing', () => {
+  it(`lists ${N} records to a reader without read_pii with no decryption`, async () => {
+    const decrypt = countDecryptions();
+    const got = await emails(await t.request('GET', OURS, { headers: { authorization: salesUser } }));
+    expect(got).toEqual(Array(N).fill(PII_MASK));
+    expect(decrypt).toHaveBeenCalledTimes(0);
+  });
+
+  it('reads one record to a reader without read_pii with no decryption', async () => {
+    const decrypt = countDecryptions();
+    const res = await t.request('GET', `${CUSTOMERS}/${names[0]}`, { headers: { authorization: salesUser } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { email: unknown } }).data.email).toBe(PII_MASK);
+    expect(decrypt).toHaveBeenCalledTimes(0);
+  });
+
+  it(`decrypts once per value for a reader with read_pii: ${N} for ${N} records`, async () => {
+    const decrypt = countDecryptions();
+    const got = await emails(await t.request('GET', OURS));
+    expect(got.sort()).toEqual(names.map((_, i) => `unwrap${i}@example.com`).sort());
+    expect(decrypt).toHaveBeenCalledTimes(N);
+  });
+});

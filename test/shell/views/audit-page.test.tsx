@@ -1,0 +1,148 @@
+/**
+ * The Audit page against the mock backend (its own data and audit routes, the audit log in memory): reveals
+ * newest first with the chain's status, filters and pages carried in the route; anyone but a System
+ * Manager is refused without the audit API being asked.
+ */
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DeskRoute } from '../../../src/shell/routing/route';
+import { AUDIT_PAGE_SIZE, AuditPage } from '../../../src/shell/views/AuditPage';
+import { adminAuthorization, ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import { DeskFrame, testPlatform } from '../support/desk-frame';
+
+let backend: TestBackend;
+let names: string[];
+/** Lists read of all the customers: one reveal per customer each. */
+const LISTS = 9;
+beforeAll(async () => {
+  backend = await startBackend();
+  const definition = backend.env.doctypes.get('crm.Customer')!;
+  names = [];
+  for (const customer_name of ['Ada Ltd', 'Bob Ltd', 'Cy Ltd']) {
+    const stored = await backend.env.store.insert(definition, {
+      customer_name,
+      email: 'x@example.com',
+      status: 'Active',
+    });
+    names.push(stored.name);
+  }
+  const headers = await adminAuthorization(backend);
+  for (let i = 0; i < LISTS; i++) {
+    const res = await fetch(`${ORIGIN}/api/resource/crm.Customer`, { headers });
+    expect(res.status).toBe(200);
+  }
+  // The newest entry: one record opened.
+  expect((await fetch(`${ORIGIN}/api/resource/crm.Customer/${names[1]}`, { headers })).status).toBe(200);
+});
+afterEach(() => {
+  cleanup();
+  backend.requests.length = 0;
+});
+afterAll(() => backend.server.close());
+
+type AuditRoute = Extract<DeskRoute, { kind: 'audit' }>;
+
+function renderPage(route: AuditRoute, roles = ['System Manager']) {
+  const navigate = vi.fn();
+  render(
+    <DeskFrame platform={testPlatform({ user: 'Administrator', roles, permissions: {} })}>
+      <AuditPage route={route} navigate={navigate} />
+    </DeskFrame>,
+  );
+  return navigate;
+}
+
+const rows = () =>
+  screen
+    .getAllByRole('row')
+    .slice(1)
+    .map((r) =>
+      within(r)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    );
+
+describe('Audit page', () => {
+  it('lists the reveals newest first with the chain intact, a page at a time', async () => {
+    const navigate = renderPage({ kind: 'audit' });
+    const total = LISTS * names.length + 1;
+    expect((await screen.findByText(/^The audit log is intact/)).textContent?.replace(/\s+/g, ' ')).toBe(
+      `The audit log is intact: ${total} entries, none removed or changed.`,
+    );
+    await screen.findByRole('table');
+    expect(rows()).toHaveLength(AUDIT_PAGE_SIZE);
+    // The DocType and fields by their labels, once the Desk knows the DocType's schema.
+    await waitFor(() =>
+      expect(rows()[0]!.slice(1, 6)).toEqual([
+        'Administrator',
+        'Customer',
+        names[1],
+        'Email, Phone',
+        'opened · token',
+      ]),
+    );
+    expect(screen.getByText(`1–${AUDIT_PAGE_SIZE} of ${total}`)).toBeTruthy();
+    expect(backend.to('/api/audit/verify', 'GET')).toHaveLength(1);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Next' }));
+    expect(navigate).toHaveBeenCalledWith({ kind: 'audit', filters: undefined, page: 2 }, { replace: true });
+  });
+
+  it('shows the page the route names', async () => {
+    renderPage({ kind: 'audit', page: 2 });
+    const total = LISTS * names.length + 1;
+    expect(await screen.findByText(`${AUDIT_PAGE_SIZE + 1}–${total} of ${total}`)).toBeTruthy();
+    expect(rows()).toHaveLength(total - AUDIT_PAGE_SIZE);
+    expect(screen.getByRole('button', { name: 'Next' })).toHaveProperty('disabled', true);
+  });
+
+  it('shows only the reveals the route filters on, and asks the API for those', async () => {
+    renderPage({ kind: 'audit', filters: { record: names[0] } });
+    await screen.findByRole('table');
+    expect(rows().map((r) => r[3])).toEqual(Array(LISTS).fill(names[0]));
+    expect(rows().every((r) => r[5] === 'in a list · token')).toBe(true);
+    expect(screen.getByLabelText('Record')).toHaveProperty('value', names[0]);
+    const asked = backend.to('/api/audit', 'GET').map((r) => Object.fromEntries(r.url.searchParams));
+    expect(asked).toEqual([
+      {
+        order: 'newest',
+        record: names[0],
+        limit_start: '0',
+        limit_page_length: String(AUDIT_PAGE_SIZE),
+      },
+    ]);
+  });
+
+  it('offers the first page when the route names a page past the end', async () => {
+    const navigate = renderPage({ kind: 'audit', filters: { record: names[0] }, page: 3 });
+    fireEvent.click(await screen.findByRole('button', { name: 'Go to the first page' }));
+    expect(navigate).toHaveBeenCalledWith(
+      { kind: 'audit', filters: { record: names[0] }, page: 1 },
+      { replace: true },
+    );
+  });
+
+  it('applies the filters typed as a new route, from the first page', async () => {
+    const navigate = renderPage({ kind: 'audit' });
+    await screen.findByRole('table');
+    fireEvent.change(screen.getByLabelText('User'), { target: { value: 'Administrator' } });
+    fireEvent.change(screen.getByLabelText('DocType'), { target: { value: 'crm.Customer' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    expect(navigate).toHaveBeenCalledWith({
+      kind: 'audit',
+      filters: { user: 'Administrator', doctype: 'crm.Customer' },
+    });
+  });
+
+  it('says when nothing matches', async () => {
+    renderPage({ kind: 'audit', filters: { user: 'nobody' } });
+    expect(await screen.findByText('No personal data was shown that matches these filters.')).toBeTruthy();
+  });
+
+  it('refuses a user who is not a System Manager without asking the audit API', () => {
+    renderPage({ kind: 'audit' }, ['Sales Manager']);
+    expect(screen.getByText('Only a System Manager may read the audit log.')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(backend.requests.filter((r) => r.url.pathname.startsWith('/api/audit'))).toHaveLength(0);
+  });
+});

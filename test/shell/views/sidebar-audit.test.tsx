@@ -1,0 +1,59 @@
+/**
+ * The sidebar's Audit entry: for System Managers where the gateway serves the audit log (MONOLITH), for
+ * nobody else, and not in MACROSERVICE (each service keeps its own log there).
+ */
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPlatform, type DeskPlatform } from '../../../src/shell/platform/create-platform';
+import type { SessionUser } from '../../../src/shell/platform/session';
+import { Sidebar } from '../../../src/shell/views/Sidebar';
+import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
+import { DeskFrame, testPlatform } from '../support/desk-frame';
+
+let backend: TestBackend;
+beforeAll(async () => {
+  backend = await startBackend();
+});
+afterEach(cleanup);
+afterAll(() => backend.server.close());
+
+const ADMIN: SessionUser = { user: 'Administrator', roles: ['System Manager'], permissions: {} };
+
+function renderSidebar(platform: DeskPlatform) {
+  render(
+    <DeskFrame platform={platform}>
+      <Sidebar route={{ kind: 'audit' }} />
+    </DeskFrame>,
+  );
+}
+
+const auditLink = () => screen.queryByRole('link', { name: 'Audit' });
+
+describe('the Audit entry of the sidebar', () => {
+  it('leads a System Manager to #/audit, marked as the current page there', () => {
+    renderSidebar(testPlatform(ADMIN));
+    expect(auditLink()?.getAttribute('href')).toBe('#/audit');
+    expect(auditLink()?.getAttribute('aria-current')).toBe('page');
+  });
+
+  it('is not offered to anyone else', () => {
+    renderSidebar(testPlatform({ user: 'sam', roles: ['Sales Manager'], permissions: {} }));
+    expect(screen.getByRole('link', { name: 'Home' })).toBeTruthy();
+    expect(auditLink()).toBeNull();
+  });
+
+  it('is not offered in MACROSERVICE, where the gateway serves no audit log', () => {
+    const platform = createPlatform({
+      mode: 'macroservice',
+      gatewayUrl: ORIGIN,
+      deskBase: '/desk/',
+      coreServices: [],
+      securityConfigUrl: `${ORIGIN}/api/v1/security/config`,
+      version: 'test',
+    });
+    platform.session.signedIn(ADMIN);
+    renderSidebar(platform);
+    expect(screen.getByRole('link', { name: 'Users' })).toBeTruthy();
+    expect(auditLink()).toBeNull();
+  });
+});
