@@ -1,8 +1,9 @@
 /**
- * The generic list view of a DocType: a search box, filters, a sortable table with selection and bulk
- * delete, and a pager, through the shell's record hooks and data provider. Its state (search, filters, sort,
- * page) is the route's, so it survives a reload and can be shared as a link; linked records show as their
- * titles, each a link to the record. Each capability lives in `./list/`.
+ * The generic list view of a DocType: a search box, filters, a filter builder, a column picker, a sortable
+ * table with selection, bulk edit and bulk delete, and a pager, through the shell's record hooks and data
+ * provider. Its state (search, filters, conditions, columns, sort, page) is the route's, so it survives a
+ * reload and can be shared as a link, and its conditions and columns are remembered per user and DocType;
+ * linked records show as their titles, each a link to the record. Each capability lives in `./list/`.
  */
 
 import { lazy, Suspense } from 'react';
@@ -12,10 +13,16 @@ import { useLinkTitles } from '../hooks/use-link-titles';
 import { usePermissions } from '../hooks/use-permissions';
 import { pluralLabel } from '../words/plural';
 import { BulkBar, BulkDeleteConfirm } from './list/BulkBar';
+import { BulkEditConfirm, BulkEditFailures, BulkEditPanel } from './list/BulkEdit';
+import { ColumnPicker } from './list/ColumnPicker';
+import { conditionFilters, validConditions } from './list/conditions';
+import { FilterBuilder } from './list/FilterBuilder';
 import { ListFilters } from './list/ListFilters';
 import { ListPager, pageCount } from './list/ListPager';
 import { ListTable, nextSort } from './list/ListTable';
-import { filterableColumns, listColumns, toFilters } from './list/list-model';
+import { useRememberedListState } from './list/list-memory';
+import { chosenColumns, filterableColumns, listColumns, pickableColumns, toFilters } from './list/list-model';
+import { bulkEditableFields, useBulkEdit } from './list/use-bulk-edit';
 import { useBulkSelection } from './list/use-bulk-selection';
 import { useFilterDraft, useListState } from './list/use-list-state';
 import { Empty, ErrorState, Loading } from './states';
@@ -49,15 +56,24 @@ export function GenericList({
   onStateChange,
 }: ListViewProps): React.JSX.Element {
   const permissions = usePermissions();
-  // Selection only serves bulk delete: without the delete permission there is nothing to select for.
+  // Selection serves bulk edit and bulk delete: without either permission there is nothing to select for.
   const canDelete = permissions.can(docType, 'delete');
-  const [state, setState] = useListState(externalState, onStateChange);
-  const columns = listColumns(schema);
-  const filterable = filterableColumns(columns, schema.titleField);
+  const canWrite = permissions.can(docType, 'write');
+  const user = permissions.state.status === 'ready' ? permissions.state.whoami.user : undefined;
+  const [routeState, setRouteState] = useListState(externalState, onStateChange);
+  const [state, setState] = useRememberedListState(user, docType, routeState, setRouteState);
+  const readable = pickableColumns(schema, permissions.can(docType, 'read_pii'));
+  const columns = chosenColumns(schema, state.columns, readable);
+  // The fixed filter inputs stay those of the DocType's own columns, whatever columns are picked.
+  const filterable = filterableColumns(listColumns(schema), schema.titleField);
   // Typing updates the inputs at once and the URL (hence the query) after a pause.
   const [draft, setDraft] = useFilterDraft(state, setState);
+  const conditions = validConditions(state.conditions, readable);
 
-  const filters = toFilters(filterable, state, schema.titleField);
+  const filters = [
+    ...toFilters(filterable, state, schema.titleField),
+    ...conditionFilters(conditions, readable),
+  ];
   const { page, pageSize, sort } = state;
   const { query, result } = useRecordList<DeskRecord>({
     resource: docType,
@@ -70,7 +86,11 @@ export function GenericList({
   const titles = useLinkTitles(columns, rows);
   const filtered = filters.length > 0;
   const selection = useBulkSelection(docType, schema.label, state);
+  const editable = bulkEditableFields(readable);
+  const edit = useBulkEdit(docType, schema, editable);
+  const selectable = canDelete || (canWrite && editable.length > 0);
   const plural = pluralLabel(schema.label);
+  const rowTitles = Object.fromEntries(rows.map((r) => [String(r.name), String(r[schema.titleField] ?? '')]));
 
   return (
     <section className="desk-list" aria-label={`${schema.label} list`}>
@@ -85,11 +105,35 @@ export function GenericList({
         filtered={filtered}
       />
 
-      <Suspense fallback={<ExportCsvPlaceholder />}>
-        <ExportCsv docType={docType} plural={plural} columns={columns} filters={filters} sort={sort} />
-      </Suspense>
+      <div className="desk-list-tools">
+        <FilterBuilder
+          fields={readable}
+          conditions={conditions}
+          onChange={(next) => setState({ ...state, conditions: next, page: 1 })}
+          linkTitle={(field, id) => (field.link ? titles[field.link]?.[id] : undefined)}
+        />
+        <ColumnPicker
+          fields={readable}
+          columns={columns}
+          onChange={(next) => setState({ ...state, columns: next })}
+        />
+        <Suspense fallback={<ExportCsvPlaceholder />}>
+          <ExportCsv docType={docType} plural={plural} columns={columns} filters={filters} sort={sort} />
+        </Suspense>
+      </div>
 
-      {canDelete ? <BulkBar label={schema.label} selection={selection} /> : null}
+      {selectable ? (
+        <BulkBar
+          label={schema.label}
+          selection={selection}
+          canDelete={canDelete}
+          onEdit={canWrite && editable.length > 0 ? () => edit.setEditing(true) : undefined}
+        />
+      ) : null}
+      {selection.selected.size > 0 ? (
+        <BulkEditPanel label={schema.label} fields={editable} edit={edit} count={selection.selected.size} />
+      ) : null}
+      <BulkEditFailures edit={edit} />
 
       {query.isLoading ? (
         <Loading label={`Loading ${plural.toLowerCase()}…`} />
@@ -124,7 +168,7 @@ export function GenericList({
           page={page}
           pages={pageCount(total, pageSize)}
           busy={query.isFetching}
-          selected={canDelete ? selection.selected : undefined}
+          selected={selectable ? selection.selected : undefined}
           onSelect={selection.setSelected}
         />
       )}
@@ -138,6 +182,14 @@ export function GenericList({
       />
 
       <BulkDeleteConfirm label={schema.label} selection={selection} />
+      <BulkEditConfirm
+        label={schema.label}
+        edit={edit}
+        count={selection.selected.size}
+        onApply={() =>
+          void edit.apply([...selection.selected], rowTitles).then(() => selection.setSelected(new Set()))
+        }
+      />
     </section>
   );
 }
