@@ -13,7 +13,6 @@ import { useLinkTitles } from '../hooks/use-link-titles';
 import { usePermissions } from '../hooks/use-permissions';
 import { pluralLabel } from '../words/plural';
 import { BulkBar, BulkDeleteConfirm } from './list/BulkBar';
-import { BulkEditConfirm, BulkEditFailures, BulkEditPanel } from './list/BulkEdit';
 import { ColumnPicker } from './list/ColumnPicker';
 import { conditionFilters, validConditions } from './list/conditions';
 import { FilterBuilder } from './list/FilterBuilder';
@@ -32,6 +31,23 @@ import { Empty, ErrorState, Loading } from './states';
 const ExportCsv = lazy(() =>
   import(/* webpackChunkName: "route-list-export" */ './list/ExportCsv').then((m) => ({
     default: m.ExportCsv,
+  })),
+);
+
+// The bulk edit's screens load when they are first needed, like the export.
+const BulkEditPanel = lazy(() =>
+  import(/* webpackChunkName: "route-list-tools" */ './list/BulkEdit').then((m) => ({
+    default: m.BulkEditPanel,
+  })),
+);
+const BulkEditConfirm = lazy(() =>
+  import(/* webpackChunkName: "route-list-tools" */ './list/BulkEdit').then((m) => ({
+    default: m.BulkEditConfirm,
+  })),
+);
+const BulkEditFailures = lazy(() =>
+  import(/* webpackChunkName: "route-list-tools" */ './list/BulkEdit').then((m) => ({
+    default: m.BulkEditFailures,
   })),
 );
 
@@ -130,10 +146,12 @@ export function GenericList({
           onEdit={canWrite && editable.length > 0 ? () => edit.setEditing(true) : undefined}
         />
       ) : null}
-      {selection.selected.size > 0 ? (
-        <BulkEditPanel label={schema.label} fields={editable} edit={edit} count={selection.selected.size} />
-      ) : null}
-      <BulkEditFailures edit={edit} />
+      <Suspense fallback={null}>
+        {edit.editing && selection.selected.size > 0 ? (
+          <BulkEditPanel label={schema.label} fields={editable} edit={edit} count={selection.selected.size} />
+        ) : null}
+        {edit.failures.length > 0 ? <BulkEditFailures edit={edit} /> : null}
+      </Suspense>
 
       {query.isLoading ? (
         <Loading label={`Loading ${plural.toLowerCase()}…`} />
@@ -182,14 +200,18 @@ export function GenericList({
       />
 
       <BulkDeleteConfirm label={schema.label} selection={selection} />
-      <BulkEditConfirm
-        label={schema.label}
-        edit={edit}
-        count={selection.selected.size}
-        onApply={() =>
-          void edit.apply([...selection.selected], rowTitles).then(() => selection.setSelected(new Set()))
-        }
-      />
+      {edit.confirming ? (
+        <Suspense fallback={null}>
+          <BulkEditConfirm
+            label={schema.label}
+            edit={edit}
+            count={selection.selected.size}
+            onApply={() =>
+              void edit.apply([...selection.selected], rowTitles).then(() => selection.setSelected(new Set()))
+            }
+          />
+        </Suspense>
+      ) : null}
     </section>
   );
 }

@@ -72,11 +72,11 @@ async function renderList(prefix: string, platform: DeskPlatform = testPlatform(
 }
 
 /** Selects both rows, opens Edit, sets Status to `value`, and submits the panel. */
-function editStatus(list: HTMLElement, value: string): void {
+async function editStatus(list: HTMLElement, value: string): Promise<void> {
   fireEvent.click(within(list).getByRole('checkbox', { name: 'Select all on this page' }));
   const selection = within(list).getByRole('region', { name: 'Selection' });
   fireEvent.click(within(selection).getByRole('button', { name: 'Edit' }));
-  const panel = within(list).getByRole('form', { name: 'Edit 2 tickets' });
+  const panel = await within(list).findByRole('form', { name: 'Edit 2 tickets' });
   fireEvent.change(within(panel).getByLabelText('Field'), { target: { value: 'status' } });
   fireEvent.change(within(panel).getByLabelText(/^Status/), { target: { value } });
   fireEvent.click(within(panel).getByRole('button', { name: 'Update 2 tickets…' }));
@@ -89,21 +89,21 @@ describe('bulk edit', () => {
     const ids = await twoTickets('Bulk set');
     const platform = testPlatform();
     const list = await renderList('Bulk set', platform);
-    editStatus(list, 'Closed');
+    await editStatus(list, 'Closed');
 
-    const dialog = screen.getByRole('alertdialog', { name: 'Update 2 tickets?' });
+    const dialog = await screen.findByRole('alertdialog', { name: 'Update 2 tickets?' });
     expect(dialog.textContent).toContain('Status is set to “Closed” on each of them.');
     // Cancel changes nothing.
     fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(backend.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
 
     fireEvent.click(
-      within(within(list).getByRole('form', { name: 'Edit 2 tickets' })).getByRole('button', {
+      within(await within(list).findByRole('form', { name: 'Edit 2 tickets' })).getByRole('button', {
         name: 'Update 2 tickets…',
       }),
     );
     fireEvent.click(
-      within(screen.getByRole('alertdialog', { name: 'Update 2 tickets?' })).getByRole('button', {
+      within(await screen.findByRole('alertdialog', { name: 'Update 2 tickets?' })).getByRole('button', {
         name: 'Update',
       }),
     );
@@ -120,11 +120,11 @@ describe('bulk edit', () => {
     const [kept, gone] = await twoTickets('Bulk fail');
     const platform = testPlatform();
     const list = await renderList('Bulk fail', platform);
-    editStatus(list, 'Replied');
+    await editStatus(list, 'Replied');
     // The second row is deleted elsewhere before the edit runs.
     await backend.env.store.delete(definition, gone);
     fireEvent.click(
-      within(screen.getByRole('alertdialog', { name: 'Update 2 tickets?' })).getByRole('button', {
+      within(await screen.findByRole('alertdialog', { name: 'Update 2 tickets?' })).getByRole('button', {
         name: 'Update',
       }),
     );

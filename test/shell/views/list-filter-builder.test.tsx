@@ -87,7 +87,7 @@ const rowNames = (list: HTMLElement) =>
 async function addCondition(field: string, op: string, value?: (panel: HTMLElement) => void) {
   const list = screen.getByRole('region', { name: 'Customer list' });
   fireEvent.click(within(list).getByRole('button', { name: /^Filter/ }));
-  const panel = within(list).getByRole('form', { name: 'New filter' });
+  const panel = await within(list).findByRole('form', { name: 'New filter' });
   fireEvent.change(within(panel).getByLabelText('Field'), { target: { value: field } });
   fireEvent.change(within(panel).getByLabelText('Operator'), { target: { value: op } });
   value?.(panel);
@@ -154,7 +154,7 @@ describe('the filter builder', () => {
     const list = await screen.findByRole('region', { name: 'Customer list' });
     await within(list).findByText(`1–${customers.length} of ${customers.length} customers`);
     fireEvent.click(within(list).getByRole('button', { name: /^Filter/ }));
-    const panel = within(list).getByRole('form', { name: 'New filter' });
+    const panel = await within(list).findByRole('form', { name: 'New filter' });
     fireEvent.change(within(panel).getByLabelText('Field'), { target: { value: 'email' } });
     const operators = within(panel).getByLabelText('Operator') as HTMLSelectElement;
     expect([...operators.options].map((o) => o.textContent)).toEqual(['equals', 'not equals']);
@@ -221,7 +221,7 @@ describe('the column picker', () => {
     expect(headers()).toEqual(['Customer Name', 'Status']);
 
     fireEvent.click(within(list).getByRole('button', { name: 'Columns' }));
-    const picker = within(list).getByRole('group', { name: 'Shown columns' });
+    const picker = await within(list).findByRole('group', { name: 'Shown columns' });
     fireEvent.click(within(picker).getByRole('checkbox', { name: 'Email' }));
     fireEvent.click(within(picker).getByRole('button', { name: 'Move Status up' }));
     await waitFor(() => expect(headers()).toEqual(['Status', 'Customer Name', 'Email']));
@@ -275,7 +275,7 @@ describe('the column picker', () => {
     );
     const list = await screen.findByRole('region', { name: 'Customer list' });
     fireEvent.click(within(list).getByRole('button', { name: 'Columns' }));
-    const picker = within(list).getByRole('group', { name: 'Shown columns' });
+    const picker = await within(list).findByRole('group', { name: 'Shown columns' });
     const offered = within(picker)
       .getAllByRole('checkbox')
       .map((c) => c.parentElement?.textContent);

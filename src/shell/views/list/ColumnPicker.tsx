@@ -2,8 +2,15 @@
  * The list's column picker: "Columns" opens a panel with a checkbox per field the user may read, the shown
  * ones first in their order, each movable up or down, and "Default columns" to go back to the DocType's.
  */
-import { useId, useState } from 'react';
+import { lazy, Suspense, useId, useState } from 'react';
 import type { DeskField } from '../../fields';
+
+// The panel loads when it is first opened (docs/performance.md#the-budget).
+const ColumnPanel = lazy(() =>
+  import(/* webpackChunkName: "route-list-tools" */ './ColumnPanel').then((m) => ({
+    default: m.ColumnPanel,
+  })),
+);
 
 /** Props of {@link ColumnPicker}. */
 export interface ColumnPickerProps {
@@ -15,21 +22,10 @@ export interface ColumnPickerProps {
   onChange(columns: string[] | undefined): void;
 }
 
-/** Moves the item at `from` one place up (-1) or down (+1). */
-function moved<T>(items: readonly T[], from: number, by: -1 | 1): T[] {
-  const next = [...items];
-  const to = from + by;
-  if (to < 0 || to >= next.length) return next;
-  [next[from], next[to]] = [next[to]!, next[from]!];
-  return next;
-}
-
 /** The "Columns" button and its panel. */
 export function ColumnPicker({ fields, columns, onChange }: ColumnPickerProps): React.JSX.Element {
   const [open, setOpen] = useState(false);
   const panelId = useId();
-  const shown = columns.map((c) => c.name);
-  const hidden = fields.filter((f) => !shown.includes(f.name));
   return (
     <div className="desk-column-picker">
       <button
@@ -42,60 +38,15 @@ export function ColumnPicker({ fields, columns, onChange }: ColumnPickerProps): 
         Columns
       </button>
       {open ? (
-        <fieldset
-          id={panelId}
-          className="desk-column-panel"
-          onKeyDown={(e) => {
-            if (e.key === 'Escape') setOpen(false);
-          }}
-        >
-          <legend>Shown columns</legend>
-          <ul>
-            {columns.map((field, i) => (
-              <li key={field.name}>
-                <label>
-                  <input
-                    type="checkbox"
-                    checked
-                    // The last column stays: a list shows at least one.
-                    disabled={columns.length === 1}
-                    onChange={() => onChange(shown.filter((n) => n !== field.name))}
-                  />
-                  {field.label}
-                </label>
-                <button
-                  type="button"
-                  className="desk-button desk-button--small"
-                  aria-label={`Move ${field.label} up`}
-                  disabled={i === 0}
-                  onClick={() => onChange(moved(shown, i, -1))}
-                >
-                  ↑
-                </button>
-                <button
-                  type="button"
-                  className="desk-button desk-button--small"
-                  aria-label={`Move ${field.label} down`}
-                  disabled={i === columns.length - 1}
-                  onClick={() => onChange(moved(shown, i, 1))}
-                >
-                  ↓
-                </button>
-              </li>
-            ))}
-            {hidden.map((field) => (
-              <li key={field.name}>
-                <label>
-                  <input type="checkbox" checked={false} onChange={() => onChange([...shown, field.name])} />
-                  {field.label}
-                </label>
-              </li>
-            ))}
-          </ul>
-          <button type="button" className="desk-button desk-button--link" onClick={() => onChange(undefined)}>
-            Default columns
-          </button>
-        </fieldset>
+        <Suspense fallback={null}>
+          <ColumnPanel
+            id={panelId}
+            fields={fields}
+            columns={columns}
+            onChange={onChange}
+            onClose={() => setOpen(false)}
+          />
+        </Suspense>
       ) : null}
     </div>
   );
