@@ -225,6 +225,14 @@ describe('the column picker', () => {
     fireEvent.click(within(picker).getByRole('checkbox', { name: 'Email' }));
     fireEvent.click(within(picker).getByRole('button', { name: 'Move Status up' }));
     await waitFor(() => expect(headers()).toEqual(['Status', 'Customer Name', 'Email']));
+    // The record's link stays on its title, not on the column that is now first.
+    const first = customers[0]!;
+    expect(
+      within(list)
+        .getByRole('link', { name: String(first.customer_name) })
+        .getAttribute('href'),
+    ).toBe(`#/app/crm.Customer/${first.name}`);
+    expect(within(list).queryByRole('link', { name: String(first.status) })).toBeNull();
     expect(new URLSearchParams(urls.at(-1)).get('columns')).toBe('status,customer_name,email');
     expect(JSON.parse(localStorage.getItem(listMemoryKey('Administrator', 'crm.Customer'))!).columns).toEqual(
       ['status', 'customer_name', 'email'],
