@@ -316,6 +316,16 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
     await screenshot(page, 'desk-rights-dark-home');
     expect(await axeViolations(page)).toEqual([]);
+    // The list's tools in the dark: the filter builder open on the customers list.
+    await page.goto(`${target.deskUrl}#/app/crm.Customer`);
+    await page.getByRole('cell', { name: CUSTOMER, exact: true }).waitFor();
+    await page.getByRole('button', { name: /^Filter/ }).click();
+    await page.getByRole('form', { name: 'New filter' }).waitFor();
+    await screenshot(page, 'desk-rights-dark-list-filter');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await page.goto(`${target.deskUrl}#/`);
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
 
     // Light chosen in the header wins over the dark system setting, and is kept across a reload.
     await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('light');

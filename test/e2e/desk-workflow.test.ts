@@ -9,6 +9,7 @@
  */
 import type { Browser, BrowserContext, Locator, Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/axe';
 import { launchChromium, screenshot } from './support/browser';
 import { type DeskMode, type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
 
@@ -233,6 +234,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
       .getByLabel('Operator')
       .selectOption({ label: 'is one of' });
     await screenshot(page, `${mode}-list-filter-builder`);
+    expect(await axeViolations(page)).toEqual([]);
     await list.getByRole('form', { name: 'New filter' }).getByRole('button', { name: 'Cancel' }).click();
 
     const tab = await context.newPage();
@@ -261,6 +263,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
     await page.waitForFunction(() => location.hash.includes('columns=status%2Ccustomer_name%2Cemail'));
     expect(await headers()).toEqual(['Status', 'Customer Name', 'Email']);
     await screenshot(page, `${mode}-list-columns`);
+    expect(await axeViolations(page)).toEqual([]);
     await page.reload();
     await list.getByText('1–2 of 2 customers').waitFor();
     expect(await headers()).toEqual(['Status', 'Customer Name', 'Email']);
@@ -277,6 +280,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
     const dialog = page.getByRole('alertdialog', { name: 'Update 2 customers?' });
     await dialog.getByText('Status is set to “Active” on each of them.').waitFor();
     await screenshot(page, `${mode}-list-bulk-edit`);
+    expect(await axeViolations(page)).toEqual([]);
     const updates: number[] = [];
     const onResponse = (r: Response) => {
       const path = new URL(r.url()).pathname;

@@ -126,6 +126,20 @@ describe('the filter builder', () => {
     expect(within(again).queryByRole('list', { name: 'Filters' })).toBeNull();
   });
 
+  it('moves focus into the panel as it opens, and Escape closes it back onto its button', async () => {
+    renderList();
+    const list = await screen.findByRole('region', { name: 'Customer list' });
+    const button = within(list).getByRole('button', { name: /^Filter/ });
+    fireEvent.click(button);
+    const panel = await within(list).findByRole('form', { name: 'New filter' });
+    expect(button.getAttribute('aria-expanded')).toBe('true');
+    expect(document.activeElement).toBe(within(panel).getByLabelText('Field'));
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    expect(within(list).queryByRole('form', { name: 'New filter' })).toBeNull();
+    expect(document.activeElement).toBe(button);
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+  });
+
   it('combines conditions with AND', async () => {
     renderList();
     const list = await screen.findByRole('region', { name: 'Customer list' });

@@ -3,6 +3,7 @@
  * each movable up or down, and "Default columns" to go back to the DocType's. Loaded when "Columns" is first
  * opened (docs/performance.md#the-budget).
  */
+import { useLayoutEffect, useRef } from 'react';
 import type { DeskField } from '../../fields';
 
 /** Props of {@link ColumnPanel}. */
@@ -30,8 +31,15 @@ function moved<T>(items: readonly T[], from: number, by: -1 | 1): T[] {
 export function ColumnPanel({ id, fields, columns, onChange, onClose }: ColumnPanelProps): React.JSX.Element {
   const shown = columns.map((c) => c.name);
   const hidden = fields.filter((f) => !shown.includes(f.name));
+  // Focus moves into the panel as it opens (see ConditionPanel).
+  const panelRef = useRef<HTMLFieldSetElement>(null);
+  useLayoutEffect(
+    () => panelRef.current?.querySelector<HTMLElement>('input:not(:disabled), button')?.focus(),
+    [],
+  );
   return (
     <fieldset
+      ref={panelRef}
       id={id}
       className="desk-column-panel"
       onKeyDown={(e) => {

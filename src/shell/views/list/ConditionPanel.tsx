@@ -3,7 +3,7 @@
  * input by type (a choice, a record picker, a number, a date or text). Loaded when "Filter" is first opened,
  * so the list's first screen does not carry it (docs/performance.md#the-budget).
  */
-import { useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import type { ListCondition, ListConditionOp } from '../../../contract/remote';
 import { type DeskField, linkTarget } from '../../fields';
 import { LinkInput } from '../LinkInput';
@@ -31,6 +31,9 @@ export function ConditionPanel({ id, fields, onAdd, onCancel }: ConditionPanelPr
   const operators = field ? operatorsFor(field) : [];
   const [op, setOp] = useState<ListConditionOp>(operators[0]?.op ?? 'eq');
   const [value, setValue] = useState<string | string[]>('');
+  // Focus moves into the panel as it opens, so the keyboard goes on where the eyes do (and Escape works).
+  const firstRef = useRef<HTMLSelectElement>(null);
+  useLayoutEffect(() => firstRef.current?.focus(), []);
   const chooseField = (name: string) => {
     setFieldName(name);
     const next = fields.find((f) => f.name === name);
@@ -66,7 +69,7 @@ export function ConditionPanel({ id, fields, onAdd, onCancel }: ConditionPanelPr
     >
       <label className="desk-filter-panel__item">
         Field
-        <select value={fieldName} onChange={(e) => chooseField(e.target.value)}>
+        <select ref={firstRef} value={fieldName} onChange={(e) => chooseField(e.target.value)}>
           {fields.map((f) => (
             <option key={f.name} value={f.name}>
               {f.label}

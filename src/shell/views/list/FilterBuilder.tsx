@@ -3,7 +3,7 @@
  * field's type offers, a value), and every condition shows as a chip with its own remove button. The list
  * matches all of them (AND).
  */
-import { lazy, Suspense, useId, useState } from 'react';
+import { lazy, Suspense, useId, useRef, useState } from 'react';
 import type { ListCondition } from '../../../contract/remote';
 import type { DeskField } from '../../fields';
 import { formatCondition } from '../../routing/route';
@@ -36,6 +36,12 @@ export function FilterBuilder({
 }: FilterBuilderProps): React.JSX.Element {
   const [open, setOpen] = useState(false);
   const panelId = useId();
+  // Closing the panel hands focus back to its button, where the user opened it.
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    setOpen(false);
+    toggleRef.current?.focus();
+  };
   const chipText = (c: ListCondition) => {
     const field = fields.find((f) => f.name === c.field)!;
     return conditionText(c, field, (id) => linkTitle?.(field, id));
@@ -43,6 +49,7 @@ export function FilterBuilder({
   return (
     <div className="desk-filter-builder">
       <button
+        ref={toggleRef}
         type="button"
         className="desk-button desk-button--small"
         aria-expanded={open}
@@ -58,9 +65,9 @@ export function FilterBuilder({
             fields={fields}
             onAdd={(condition) => {
               onChange([...conditions, condition]);
-              setOpen(false);
+              close();
             }}
-            onCancel={() => setOpen(false)}
+            onCancel={close}
           />
         </Suspense>
       ) : null}
