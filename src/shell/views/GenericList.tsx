@@ -80,6 +80,10 @@ export function GenericList({
   const [state, setState] = useRememberedListState(user, docType, routeState, setRouteState);
   const readable = pickableColumns(schema, permissions.can(docType, 'read_pii'));
   const columns = chosenColumns(schema, state.columns, readable);
+  // The DocType's own columns link their first to the record; picked ones link the title, wherever it is.
+  const picked = Boolean(state.columns?.some((name) => readable.some((f) => f.name === name)));
+  const linkField =
+    picked && columns.some((f) => f.name === schema.titleField) ? schema.titleField : undefined;
   // The fixed filter inputs stay those of the DocType's own columns, whatever columns are picked.
   const filterable = filterableColumns(listColumns(schema), schema.titleField);
   // Typing updates the inputs at once and the URL (hence the query) after a pause.
@@ -179,6 +183,7 @@ export function GenericList({
           label={schema.label}
           titleField={schema.titleField}
           columns={columns}
+          linkField={linkField}
           rows={rows}
           titles={titles}
           sort={sort}

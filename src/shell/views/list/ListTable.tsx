@@ -1,6 +1,7 @@
 /**
  * The generic list's table: a sortable header per column, a checkbox per row when rows can be selected,
- * and cells that link the title (else the first column) to the record and a linked record to its own form.
+ * and cells that link one column (the first, unless told otherwise) to the record and a linked record to its
+ * own form.
  */
 
 import type { DeskRecord } from '../../../contract/remote';
@@ -17,6 +18,8 @@ export interface ListTableProps {
   label: string;
   titleField: string;
   columns: readonly DeskField[];
+  /** The column whose cells link to the record; default the first. */
+  linkField?: string;
   rows: readonly DeskRecord[];
   /** Titles of the linked records shown. */
   titles: LinkTitles;
@@ -43,8 +46,7 @@ export function ListTable(props: ListTableProps): React.JSX.Element {
   const { docType, columns, rows, sort, selected } = props;
   const rowIds = rows.map((r) => String(r.name ?? ''));
   const allSelected = rowIds.length > 0 && selected !== undefined && rowIds.every((id) => selected.has(id));
-  // The record's link is on its title, wherever the title's column is; without one, on the first column.
-  const linked = columns.some((f) => f.name === props.titleField) ? props.titleField : columns[0]?.name;
+  const linked = props.linkField ?? columns[0]?.name;
   return (
     <div className="desk-table-wrap">
       <table className="desk-table" aria-busy={props.busy || undefined}>
