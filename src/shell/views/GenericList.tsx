@@ -77,7 +77,8 @@ export function GenericList({
   const canWrite = permissions.can(docType, 'write');
   const user = permissions.state.status === 'ready' ? permissions.state.whoami.user : undefined;
   const [routeState, setRouteState] = useListState(externalState, onStateChange);
-  const [state, setState] = useRememberedListState(user, docType, routeState, setRouteState);
+  const sensitive = schema.fields.filter((f) => f.pii || f.encrypted).map((f) => f.name);
+  const [state, setState] = useRememberedListState(user, docType, routeState, setRouteState, sensitive);
   const readable = pickableColumns(schema, permissions.can(docType, 'read_pii'));
   const columns = chosenColumns(schema, state.columns, readable);
   // The DocType's own columns link their first to the record; picked ones link the title, wherever it is.

@@ -177,6 +177,8 @@ describe('the filter builder', () => {
     await within(list).findByText('1–1 of 1 customer');
     expect(lastFilters()).toEqual([['email', '=', target.email]]);
     expect(rowNames(list)).toEqual([target.customer_name]);
+    // Its value stays in the URL only: the browser's storage does not keep personal data past the session.
+    expect(localStorage.getItem(listMemoryKey('Administrator', 'crm.Customer'))).toBeNull();
   });
 
   it('remembers conditions and columns per user and DocType; the URL wins when it names them', async () => {

@@ -50,9 +50,18 @@ export function loadRememberedList(user: string, docType: string): RememberedLis
   }
 }
 
-/** Remembers `state`'s conditions and columns for `user`'s list of `docType` (none: forgets them). */
-export function rememberList(user: string, docType: string, state: RememberedList): void {
-  const conditions = state.conditions ?? [];
+/**
+ * Remembers `state`'s conditions and columns for `user`'s list of `docType` (none: forgets them). Conditions
+ * on the `sensitive` fields (personal or encrypted data) are not kept: their values would outlive the session
+ * in the browser's storage.
+ */
+export function rememberList(
+  user: string,
+  docType: string,
+  state: RememberedList,
+  sensitive: readonly string[] = [],
+): void {
+  const conditions = (state.conditions ?? []).filter((c) => !sensitive.includes(c.field));
   const columns = state.columns ?? [];
   try {
     const store = storage();
@@ -72,13 +81,15 @@ export function rememberList(user: string, docType: string, state: RememberedLis
 /**
  * The list's state with what `user` remembered for `docType` filling in what the URL leaves out, and a
  * setter that remembers each change. A remembered part is also written into the URL (replacing it), so the
- * address shows what the list shows. Without a user (not known yet) nothing is remembered.
+ * address shows what the list shows. Without a user (not known yet) nothing is remembered, and conditions on
+ * the `sensitive` fields never are.
  */
 export function useRememberedListState(
   user: string | undefined,
   docType: string,
   state: ListState,
   setState: (state: ListState) => void,
+  sensitive: readonly string[] = [],
 ): [ListState, (state: ListState) => void] {
   const remembered = user ? loadRememberedList(user, docType) : {};
   const effective: ListState = {
@@ -92,7 +103,7 @@ export function useRememberedListState(
     if (filled) setState(effective);
   }, [filled, user, docType]);
   const set = (next: ListState) => {
-    if (user) rememberList(user, docType, next);
+    if (user) rememberList(user, docType, next, sensitive);
     setState(next);
   };
   return [effective, set];
