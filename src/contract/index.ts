@@ -34,6 +34,8 @@ export type {
   DeskWidget,
   DocTypeViews,
   FormViewProps,
+  ListCondition,
+  ListConditionOp,
   ListSort,
   ListState,
   ListViewProps,

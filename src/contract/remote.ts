@@ -20,12 +20,29 @@ export interface ListSort {
   order: 'asc' | 'desc';
 }
 
-/** What a list shows: its search text, per-field filters, sort and page. */
+/**
+ * The operators of a list condition: equals, not equals, contains, is set, the four comparisons, is one of.
+ * Which a field offers depends on its type (docs/desk.md#filters).
+ */
+export type ListConditionOp = 'eq' | 'ne' | 'like' | 'set' | 'lt' | 'lte' | 'gt' | 'gte' | 'in';
+
+/** One condition of a list's filter builder: `field op value` (`value` is a list for `in`, empty for `set`). */
+export interface ListCondition {
+  field: string;
+  op: ListConditionOp;
+  value: string | string[];
+}
+
+/** What a list shows: its search text, per-field filters, conditions, columns, sort and page. */
 export interface ListState {
   /** Free text matched against the record title. */
   q?: string;
   /** Field name -> filter text (or exact option). */
   filters: Record<string, string>;
+  /** Conditions built with the filter builder, all of which a record matches (AND); undefined when none were set. */
+  conditions?: ListCondition[];
+  /** The fields shown as columns, in order; undefined for the DocType's default columns. */
+  columns?: string[];
   sort?: ListSort;
   /** 1-based page number. */
   page: number;

@@ -6,12 +6,14 @@
  * search finds the customer. Then a changed form asks before it is left, Ctrl+S saves, and a Link whose
  * text names no record blocks Save; the ticket's timeline lists each change with its author and takes a
  * comment; two tabs saving one ticket end in the conflict screen, not in a silent overwrite. Screenshots:
- * `desk-rights-*` in test/e2e/__screenshots__. Last, the Customers list exports as CSV, and the Desk follows a
- * dark system setting unless the header's theme choice says otherwise.
+ * `desk-rights-*` in test/e2e/__screenshots__; axe-core finds no accessibility violation on any of them. Last,
+ * the Customers list exports as CSV, and the Desk follows a dark system setting unless the header's theme
+ * choice says otherwise (where axe-core finds none either).
  */
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/axe';
 import { launchChromium, screenshot } from './support/browser';
 import { type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
 
@@ -134,6 +136,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     expect(landmarks.length).toBeGreaterThan(2);
     expect(new Set(landmarks).size).toBe(landmarks.length);
     await screenshot(page, 'desk-rights-home');
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('offers in Ctrl+K only readable lists and New Ticket, and finds the customer by name', async () => {
@@ -152,6 +155,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await palette.getByRole('option', { name: new RegExp(CUSTOMER) }).waitFor();
     expect(await palette.locator('.desk-palette__status').textContent()).not.toMatch(/did not answer/);
     await screenshot(page, 'desk-rights-palette');
+    expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
   });
 
@@ -162,6 +166,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     expect(await page.getByRole('checkbox').count()).toBe(0);
     await expectNoErrorText(page);
     await screenshot(page, 'desk-rights-customers');
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('opens a customer read-only, its personal data masked, with no Save or Delete', async () => {
@@ -173,6 +178,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     expect(await page.getByLabel(/^Customer Name/).isDisabled()).toBe(true);
     await expectNoErrorText(page);
     await screenshot(page, 'desk-rights-customer');
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('sees the Users page as a refusal, not as a failure', async () => {
@@ -194,6 +200,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     expect(await customer.getAttribute('aria-invalid')).toBe('true');
     await screenshot(page, 'desk-rights-link-error');
+    expect(await axeViolations(page)).toEqual([]);
 
     // Leaving the changed form asks first; Stay keeps the edits.
     await nav(page).getByRole('link', { name: 'Customers', exact: true }).click();
@@ -221,6 +228,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
       .waitFor();
     await expectNoErrorText(page);
     await screenshot(page, 'desk-rights-ticket-saved');
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it("lists the ticket's changes with their author in its timeline, and takes a comment", async () => {
@@ -243,6 +251,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     expect(await comment.getByRole('button', { name: 'Delete' }).count()).toBe(1);
     await expectNoErrorText(page);
     await screenshot(page, 'desk-rights-timeline');
+    expect(await axeViolations(page)).toEqual([]);
     expect(page.url()).toBe(ticketUrl);
   });
 
@@ -302,9 +311,21 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await page.getByRole('region', { name: 'Activity' }).waitFor();
     expect(await background()).toBe('rgb(17, 22, 31)');
     await screenshot(page, 'desk-rights-dark-ticket');
+    expect(await axeViolations(page)).toEqual([]);
     await page.goto(`${target.deskUrl}#/`);
     await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
     await screenshot(page, 'desk-rights-dark-home');
+    expect(await axeViolations(page)).toEqual([]);
+    // The list's tools in the dark: the filter builder open on the customers list.
+    await page.goto(`${target.deskUrl}#/app/crm.Customer`);
+    await page.getByRole('cell', { name: CUSTOMER, exact: true }).waitFor();
+    await page.getByRole('button', { name: /^Filter/ }).click();
+    await page.getByRole('form', { name: 'New filter' }).waitFor();
+    await screenshot(page, 'desk-rights-dark-list-filter');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await page.goto(`${target.deskUrl}#/`);
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
 
     // Light chosen in the header wins over the dark system setting, and is kept across a reload.
     await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('light');

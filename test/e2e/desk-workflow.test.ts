@@ -3,12 +3,14 @@
  * service) through the combobox, the customer's title in the Ticket list, the customer found with Ctrl+K,
  * Delete after a confirmation, list filters kept in the URL across a reload, a new tab still signed in,
  * sign-out reaching every tab, and no internals (deployment mode, dotted DocType names, error codes) on the
- * home page and the lists, and a CSV import through its preview whose records export as imported.
- * Screenshots go to test/e2e/__screenshots__/.
+ * home page and the lists, and a CSV import through its preview whose records export as imported. The
+ * customers list is shaped: a filter built with the builder (its URL in a new tab shows the same rows),
+ * columns picked, and one field edited on two rows at once. Screenshots go to test/e2e/__screenshots__/.
  */
 import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/axe';
 import { launchChromium, screenshot } from './support/browser';
 import { type DeskMode, type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
 
@@ -232,6 +234,136 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
     } finally {
       await tab.close();
     }
+  });
+
+  it('builds a filter on the customers list, and its URL opened in a new tab shows the same rows', async () => {
+    // Two more customers, both prospects.
+    for (const name of [`Ada Lovelace ${suffix}`, `Alan Turing ${suffix}`]) {
+      await page.goto(`${target.deskUrl}#/app/crm.Customer/new`);
+      await page.getByLabel('Customer name').fill(name);
+      await page.getByLabel(/^Status/).selectOption('Prospect');
+      await page.getByRole('button', { name: 'Save customer' }).click();
+      await page.getByRole('status').getByText(`Customer “${name}” saved.`).waitFor();
+    }
+    await page.goto(`${target.deskUrl}#/app/crm.Customer`);
+    const list = page.getByRole('region', { name: 'Customer list' });
+    await list.getByRole('link', { name: `Alan Turing ${suffix}` }).waitFor();
+
+    const addCondition = async (field: string, op: string, value: (form: Locator) => Promise<void>) => {
+      await list.getByRole('button', { name: /^Filter/ }).click();
+      const form = list.getByRole('form', { name: 'New filter' });
+      await form.getByLabel('Field').selectOption({ label: field });
+      await form.getByLabel('Operator').selectOption({ label: op });
+      await value(form);
+      await form.getByRole('button', { name: 'Add filter' }).click();
+      await form.waitFor({ state: 'detached' });
+    };
+    await addCondition('Status', 'is', (form) =>
+      form
+        .getByLabel('Value')
+        .selectOption('Prospect')
+        .then(() => {}),
+    );
+    await addCondition('Customer Name', 'contains', (form) => form.getByLabel('Value').fill(suffix));
+    const chips = list.getByRole('list', { name: 'Filters' });
+    expect(await chips.getByRole('listitem').allTextContents()).toEqual([
+      'Status is Prospect×',
+      `Customer Name contains ${suffix}×`,
+    ]);
+    await page.waitForFunction(
+      () => new URLSearchParams(location.hash.split('?')[1]).getAll('filter').length === 2,
+    );
+    const rowNames = (where: Page) =>
+      where
+        .getByRole('region', { name: 'Customer list' })
+        .locator('tbody td[data-label="Customer Name"]')
+        .allTextContents();
+    await list.getByText('1–2 of 2 customers').waitFor();
+    const names = await rowNames(page);
+    expect(names.sort()).toEqual([`Ada Lovelace ${suffix}`, `Alan Turing ${suffix}`]);
+    // The builder open on a third condition, for the screenshot.
+    await list.getByRole('button', { name: /^Filter/ }).click();
+    await list
+      .getByRole('form', { name: 'New filter' })
+      .getByLabel('Field')
+      .selectOption({ label: 'Status' });
+    await list
+      .getByRole('form', { name: 'New filter' })
+      .getByLabel('Operator')
+      .selectOption({ label: 'is one of' });
+    await screenshot(page, `${mode}-list-filter-builder`);
+    expect(await axeViolations(page)).toEqual([]);
+    await list.getByRole('form', { name: 'New filter' }).getByRole('button', { name: 'Cancel' }).click();
+
+    const tab = await context.newPage();
+    try {
+      await tab.goto(page.url());
+      const other = tab.getByRole('region', { name: 'Customer list' });
+      await other.getByText('1–2 of 2 customers').waitFor();
+      expect((await rowNames(tab)).sort()).toEqual(names.sort());
+      expect(await other.getByRole('list', { name: 'Filters' }).getByRole('listitem').count()).toBe(2);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('shows the columns picked for the customers list, also after a reload', async () => {
+    const list = page.getByRole('region', { name: 'Customer list' });
+    const headers = async () =>
+      (await list.getByRole('columnheader').allTextContents())
+        .map((h) => h.replace(/[▲▼↕]/g, ''))
+        .filter(Boolean);
+    expect(await headers()).toEqual(['Customer Name', 'Status']);
+    await list.getByRole('button', { name: 'Columns' }).click();
+    const picker = list.getByRole('group', { name: 'Shown columns' });
+    await picker.getByRole('checkbox', { name: 'Email' }).check();
+    await picker.getByRole('button', { name: 'Move Status up' }).click();
+    await page.waitForFunction(() => location.hash.includes('columns=status%2Ccustomer_name%2Cemail'));
+    expect(await headers()).toEqual(['Status', 'Customer Name', 'Email']);
+    await screenshot(page, `${mode}-list-columns`);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.reload();
+    await list.getByText('1–2 of 2 customers').waitFor();
+    expect(await headers()).toEqual(['Status', 'Customer Name', 'Email']);
+  });
+
+  it('edits the status of two customers at once, one update each', async () => {
+    const list = page.getByRole('region', { name: 'Customer list' });
+    await list.getByRole('checkbox', { name: 'Select all on this page' }).check();
+    await list.getByRole('region', { name: 'Selection' }).getByRole('button', { name: 'Edit' }).click();
+    const form = list.getByRole('form', { name: 'Edit 2 customers' });
+    await form.getByLabel('Field').selectOption({ label: 'Status' });
+    await form.getByLabel(/^Status/).selectOption('Active');
+    await form.getByRole('button', { name: 'Update 2 customers…' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Update 2 customers?' });
+    await dialog.getByText('Status is set to “Active” on each of them.').waitFor();
+    await screenshot(page, `${mode}-list-bulk-edit`);
+    expect(await axeViolations(page)).toEqual([]);
+    const updates: number[] = [];
+    const onResponse = (r: Response) => {
+      const path = new URL(r.url()).pathname;
+      if (r.request().method() === 'PUT' && path.startsWith('/api/resource/crm.Customer/'))
+        updates.push(r.status());
+    };
+    page.on('response', onResponse);
+    await dialog.getByRole('button', { name: 'Update' }).click();
+    await page.getByRole('status').getByText('Updated 2 customers.').waitFor();
+    page.off('response', onResponse);
+    expect(updates).toEqual([200, 200]);
+    // No longer prospects: the filtered list is empty.
+    await list.getByText('No customers match these filters.').waitFor();
+
+    // Back to an unfiltered list with the default columns (remembered for this user, like the filters).
+    await list.getByRole('button', { name: 'Clear filters' }).click();
+    await list.getByRole('button', { name: 'Columns' }).click();
+    await list
+      .getByRole('group', { name: 'Shown columns' })
+      .getByRole('button', { name: 'Default columns' })
+      .click();
+    await page.waitForFunction(
+      () => !location.hash.includes('filter=') && !location.hash.includes('columns='),
+    );
+    await list.getByRole('link', { name: `Ada Lovelace ${suffix}` }).waitFor();
   });
 
   // A record another record of the same service links to cannot be deleted (409 linked). In MONOLITH the

@@ -19,6 +19,8 @@ const OPERATORS: Record<string, string> = {
   gte: '>=',
   in: 'in',
   contains: 'like',
+  null: '=',
+  nnull: '!=',
 };
 
 /** Field names the API accepts (DocType field names, plus `name`). */
@@ -36,6 +38,9 @@ export function toApiFilters(filters: readonly CrudFilter[] = []): ApiFilter[] {
     if (!FIELD.test(filter.field)) {
       throw new SdkError('unsupported_filter', `Filter field "${filter.field}" is not a field name.`);
     }
+    // "is empty" / "is set": the API compares with null through = and != (docs/http-api.md#list-parameters).
+    if (filter.operator === 'null' || filter.operator === 'nnull')
+      return [filter.field, op, null] as ApiFilter;
     if (op === 'in') {
       return [filter.field, op, Array.isArray(filter.value) ? filter.value : [filter.value]] as ApiFilter;
     }

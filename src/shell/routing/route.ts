@@ -2,19 +2,45 @@
  * The Desk's routes live in the URL hash (`/desk/#/app/crm.Customer/new`), so every screen is a deep link
  * the backend never has to know about: it serves one `index.html` at `/desk/` whatever the route. A list's
  * state (search, filters, sort, page) is the hash's query (`#/app/crm.Customer?status=Active&sort=
- * customer_name:desc&page=2`), so a reload or a shared link shows the same page of the same list.
+ * customer_name:desc&page=2`), so a reload or a shared link shows the same page of the same list. The filter
+ * builder's conditions are `filter=<field>:<op>:<value>` (repeated; an `in` value is a JSON list) and the
+ * chosen columns `columns=<field>,<field>` (docs/desk.md#filters).
  */
 
-import type { ListSort, ListState } from '../../contract/remote';
+import type { ListCondition, ListConditionOp, ListSort, ListState } from '../../contract/remote';
 import type { AuditFilters } from '../audit/audit-api';
 
-export type { ListSort, ListState };
+export type { ListCondition, ListConditionOp, ListSort, ListState };
 
 /** Page size of a list when the URL names none. */
 export const DEFAULT_PAGE_SIZE = 20;
 
 /** Query keys the list state uses itself; a field of the same name cannot be filtered from the URL. */
-const RESERVED = new Set(['q', 'sort', 'page', 'size']);
+const RESERVED = new Set(['q', 'sort', 'page', 'size', 'filter', 'columns']);
+
+const CONDITION_OPS: readonly ListConditionOp[] = ['eq', 'ne', 'like', 'set', 'lt', 'lte', 'gt', 'gte', 'in'];
+
+/** A condition as the URL keeps it: `field:op:value`, an `in` value as a JSON list of strings. */
+export function formatCondition(condition: ListCondition): string {
+  const value = Array.isArray(condition.value) ? JSON.stringify(condition.value) : condition.value;
+  return `${condition.field}:${condition.op}:${value}`;
+}
+
+/** Parses {@link formatCondition}'s text; undefined when it is not a condition. */
+export function parseCondition(text: string): ListCondition | undefined {
+  const match = /^([A-Za-z_][A-Za-z0-9_]{0,63}):([a-z]+):([\s\S]*)$/.exec(text);
+  if (!match) return undefined;
+  const [, field, op, raw] = match as unknown as [string, string, ListConditionOp, string];
+  if (!CONDITION_OPS.includes(op)) return undefined;
+  if (op !== 'in') return { field, op, value: raw };
+  try {
+    const list: unknown = JSON.parse(raw);
+    if (Array.isArray(list) && list.every((v) => typeof v === 'string')) return { field, op, value: list };
+  } catch {
+    // Not a list: not a condition.
+  }
+  return undefined;
+}
 
 /** A screen of the Desk. */
 export type DeskRoute =
@@ -43,6 +69,12 @@ export function parseListState(query: string): ListState {
     else if (key === 'sort') {
       const [field, order] = value.split(':');
       if (field) state.sort = { field, order: order === 'desc' ? 'desc' : 'asc' };
+    } else if (key === 'filter') {
+      const condition = parseCondition(value);
+      if (condition) state.conditions = [...(state.conditions ?? []), condition];
+    } else if (key === 'columns') {
+      const columns = value.split(',').filter((c) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(c));
+      if (columns.length > 0) state.columns = columns;
     } else if (!RESERVED.has(key)) state.filters[key] = value;
   }
   return state;
@@ -56,6 +88,8 @@ export function formatListState(state: ListState | undefined): string {
   for (const [field, value] of Object.entries(state.filters)) {
     if (value.trim() && !RESERVED.has(field)) params.set(field, value);
   }
+  for (const condition of state.conditions ?? []) params.append('filter', formatCondition(condition));
+  if (state.columns?.length) params.set('columns', state.columns.join(','));
   if (state.sort) params.set('sort', `${state.sort.field}:${state.sort.order}`);
   if (state.page > 1) params.set('page', String(state.page));
   if (state.pageSize !== DEFAULT_PAGE_SIZE) params.set('size', String(state.pageSize));

@@ -1,8 +1,9 @@
 /**
- * The generic list view of a DocType: a search box, filters, a sortable table with selection and bulk
- * delete, and a pager, through the shell's record hooks and data provider. Its state (search, filters, sort,
- * page) is the route's, so it survives a reload and can be shared as a link; linked records show as their
- * titles, each a link to the record. Each capability lives in `./list/`.
+ * The generic list view of a DocType: a search box, filters, a filter builder, a column picker, a sortable
+ * table with selection, bulk edit and bulk delete, and a pager, through the shell's record hooks and data
+ * provider. Its state (search, filters, conditions, columns, sort, page) is the route's, so it survives a
+ * reload and can be shared as a link, and its conditions and columns are remembered per user and DocType;
+ * linked records show as their titles, each a link to the record. Each capability lives in `./list/`.
  */
 
 import { lazy, Suspense } from 'react';
@@ -12,10 +13,15 @@ import { useLinkTitles } from '../hooks/use-link-titles';
 import { usePermissions } from '../hooks/use-permissions';
 import { pluralLabel } from '../words/plural';
 import { BulkBar, BulkDeleteConfirm } from './list/BulkBar';
+import { ColumnPicker } from './list/ColumnPicker';
+import { conditionFilters, validConditions } from './list/conditions';
+import { FilterBuilder } from './list/FilterBuilder';
 import { ListFilters } from './list/ListFilters';
 import { ListPager, pageCount } from './list/ListPager';
 import { ListTable, nextSort } from './list/ListTable';
-import { filterableColumns, listColumns, toFilters } from './list/list-model';
+import { useRememberedListState } from './list/list-memory';
+import { chosenColumns, filterableColumns, listColumns, pickableColumns, toFilters } from './list/list-model';
+import { bulkEditableFields, useBulkEdit } from './list/use-bulk-edit';
 import { useBulkSelection } from './list/use-bulk-selection';
 import { useFilterDraft, useListState } from './list/use-list-state';
 import { Empty, ErrorState, Loading } from './states';
@@ -25,6 +31,23 @@ import { Empty, ErrorState, Loading } from './states';
 const ExportCsv = lazy(() =>
   import(/* webpackChunkName: "route-list-export" */ './list/ExportCsv').then((m) => ({
     default: m.ExportCsv,
+  })),
+);
+
+// The bulk edit's screens load when they are first needed, like the export.
+const BulkEditPanel = lazy(() =>
+  import(/* webpackChunkName: "route-list-tools" */ './list/BulkEdit').then((m) => ({
+    default: m.BulkEditPanel,
+  })),
+);
+const BulkEditConfirm = lazy(() =>
+  import(/* webpackChunkName: "route-list-tools" */ './list/BulkEdit').then((m) => ({
+    default: m.BulkEditConfirm,
+  })),
+);
+const BulkEditFailures = lazy(() =>
+  import(/* webpackChunkName: "route-list-tools" */ './list/BulkEdit').then((m) => ({
+    default: m.BulkEditFailures,
   })),
 );
 
@@ -64,15 +87,29 @@ export function GenericList({
   onStateChange,
 }: ListViewProps): React.JSX.Element {
   const permissions = usePermissions();
-  // Selection only serves bulk delete: without the delete permission there is nothing to select for.
+  // Selection serves bulk edit and bulk delete: without either permission there is nothing to select for.
   const canDelete = permissions.can(docType, 'delete');
-  const [state, setState] = useListState(externalState, onStateChange);
-  const columns = listColumns(schema);
-  const filterable = filterableColumns(columns, schema.titleField);
+  const canWrite = permissions.can(docType, 'write');
+  const user = permissions.state.status === 'ready' ? permissions.state.whoami.user : undefined;
+  const [routeState, setRouteState] = useListState(externalState, onStateChange);
+  const sensitive = schema.fields.filter((f) => f.pii || f.encrypted).map((f) => f.name);
+  const [state, setState] = useRememberedListState(user, docType, routeState, setRouteState, sensitive);
+  const readable = pickableColumns(schema, permissions.can(docType, 'read_pii'));
+  const columns = chosenColumns(schema, state.columns, readable);
+  // The DocType's own columns link their first to the record; picked ones link the title, wherever it is.
+  const picked = Boolean(state.columns?.some((name) => readable.some((f) => f.name === name)));
+  const linkField =
+    picked && columns.some((f) => f.name === schema.titleField) ? schema.titleField : undefined;
+  // The fixed filter inputs stay those of the DocType's own columns, whatever columns are picked.
+  const filterable = filterableColumns(listColumns(schema), schema.titleField);
   // Typing updates the inputs at once and the URL (hence the query) after a pause.
   const [draft, setDraft] = useFilterDraft(state, setState);
+  const conditions = validConditions(state.conditions, readable);
 
-  const filters = toFilters(filterable, state, schema.titleField);
+  const filters = [
+    ...toFilters(filterable, state, schema.titleField),
+    ...conditionFilters(conditions, readable),
+  ];
   const { page, pageSize, sort } = state;
   const { query, result } = useRecordList<DeskRecord>({
     resource: docType,
@@ -85,7 +122,11 @@ export function GenericList({
   const titles = useLinkTitles(columns, rows);
   const filtered = filters.length > 0;
   const selection = useBulkSelection(docType, schema.label, state);
+  const editable = bulkEditableFields(readable);
+  const edit = useBulkEdit(docType, schema, editable);
+  const selectable = canDelete || (canWrite && editable.length > 0);
   const plural = pluralLabel(schema.label);
+  const rowTitles = Object.fromEntries(rows.map((r) => [String(r.name), String(r[schema.titleField] ?? '')]));
 
   return (
     <section className="desk-list" aria-label={`${schema.label} list`}>
@@ -100,18 +141,44 @@ export function GenericList({
         filtered={filtered}
       />
 
-      <div className="desk-list__actions">
-        {permissions.can(docType, 'create') ? (
-          <Suspense fallback={<ImportPlaceholder />}>
-            <ImportCsv docType={docType} schema={schema} plural={plural} />
+      <div className="desk-list-tools">
+        <FilterBuilder
+          fields={readable}
+          conditions={conditions}
+          onChange={(next) => setState({ ...state, conditions: next, page: 1 })}
+          linkTitle={(field, id) => (field.link ? titles[field.link]?.[id] : undefined)}
+        />
+        <ColumnPicker
+          fields={readable}
+          columns={columns}
+          onChange={(next) => setState({ ...state, columns: next })}
+        />
+        <div className="desk-list__actions">
+          {permissions.can(docType, 'create') ? (
+            <Suspense fallback={<ImportPlaceholder />}>
+              <ImportCsv docType={docType} schema={schema} plural={plural} />
+            </Suspense>
+          ) : null}
+          <Suspense fallback={<ExportCsvPlaceholder />}>
+            <ExportCsv docType={docType} plural={plural} columns={columns} filters={filters} sort={sort} />
           </Suspense>
-        ) : null}
-        <Suspense fallback={<ExportCsvPlaceholder />}>
-          <ExportCsv docType={docType} plural={plural} columns={columns} filters={filters} sort={sort} />
-        </Suspense>
+        </div>
       </div>
 
-      {canDelete ? <BulkBar label={schema.label} selection={selection} /> : null}
+      {selectable ? (
+        <BulkBar
+          label={schema.label}
+          selection={selection}
+          canDelete={canDelete}
+          onEdit={canWrite && editable.length > 0 ? () => edit.setEditing(true) : undefined}
+        />
+      ) : null}
+      <Suspense fallback={null}>
+        {edit.editing && selection.selected.size > 0 ? (
+          <BulkEditPanel label={schema.label} fields={editable} edit={edit} count={selection.selected.size} />
+        ) : null}
+        {edit.failures.length > 0 ? <BulkEditFailures edit={edit} /> : null}
+      </Suspense>
 
       {query.isLoading ? (
         <Loading label={`Loading ${plural.toLowerCase()}…`} />
@@ -139,6 +206,7 @@ export function GenericList({
           label={schema.label}
           titleField={schema.titleField}
           columns={columns}
+          linkField={linkField}
           rows={rows}
           titles={titles}
           sort={sort}
@@ -146,7 +214,7 @@ export function GenericList({
           page={page}
           pages={pageCount(total, pageSize)}
           busy={query.isFetching}
-          selected={canDelete ? selection.selected : undefined}
+          selected={selectable ? selection.selected : undefined}
           onSelect={selection.setSelected}
         />
       )}
@@ -160,6 +228,18 @@ export function GenericList({
       />
 
       <BulkDeleteConfirm label={schema.label} selection={selection} />
+      {edit.confirming ? (
+        <Suspense fallback={null}>
+          <BulkEditConfirm
+            label={schema.label}
+            edit={edit}
+            count={selection.selected.size}
+            onApply={() =>
+              void edit.apply([...selection.selected], rowTitles).then(() => selection.setSelected(new Set()))
+            }
+          />
+        </Suspense>
+      ) : null}
     </section>
   );
 }

@@ -207,11 +207,12 @@ export function LinkInput({
           </a>
         ) : null}
       </div>
+      {/* A listbox holds options only (ARIA 1.2): with none to show, the popup is a status message instead. */}
       <div
         id={listId}
         role="listbox"
         className="desk-link__list"
-        hidden={!open}
+        hidden={!open || options.length === 0}
         aria-label={schema?.label ?? 'Records'}
       >
         {options.map((option, i) => (
@@ -231,13 +232,16 @@ export function LinkInput({
             {option.title !== option.name ? <span className="desk-link__hint">{option.name}</span> : null}
           </div>
         ))}
-        {open && status === 'idle' && options.length === 0 ? (
-          <div className="desk-link__empty">No matching records.</div>
-        ) : null}
-        {open && status === 'error' ? (
-          <div className="desk-link__empty">Records could not be loaded. Try again in a moment.</div>
-        ) : null}
       </div>
+      {open && (status === 'error' || (status === 'idle' && options.length === 0)) ? (
+        <div className="desk-link__list" role="status">
+          <div className="desk-link__empty">
+            {status === 'error'
+              ? 'Records could not be loaded. Try again in a moment.'
+              : 'No matching records.'}
+          </div>
+        </div>
+      ) : null}
     </div>
   );
 }

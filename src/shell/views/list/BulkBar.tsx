@@ -1,6 +1,6 @@
 /**
- * The generic list's bulk actions: the bar shown while rows are selected (how many, Delete, Clear selection)
- * and the dialog that confirms the delete.
+ * The generic list's bulk actions: the bar shown while rows are selected (how many, Edit for who may write,
+ * Delete for who may delete, Clear selection) and the dialog that confirms the delete.
  */
 import { countOf } from '../../words/plural';
 import { ConfirmDialog } from '../ConfirmDialog';
@@ -13,19 +13,34 @@ export interface BulkProps {
   selection: BulkSelection;
 }
 
+/** Props of {@link BulkBar}. */
+export interface BulkBarProps extends BulkProps {
+  /** Whether the user may delete (offers Delete). */
+  canDelete: boolean;
+  /** Opens the bulk edit; undefined when the user may not write (no Edit). */
+  onEdit?: () => void;
+}
+
 /** The selection bar; nothing while no row is selected. */
-export function BulkBar({ label, selection }: BulkProps): React.JSX.Element | null {
+export function BulkBar({ label, selection, canDelete, onEdit }: BulkBarProps): React.JSX.Element | null {
   if (selection.selected.size === 0) return null;
   return (
     <section className="desk-bulk" aria-label="Selection">
       <span>{countOf(selection.selected.size, label)} selected</span>
-      <button
-        type="button"
-        className="desk-button desk-button--danger"
-        onClick={() => selection.setConfirming(true)}
-      >
-        Delete
-      </button>
+      {onEdit ? (
+        <button type="button" className="desk-button" onClick={onEdit}>
+          Edit
+        </button>
+      ) : null}
+      {canDelete ? (
+        <button
+          type="button"
+          className="desk-button desk-button--danger"
+          onClick={() => selection.setConfirming(true)}
+        >
+          Delete
+        </button>
+      ) : null}
       <button
         type="button"
         className="desk-button desk-button--link"

@@ -1,7 +1,8 @@
 /**
  * The generic list's filter bar: the search on the title field, one input per filterable column (a record
- * picker for a Link, a choice for a Select, text otherwise) and "Clear filters". Text applies after a pause
- * (the draft); a picked record or option applies at once.
+ * picker for a Link, a choice for a Select, text otherwise) and "Clear filters" (which also removes the
+ * filter builder's conditions). Text applies after a pause (the draft); a picked record or option applies at
+ * once.
  */
 import { useId } from 'react';
 import { type DeskField, linkTarget } from '../../fields';
@@ -100,7 +101,7 @@ export function ListFilters({
           className="desk-button desk-button--link"
           onClick={() => {
             setDraft(() => ({ q: '', filters: {} }));
-            setState({ ...state, q: undefined, filters: {}, page: 1 });
+            setState({ ...state, q: undefined, filters: {}, conditions: [], page: 1 });
           }}
         >
           Clear filters

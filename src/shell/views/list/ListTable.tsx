@@ -1,6 +1,7 @@
 /**
  * The generic list's table: a sortable header per column, a checkbox per row when rows can be selected,
- * and cells that link the first column to the record and a linked record to its own form.
+ * and cells that link one column (the first, unless told otherwise) to the record and a linked record to its
+ * own form.
  */
 
 import type { DeskRecord } from '../../../contract/remote';
@@ -17,6 +18,8 @@ export interface ListTableProps {
   label: string;
   titleField: string;
   columns: readonly DeskField[];
+  /** The column whose cells link to the record; default the first. */
+  linkField?: string;
   rows: readonly DeskRecord[];
   /** Titles of the linked records shown. */
   titles: LinkTitles;
@@ -43,6 +46,7 @@ export function ListTable(props: ListTableProps): React.JSX.Element {
   const { docType, columns, rows, sort, selected } = props;
   const rowIds = rows.map((r) => String(r.name ?? ''));
   const allSelected = rowIds.length > 0 && selected !== undefined && rowIds.every((id) => selected.has(id));
+  const linked = props.linkField ?? columns[0]?.name;
   return (
     <div className="desk-table-wrap">
       <table className="desk-table" aria-busy={props.busy || undefined}>
@@ -100,13 +104,13 @@ export function ListTable(props: ListTableProps): React.JSX.Element {
                     />
                   </td>
                 ) : null}
-                {columns.map((field, i) => {
+                {columns.map((field) => {
                   const target = linkTarget(field);
                   const value = row[field.name];
                   const text = displayValue(field, value, props.titles);
                   return (
                     <td key={field.name} data-label={field.label}>
-                      {i === 0 && row.name !== undefined ? (
+                      {field.name === linked && row.name !== undefined ? (
                         <a href={formatRoute({ kind: 'edit', docType, id })}>{text || id}</a>
                       ) : target && typeof value === 'string' && value ? (
                         <a href={formatRoute({ kind: 'edit', docType: target, id: value })}>{text}</a>

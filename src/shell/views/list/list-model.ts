@@ -23,6 +23,30 @@ export function listColumns(schema: { fields: readonly FieldSchema[]; titleField
   return title && !columns.includes(title) ? [title, ...columns] : columns;
 }
 
+/**
+ * The fields a list may show as columns: every field, but personal data (`pii`) only for who may read it
+ * (`read_pii`); others would see it masked.
+ */
+export function pickableColumns(
+  schema: { fields: readonly FieldSchema[] },
+  canReadPii: boolean,
+): DeskField[] {
+  return deskFields(schema).filter((f) => canReadPii || !f.pii);
+}
+
+/**
+ * The columns a list shows: the chosen ones in their order (names not among `pickable` are left out), else
+ * the default {@link listColumns}.
+ */
+export function chosenColumns(
+  schema: { fields: readonly FieldSchema[]; titleField: string },
+  chosen: readonly string[] | undefined,
+  pickable: readonly DeskField[],
+): DeskField[] {
+  const fields = (chosen ?? []).flatMap((name) => pickable.filter((f) => f.name === name));
+  return fields.length > 0 ? fields : listColumns(schema);
+}
+
 /** The columns a list offers a filter for: every column but checks and the title (the search covers it). */
 export function filterableColumns(columns: readonly DeskField[], titleField: string): DeskField[] {
   return columns.filter((f) => f.type !== 'boolean' && f.name !== titleField);

@@ -32,7 +32,7 @@ export function useBulkSelection(docType: string, label: string, state: ListStat
   const [confirming, setConfirming] = useState(false);
   const { mutateAsync: deleteMany, mutation } = useDeleteRecords();
   const { page, pageSize, sort } = state;
-  const stateKey = filterKey(state);
+  const stateKey = `${filterKey(state)}${JSON.stringify(state.conditions ?? [])}`;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the dependencies are the triggers, not inputs
   useEffect(() => {
     setSelected(new Set());
