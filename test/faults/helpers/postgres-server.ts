@@ -9,6 +9,10 @@ import { freePort } from '../../helpers/nats-server';
 export interface PostgresHandle {
   /** `postgres://desk@127.0.0.1:<port>/desk`. */
   url: string;
+  /** The cluster's data directory (tables under `base/`, the write-ahead log under `pg_wal/`). */
+  dataDir: string;
+  /** The directory of the PostgreSQL binaries that run this server (`pg_dump` of the same version). */
+  binDir: string;
   /** Stops the server and removes its data directory. */
   dispose(): Promise<void>;
 }
@@ -72,6 +76,8 @@ export async function startPostgres(): Promise<PostgresHandle> {
   }
   return {
     url: `postgres://desk@127.0.0.1:${port}/desk`,
+    dataDir: data,
+    binDir: bin,
     async dispose() {
       if (server.exitCode === null) {
         server.kill('SIGINT'); // fast shutdown
