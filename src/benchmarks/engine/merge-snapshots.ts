@@ -79,7 +79,7 @@ function mergeIntervals(list: ScenarioInterval[]): ScenarioInterval {
         else out.checks[k] = { ...v };
       }
     }
-    if (s.stageTimes) mergeStageTimes((out.stageTimes ??= {}), s.stageTimes);
+    if (s.stageTimes) out.stageTimes = mergeStageTimes(out.stageTimes, s.stageTimes);
     if (s.latency) mergeInto(h, s.latency);
     else if (s.histogram) mergeInto(h, decodeHistogram(s.histogram));
   }

@@ -137,8 +137,12 @@ export function addServerTiming(into: StageTimes, header: string | string[] | un
   }
 }
 
-/** Adds the accumulated stage times `from` to `into` (threads, workers, seconds merged). */
-export function mergeStageTimes(into: StageTimes, from: StageTimes): void {
+/**
+ * Adds the accumulated stage times `from` to `into` (threads, workers, seconds merged), a new record when
+ * `into` is undefined; returns `into`.
+ */
+export function mergeStageTimes(into: StageTimes | undefined, from: StageTimes): StageTimes {
+  into ??= {};
   for (const [name, t] of Object.entries(from)) {
     const have = into[name];
     if (have) {
@@ -146,4 +150,5 @@ export function mergeStageTimes(into: StageTimes, from: StageTimes): void {
       have.count += t.count;
     } else into[name] = { sumMs: t.sumMs, count: t.count };
   }
+  return into;
 }

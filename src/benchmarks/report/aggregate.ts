@@ -58,7 +58,7 @@ function addCounters(into: Counters, from: Omit<ScenarioInterval, 'histogram'>):
       else into.checks[k] = { ...v };
     }
   }
-  if (from.stageTimes) mergeStageTimes((into.stageTimes ??= {}), from.stageTimes);
+  if (from.stageTimes) into.stageTimes = mergeStageTimes(into.stageTimes, from.stageTimes);
 }
 
 /**
