@@ -47,7 +47,10 @@ export function serverTimingLines(r: LoadResult): string[] {
  * saying the server sent none; nothing when the run did not ask.
  */
 export function serverTimingSection(r: LoadResult, esc: (s: string) => string): string {
-  if (serverTimingMissing(r)) return `<h2>Server stages</h2><p>${esc(`The ${NO_SERVER_TIMING}.`)}</p>`;
+  if (serverTimingMissing(r)) {
+    const sentence = `${NO_SERVER_TIMING.charAt(0).toUpperCase()}${NO_SERVER_TIMING.slice(1)}.`;
+    return `<h2>Server stages</h2><p>${esc(sentence)}</p>`;
+  }
   const scenarios = timedScenarios(r);
   if (scenarios.length === 0) return '';
   const names: string[] = [];
