@@ -12,6 +12,7 @@ import { ADMINISTRATOR } from '../../backend/auth/auth-service';
 import { type RunningServer, startServer } from '../../backend/server';
 import { benchmarkCli } from '../../src/benchmarks/cli';
 import type { LoadResult } from '../../src/benchmarks/report/result';
+import { launchChromium, screenshot } from '../e2e/support/browser';
 import { userWithRoles } from '../helpers/roles';
 import { createTestApp, type TestApp } from '../helpers/test-app';
 import { tempDir, writeConfig } from './helpers/runtime';
@@ -19,7 +20,7 @@ import { tempDir, writeConfig } from './helpers/runtime';
 let app: TestApp;
 let server: RunningServer;
 let env: Record<string, string>;
-/** `X-Platform-Timing` of every request the server received for the scenario's path (null: absent). */
+/** `X-Platform-Timing` of every request the server received for the scenarios' data API (null: absent). */
 let asked: Array<string | null>;
 
 const PATH = '/api/resource/stock.Item';
@@ -44,7 +45,8 @@ beforeAll(async () => {
   server = await startServer(
     {
       fetch(req, bindings) {
-        if (new URL(req.url).pathname === PATH) asked.push(req.headers.get('x-platform-timing'));
+        if (new URL(req.url).pathname.startsWith('/api/resource/'))
+          asked.push(req.headers.get('x-platform-timing'));
         return app.app.fetch(req, bindings);
       },
     },
@@ -72,7 +74,7 @@ async function run(yaml: string) {
   const code = await benchmarkCli(['--config', writeConfig(yaml), '--out', outDir], io, env);
   const result = JSON.parse(readFileSync(join(outDir, 'result.json'), 'utf8')) as LoadResult;
   const html = readFileSync(join(outDir, 'report.html'), 'utf8');
-  return { code, out, result, html };
+  return { code, out, result, html, outDir };
 }
 
 const plan = (auth: string, serverTiming: string) => `target_url: ${server.url}
@@ -86,17 +88,22 @@ targets:
   - { type: endpoint, name: items, method: GET, path: ${PATH} }
 `;
 
-const ADMIN = '{ mode: bearer, token: "${LOAD_TOKEN}" }';
+/** A second scenario, so the report draws a bar for each. */
+const CUSTOMERS = '  - { type: endpoint, name: customers, method: GET, path: /api/resource/crm.Customer }\n';
+
+const ADMIN = `{ mode: bearer, token: "\${LOAD_TOKEN}" }`;
 
 describe('server_timing against the real backend', () => {
   it("asks on every request and reports each scenario's stages, one count per response", async () => {
-    const { result, out, html } = await run(plan(ADMIN, 'server_timing: true'));
-    const s = result.scenarios[0]!;
-    expect(s.ok).toBeGreaterThan(0);
-    expect(asked.length).toBeGreaterThanOrEqual(s.count);
+    const { result, out, html, outDir } = await run(plan(ADMIN, 'server_timing: true') + CUSTOMERS);
+    const [s, customers] = result.scenarios;
+    expect(s!.ok).toBeGreaterThan(0);
+    expect(customers!.ok).toBeGreaterThan(0);
+    expect(asked.length).toBeGreaterThanOrEqual(s!.count + customers!.count);
     expect(asked.every((v) => v === '1')).toBe(true);
     expect(result.config.serverTiming).toBe(true);
-    const stages = s.serverTiming!;
+    expect(customers!.serverTiming?.db?.count).toBe(customers!.count);
+    const stages = s!.serverTiming!;
     expect(Object.keys(stages)).toEqual([
       'host',
       'target',
@@ -112,23 +119,35 @@ describe('server_timing against the real backend', () => {
       'total',
     ]);
     for (const m of Object.values(stages)) {
-      expect(m.count).toBe(s.count);
+      expect(m.count).toBe(s!.count);
       expect(m.meanMs).toBeGreaterThanOrEqual(0);
     }
     expect(stages.total!.meanMs).toBeGreaterThan(0);
     expect(out).toMatch(
       new RegExp(
-        `server stages: items: host [\\d.]+, .*db [\\d.]+, app [\\d.]+, total [\\d.]+ ms mean \\(${s.count} responses\\)`,
+        `server stages: items: host [\\d.]+, .*db [\\d.]+, app [\\d.]+, total [\\d.]+ ms mean \\(${s!.count} responses\\)`,
       ),
     );
     expect(html).toContain('<h2>Server stages</h2>');
     expect(html).toContain('aria-label="Where the server spent its time"');
     expect(html).toMatch(/<title>db: [\d.]+ ms<\/title>/);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(`file://${join(outDir, 'report.html')}`);
+      // One bar per scenario, a segment per stage but the total, as wide as the page allows.
+      const bar = page.locator('svg[aria-label="Where the server spent its time"]');
+      expect(await bar.locator('rect[height="28"]').count()).toBe(22);
+      expect((await bar.boundingBox())!.width).toBeGreaterThan(520);
+      await screenshot(page, 'load-report-server-stages');
+    } finally {
+      await browser.close();
+    }
   });
 
   it('says the server sent no Server-Timing when the credentials are not a System Manager', async () => {
     const { result, out, html } = await run(
-      plan('{ mode: api_key, key: "${STOCK_KEY}" }', 'server_timing: true'),
+      plan(`{ mode: api_key, key: "\${STOCK_KEY}" }`, 'server_timing: true'),
     );
     const s = result.scenarios[0]!;
     expect(s.ok).toBeGreaterThan(0);

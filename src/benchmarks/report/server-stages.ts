@@ -43,7 +43,7 @@ export function serverTimingLines(r: LoadResult): string[] {
 }
 
 /**
- * The report's section: the stacked bars and a table of every stage's mean per scenario, or the sentence
+ * The report's section: the stacked bars beside a table of every stage's mean per scenario, or the sentence
  * saying the server sent none; nothing when the run did not ask.
  */
 export function serverTimingSection(r: LoadResult, esc: (s: string) => string): string {
@@ -56,12 +56,13 @@ export function serverTimingSection(r: LoadResult, esc: (s: string) => string): 
   const names: string[] = [];
   for (const s of scenarios)
     for (const name of Object.keys(s.stages)) if (!names.includes(name)) names.push(name);
-  const rows = scenarios.map(
-    (s) =>
-      `<tr><td>${esc(s.label)}</td>${names.map((n) => `<td>${s.stages[n] === undefined ? '' : s.stages[n].meanMs}</td>`).join('')}</tr>`,
+  // A row per stage and a column per scenario: eleven stages fit down a column, not across a grid cell.
+  const rows = names.map(
+    (n) =>
+      `<tr><th>${esc(n)}</th>${scenarios.map((s) => `<td>${s.stages[n] === undefined ? '' : s.stages[n].meanMs}</td>`).join('')}</tr>`,
   );
   return (
-    `<h2>Server stages</h2><div class="chart">${renderStageBars('Where the server spent its time', stageBars(r))}</div>` +
-    `<table><tr><th>scenario (mean ms)</th>${names.map((n) => `<th>${esc(n)}</th>`).join('')}</tr>${rows.join('')}</table>`
+    `<h2>Server stages</h2><div class="charts"><div class="chart">${renderStageBars('Where the server spent its time', stageBars(r))}</div>` +
+    `<div class="chart" style="overflow-x:auto"><table><tr><th>mean ms</th>${scenarios.map((s) => `<th>${esc(s.label)}</th>`).join('')}</tr>${rows.join('')}</table></div></div>`
   );
 }

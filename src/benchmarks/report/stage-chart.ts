@@ -18,6 +18,7 @@ export interface StageBar {
  * wide enough, every segment's value in its tooltip, and the total at the end of the bar.
  */
 export function renderStageBars(title: string, bars: StageBar[]): string {
+  // Twelve colours far enough apart that neighbouring segments stay apart (the server names eleven stages).
   const colors = [
     '#2563eb',
     '#dc2626',
@@ -27,8 +28,8 @@ export function renderStageBars(title: string, bars: StageBar[]): string {
     '#0891b2',
     '#db2777',
     '#4b5563',
-    '#65a30d',
-    '#ea580c',
+    '#92400e',
+    '#1e3a8a',
     '#0d9488',
     '#9333ea',
   ];

@@ -101,7 +101,9 @@ describe('server stages in the report', () => {
     expect(html).not.toContain('<title>total:');
     expect(html).toMatch(/>5 ms<\/text>/);
     expect(html).toMatch(/>8 ms<\/text>/);
-    expect(html).toContain('<tr><td>writes</td><td></td><td>7</td><td></td><td>8</td></tr>');
+    expect(html).toContain('<tr><th>mean ms</th><th>reads</th><th>writes</th></tr>');
+    expect(html).toContain('<tr><th>auth</th><td>0.2</td><td></td></tr>');
+    expect(html).toContain('<tr><th>db</th><td>3.5</td><td>7</td></tr>');
   });
 });
 
