@@ -145,6 +145,19 @@ describe('server_timing against the real backend', () => {
     }
   });
 
+  it('adds the stages of two generator threads together, one count per response', async () => {
+    const yaml = plan(ADMIN, 'server_timing: true').replace(
+      'generator: { max_event_loop_lag_ms: 60000 }',
+      'generator: { workers: 2, max_event_loop_lag_ms: 60000 }',
+    );
+    const { result } = await run(yaml);
+    const s = result.scenarios[0]!;
+    expect(result.config.workers).toBe(2);
+    expect(s.ok).toBeGreaterThan(1);
+    expect(s.serverTiming?.db?.count).toBe(s.count);
+    expect(s.serverTiming?.total?.count).toBe(s.count);
+  });
+
   it('says the server sent no Server-Timing when the credentials are not a System Manager', async () => {
     const { result, out, html } = await run(
       plan(`{ mode: api_key, key: "\${STOCK_KEY}" }`, 'server_timing: true'),
