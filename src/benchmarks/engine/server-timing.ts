@@ -50,16 +50,30 @@ function tokenEnd(s: string, i: number): number {
   return i;
 }
 
-/** Reads the quoted-string starting at `i` (a `"`): its unescaped text and the index after it. */
-function quotedString(s: string, i: number): [string, number] {
-  let text = '';
+/** The index after the quoted-string starting at `i` (a `"`), escapes skipped. */
+function quotedEnd(s: string, i: number): number {
   for (i++; i < s.length; i++) {
-    const c = s[i];
-    if (c === '"') return [text, i + 1];
-    if (c === '\\' && i + 1 < s.length) i++;
-    text += s[i];
+    const c = s.charCodeAt(i);
+    if (c === 0x22) return i + 1;
+    if (c === 0x5c) i++;
   }
-  return [text, i];
+  return i;
+}
+
+/** The text of the quoted-string from `start` (its `"`) to `end` (after its closing `"`), unescaped. */
+function unquote(s: string, start: number, end: number): string {
+  const inner = s.slice(start + 1, s.charCodeAt(end - 1) === 0x22 && end - 1 > start ? end - 1 : end);
+  return inner.includes('\\') ? inner.replace(/\\(.)/g, '$1') : inner;
+}
+
+/** Whether the parameter name from `i` to `end` is `dur`, in any case. */
+function isDur(s: string, i: number, end: number): boolean {
+  return (
+    end - i === 3 &&
+    (s.charCodeAt(i) | 0x20) === 0x64 &&
+    (s.charCodeAt(i + 1) | 0x20) === 0x75 &&
+    (s.charCodeAt(i + 2) | 0x20) === 0x72
+  );
 }
 
 /** The index of the comma ending the current list member (or the end), skipping quoted strings. */
@@ -67,7 +81,7 @@ function memberEnd(s: string, i: number): number {
   while (i < s.length) {
     const c = s[i];
     if (c === ',') return i;
-    if (c === '"') i = quotedString(s, i)[1];
+    if (c === '"') i = quotedEnd(s, i);
     else i++;
   }
   return i;
@@ -94,19 +108,17 @@ export function parseServerTiming(value: string): ServerTimingEntry[] {
       if (value[i] !== ';') break;
       i = skipSpace(value, i + 1);
       const paramEnd = tokenEnd(value, i);
-      const param = value.slice(i, paramEnd).toLowerCase();
+      // Only the first `dur` is read; other values are skipped without being copied.
+      const wanted = dur === undefined && isDur(value, i, paramEnd);
       i = skipSpace(value, paramEnd);
       let paramValue = '';
       if (value[i] === '=') {
         i = skipSpace(value, i + 1);
-        if (value[i] === '"') [paramValue, i] = quotedString(value, i);
-        else {
-          const end = tokenEnd(value, i);
-          paramValue = value.slice(i, end);
-          i = end;
-        }
+        const start = i;
+        i = value[i] === '"' ? quotedEnd(value, i) : tokenEnd(value, i);
+        if (wanted) paramValue = value[start] === '"' ? unquote(value, start, i) : value.slice(start, i);
       }
-      if (param === 'dur' && dur === undefined) {
+      if (wanted) {
         const n = paramValue === '' ? Number.NaN : Number(paramValue);
         dur = Number.isFinite(n) ? n : Number.NaN;
       }
