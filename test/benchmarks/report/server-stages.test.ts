@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { benchmarkCli } from '../../../src/benchmarks/cli';
 import { Recorder } from '../../../src/benchmarks/engine/recorder';
 import { renderOpenMetrics } from '../../../src/benchmarks/live/openmetrics';
 import { Aggregator } from '../../../src/benchmarks/report/aggregate';
@@ -7,6 +10,7 @@ import { renderHtml } from '../../../src/benchmarks/report/html-report';
 import type { LoadResult, MetricsResult, StageMean } from '../../../src/benchmarks/report/result';
 import { renderStageBars } from '../../../src/benchmarks/report/stage-chart';
 import { formatSummary } from '../../../src/benchmarks/report/summary-table';
+import { tempDir } from '../helpers/runtime';
 
 const latency = { p50: 1.5, p95: 9.25, p99: 20, max: 31, mean: 2 };
 
@@ -172,5 +176,18 @@ describe('--compare and server stages', () => {
 
   it('lists nothing when a run has no stages', () => {
     expect(formatStageChanges(result({ reads: undefined }), result({ reads: READS }))).toBe('');
+  });
+
+  it('prints the stage changes after the comparison, without judging them', async () => {
+    const dir = tempDir('compare-stages-');
+    const [a, b] = ['a.json', 'b.json'].map((f) => join(dir, f));
+    writeFileSync(a!, JSON.stringify(result({ reads: READS })));
+    writeFileSync(b!, JSON.stringify(result({ reads: { ...READS, db: { meanMs: 7, count: 30 } } })));
+    let out = '';
+    const io = { out: { write: (s: string) => (out += s) }, err: { write: () => {} } };
+    const code = await benchmarkCli(['--compare', a!, b!], io, {});
+    expect(code).toBe(0);
+    expect(out).toContain('no regression\n\nserver stages (mean ms per response):');
+    expect(out).toMatch(/reads\s+db\s+3\.500\s+7\.000\s+\+100\.0%/);
   });
 });
