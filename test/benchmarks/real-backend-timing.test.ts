@@ -1,7 +1,7 @@
 /**
  * `server_timing: true` against the real app on a port: every request of the load asks for Server-Timing,
- * result.json gets each scenario's server stages with one count per response, the summary and the report
- * show them; a caller who is not a System Manager gets none and the report says so; a plan that does not
+ * result.json gets each scenario's server stages with one count per response (over two generator threads
+ * too, and per flow step), the summary and the report show them; a caller who is not a System Manager gets none and the report says so; a plan that does not
  * ask sends no such header.
  */
 import { readFileSync } from 'node:fs';
@@ -156,6 +156,26 @@ describe('server_timing against the real backend', () => {
     expect(s.ok).toBeGreaterThan(1);
     expect(s.serverTiming?.db?.count).toBe(s.count);
     expect(s.serverTiming?.total?.count).toBe(s.count);
+  });
+
+  it("gives a flow's steps their own stages and the flow every request's", async () => {
+    const yaml = plan(ADMIN, 'server_timing: true').replace(
+      /targets:[\s\S]*$/,
+      `targets:
+  - type: flow
+    name: browse
+    steps:
+      - { type: endpoint, name: items, method: GET, path: ${PATH} }
+      - { type: endpoint, name: customers, method: GET, path: /api/resource/crm.Customer }
+`,
+    );
+    const { result } = await run(yaml);
+    const flow = result.scenarios[0]!;
+    const [items, customers] = flow.steps!;
+    expect(items!.count).toBeGreaterThan(0);
+    expect(items!.serverTiming?.db?.count).toBe(items!.count);
+    expect(customers!.serverTiming?.db?.count).toBe(customers!.count);
+    expect(flow.serverTiming?.total?.count).toBe(items!.count + customers!.count);
   });
 
   it('says the server sent no Server-Timing when the credentials are not a System Manager', async () => {
