@@ -122,14 +122,15 @@ export async function benchmarkCli(
       if (positionals.length !== 2) throw new UsageError('--compare needs two result files');
       const tolerance = v.tolerance === undefined ? 0.1 : Number(v.tolerance);
       if (!(tolerance >= 0)) throw new UsageError('--tolerance must be a number >= 0');
-      const { compareResults, configDifferences, formatCompare, readResult } = await import(
-        './report/compare'
-      );
+      const { compareResults, configDifferences, formatCompare, formatStageChanges, readResult } =
+        await import('./report/compare');
       const [a, b] = await Promise.all(positionals.map(readResult));
       const rows = compareResults(a!, b!, tolerance);
       const differences = configDifferences(a!, b!);
       if (differences.length > 0) say(`note: the runs had different loads (${differences.join('; ')})\n`);
       say(formatCompare(rows));
+      const stages = formatStageChanges(a!, b!);
+      if (stages) say(`\n${stages}`);
       return rows.some((r) => r.regression) ? EXIT.regression : EXIT.pass;
     }
     if (!v.config) throw new UsageError('--config <file.yaml> is required');

@@ -161,6 +161,7 @@ export function describePlan(plan: LoadPlan): string {
       min_achieved_rate: plan.generator.minAchievedRate,
     },
     http: { timeout_seconds: plan.http.timeoutMs / 1000, connections: plan.http.connections },
+    ...(plan.serverTiming ? { server_timing: true } : {}),
     scenarios: plan.scenarios.map((s) => scenario(s, plan)),
   };
   return stringify(doc, { lineWidth: 0 });

@@ -203,6 +203,7 @@ export function buildPlan(
       timeoutMs: c.http.timeout_seconds * 1000,
       connections: c.http.connections ?? Math.min(peak, 512),
     },
+    serverTiming: c.server_timing,
   };
 }
 

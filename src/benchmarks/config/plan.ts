@@ -39,6 +39,8 @@ export interface LoadPlan {
   thresholds: Thresholds;
   generator: { workers: number; maxEventLoopLagMs: number; minAchievedRate: number };
   http: { timeoutMs: number; connections: number };
+  /** `server_timing`: every request asks for `Server-Timing`, whose stages are summed per series. */
+  serverTiming: boolean;
 }
 
 /** The exact inputs of a validated plan: compiling them again yields the same plan. */

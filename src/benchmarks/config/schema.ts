@@ -180,6 +180,11 @@ export const loadConfigSchema = z.strictObject({
       min_achieved_rate: z.number().min(0).max(1).default(0.95),
     })
     .prefault({}),
+  /**
+   * Ask the target for `Server-Timing` on every request (`X-Platform-Timing: 1`) and report each
+   * scenario's time per server stage; the server answers it to System Managers only.
+   */
+  server_timing: z.boolean().default(false),
   http: z
     .strictObject({
       timeout_seconds: z.number().positive().default(30),

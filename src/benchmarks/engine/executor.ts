@@ -107,6 +107,7 @@ export function timedIteration(
       const latencyMs = (res.receivedMs ?? performance.now()) - startedMs;
       const { outcome, failures } = judge(plan.checks, res, latencyMs);
       recorder.record(plan.index, latencyMs * 1000, outcome, res.status, failures);
+      if (recorder.timesServer) recorder.serverTiming(plan.index, res);
       return true;
     } catch (err) {
       return failed(err);

@@ -67,6 +67,7 @@ export async function prepareGenerator(
           Date.now,
           plan.model.kind === 'open',
           o.inThread !== true,
+          plan.serverTiming,
         );
         const timer = setInterval(() => o.onSnapshots(recorder.flush()), 1000);
         let flushed = false;

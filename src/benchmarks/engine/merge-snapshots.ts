@@ -1,5 +1,6 @@
 import { decodeHistogram, encodeHistogram, mergeInto, newHistogram } from './histogram';
 import type { IntervalSnapshot, ScenarioInterval } from './recorder';
+import { mergeStageTimes } from './server-timing';
 
 /**
  * Merges the per-second snapshots of several generator threads into one stream, as if one generator had
@@ -78,6 +79,7 @@ function mergeIntervals(list: ScenarioInterval[]): ScenarioInterval {
         else out.checks[k] = { ...v };
       }
     }
+    if (s.stageTimes) out.stageTimes = mergeStageTimes(out.stageTimes, s.stageTimes);
     if (s.latency) mergeInto(h, s.latency);
     else if (s.histogram) mergeInto(h, decodeHistogram(s.histogram));
   }

@@ -1,7 +1,9 @@
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import type { CheckFailure } from '../checks/judge';
 import { encodeHistogram, type LatencyHistogram, newHistogram, recordUs } from './histogram';
+import type { HttpResponse } from './http-message';
 import type { Outcome } from './outcome';
+import { addServerTiming, type StageTimes } from './server-timing';
 
 /** Counters of one scenario over one second, with its latency histogram encoded. */
 export interface ScenarioInterval {
@@ -21,6 +23,8 @@ export interface ScenarioInterval {
   latency?: LatencyHistogram;
   /** Failed checks by name: how many, and the first reason seen. Absent when none failed. */
   checks?: Record<string, CheckCount>;
+  /** `server_timing`: the server's stages (`Server-Timing`) summed over the responses. Absent when none. */
+  stageTimes?: StageTimes;
 }
 
 /** Failures of one check. */
@@ -107,6 +111,8 @@ export class Recorder {
     lagFromExecutor = false,
     /** False when the snapshots stay in this thread: histograms are handed over as objects. */
     private readonly encode = true,
+    /** `server_timing`: the callers pass responses to {@link Recorder.serverTiming}. */
+    readonly timesServer = false,
   ) {
     if (!lagFromExecutor) {
       this.lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
@@ -138,6 +144,18 @@ export class Recorder {
     s.c.statuses[status] = (s.c.statuses[status] ?? 0) + 1;
     s.latencies.push(latencyUs);
     if (failures && failures.length > 0) addFailures(s.c, failures);
+  }
+
+  /**
+   * Adds the stages of a response's `Server-Timing` to series `slot` (only when the plan asks for them:
+   * reading a header parses the whole response head).
+   */
+  serverTiming(slot: number, res: HttpResponse): void {
+    const header = res.headers['server-timing'];
+    if (header === undefined) return;
+    const c = this.slot(slot).c;
+    c.stageTimes ??= {};
+    addServerTiming(c.stageTimes, header);
   }
 
   /** Records a request that got no response (`code`: undici or harness error code). */

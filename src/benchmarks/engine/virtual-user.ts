@@ -5,6 +5,7 @@ import type { AuthPlan } from '../config/plan';
 import type { EncodedBody } from '../target/encryptor';
 import { jsonOf } from './http-client';
 import type { HttpResponse, PreparedRequest } from './http-message';
+import { TIMING_REQUEST_HEADER } from './server-timing';
 import type { Pause, RequestSpec, Runtime } from './types';
 
 const SERVICE_HEADER_LOWER = SERVICE_HEADER.toLowerCase();
@@ -133,7 +134,10 @@ export class VirtualUser {
     });
   }
 
-  /** What a request carries: `accept`, the credentials, the body's type, the service, its own headers. */
+  /**
+   * What a request carries: `accept`, the credentials, the body's type, the service, the request for
+   * `Server-Timing` (`server_timing: true`), its own headers.
+   */
   private headersOf(
     authHeaders: Record<string, string>,
     req: RequestSpec,
@@ -142,6 +146,7 @@ export class VirtualUser {
     const headers: Record<string, string> = { accept: 'application/json', ...authHeaders };
     if (encoded) headers['content-type'] = encoded.contentType;
     if (req.service) headers[SERVICE_HEADER_LOWER] = req.service;
+    if (this.rt.plan.serverTiming) headers[TIMING_REQUEST_HEADER] = '1';
     if (req.headers) Object.assign(headers, req.headers);
     return headers;
   }

@@ -1,5 +1,6 @@
 import type { JsHistogram } from 'hdr-histogram-js';
 import type { LatencyHistogram } from '../engine/histogram';
+import type { StageTime } from '../engine/server-timing';
 import type { Aggregator } from '../report/aggregate';
 
 /** Latency bucket bounds of the exported histograms, seconds (Prometheus' defaults, finer at the low end). */
@@ -35,7 +36,8 @@ function bucketCounts(h: LatencyHistogram): number[] {
 
 /**
  * The run so far as OpenMetrics text (also read by Prometheus' text parser): per series (scenario or
- * flow step) the requests by outcome, the failed checks by name and a latency histogram; for the
+ * flow step) the requests by outcome, the failed checks by name, a latency histogram and the server's
+ * stages (`server_timing`: seconds and responses per stage); for the
  * generator, its users, event-loop delay, dropped arrivals and CPU seconds.
  */
 export function renderOpenMetrics(src: MetricsSource): string {
@@ -76,6 +78,25 @@ export function renderOpenMetrics(src: MetricsSource): string {
     );
     out.push(`desk_load_latency_seconds_count{${sl}} ${h.totalCount}`);
   });
+  // Each family's samples together (OpenMetrics does not interleave families).
+  const stages = (sample: (labels: string, t: StageTime) => string) =>
+    agg.labels.forEach((l, i) => {
+      for (const [stage, t] of Object.entries(agg.scenarioCounters[i]!.stageTimes ?? {})) {
+        out.push(sample(`{scenario="${label(l)}",stage="${label(stage)}"}`, t));
+      }
+    });
+  family(
+    'desk_load_server_stage_seconds',
+    'counter',
+    'server_timing: time the server reported per stage (Server-Timing), by scenario (or flow step) and stage.',
+  );
+  stages((labels, t) => `desk_load_server_stage_seconds_total${labels} ${t.sumMs / 1000}`);
+  family(
+    'desk_load_server_stage_responses',
+    'counter',
+    'server_timing: responses whose Server-Timing named the stage, by scenario (or flow step) and stage.',
+  );
+  stages((labels, t) => `desk_load_server_stage_responses_total${labels} ${t.count}`);
   const last = agg.timeline.at(-1);
   family('desk_load_users', 'gauge', 'The most users running at once in the last finished second.');
   out.push(`desk_load_users ${last?.users ?? 0}`);

@@ -8,6 +8,7 @@ import {
   summarize,
 } from '../engine/histogram';
 import type { CheckCount, IntervalSnapshot, ScenarioInterval } from '../engine/recorder';
+import { mergeStageTimes, type StageTimes } from '../engine/server-timing';
 
 /** Request counters of a scenario or of the whole run. */
 export interface Counters {
@@ -19,6 +20,8 @@ export interface Counters {
   statuses: Record<string, number>;
   /** Failed checks by name, with the first reason seen (absent when every check passed). */
   checks?: Record<string, CheckCount>;
+  /** `server_timing`: the server's stages summed over the responses (absent when it sent none). */
+  stageTimes?: StageTimes;
 }
 
 /** One second of the run: total and per scenario. */
@@ -55,6 +58,7 @@ function addCounters(into: Counters, from: Omit<ScenarioInterval, 'histogram'>):
       else into.checks[k] = { ...v };
     }
   }
+  if (from.stageTimes) into.stageTimes = mergeStageTimes(into.stageTimes, from.stageTimes);
 }
 
 /**

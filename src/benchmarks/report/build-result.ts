@@ -2,6 +2,7 @@ import type { FlowStepPlan, LoadPlan, ScenarioPlan } from '../config/plan';
 import type { CleanupSummary } from '../engine/cleanup';
 import { encodeHistogram, type LatencyHistogram, summarize } from '../engine/histogram';
 import { errorRate } from '../engine/outcome';
+import type { StageTimes } from '../engine/server-timing';
 import type { TargetInfo } from '../target/target-info';
 import type { TargetWatch } from '../watch/proc-sampler';
 import type { TargetMetricsWatch } from '../watch/target-metrics';
@@ -14,6 +15,7 @@ import {
   RESULT_SCHEMA,
   RESULT_VERSION,
   type ScenarioResult,
+  type StageMean,
 } from './result';
 import { checkSaturation, checkThresholds, decideVerdict } from './verdict';
 
@@ -38,13 +40,24 @@ export interface RunRecord {
 }
 
 function metrics(c: Counters, h: LatencyHistogram, seconds: number): MetricsResult {
+  const { stageTimes, ...counters } = c;
   return {
-    ...c,
+    ...counters,
     rps: seconds > 0 ? Math.round((c.count / seconds) * 100) / 100 : 0,
     errorRate: Math.round(errorRate(c) * 1e6) / 1e6,
     latencyMs: summarize(h),
     histogram: encodeHistogram(h),
+    ...(stageTimes ? { serverTiming: stageMeans(stageTimes) } : {}),
   };
+}
+
+/** Each stage's mean duration (ms, three decimals as the server sends them) and count. */
+function stageMeans(times: StageTimes): Record<string, StageMean> {
+  const out: Record<string, StageMean> = {};
+  for (const [name, t] of Object.entries(times)) {
+    out[name] = { meanMs: Math.round((t.sumMs / t.count) * 1000) / 1000, count: t.count };
+  }
+  return out;
 }
 
 function describe(s: ScenarioPlan): string {
@@ -115,6 +128,7 @@ export function buildResult(r: RunRecord): LoadResult {
       })),
       workers: plan.generator.workers,
       encryptionMode: r.target.security?.mode ?? 'none',
+      ...(plan.serverTiming ? { serverTiming: true } : {}),
     },
     total,
     scenarios,

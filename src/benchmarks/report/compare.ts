@@ -115,3 +115,30 @@ export function formatCompare(list: CompareRow[]): string {
   const n = list.filter((r) => r.regression).length;
   return `${table(['scope', 'metric', 'before', 'after', 'change', ''], body)}\n\n${n === 0 ? 'no regression' : `${n} regression(s)`}`;
 }
+
+/**
+ * The server's stages of each scenario both runs timed (`server_timing`), before and after, as a table
+ * (empty when no scenario has them in both). For reading where a change comes from: not judged, since
+ * the stages are the server's own account, and the latencies above already are.
+ */
+export function formatStageChanges(a: LoadResult, b: LoadResult): string {
+  const body: string[][] = [];
+  for (const s of b.scenarios) {
+    const before = a.scenarios.find((x) => x.label === s.label)?.serverTiming;
+    if (!before || !s.serverTiming) continue;
+    for (const [stage, m] of Object.entries(s.serverTiming)) {
+      const base = before[stage];
+      if (!base) continue;
+      const change = base.meanMs !== 0 ? (m.meanMs - base.meanMs) / base.meanMs : null;
+      body.push([
+        s.label,
+        stage,
+        base.meanMs.toFixed(3),
+        m.meanMs.toFixed(3),
+        change === null ? 'n/a' : `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%`,
+      ]);
+    }
+  }
+  if (body.length === 0) return '';
+  return `server stages (mean ms per response):\n${table(['scope', 'stage', 'before', 'after', 'change'], body)}`;
+}

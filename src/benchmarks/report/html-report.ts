@@ -1,6 +1,7 @@
 import { CHART_GRID_CSS, renderChart, standardCharts } from './charts';
 import { describeLoad } from './describe-load';
 import type { LoadResult, MetricsResult } from './result';
+import { serverTimingSection } from './server-stages';
 import { formatSummary } from './summary-table';
 
 /** Escapes text for HTML. */
@@ -39,7 +40,7 @@ function checkRows(r: LoadResult): string {
 
 /**
  * The self-contained HTML report (one file, inline SVG, no script or remote asset): verdict, summary
- * table, failed checks, and the charts the live dashboard also draws (same code), laid out in a grid
+ * table, failed checks, the server's stages (`server_timing`), and the charts the live dashboard also draws (same code), laid out in a grid
  * that uses the page's width.
  */
 export function renderHtml(r: LoadResult): string {
@@ -62,6 +63,7 @@ export function renderHtml(r: LoadResult): string {
 <dt>Run</dt><dd>${esc(r.startedAt)} to ${esc(r.finishedAt)}; config ${esc(r.config.path)}</dd>
 ${w ? `<dt>Target process</dt><dd>pid ${w.pid}: memory ${esc(w.memoryTrend)} (${w.rssSlopeMbPerMin} MB/min)</dd>` : ''}</dl>
 <div class="charts">${charts.map((c) => `<div class="chart">${renderChart(c)}</div>`).join('\n')}</div>
+${serverTimingSection(r, esc)}
 ${checkRows(r)}
 <h2>Summary</h2>
 <pre>${esc(formatSummary(r))}</pre>

@@ -8,8 +8,15 @@ import type { Counters, TimelinePoint } from './aggregate';
 export const RESULT_SCHEMA = 'desk-load-result';
 export const RESULT_VERSION = 1;
 
+/** One server stage of a series (`server_timing`): its mean duration per response, and how many. */
+export interface StageMean {
+  meanMs: number;
+  /** Responses whose `Server-Timing` named the stage. */
+  count: number;
+}
+
 /** Metrics of one scenario, or of the whole run. */
-export interface MetricsResult extends Counters {
+export interface MetricsResult extends Omit<Counters, 'stageTimes'> {
   /** Responses per second over the measured duration. */
   rps: number;
   /** (failed + errors) / (count - throttled). */
@@ -17,6 +24,11 @@ export interface MetricsResult extends Counters {
   latencyMs: LatencySummary;
   /** HdrHistogram V2 compressed base64 of the latencies in microseconds (mergeable). */
   histogram: string;
+  /**
+   * `server_timing`: the server's stages (`Server-Timing`), in the order it lists them; absent when it
+   * sent none (it answers it to System Managers only).
+   */
+  serverTiming?: Record<string, StageMean>;
 }
 
 /** A scenario's result: what it was, and its metrics (a flow's: one per iteration, steps apart). */
@@ -121,6 +133,8 @@ export interface LoadResult {
     stages?: Array<{ durationSeconds: number; target: number }>;
     workers: number;
     encryptionMode: string;
+    /** `server_timing: true`: the requests asked for `Server-Timing` (absent in older results). */
+    serverTiming?: boolean;
   };
   total: MetricsResult;
   scenarios: ScenarioResult[];

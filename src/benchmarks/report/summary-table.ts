@@ -1,4 +1,5 @@
 import type { LoadResult, MetricsResult } from './result';
+import { serverTimingLines } from './server-stages';
 
 function row(name: string, m: MetricsResult): string[] {
   return [
@@ -25,7 +26,8 @@ export function table(header: string[], rows: string[][]): string {
 
 /**
  * The final summary: one row per scenario and the total (requests, RPS, p50/p95/p99/max in ms, error
- * rate with 429/503 excluded, failures, 429/503), the threshold checks, saturation and the verdict.
+ * rate with 429/503 excluded, failures, 429/503), the server's stages per scenario (`server_timing`), the
+ * threshold checks, saturation and the verdict.
  */
 export function formatSummary(r: LoadResult): string {
   const header = [
@@ -65,6 +67,7 @@ export function formatSummary(r: LoadResult): string {
         `data exhausted: ${s.label}: its unique rows ran out; ${n} iteration(s) had no row and were not sent`,
       );
   }
+  lines.push(...serverTimingLines(r));
   const a = r.verdict.aborted;
   if (a) {
     lines.push(

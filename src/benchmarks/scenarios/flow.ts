@@ -158,6 +158,11 @@ export const flowScenario: ScenarioFactory<FlowScenarioPlan> = (plan, rt) => {
           return false;
         }
         const now = performance.now();
+        if (recorder.timesServer) {
+          // The step's stages, and the flow's: per request, whichever step sent it.
+          recorder.serverTiming(step.slot, res);
+          recorder.serverTiming(plan.index, res);
+        }
         const judged = judge(step.checks, res, now - stepStart, ctx);
         const failures = judged.outcome === 'ok' ? capture(step, res, ctx.vars!) : judged.failures;
         const outcome = failures.length > 0 ? 'failed' : judged.outcome;
