@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { type CreateApiAppOptions, createApiApp } from './api-app';
+import { attachmentRoutes } from './attachments/routes';
 import { trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { peerLinkResolver } from './data/peer-links';
@@ -53,6 +54,8 @@ export function createServiceApp(
     secret,
     timeoutMs: ctx.config.desk.upstream_timeout_ms,
   });
+  // Before the data routes: `/api/resource/:doctype/:name/attachments` is the record's, not a record.
+  if (ctx.attachments) app.route('/', attachmentRoutes({ ...ctx, attachments: ctx.attachments }));
   app.route('/', dataRoutes(ctx, { remoteLinks }));
   if (ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }, { remoteLinks }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));

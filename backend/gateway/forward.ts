@@ -7,6 +7,7 @@ import type { Logger } from '../context';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
+import { isAttachmentUpload } from '../attachments/attachment';
 import type { ServiceDirectory } from './service-directory';
 
 /** Options of {@link forwardRoutes}. */
@@ -93,7 +94,8 @@ function unknownService(message: string) {
  * MACROSERVICE gateway routing: `/api/resource/*`, `/api/import/*` and `/api/method/*` go to the service named by
  * `X-Platform-Service` (or the owner of the DocType in the path), `/api/meta/<service>` to that service's
  * `metaUrl`. The gateway's middleware chain has already run, so the body forwarded is the decrypted JSON
- * and the principal is passed signed ({@link signInternalRequest}); cookies and `Authorization` are not.
+ * (a record's attachment upload: the file's bytes and `Content-Type` as received; its download comes back
+ * with the service's headers) and the principal is passed signed ({@link signInternalRequest}); cookies and `Authorization` are not.
  *
  * Errors: unknown service 404 `unknown_service`; a service that does not answer (refused, reset) 503
  * `service_unavailable`; no complete answer within `timeoutMs` 504 `upstream_timeout`; anything else 502
@@ -117,8 +119,12 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       const value = c.req.header(name);
       if (value !== undefined) headers[name] = value;
     }
-    let body = '';
-    if (method !== 'GET' && method !== 'HEAD') {
+    let body: string | Uint8Array = '';
+    if (isAttachmentUpload(method, c.req.path)) {
+      // A file attached to a record goes on as the bytes and media type received (limited by the chain).
+      body = new Uint8Array(await c.req.arrayBuffer());
+      headers['content-type'] = c.req.header('content-type') ?? 'application/octet-stream';
+    } else if (method !== 'GET' && method !== 'HEAD') {
       const hasBody = c.get('jsonBody') !== undefined || (await c.req.text()).trim() !== '';
       if (hasBody) {
         body = JSON.stringify(await readJsonBody(c));
@@ -141,7 +147,7 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       upstream = await request(url, {
         method: method as Dispatcher.HttpMethod,
         headers,
-        body: body || undefined,
+        body: body.length > 0 ? body : undefined,
         dispatcher,
         signal,
       });

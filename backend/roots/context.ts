@@ -2,6 +2,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadInstalledApps } from '../apps';
 import { createRpcRegistry } from '../apps/rpc-registry';
+import { attachmentObserver } from '../attachments/attachment-observer';
+import { DbAttachmentStore } from '../attachments/db-attachment-store';
 import { AuditLog } from '../audit/audit-log';
 import { revealObserver } from '../audit/reveal-observer';
 import { ADMINISTRATOR } from '../auth/auth-service';
@@ -197,6 +199,9 @@ export async function buildContext(
   // records; over records kept elsewhere (given by the caller) an import settles them one by one.
   const imports = options.records ? new MemoryImportStore(records) : new DbImportStore(db, recordsOver);
   if (imports instanceof DbImportStore) await imports.migrate();
+  // Attachments live with their records: this process's database and data directory.
+  const attachments = new DbAttachmentStore(db, join(resolve(config.server.data_dir), 'attachments'));
+  await attachments.migrate();
   return Object.freeze({
     config,
     log,
@@ -204,7 +209,14 @@ export async function buildContext(
     records,
     imports,
     // Each record's history is written where the record lives (docs/http-api.md#a-records-history).
-    recordObservers: [revealObserver(audit), historyObserver(history), ...(options.recordObservers ?? [])],
+    // A deleted record's attachments go with it.
+    recordObservers: [
+      revealObserver(audit),
+      historyObserver(history),
+      attachmentObserver(attachments),
+      ...(options.recordObservers ?? []),
+    ],
+    attachments,
     audit,
     history,
     metrics: observed.metrics,
