@@ -125,7 +125,11 @@ export function attachmentRoutes(deps: AttachmentRouteDeps): Hono<AppEnv> {
     const attachment = await deps.attachments.get(doctype.name, name, c.req.param('id'));
     if (!attachment) throw notFound('No such attachment.');
     const bytes = await deps.attachments.content(attachment);
-    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, downloadHeaders(attachment.file_name, attachment.media_type, bytes.byteLength));
+    return c.body(
+      bytes as Uint8Array<ArrayBuffer>,
+      200,
+      downloadHeaders(attachment.file_name, attachment.media_type, bytes.byteLength),
+    );
   });
 
   routes.delete(`${ATTACHMENTS_ROUTE}/:id`, async (c) => {
@@ -133,9 +137,13 @@ export function attachmentRoutes(deps: AttachmentRouteDeps): Hono<AppEnv> {
     const attachment = await deps.attachments.get(doctype.name, name, c.req.param('id'));
     if (!attachment) throw notFound('No such attachment.');
     if (attachment.uploader !== userOf(c) && !access.permissions.write) {
-      throw new PlatformError('forbidden', 'Only its uploader or whoever may change the record may remove it.', {
-        status: 403,
-      });
+      throw new PlatformError(
+        'forbidden',
+        'Only its uploader or whoever may change the record may remove it.',
+        {
+          status: 403,
+        },
+      );
     }
     await deps.attachments.remove(doctype.name, name, attachment.id);
     await deps.history?.record({

@@ -2,12 +2,12 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { Agent, type Dispatcher, request } from 'undici';
 import { PERMISSIONS_PREFIX, type ServiceManifest } from '../../src/protocol';
+import { isAttachmentUpload } from '../attachments/attachment';
 import { INTERNAL_SECRET_ENV, signInternalRequest, TRUST_REJECTED_HEADER } from '../auth/internal-auth';
 import type { Logger } from '../context';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
-import { isAttachmentUpload } from '../attachments/attachment';
 import type { ServiceDirectory } from './service-directory';
 
 /** Options of {@link forwardRoutes}. */
