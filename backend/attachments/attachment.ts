@@ -3,6 +3,7 @@
  * made safe to store and to offer back, and which media types a browser may be told. Nothing here touches
  * a file system, so the offline mocks use it as the server does.
  */
+import { PlatformError } from '../http/errors';
 
 /** One attachment as the API answers it. */
 export interface Attachment {
@@ -113,4 +114,20 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 /** True for an upload (`POST /api/resource/<doctype>/<name>/attachments`): its body limit is the attachments'. */
 export function isAttachmentUpload(method: string, path: string): boolean {
   return method === 'POST' && /^\/api\/resource\/[^/]+\/[^/]+\/attachments$/.test(path);
+}
+
+/** A byte count in words: `10 MiB`, `512 KiB`, `300 bytes`. */
+export function sizeInWords(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** 413 `payload_too_large` for a file past `attachments.max_bytes`, naming the limit. */
+export function attachmentTooLarge(maxBytes: number): PlatformError {
+  return new PlatformError(
+    'payload_too_large',
+    `An attachment is at most ${sizeInWords(maxBytes)} (${maxBytes} bytes).`,
+    { status: 413, headers: { Connection: 'close' } },
+  );
 }

@@ -17,7 +17,13 @@ import { requestHeader } from '../http/node-request';
 import { readLimitedBody } from '../http/read-limited-body';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
-import { contentDisposition, declaredMediaType, sanitiseFileName, servedMediaType } from './attachment';
+import {
+  attachmentTooLarge,
+  contentDisposition,
+  declaredMediaType,
+  sanitiseFileName,
+  servedMediaType,
+} from './attachment';
 import type { AttachmentStore } from './attachment-store';
 
 /** The path of a record's attachments, in Hono's pattern syntax. */
@@ -39,21 +45,6 @@ export function downloadHeaders(fileName: string, storedType: string, size: numb
     'Cache-Control': 'private, no-store',
     'Content-Security-Policy': 'sandbox',
   };
-}
-
-/** A byte count in words: `10 MiB`, `512 KiB`, `300 bytes`. */
-export function sizeInWords(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
-}
-
-function tooLarge(maxBytes: number): PlatformError {
-  return new PlatformError(
-    'payload_too_large',
-    `An attachment is at most ${sizeInWords(maxBytes)} (${maxBytes} bytes).`,
-    { status: 413, headers: { Connection: 'close' } },
-  );
 }
 
 function notFound(message = 'No such record.'): PlatformError {
@@ -90,7 +81,7 @@ export function attachmentRoutes(deps: AttachmentRouteDeps): Hono<AppEnv> {
 
   routes.post(ATTACHMENTS_ROUTE, async (c) => {
     const declared = requestHeader(c, 'content-length');
-    if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+    if (declared !== undefined && Number(declared) > maxBytes) throw attachmentTooLarge(maxBytes);
     const { doctype, name } = await recordOf(c, 'write');
     const rawName = c.req.query('filename');
     if (rawName === undefined || rawName.trim() === '') {
@@ -98,7 +89,7 @@ export function attachmentRoutes(deps: AttachmentRouteDeps): Hono<AppEnv> {
         status: 400,
       });
     }
-    const bytes = await readLimitedBody(c, maxBytes, () => tooLarge(maxBytes));
+    const bytes = await readLimitedBody(c, maxBytes, () => attachmentTooLarge(maxBytes));
     if (bytes.byteLength === 0) {
       throw new PlatformError('invalid_body', 'The file is empty.', { status: 400 });
     }

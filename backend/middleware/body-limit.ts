@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { JOSE_CONTENT_TYPE } from '../../src/protocol';
-import { isAttachmentUpload } from '../attachments/attachment';
+import { attachmentTooLarge, isAttachmentUpload } from '../attachments/attachment';
 import { presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
@@ -58,15 +58,19 @@ export function bodyLimitStep(options: BodyLimitOptions): ChainStep {
       const declared = requestHeader(c, 'content-length');
       if (declared === undefined && requestHeader(c, 'transfer-encoding') === undefined) return undefined;
       const anonymous = presentedCredential(c) === undefined;
+      const attachment =
+        !anonymous &&
+        options.maxAttachmentBytes !== undefined &&
+        isAttachmentUpload(c.req.method, c.req.path);
       const limit = anonymous
         ? options.maxAnonymousBodyBytes
         : isJose(requestHeader(c, 'content-type'))
           ? Math.max(options.maxJweBytes, options.maxBodyBytes)
-          : options.maxAttachmentBytes !== undefined && isAttachmentUpload(c.req.method, c.req.path)
-            ? Math.max(options.maxAttachmentBytes, options.maxBodyBytes)
+          : attachment
+            ? Math.max(options.maxAttachmentBytes ?? 0, options.maxBodyBytes)
             : options.maxBodyBytes;
       if (declared !== undefined) {
-        if (!(Number(declared) <= limit)) throw bodyTooLarge(limit);
+        if (!(Number(declared) <= limit)) throw attachment ? attachmentTooLarge(limit) : bodyTooLarge(limit);
         return undefined;
       }
       const method = c.req.method;

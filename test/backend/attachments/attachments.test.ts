@@ -44,7 +44,7 @@ afterAll(async () => {
 const filesDir = () => join(dataDir, 'attachments');
 const data = async <T>(res: Response) => ((await res.json()) as { data: T }).data;
 const base = (name: string) => `/api/resource/crm.Customer/${name}/attachments`;
-const as = (authorization?: string) => (authorization ? { authorization } : {});
+const as = (authorization?: string): Record<string, string> => (authorization ? { authorization } : {});
 
 async function newCustomer(name: string): Promise<string> {
   const res = await t.request('POST', '/api/resource/crm.Customer', {
