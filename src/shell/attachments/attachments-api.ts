@@ -31,7 +31,9 @@ export function attachmentsApi(gatewayUrl: string, docType: string, name: string
           method: 'POST',
           query: { filename: file.name },
           headers: { 'Content-Type': file.type || 'application/octet-stream' },
-          body: file,
+          // The bytes, not the File: every fetch sends an ArrayBuffer as is (and the largest is bounded by
+          // `attachments.max_bytes`).
+          body: await file.arrayBuffer(),
         })
       ).data,
     remove: (id: string) =>
