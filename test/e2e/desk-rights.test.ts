@@ -5,7 +5,8 @@
  * the Users page and a new ticket finds no action the agent may not take and no error text, and global
  * search finds the customer. Then a changed form asks before it is left, Ctrl+S saves, and a Link whose
  * text names no record blocks Save; the ticket's timeline lists each change with its author and takes a
- * comment; two tabs saving one ticket end in the conflict screen, not in a silent overwrite. Screenshots:
+ * comment; two tabs saving one ticket end in the conflict screen, not in a silent overwrite; a file attached
+ * to the ticket downloads under its name with its bytes. Screenshots:
  * `desk-rights-*` in test/e2e/__screenshots__. Last, the Customers list exports as CSV, and the Desk follows a
  * dark system setting unless the header's theme choice says otherwise.
  */
@@ -279,6 +280,32 @@ describe('the Desk for a Support Agent (monolith)', () => {
       .getByText(/Ticket “Printer fixed” saved\./)
       .waitFor();
     await other.close();
+  });
+
+  it('attaches a file to the ticket, and downloads it under its name with its bytes', async () => {
+    await page.goto(`${target.deskUrl}#/app/support.Ticket/TKT-00001`);
+    const attachments = page.getByRole('region', { name: 'Attachments' });
+    await attachments.getByText('No files are attached to this ticket.').waitFor();
+    const content = 'Printer log\nline 2: smoke from the toner\n';
+    const choosing = page.waitForEvent('filechooser');
+    await attachments.getByRole('button', { name: 'Attach file' }).click();
+    await (await choosing).setFiles({
+      name: 'printer-log.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from(content),
+    });
+    const link = attachments.getByRole('link', { name: 'printer-log.txt' });
+    await link.waitFor();
+    expect(await attachments.getByRole('listitem').textContent()).toMatch(/sam\.agent/);
+    await page.getByRole('region', { name: 'Activity' }).getByText('attached printer-log.txt').waitFor();
+
+    const downloading = page.waitForEvent('download');
+    await link.click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe('printer-log.txt');
+    expect(readFileSync((await download.path())!, 'utf8')).toBe(content);
+    await expectNoErrorText(page);
+    await screenshot(page, 'desk-rights-attachments');
   });
 
   it('exports the customers list as CSV', async () => {
