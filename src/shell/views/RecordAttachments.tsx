@@ -56,7 +56,6 @@ export function RecordAttachments({ docType, schema, id }: RecordAttachmentsProp
   const [removeBusy, setRemoveBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const titleId = useId();
-  const inputId = useId();
   const noun = schema.label.toLowerCase();
 
   const attach = async (event: ChangeEvent<HTMLInputElement>) => {
@@ -130,10 +129,10 @@ export function RecordAttachments({ docType, schema, id }: RecordAttachmentsProp
         <div className="desk-actions">
           <input
             ref={input}
-            id={inputId}
             type="file"
             className="desk-visually-hidden"
-            aria-label="Attach file"
+            // Reached through the button below, which says what it does; not a second control of its own.
+            aria-hidden="true"
             tabIndex={-1}
             onChange={(event) => void attach(event)}
           />

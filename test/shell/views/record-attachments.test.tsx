@@ -40,7 +40,9 @@ function renderAttachments(user?: SessionUser) {
 }
 
 function pick(region: HTMLElement, file: File) {
-  fireEvent.change(within(region).getByLabelText('Attach file'), { target: { files: [file] } });
+  // The picker the "Attach file" button opens.
+  const input = region.querySelector<HTMLInputElement>('input[type="file"]')!;
+  fireEvent.change(input, { target: { files: [file] } });
 }
 
 const stored = () => backend.env.ctx.attachments!.list('support.Ticket', ticket);
