@@ -221,3 +221,39 @@ describe('a deleted record', () => {
     ]);
   });
 });
+
+describe('in metadata encryption mode', () => {
+  it('takes a plaintext upload to a DocType with personal-data fields, whose record writes must be encrypted', async () => {
+    const metadataDir = mkdtempSync(join(tmpdir(), 'attachments-metadata-'));
+    const m = await createTestApp({
+      config: {
+        apps: ['crm'],
+        'server.data_dir': metadataDir,
+        'security.payload_encryption.mode': 'metadata',
+      },
+    });
+    try {
+      const record = await m.ctx.records.insert(m.ctx.doctypes.get('crm.Customer')!, {
+        customer_name: 'Plain',
+        status: 'Active',
+      });
+      const bytes = text('a scanned contract');
+      const res = await m.request(
+        'POST',
+        `/api/resource/crm.Customer/${record.name}/attachments?filename=c.txt`,
+        {
+          body: bytes,
+          headers: { 'content-type': 'text/plain' },
+        },
+      );
+      expect(res.status).toBe(201);
+      const plainWrite = await m.request('PUT', `/api/resource/crm.Customer/${record.name}`, {
+        body: { customer_name: 'Changed' },
+      });
+      expect(plainWrite.status).toBe(415);
+    } finally {
+      await m.close();
+      rmSync(metadataDir, { recursive: true, force: true });
+    }
+  });
+});
