@@ -7,6 +7,7 @@ import { peerLinkResolver } from './data/peer-links';
 import { dataRoutes } from './data/routes';
 import { deskRoutes } from './desk/routes';
 import type { ServiceDirectory } from './gateway/service-directory';
+import { historyRoutes } from './history/routes';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { importRoutes } from './import/routes';
@@ -36,8 +37,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
 
 /**
  * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data
- * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
- * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here.
+ * API and RPC, with the gateway's principal), then the data, RPC and metadata routes, a record's attachments
+ * and history, and the Desk asset routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here.
  */
 export function createServiceApp(
   ctx: AppContext,
@@ -58,6 +59,8 @@ export function createServiceApp(
   if (ctx.attachments) app.route('/', attachmentRoutes({ ...ctx, attachments: ctx.attachments }));
   app.route('/', dataRoutes(ctx, { remoteLinks }));
   if (ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }, { remoteLinks }));
+  // A record's history and comments, kept with the record; the gateway forwards `/api/history/` here.
+  if (ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   app.route('/', deskRoutes(ctx));
   return app;

@@ -102,6 +102,7 @@ function isProtected(path: string): boolean {
   return (
     path.startsWith('/api/resource/') ||
     path.startsWith('/api/method/') ||
+    path.startsWith('/api/history/') ||
     path === PERMISSIONS_PREFIX ||
     path.startsWith(`${PERMISSIONS_PREFIX}/`)
   );

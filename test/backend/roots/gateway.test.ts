@@ -173,6 +173,12 @@ describe('MACROSERVICE gateway', () => {
     // In the service's own data directory, not the gateway's.
     expect(existsSync(join(dataDir, 'services', 'crm', 'attachments', stored.sha256))).toBe(true);
     expect(existsSync(join(dataDir, 'attachments'))).toBe(false);
+    // The service's timeline of the record says so.
+    const history = await send(gateway, 'GET', `/api/history/crm.Customer/${name}`);
+    expect(history.status).toBe(200);
+    const entries = ((await history.json()) as { data: Array<{ kind: string; changes: unknown[] }> }).data;
+    expect(entries.map((e) => e.kind)).toEqual(['create', 'attach']);
+    expect(entries[1]!.changes).toEqual([{ field: 'attachment', new: 'scan.pdf' }]);
   });
 
   it('refuses a data request without credentials at the gateway, before any forwarding', async () => {
