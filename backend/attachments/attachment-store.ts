@@ -23,8 +23,8 @@ export interface AttachmentStore {
   list(doctype: string, record: string): Promise<Attachment[]>;
   /** One attachment of the record, or undefined. */
   get(doctype: string, record: string, id: string): Promise<Attachment | undefined>;
-  /** The content of an attachment this store answered. */
-  content(attachment: Attachment): Promise<Uint8Array>;
+  /** The content of an attachment this store answered; undefined when it is missing (an incomplete restore). */
+  content(attachment: Attachment): Promise<Uint8Array | undefined>;
   /** Removes one attachment (and its content when nothing else refers to it); false when there was none. */
   remove(doctype: string, record: string, id: string): Promise<boolean>;
   /** Removes every attachment of a record (a deleted record); answers how many. */
@@ -68,8 +68,8 @@ export class MemoryAttachmentStore implements AttachmentStore {
     return row ? { ...row } : undefined;
   }
 
-  async content(attachment: Attachment): Promise<Uint8Array> {
-    return this.blobs.get(attachment.sha256)?.slice() ?? new Uint8Array();
+  async content(attachment: Attachment): Promise<Uint8Array | undefined> {
+    return this.blobs.get(attachment.sha256)?.slice();
   }
 
   async remove(doctype: string, record: string, id: string): Promise<boolean> {

@@ -100,8 +100,13 @@ export class DbAttachmentStore implements AttachmentStore {
     return rows[0] ? toAttachment(rows[0]) : undefined;
   }
 
-  async content(attachment: Attachment): Promise<Uint8Array> {
-    return new Uint8Array(await readFile(this.pathOf(attachment.sha256)));
+  async content(attachment: Attachment): Promise<Uint8Array | undefined> {
+    try {
+      return new Uint8Array(await readFile(this.pathOf(attachment.sha256)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   async remove(doctype: string, record: string, id: string): Promise<boolean> {

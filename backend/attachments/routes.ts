@@ -116,6 +116,7 @@ export function attachmentRoutes(deps: AttachmentRouteDeps): Hono<AppEnv> {
     const attachment = await deps.attachments.get(doctype.name, name, c.req.param('id'));
     if (!attachment) throw notFound('No such attachment.');
     const bytes = await deps.attachments.content(attachment);
+    if (!bytes) throw notFound('The file of this attachment is missing from the server.');
     return c.body(
       bytes as Uint8Array<ArrayBuffer>,
       200,

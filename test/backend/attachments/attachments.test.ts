@@ -162,6 +162,19 @@ describe('uploading, listing and downloading', () => {
   });
 });
 
+describe('a file missing from the data directory (an incomplete restore)', () => {
+  it('is 404 not_found on download, not a server error', async () => {
+    const name = await newCustomer('Restored');
+    const row = await data<Attachment>(
+      await upload(name, 'lost.txt', text('lost in a restore'), 'text/plain'),
+    );
+    rmSync(join(filesDir(), row.sha256));
+    const res = await t.request('GET', `${base(name)}/${row.id}`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 'not_found' } });
+  });
+});
+
 describe('rights like the record', () => {
   it('refuses list and download without read, upload without write (403 forbidden)', async () => {
     const name = await newCustomer('Guarded');
@@ -194,6 +207,7 @@ describe('rights like the record', () => {
     ).toBe(204);
     expect(await data<Attachment[]>(await t.request('GET', base(name)))).toEqual([]);
     expect((await t.request('DELETE', `${base(name)}/${first.id}`)).status).toBe(404);
+    expect((await t.request('GET', `${base(name)}/${first.id}`)).status).toBe(404);
     const timeline = await data<Array<{ kind: string; user: string }>>(
       await t.request('GET', `/api/history/crm.Customer/${name}`),
     );
