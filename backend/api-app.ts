@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { EncryptionJwk } from '../src/protocol';
+import { attachmentRoutes } from './attachments/routes';
 import { auditRoutes } from './audit/routes';
 import { authRoutes } from './auth/routes';
 import { userRoutes } from './auth/user-routes';
@@ -36,6 +37,7 @@ export type ApiContext = Pick<
   | 'recordObservers'
   | 'audit'
   | 'history'
+  | 'attachments'
   | 'metrics'
   | 'imports'
   | 'apps'
@@ -108,6 +110,9 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   if (!options.forwarding && ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
   // Imports create records where they live (MONOLITH; each MACROSERVICE service).
   if (!options.forwarding && ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }));
+  // A record's attachments live with the record (MONOLITH; each MACROSERVICE service, through `forwarding`).
+  if (!options.forwarding && ctx.attachments)
+    app.route('/', attachmentRoutes({ ...ctx, attachments: ctx.attachments }));
   if (options.releases) app.route('/', options.releases);
   app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
   if (options.forwarding) app.route('/', options.forwarding);

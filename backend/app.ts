@@ -1,11 +1,13 @@
 import { Hono } from 'hono';
 import { type CreateApiAppOptions, createApiApp } from './api-app';
+import { attachmentRoutes } from './attachments/routes';
 import { INTERNAL_HEADERS, trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { peerLinkResolver } from './data/peer-links';
 import { dataRoutes } from './data/routes';
 import { deskRoutes } from './desk/routes';
 import type { ServiceDirectory } from './gateway/service-directory';
+import { historyRoutes } from './history/routes';
 import type { AppEnv } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { importRoutes } from './import/routes';
@@ -39,10 +41,10 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
 
 /**
  * The HTTP app of one service process: the trust check (only requests the gateway signed reach the data
- * API and RPC, with the gateway's principal), then the data, RPC and metadata routes and the Desk asset
- * routes (its UI remote) of the foundation. The security middleware chain runs at the gateway, not here,
- * except for decrypting bodies encrypted to this service's own key, and the idempotency records of the
- * writes this service stores, kept in its own database.
+ * API and RPC, with the gateway's principal), then the data, RPC and metadata routes, a record's attachments
+ * and history, and the Desk asset routes (its UI remote) of the foundation. The security middleware chain
+ * runs at the gateway, not here, except for decrypting bodies encrypted to this service's own key, and the
+ * idempotency records of the writes this service stores, kept in its own database.
  */
 export function createServiceApp(
   ctx: AppContext,
@@ -78,8 +80,12 @@ export function createServiceApp(
     secret,
     timeoutMs: ctx.config.desk.upstream_timeout_ms,
   });
+  // Before the data routes: `/api/resource/:doctype/:name/attachments` is the record's, not a record.
+  if (ctx.attachments) app.route('/', attachmentRoutes({ ...ctx, attachments: ctx.attachments }));
   app.route('/', dataRoutes(ctx, { remoteLinks }));
   if (ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }, { remoteLinks }));
+  // A record's history and comments, kept with the record; the gateway forwards `/api/history/` here.
+  if (ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   app.route('/', deskRoutes(ctx));
   return app;

@@ -1,5 +1,6 @@
 import type { InstalledApp, Logger } from '../src/contract';
 import type { RpcRegistry } from './apps/rpc-registry';
+import type { AttachmentStore } from './attachments/attachment-store';
 import type { AuditStore } from './audit/audit-store';
 import type { Bus } from './bus/bus';
 import type { PlatformConfig } from './config/schema';
@@ -45,6 +46,11 @@ export interface AppContext {
    * import resumes without creating a row twice; absent where imports are not offered.
    */
   readonly imports?: ImportStore;
+  /**
+   * The files attached to this process's records (docs/http-api.md#a-records-attachments): rows in the
+   * database, content under `<data_dir>/attachments` on a server; in memory in the offline mocks.
+   */
+  readonly attachments?: AttachmentStore;
   /** The apps this process installs, in `tool.platform.apps` order. */
   readonly apps: InstalledApp[];
   /** The DocTypes of the installed apps. */

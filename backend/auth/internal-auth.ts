@@ -110,6 +110,7 @@ function isProtected(path: string): boolean {
   return (
     path.startsWith('/api/resource/') ||
     path.startsWith('/api/method/') ||
+    path.startsWith('/api/history/') ||
     path === PERMISSIONS_PREFIX ||
     path.startsWith(`${PERMISSIONS_PREFIX}/`)
   );
@@ -128,7 +129,9 @@ export function trustGateway(secret: string): MiddlewareHandler<AppEnv> {
     const guarded = isProtected(c.req.path);
     if (!signed && !guarded) return next();
     const url = new URL(c.req.url);
-    const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : await c.req.text();
+    // The bytes as sent: an attachment is binary, and decoding it as text would change what was signed.
+    const body =
+      c.req.method === 'GET' || c.req.method === 'HEAD' ? '' : new Uint8Array(await c.req.arrayBuffer());
     const principal = verifyInternalRequest(secret, {
       method: c.req.method,
       target: url.pathname + url.search,

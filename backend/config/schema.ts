@@ -102,6 +102,16 @@ export const platformTomlSchema = z
       })
       .strict()
       .prefault({}),
+    attachments: z
+      .object({
+        /**
+         * Largest file attached to a record (docs/operators.md#attachments); an upload of that size passes
+         * the general body limit on its route only.
+         */
+        max_bytes: positiveInt.default(10_485_760),
+      })
+      .strict()
+      .prefault({}),
     releases: z
       .object({
         /**

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { Agent, type Dispatcher, request } from 'undici';
 import { JOSE_CONTENT_TYPE, PERMISSIONS_PREFIX, type ServiceManifest } from '../../src/protocol';
+import { isAttachmentUpload } from '../attachments/attachment';
 import { INTERNAL_SECRET_ENV, signInternalRequest, TRUST_REJECTED_HEADER } from '../auth/internal-auth';
 import type { Logger } from '../context';
 import type { AppEnv } from '../http/env';
@@ -99,9 +100,10 @@ function unknownService(message: string) {
  * MACROSERVICE gateway routing: `/api/resource/*`, `/api/import/*` and `/api/method/*` go to the service named by
  * `X-Platform-Service` (or the owner of the DocType in the path), `/api/meta/<service>` to that service's
  * `metaUrl`. The gateway's middleware chain has already run, so the body forwarded is the decrypted JSON
- * and the principal is passed signed ({@link signInternalRequest}); cookies and `Authorization` are not. A
- * body encrypted to the owning service's own key is forwarded as the JWE it came as, unopened; one
- * encrypted to another service's key is 400 `key_not_for_service`
+ * (a record's attachment upload: the file's bytes and `Content-Type` as received; its download comes back
+ * with the service's headers) and the principal is passed signed ({@link signInternalRequest}); cookies and
+ * `Authorization` are not. A body encrypted to the owning service's own key is forwarded as the JWE it came
+ * as, unopened; one encrypted to another service's key is 400 `key_not_for_service`
  * (docs/security.md#encrypted-to-the-owning-service).
  *
  * Errors: unknown service 404 `unknown_service`; a service that does not answer (refused, reset) 503
@@ -126,13 +128,17 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       const value = c.req.header(name);
       if (value !== undefined) headers[name] = value;
     }
-    let body = '';
+    let body: string | Uint8Array = '';
     const sealed = c.get('sealedJwe');
     if (sealed !== undefined) {
       // Encrypted to a service's own key: it goes to that service, as it came, or nowhere.
       if (sealed.service !== manifest.service) throw keyNotForService();
       body = sealed.token;
       headers['content-type'] = JOSE_CONTENT_TYPE;
+    } else if (isAttachmentUpload(method, c.req.path)) {
+      // A file attached to a record goes on as the bytes and media type received (limited by the chain).
+      body = new Uint8Array(await c.req.arrayBuffer());
+      headers['content-type'] = c.req.header('content-type') ?? 'application/octet-stream';
     } else if (method !== 'GET' && method !== 'HEAD') {
       const hasBody = c.get('jsonBody') !== undefined || (await c.req.text()).trim() !== '';
       if (hasBody) {
@@ -158,7 +164,7 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       upstream = await request(url, {
         method: method as Dispatcher.HttpMethod,
         headers,
-        body: body || undefined,
+        body: body.length > 0 ? body : undefined,
         dispatcher,
         signal,
       });

@@ -11,9 +11,12 @@ export interface FieldChange {
   hidden?: true;
 }
 
-/** A create, update or delete the data API stored. */
+/**
+ * A create, update or delete the data API stored, or a file attached to the record or removed from it
+ * (`attach` / `detach`: one change of the field `attachment`, `new` or `old` the file's name).
+ */
 export interface ChangeEntry {
-  kind: 'create' | 'update' | 'delete';
+  kind: 'create' | 'update' | 'delete' | 'attach' | 'detach';
   id: number;
   user: string;
   /** ISO 8601. */

@@ -74,7 +74,9 @@ async function readChunked(c: Context, maxBytes: number, tooLarge: () => Platfor
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
+      // Not awaited: the refusal does not depend on it, and the cancel of a teed stream (a request cloned
+      // to be logged) settles only once every branch is cancelled.
+      void reader.cancel().catch(() => {});
       throw tooLarge();
     }
     chunks.push(value);

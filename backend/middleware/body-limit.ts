@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { JOSE_CONTENT_TYPE } from '../../src/protocol';
+import { attachmentTooLarge, isAttachmentUpload } from '../attachments/attachment';
 import { presentedCredential } from '../auth/credentials';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
@@ -15,6 +16,11 @@ export interface BodyLimitOptions {
   maxAnonymousBodyBytes: number;
   /** Largest `application/jose` body of a request presenting a credential (`max_jwe_bytes`). */
   maxJweBytes: number;
+  /**
+   * Largest body of a file attached to a record (`attachments.max_bytes`), on the upload route only
+   * (`POST /api/resource/<doctype>/<name>/attachments`) and only for a request presenting a credential.
+   */
+  maxAttachmentBytes?: number;
 }
 
 /**
@@ -38,7 +44,8 @@ async function readChunked(c: Context<AppEnv>, limit: number): Promise<undefined
  * BodyLimitMiddleware (priority 12, docs/security.md#middleware-chain): every request body is limited before
  * anything parses it. A request without a credential gets the small limit (sign-in needs a few hundred bytes),
  * one with a credential `server.max_body_bytes` (an encrypted one `max_jwe_bytes`). Whether the credential is
- * valid is not known yet and does not matter: the limit only bounds memory.
+ * valid is not known yet and does not matter: the limit only bounds memory. An attachment upload gets
+ * `attachments.max_bytes` instead (its route checks the same limit again, with words naming it).
  *
  * A declared `Content-Length` over the limit is refused at once, before a byte is read (synchronously). A body
  * without one (chunked) is read here, streamed and cut off at the limit, and kept for the handler, so no reader
@@ -51,13 +58,19 @@ export function bodyLimitStep(options: BodyLimitOptions): ChainStep {
       const declared = requestHeader(c, 'content-length');
       if (declared === undefined && requestHeader(c, 'transfer-encoding') === undefined) return undefined;
       const anonymous = presentedCredential(c) === undefined;
+      const attachment =
+        !anonymous &&
+        options.maxAttachmentBytes !== undefined &&
+        isAttachmentUpload(c.req.method, c.req.path);
       const limit = anonymous
         ? options.maxAnonymousBodyBytes
         : isJose(requestHeader(c, 'content-type'))
           ? Math.max(options.maxJweBytes, options.maxBodyBytes)
-          : options.maxBodyBytes;
+          : attachment
+            ? Math.max(options.maxAttachmentBytes ?? 0, options.maxBodyBytes)
+            : options.maxBodyBytes;
       if (declared !== undefined) {
-        if (!(Number(declared) <= limit)) throw bodyTooLarge(limit);
+        if (!(Number(declared) <= limit)) throw attachment ? attachmentTooLarge(limit) : bodyTooLarge(limit);
         return undefined;
       }
       const method = c.req.method;

@@ -53,6 +53,7 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
       maxBodyBytes: config.server.max_body_bytes,
       maxAnonymousBodyBytes: config.server.max_anonymous_body_bytes,
       maxJweBytes: config.security.payload_encryption.max_jwe_bytes,
+      maxAttachmentBytes: config.attachments.max_bytes,
     }),
   ),
   entry('PayloadDecryptionMiddleware', 15, ({ config, security }) =>

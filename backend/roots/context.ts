@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { InstalledApp } from '../../src/contract';
 import { loadInstalledApps } from '../apps';
 import { createRpcRegistry } from '../apps/rpc-registry';
+import { attachmentObserver } from '../attachments/attachment-observer';
+import { DbAttachmentStore } from '../attachments/db-attachment-store';
 import { AuditLog } from '../audit/audit-log';
 import { revealObserver } from '../audit/reveal-observer';
 import { ADMINISTRATOR } from '../auth/auth-service';
@@ -215,6 +217,9 @@ export async function buildContext(
     observed.metrics.registry.register('jobs', jobs.collect);
     imports = jobs.store;
   }
+  // Attachments live with their records: this process's database and data directory.
+  const attachments = new DbAttachmentStore(db, join(resolve(config.server.data_dir), 'attachments'));
+  await attachments.migrate();
   return Object.freeze({
     config,
     log,
@@ -222,7 +227,14 @@ export async function buildContext(
     records,
     imports,
     // Each record's history is written where the record lives (docs/http-api.md#a-records-history).
-    recordObservers: [revealObserver(audit), historyObserver(history), ...(options.recordObservers ?? [])],
+    // A deleted record's attachments go with it.
+    recordObservers: [
+      revealObserver(audit),
+      historyObserver(history),
+      attachmentObserver(attachments),
+      ...(options.recordObservers ?? []),
+    ],
+    attachments,
     audit,
     history,
     metrics: observed.metrics,

@@ -1,8 +1,9 @@
 /**
  * The offline backend: the platform's own API app (`createApiApp`: the same middleware chain and routes the
  * server runs) composed over parts that need neither a database nor Node modules: records in memory
- * (`MemoryRecordStore`, seeded unless asked empty; CSV imports over it, `MemoryImportStore`), the audit log of
- * reveals in memory (`MemoryAuditLog`), users and sessions in memory (`MemoryAuthStore`, with
+ * (`MemoryRecordStore`, seeded unless asked empty; CSV imports over it, `MemoryImportStore`; files attached
+ * to records, `MemoryAttachmentStore`), the audit log of reveals in memory (`MemoryAuditLog`), users and
+ * sessions in memory (`MemoryAuthStore`, with
  * `Administrator` / `admin` as on a first start), WebCrypto PBKDF2 password hashing, a WebCrypto key store
  * and an in-memory idempotency store. The browser worker (../browser.ts) and the Node mock server
  * (../node.ts) both hand every API request to {@link MockBackend.fetch}.
@@ -13,6 +14,8 @@ import { crmApp } from '../../backend/apps/crm/app';
 import { createRpcRegistry } from '../../backend/apps/rpc-registry';
 import { stockApp } from '../../backend/apps/stock/app';
 import { supportApp } from '../../backend/apps/support/app';
+import { attachmentObserver } from '../../backend/attachments/attachment-observer';
+import { MemoryAttachmentStore } from '../../backend/attachments/attachment-store';
 import { MemoryAuditLog } from '../../backend/audit/memory-audit-log';
 import { revealObserver } from '../../backend/audit/reveal-observer';
 import { AuthService } from '../../backend/auth/auth-service';
@@ -177,9 +180,11 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   if (options.records !== 'empty') seedRecords(records, doctypes);
   // One import store for the backend's life: a mode switch rebuilds the app, not the imports.
   const imports = new MemoryImportStore(records);
+  // Files attached to records, in memory like the records (removed with a deleted record).
+  const attachments = new MemoryAttachmentStore();
   // Reveals are audited offline too, so the Desk's audit screens show what the session read.
   const audit = new MemoryAuditLog();
-  const recordObservers = [revealObserver(audit)];
+  const recordObservers = [revealObserver(audit), attachmentObserver(attachments)];
   const idempotency = new MemoryIdempotencyStore();
   const directory = createStaticDirectory(manifests);
   const rpc = createRpcRegistry(apps);
@@ -200,6 +205,7 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
       log: () => {},
       records,
       imports,
+      attachments,
       recordObservers,
       audit,
       apps,

@@ -11,7 +11,9 @@
  * | strict    | the method is mutating, except under `/api/gateway/` and `/api/v1/security/`             |
  *
  * Strict mode exempts discovery and the security endpoints: they carry no record data, and a client calls
- * them before it has the security config (and so before it could encrypt anything).
+ * them before it has the security config (and so before it could encrypt anything). Metadata mode exempts a
+ * file attached to a record (`POST /api/resource/<DocType>/<name>/attachments`): its body is a file, not the
+ * record's flagged fields, and only JSON can be encrypted.
  */
 import { type FlaggedSchema, hasFlaggedFields } from './doctype-schema';
 import { isMutating } from './methods';
@@ -37,6 +39,9 @@ export const BUILTIN_SELECTIVE_ROUTES: readonly string[] = [
   USERS_PATHS.add,
   USERS_PATHS.setPassword,
 ];
+
+/** A record's attachment upload, which `metadata` mode leaves alone (see above). */
+const ATTACHMENT_UPLOAD = /^\/api\/resource\/[^/]+\/[^/]+\/attachments$/;
 
 /** Path prefixes `strict` mode leaves alone (see the table above). */
 export const STRICT_EXEMPT_PREFIXES: readonly string[] = [GATEWAY_PREFIX, SECURITY_PREFIX];
@@ -65,7 +70,7 @@ export function requiresEncryption(
     case 'selective':
       return matchesRoute(path, rule.routes ?? []);
     case 'metadata':
-      return isMutating(method) && hasFlaggedFields(schema);
+      return isMutating(method) && hasFlaggedFields(schema) && !ATTACHMENT_UPLOAD.test(path);
     case 'strict':
       return isMutating(method) && !startsWithAny(path, STRICT_EXEMPT_PREFIXES);
     default:

@@ -5,10 +5,11 @@
  * the Users page and a new ticket finds no action the agent may not take and no error text, and global
  * search finds the customer. Then a changed form asks before it is left, Ctrl+S saves, and a Link whose
  * text names no record blocks Save; the ticket's timeline lists each change with its author and takes a
- * comment; two tabs saving one ticket end in the conflict screen, not in a silent overwrite. Screenshots:
- * `desk-rights-*` in test/e2e/__screenshots__; axe-core finds no accessibility violation on any of them. Last,
- * the Customers list exports as CSV, and the Desk follows a dark system setting unless the header's theme
- * choice says otherwise (where axe-core finds none either).
+ * comment; two tabs saving one ticket end in the conflict screen, not in a silent overwrite; a file attached
+ * to the ticket downloads under its name with its bytes, and one too large is refused with the limit said.
+ * Screenshots: `desk-rights-*` in test/e2e/__screenshots__; axe-core finds no accessibility violation on any
+ * of them. Last, the Customers list exports as CSV, and the Desk follows a dark system setting unless the
+ * header's theme choice says otherwise (where axe-core finds none either).
  */
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -290,6 +291,47 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await other.close();
   });
 
+  it('attaches a file to the ticket, and downloads it under its name with its bytes', async () => {
+    await page.goto(`${target.deskUrl}#/app/support.Ticket/TKT-00001`);
+    const attachments = page.getByRole('region', { name: 'Attachments' });
+    await attachments.getByText('No files are attached to this ticket.').waitFor();
+    const content = 'Printer log\nline 2: smoke from the toner\n';
+    const choosing = page.waitForEvent('filechooser');
+    await attachments.getByRole('button', { name: 'Attach file' }).click();
+    await (await choosing).setFiles({
+      name: 'printer-log.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from(content),
+    });
+    const link = attachments.getByRole('link', { name: 'printer-log.txt' });
+    await link.waitFor();
+    expect(await attachments.getByRole('listitem').textContent()).toMatch(/sam\.agent/);
+    await page.getByRole('region', { name: 'Activity' }).getByText('attached printer-log.txt').waitFor();
+
+    const downloading = page.waitForEvent('download');
+    await link.click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe('printer-log.txt');
+    expect(readFileSync((await download.path())!, 'utf8')).toBe(content);
+    await expectNoErrorText(page);
+    await screenshot(page, 'desk-rights-attachments');
+
+    // A file past `attachments.max_bytes` (10 MiB) is refused, and the form says the limit next to the button.
+    const refusing = page.waitForEvent('filechooser');
+    await attachments.getByRole('button', { name: 'Attach file' }).click();
+    await (await refusing).setFiles({
+      name: 'scan.bin',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.alloc(10 * 1024 * 1024 + 1),
+    });
+    await attachments
+      .getByRole('alert')
+      .getByText('“scan.bin” is too large. An attachment is at most 10 MiB (10485760 bytes).')
+      .waitFor();
+    expect(await attachments.getByRole('link').allTextContents()).toEqual(['printer-log.txt']);
+    await screenshot(page, 'desk-rights-attachment-too-large');
+  });
+
   it('exports the customers list as CSV', async () => {
     await page.goto(`${target.deskUrl}#/app/crm.Customer`);
     await page.getByRole('cell', { name: CUSTOMER, exact: true }).waitFor();
@@ -338,8 +380,11 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
-  it('made no request after sign-in that the server refused, but the conflict', () => {
-    const expected = new Set(['409 /api/resource/support.Ticket/TKT-00001']);
+  it('made no request after sign-in that the server refused, but the conflict and the file too large', () => {
+    const expected = new Set([
+      '409 /api/resource/support.Ticket/TKT-00001',
+      '413 /api/resource/support.Ticket/TKT-00001/attachments',
+    ]);
     expect(refused.filter((r) => !expected.has(r))).toEqual([]);
   });
 });

@@ -50,6 +50,21 @@ describe('requiresEncryption: the mode table', () => {
     }
   });
 
+  it("metadata leaves a record's attachment upload in plaintext (a file, not the record's fields)", () => {
+    const rule = { mode: 'metadata' as const };
+    expect(requiresEncryption(rule, 'POST', '/api/resource/crm.Customer/CUST-1/attachments', flagged)).toBe(
+      false,
+    );
+    // Only the upload itself: the record and anything deeper still follow the rule.
+    expect(requiresEncryption(rule, 'PUT', '/api/resource/crm.Customer/CUST-1', flagged)).toBe(true);
+    expect(requiresEncryption(rule, 'POST', '/api/resource/crm.Customer/CUST-1/attachments/x', flagged)).toBe(
+      true,
+    );
+    expect(requiresEncryption({ mode: 'strict' }, 'POST', '/api/resource/crm.Customer/C/attachments')).toBe(
+      true,
+    );
+  });
+
   it('strict encrypts every mutating request and no read', () => {
     const rule = { mode: 'strict' as const };
     for (const method of MUTATING) {

@@ -14,7 +14,14 @@ export interface FieldChange {
 
 /** One line of a record's timeline: a stored change, or a comment. */
 export type TimelineEntry =
-  | { kind: 'create' | 'update' | 'delete'; id: number; user: string; at: string; changes: FieldChange[] }
+  | {
+      /** `attach` / `detach`: a file attached or removed (its name in the `attachment` change). */
+      kind: 'create' | 'update' | 'delete' | 'attach' | 'detach';
+      id: number;
+      user: string;
+      at: string;
+      changes: FieldChange[];
+    }
   | { kind: 'comment'; id: number; user: string; at: string; text: string; edited?: string };
 
 /** A comment entry of the timeline. */

@@ -38,6 +38,11 @@ const GenericForm = lazy(() =>
   import(/* webpackChunkName: "route-form" */ './GenericForm').then((m) => ({ default: m.GenericForm })),
 );
 // The timeline too: a list, the first screen of most visits, needs neither.
+const RecordAttachments = lazy(() =>
+  import(/* webpackChunkName: "route-form" */ './RecordAttachments').then((m) => ({
+    default: m.RecordAttachments,
+  })),
+);
 const RecordTimeline = lazy(() =>
   import(/* webpackChunkName: "route-form" */ './RecordTimeline').then((m) => ({
     default: m.RecordTimeline,
@@ -344,6 +349,7 @@ function RecordPage({
         </div>
       ) : null}
       {children}
+      {id !== undefined ? <RecordAttachments docType={docType} schema={schema} id={id} /> : null}
       {id !== undefined ? (
         <RecordSeenBy docType={docType} schema={schema} id={id} loaded={record !== undefined} />
       ) : null}

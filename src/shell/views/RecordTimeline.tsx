@@ -33,10 +33,13 @@ function shown(value: unknown): string {
 
 /** What a change did, in words. */
 export function describeChange(
-  entry: Extract<TimelineEntry, { kind: 'create' | 'update' | 'delete' }>,
+  entry: Exclude<TimelineEntry, { kind: 'comment' }>,
   schema: Pick<DocTypeSchema, 'label' | 'fields'>,
 ): string {
   const noun = schema.label.toLowerCase();
+  const file = entry.changes.find((c) => c.field === 'attachment');
+  if (entry.kind === 'attach') return `attached ${String(file?.new ?? 'a file')}`;
+  if (entry.kind === 'detach') return `removed the attachment ${String(file?.old ?? '')}`.trimEnd();
   if (entry.kind === 'delete') return `deleted this ${noun}`;
   if (entry.kind === 'create') return `created this ${noun}`;
   const label = (field: string) => schema.fields.find((f) => f.name === field)?.label ?? field;

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { downloadHeaders } from '../../../backend/attachments/routes';
 import { signInternalRequest, trustGateway } from '../../../backend/auth/internal-auth';
 import { forwardRoutes } from '../../../backend/gateway/forward';
 import { createStaticDirectory } from '../../../backend/gateway/service-directory';
@@ -42,6 +43,21 @@ function fakeService(seen: Seen[]) {
     await new Promise((r) => setTimeout(r, 2_000));
     return c.json({ message: 'late' });
   });
+  // A record's attachments: the upload's bytes as received, and a download with its headers.
+  app.post('/api/resource/:doctype/:name/attachments', async (c) => {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    seen.push({
+      method: c.req.method,
+      path: new URL(c.req.url).pathname + new URL(c.req.url).search,
+      headers: Object.fromEntries(c.req.raw.headers),
+      principal: c.get('principal') ?? null,
+      body: Buffer.from(bytes).toString('hex'),
+    });
+    return c.json({ data: { id: 'a1' } }, 201);
+  });
+  app.get('/api/resource/:doctype/:name/attachments/:id', (c) =>
+    c.body(new Uint8Array([0, 255, 1]), 200, downloadHeaders('report.pdf', 'text/html', 3)),
+  );
   app.all('/api/resource/*', record);
   app.all('/api/method/*', record);
   app.all('/api/import/*', record);
@@ -147,6 +163,39 @@ describe('forwardRoutes', () => {
     expect(seen[0]).toMatchObject({ method: 'POST', path: '/api/import/crm.Customer' });
     expect(seen[0]!.headers.prefer).toBe('respond-async');
     expect(JSON.parse(seen[0]!.body)).toEqual({ csv: 'Customer Name\r\nAda\r\n' });
+  });
+
+  it("forwards a record's attachment upload as its bytes and media type, and its download with its headers", async () => {
+    seen.length = 0;
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0x00, 0x80]);
+    const res = await gateway.fetch(
+      new Request('http://gateway.test/api/resource/crm.Customer/C-1/attachments?filename=a.png', {
+        method: 'POST',
+        headers: { authorization: 'Bearer t', 'content-type': 'image/png' },
+        body: bytes,
+      }),
+    );
+    // The service checked the signature over the bytes as sent (a text re-encoding would not match).
+    expect(res.status).toBe(201);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      path: '/api/resource/crm.Customer/C-1/attachments?filename=a.png',
+      principal: { user: 'Administrator', via: 'bearer' },
+      body: '89504e47fffe0080',
+    });
+    expect(seen[0]!.headers['content-type']).toBe('image/png');
+
+    const download = await send('GET', '/api/resource/crm.Customer/C-1/attachments/a1');
+    expect(download.status).toBe(200);
+    expect(Object.fromEntries(download.headers)).toMatchObject({
+      'content-type': 'application/octet-stream',
+      'content-disposition': "attachment; filename*=UTF-8''report.pdf",
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'private, no-store',
+      'content-security-policy': 'sandbox',
+    });
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(new Uint8Array([0, 255, 1]));
   });
 
   it('forwards /api/meta/<service> to the service metaUrl', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,6 +141,44 @@ describe('MACROSERVICE gateway', () => {
     expect(((await read.json()) as { data: { customer_name: string } }).data.customer_name).toBe('Ada');
     const meta = await send(gateway, 'GET', '/api/meta/crm');
     expect(((await meta.json()) as { service: string }).service).toBe('crm');
+  });
+
+  it("keeps a record's attachment at the service owning it: uploaded, listed and downloaded through the gateway", async () => {
+    const gateway = gateways[0]!;
+    const created = await send(gateway, 'POST', '/api/resource/crm.Customer', { customer_name: 'Filed' });
+    const { name } = ((await created.json()) as { data: { name: string } }).data;
+    const base = `/api/resource/crm.Customer/${name}/attachments`;
+    // Not valid UTF-8: the bytes must arrive as sent, under the gateway's signature.
+    const bytes = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0xff, 0xfe, 0x00, 0x80]);
+    const uploaded = await gateway.app.fetch(
+      new Request(`${GATEWAY_URL}${base}?filename=scan.pdf`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/pdf', 'content-length': '8' },
+        body: bytes,
+      }),
+    );
+    expect(uploaded.status).toBe(201);
+    const stored = ((await uploaded.json()) as { data: { id: string; sha256: string; size: number } }).data;
+    expect(stored.size).toBe(8);
+    const listed = await send(gateway, 'GET', base);
+    expect(((await listed.json()) as { data: Array<{ id: string }> }).data.map((a) => a.id)).toEqual([
+      stored.id,
+    ]);
+    const download = await send(gateway, 'GET', `${base}/${stored.id}`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/pdf');
+    expect(download.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''scan.pdf");
+    expect(download.headers.get('content-security-policy')).toBe('sandbox');
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(bytes);
+    // In the service's own data directory, not the gateway's.
+    expect(existsSync(join(dataDir, 'services', 'crm', 'attachments', stored.sha256))).toBe(true);
+    expect(existsSync(join(dataDir, 'attachments'))).toBe(false);
+    // The service's timeline of the record says so.
+    const history = await send(gateway, 'GET', `/api/history/crm.Customer/${name}`);
+    expect(history.status).toBe(200);
+    const entries = ((await history.json()) as { data: Array<{ kind: string; changes: unknown[] }> }).data;
+    expect(entries.map((e) => e.kind)).toEqual(['create', 'attach']);
+    expect(entries[1]!.changes).toEqual([{ field: 'attachment', new: 'scan.pdf' }]);
   });
 
   it('refuses a data request without credentials at the gateway, before any forwarding', async () => {

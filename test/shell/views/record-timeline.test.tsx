@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
 import type { TimelineEntry } from '../../../src/shell/history/history-api';
-import { RecordTimeline } from '../../../src/shell/views/RecordTimeline';
+import { describeChange, RecordTimeline } from '../../../src/shell/views/RecordTimeline';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
 import { DeskFrame, testPlatform } from '../support/desk-frame';
 
@@ -100,6 +100,18 @@ describe('RecordTimeline', () => {
     await waitFor(() => expect(items()).toHaveLength(2));
     expect(items()[0]).toMatch(/^Administrator created this customer/);
     expect(items()[1]).toMatch(/^sally changed Customer Name from “Grace” to “Grace Hopper”; changed Email /);
+  });
+
+  it('names the file of an attachment added or removed', () => {
+    const at = '2026-11-26T09:00:00Z';
+    const attached = { field: 'attachment', new: 'report.pdf' };
+    expect(describeChange({ kind: 'attach', id: 3, user: 'sam', at, changes: [attached] }, customer)).toBe(
+      'attached report.pdf',
+    );
+    const removed = { field: 'attachment', old: 'report.pdf' };
+    expect(describeChange({ kind: 'detach', id: 4, user: 'sam', at, changes: [removed] }, customer)).toBe(
+      'removed the attachment report.pdf',
+    );
   });
 
   it("offers Edit and Delete on one's own comments only, and sends a new comment as plain text", async () => {
