@@ -10,13 +10,14 @@ import { createPlatform } from './platform/create-platform';
 import { prewarmCore } from './platform/prewarm-core';
 import { applyTheme, themeChoice } from './platform/theme';
 import css from './styles/desk.css';
+import printCss from './styles/print.css';
 import { App, createQueryClient } from './views/App';
 import { ConfigError } from './views/ConfigError';
 
 function injectStyles(): void {
   const style = document.createElement('style');
   style.dataset.desk = 'shell';
-  style.textContent = css;
+  style.textContent = `${css}\n${printCss}`;
   document.head.appendChild(style);
 }
 
