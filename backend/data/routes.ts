@@ -3,6 +3,7 @@ import type { DocTypeDefinition } from '../../src/contract/doctype';
 import { appServicesFor } from '../apps/app-services';
 import { RPC_NAME_PATTERN } from '../apps/rpc-registry';
 import type { AppContext } from '../context';
+import { SYSTEM_USER } from '../history/history-observer';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { noStoreJson } from '../http/json-response';
@@ -91,6 +92,11 @@ function changedOnly(
   return Object.fromEntries(Object.entries(data).filter(([k, v]) => existing[k] !== v));
 }
 
+/** The user a write is credited to (`modified_by`): the caller, as the history names it. */
+function authorOf(c: Context<AppEnv>): string {
+  return c.get('principal')?.user ?? SYSTEM_USER;
+}
+
 function notFound(): PlatformError {
   return new PlatformError('not_found', 'No such record.', { status: 404 });
 }
@@ -172,7 +178,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, body);
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
-    const record = await db(c, () => store.insert(doctype, data));
+    const record = await db(c, () => store.insert(doctype, data, authorOf(c)));
     await notifyWritten(observers, {
       kind: 'create',
       doctype,
@@ -223,7 +229,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, merged);
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
-    const record = await db(c, () => store.update(doctype, name, data));
+    const record = await db(c, () => store.update(doctype, name, data, authorOf(c)));
     if (!record) throw notFound();
     await notifyWritten(observers, {
       kind: 'update',
