@@ -11,7 +11,13 @@ export interface DocTypeRegistry {
 }
 
 /** Every record has these (name, timestamps, last author); a model field may not reuse them. */
-const RESERVED_FIELDS: ReadonlySet<string> = new Set(['name', 'creation', 'modified', 'modified_by', 'doctype']);
+const RESERVED_FIELDS: ReadonlySet<string> = new Set([
+  'name',
+  'creation',
+  'modified',
+  'modified_by',
+  'doctype',
+]);
 
 /**
  * Builds a registry from DocType definitions. A duplicate full name, or a DocType whose `<app>.` prefix is

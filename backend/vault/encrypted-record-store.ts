@@ -141,12 +141,7 @@ export class EncryptedRecordStore implements RecordStore {
     if (flagged.size === 0) return this.inner.insert(doctype, data, by);
     const named = await this.inner.insert(stored, this.#seal(doctype, undefined, data), by);
     try {
-      const complete = await this.inner.update(
-        stored,
-        named.name,
-        this.#seal(doctype, named.name, data),
-        by,
-      );
+      const complete = await this.inner.update(stored, named.name, this.#seal(doctype, named.name, data), by);
       if (!complete) throw new Error('record vanished while being stored');
       return this.#open(doctype, complete);
     } catch (err) {

@@ -153,7 +153,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
     const row = list.getByRole('row').filter({ has: page.getByRole('link', { name: subject }) });
     const changed = row.getByRole('cell').last();
     await changed.locator('time').waitFor();
-    expect(await changed.innerText()).toMatch(/^Administrator · \S/);
+    expect(await changed.textContent()).toMatch(/^Administrator · \S/);
   });
 
   it('prints a ticket: its title and fields on a page of their own, without the Desk around them', async () => {
@@ -174,7 +174,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
       'Due date',
       'Urgent',
     ]);
-    expect(await sheet.innerText()).toMatch(/Last changed .+ by Administrator/);
+    expect(await sheet.textContent()).toMatch(/Last changed .+ by Administrator/);
     expect(await page.title()).toBe(`Print ${subject} · Ticket · Desk`);
     await expectNoInternals(page);
     await screenshot(page, `${mode}-record-print`);

@@ -99,5 +99,5 @@ function PrintedValue({
     );
   }
   const text = displayValue(field, value, titles);
-  return text ? <>{text}</> : <span className="desk-print__empty">—</span>;
+  return text ? <span>{text}</span> : <span className="desk-print__empty">—</span>;
 }

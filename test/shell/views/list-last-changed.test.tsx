@@ -34,6 +34,24 @@ afterAll(() => backend.server.close());
 
 const LIST = '/api/resource/stock.Warehouse';
 
+/** The warehouse list with its state held as the Desk's route holds it; each change is also reported. */
+function Routed({ onStateChange }: { onStateChange(state: ListState): void }): React.JSX.Element {
+  const [state, setState] = useState<ListState>({ filters: {}, page: 1, pageSize: 20 });
+  return (
+    <GenericList
+      docType="stock.Warehouse"
+      schema={warehouse}
+      onOpen={() => {}}
+      onCreate={() => {}}
+      state={state}
+      onStateChange={(next) => {
+        onStateChange(next);
+        setState(next);
+      }}
+    />
+  );
+}
+
 describe('the "Last changed by" column', () => {
   it('names who changed each record last and when, and sorts by when', async () => {
     const doctype = backend.env.doctypes.get('stock.Warehouse')!;
@@ -53,26 +71,9 @@ describe('the "Last changed by" column', () => {
     expect(created.status).toBe(201);
 
     const states: ListState[] = [];
-    /** The list with its state held as the Desk's route holds it. */
-    function Routed(): React.JSX.Element {
-      const [state, setState] = useState<ListState>({ filters: {}, page: 1, pageSize: 20 });
-      return (
-        <GenericList
-          docType="stock.Warehouse"
-          schema={warehouse}
-          onOpen={() => {}}
-          onCreate={() => {}}
-          state={state}
-          onStateChange={(next) => {
-            states.push(next);
-            setState(next);
-          }}
-        />
-      );
-    }
     render(
       <DeskFrame platform={testPlatform()}>
-        <Routed />
+        <Routed onStateChange={(next) => states.push(next)} />
       </DeskFrame>,
     );
     const list = await screen.findByRole('region', { name: 'Warehouse list' });

@@ -54,7 +54,9 @@ function printedFields(article: HTMLElement): Record<string, string> {
 describe('RecordPrint', () => {
   it('prints the title and every field, a linked record by its title, and who changed it last', async () => {
     const { env } = backend;
-    const grace = await env.store.insert(env.doctypes.get('crm.Customer')!, { customer_name: 'Grace Hopper' });
+    const grace = await env.store.insert(env.doctypes.get('crm.Customer')!, {
+      customer_name: 'Grace Hopper',
+    });
     const stored = await env.store.insert(
       env.doctypes.get('support.Ticket')!,
       { subject: 'Printer jams', customer: grace.name, status: 'Open', priority: 'High', urgent: true },
