@@ -1,7 +1,8 @@
 /**
  * `modified_by` on the data API against the real MONOLITH app and its database: a create and each update
- * store the caller as the record's last author, list and get answers carry it (and a list can ask for it
- * as a field, filter and sort on it), a client cannot set it, and no DocType may declare a field of its name.
+ * store the caller as the record's last author (an import, the user who started it), list and get answers
+ * carry it (and a list can ask for it as a field, filter and sort on it), a client cannot set it, and no
+ * DocType may declare a field of its name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocTypeRegistry } from '../../../backend/doctypes/registry';
@@ -71,6 +72,23 @@ describe('modified_by', () => {
       ),
     );
     expect(listed).toEqual([{ name: record.name, modified_by: 'sally' }]);
+  });
+
+  it('is the user who started an import, for each record it creates', async () => {
+    const res = await t.request('POST', '/api/import/crm.Customer', {
+      headers: { authorization: sally },
+      body: { csv: 'Customer Name\r\nImported by Sally\r\n' },
+    });
+    expect(res.status).toBe(200);
+    const listed = await data<Rec[]>(
+      await t.request(
+        'GET',
+        `/api/resource/crm.Customer?${new URLSearchParams({
+          filters: JSON.stringify([['customer_name', '=', 'Imported by Sally']]),
+        })}`,
+      ),
+    );
+    expect(listed.map((r) => r.modified_by)).toEqual(['sally']);
   });
 
   it('may not be declared by a DocType', () => {
