@@ -1,7 +1,7 @@
 /**
  * Removes a record's attachments with the record: when the data API deletes a record, its rows go and so do
- * the stored files no other attachment refers to. Run as a record observer, so the delete fails with it
- * rather than leave files of a record nobody can reach any more.
+ * the stored files no other attachment refers to. Run as a record observer in the delete's transaction, so
+ * the rows go with the record or stay with it; the files follow once the transaction is over.
  */
 import type { RecordObserver } from '../data/record-observer';
 import type { AttachmentStore } from './attachment-store';
@@ -10,7 +10,7 @@ import type { AttachmentStore } from './attachment-store';
 export function attachmentObserver(attachments: Pick<AttachmentStore, 'removeAll'>): RecordObserver {
   return {
     async written(event) {
-      if (event.kind === 'delete') await attachments.removeAll(event.doctype.name, event.name);
+      if (event.kind === 'delete') await attachments.removeAll(event.doctype.name, event.name, event.tx);
     },
   };
 }

@@ -3,6 +3,7 @@
  * the content in files under `<data_dir>/attachments` (db-attachment-store.ts); in the offline mocks, in
  * memory ({@link MemoryAttachmentStore}).
  */
+import type { Database } from '../db/database';
 import { type Attachment, sha256Hex } from './attachment';
 
 /** What an upload stores. */
@@ -27,8 +28,14 @@ export interface AttachmentStore {
   content(attachment: Attachment): Promise<Uint8Array | undefined>;
   /** Removes one attachment (and its content when nothing else refers to it); false when there was none. */
   remove(doctype: string, record: string, id: string): Promise<boolean>;
-  /** Removes every attachment of a record (a deleted record); answers how many. */
-  removeAll(doctype: string, record: string): Promise<number>;
+  /**
+   * Removes every attachment of a record (a deleted record); answers how many. With `tx` (the record's
+   * delete, in its transaction) the rows go with the record's commit, and the files nothing refers to
+   * any more are removed once that transaction is over: a delete that rolls back keeps them.
+   */
+  removeAll(doctype: string, record: string, tx?: Pick<Database, 'query'>): Promise<number>;
+  /** Resolves once the file removals a transactional `removeAll` left for after its commit are done. */
+  idle(): Promise<void>;
 }
 
 /** A new attachment id: random, unguessable, URL-safe. */
@@ -79,6 +86,8 @@ export class MemoryAttachmentStore implements AttachmentStore {
     this.forgetUnreferenced(removed!.sha256);
     return true;
   }
+
+  async idle(): Promise<void> {}
 
   async removeAll(doctype: string, record: string): Promise<number> {
     const mine = this.rows.filter((r) => r.doctype === doctype && r.record === record);

@@ -49,6 +49,8 @@ function toAttachment(row: Row): Attachment {
 
 /** The attachments in the database and under `dir` (`<data_dir>/attachments`). */
 export class DbAttachmentStore implements AttachmentStore {
+  /** File removals waiting for a delete's transaction to end ({@link removeAll}). */
+  private readonly sweeps = new Set<Promise<void>>();
   /** The pending operation on each digest: the next one waits for it. */
   private readonly busy = new Map<string, Promise<unknown>>();
 
@@ -119,10 +121,28 @@ export class DbAttachmentStore implements AttachmentStore {
     return true;
   }
 
-  async removeAll(doctype: string, record: string): Promise<number> {
-    const rows = await this.list(doctype, record);
-    for (const row of rows) await this.remove(doctype, record, row.id);
+  async removeAll(doctype: string, record: string, tx?: Pick<Database, 'query'>): Promise<number> {
+    if (!tx) {
+      const rows = await this.list(doctype, record);
+      for (const row of rows) await this.remove(doctype, record, row.id);
+      return rows.length;
+    }
+    const { rows } = await tx.query<{ sha256: string }>(
+      'DELETE FROM record_attachments WHERE doctype = $1 AND record = $2 RETURNING sha256',
+      [doctype, record],
+    );
+    // Not awaited: these statements run on the database's own handle, which waits for `tx` to end; after a
+    // rollback the rows are back and the files stay.
+    for (const sha256 of new Set(rows.map((r) => r.sha256))) {
+      const sweep = this.serialised(sha256, () => this.dropIfUnreferenced(sha256)).catch(() => {});
+      this.sweeps.add(sweep);
+      void sweep.finally(() => this.sweeps.delete(sweep));
+    }
     return rows.length;
+  }
+
+  async idle(): Promise<void> {
+    await Promise.all([...this.sweeps]);
   }
 
   /** The file of a digest (checked: a digest is the only thing joined to the folder). */

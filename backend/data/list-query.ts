@@ -32,8 +32,8 @@ export interface ListQuery {
   orderBy: OrderBy[];
 }
 
-/** Columns every record has besides its DocType's fields. */
-export const STANDARD_FIELDS = ['name', 'creation', 'modified'] as const;
+/** Columns every record has besides its DocType's fields (`modified_by` may be empty). */
+export const STANDARD_FIELDS = ['name', 'creation', 'modified', 'modified_by'] as const;
 
 /**
  * How many records an unfiltered list counts exactly. Counting walks every record of the DocType, so beyond
@@ -60,7 +60,7 @@ const NUMERIC: ReadonlySet<FieldType> = new Set(['int', 'float', 'currency']);
  * field: the one gate every field name from a request passes before it reaches SQL (as a parameter).
  */
 export function fieldKind(doctype: DocTypeDefinition, field: string): FieldKind | undefined {
-  if (field === 'name') return 'text';
+  if (field === 'name' || field === 'modified_by') return 'text';
   if (field === 'creation' || field === 'modified') return 'timestamp';
   const def = doctype.fields.find((f) => f.name === field);
   if (!def) return undefined;

@@ -130,12 +130,12 @@ export class MemoryRecordStore implements RecordStore {
     return record && { ...record };
   }
 
-  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord> {
-    return this.insertAt(doctype, data, this.#now());
+  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>, by?: string): Promise<DocRecord> {
+    return this.insertAt(doctype, data, this.#now(), by);
   }
 
-  /** Stores a new record created and modified at `at` (seed data with fixed dates). */
-  insertAt(doctype: DocTypeDefinition, data: Record<string, unknown>, at: Date): DocRecord {
+  /** Stores a new record created and modified at `at` (seed data with fixed dates), by `by` when given. */
+  insertAt(doctype: DocTypeDefinition, data: Record<string, unknown>, at: Date, by?: string): DocRecord {
     const next = (this.#series.get(doctype.namePrefix) ?? 0) + 1;
     this.#series.set(doctype.namePrefix, next);
     const stamp = at.toISOString();
@@ -144,6 +144,7 @@ export class MemoryRecordStore implements RecordStore {
       ...structuredClone(data),
       creation: stamp,
       modified: stamp,
+      ...(by ? { modified_by: by } : {}),
     };
     this.#table(doctype.name).set(record.name, record);
     return { ...record };
@@ -153,6 +154,7 @@ export class MemoryRecordStore implements RecordStore {
     doctype: DocTypeDefinition,
     name: string,
     data: Record<string, unknown>,
+    by?: string,
   ): Promise<DocRecord | undefined> {
     const table = this.#table(doctype.name);
     const current = table.get(name);
@@ -162,6 +164,7 @@ export class MemoryRecordStore implements RecordStore {
       ...structuredClone(data),
       creation: current.creation,
       modified: this.#now().toISOString(),
+      ...(by ? { modified_by: by } : {}),
     };
     table.set(name, record);
     return { ...record };

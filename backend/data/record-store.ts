@@ -11,9 +11,10 @@ interface Row {
   data: Record<string, unknown>;
   creation: Date | string;
   modified: Date | string;
+  modified_by: string | null;
 }
 
-const COLUMNS = 'name, data, creation, modified';
+const COLUMNS = 'name, data, creation, modified, modified_by';
 
 function toRecord(row: Row, fields?: string[]): DocRecord {
   const full: DocRecord = {
@@ -21,6 +22,7 @@ function toRecord(row: Row, fields?: string[]): DocRecord {
     ...row.data,
     creation: new Date(row.creation).toISOString(),
     modified: new Date(row.modified).toISOString(),
+    ...(row.modified_by ? { modified_by: row.modified_by } : {}),
   };
   if (!fields) return full;
   return Object.fromEntries(fields.filter((f) => f in full).map((f) => [f, full[f]])) as DocRecord;
@@ -34,7 +36,7 @@ function toRecord(row: Row, fields?: string[]): DocRecord {
  */
 function fieldSql(doctype: DocTypeDefinition, field: string): string {
   if (field === 'name') return 'name';
-  if (field === 'creation' || field === 'modified') return field;
+  if (field === 'creation' || field === 'modified' || field === 'modified_by') return field;
   return fieldExpression(doctype, field);
 }
 
@@ -72,7 +74,7 @@ function filterSql(doctype: DocTypeDefinition, filter: Filter, params: unknown[]
       // lower-cased text with LIKE rather than ILIKE: the same result, and a prefix pattern can then use
       // the field's `text_pattern_ops` search index.
       params.push(filter.value);
-      if (column === 'name') return `name ILIKE $${params.length}::text`;
+      if (column === 'name' || column === 'modified_by') return `${column} ILIKE $${params.length}::text`;
       if (STANDARD_TIMESTAMPS.has(column)) return `${column}::text ILIKE $${params.length}::text`;
       return `${searchExpression(filter.field)} LIKE lower($${params.length}::text)`;
     }
@@ -125,6 +127,11 @@ export class PlannerStatistics {
 
   constructor(private readonly db: Pick<Database, 'query'>) {}
 
+  /** Whether refreshes run on `handle` (the database's own handle, not a transaction's). */
+  runsOn(handle: Pick<Database, 'query'>): boolean {
+    return handle === this.db;
+  }
+
   /**
    * Resolves once the table has statistics: the first call analyzes a table whose columns have none (never
    * analyzed, or analyzed while empty; building an index records the row count, not the columns').
@@ -171,7 +178,7 @@ export class PlannerStatistics {
 
 /**
  * The records of every installed DocType, in the one generic table (`records`: doctype, name, data jsonb,
- * creation, modified). All SQL is parameterised; field names come from the DocType definition.
+ * creation, modified, modified_by). All SQL is parameterised; field names come from the DocType definition.
  */
 export class DbRecordStore implements RecordStore {
   readonly #statistics: PlannerStatistics;
@@ -210,7 +217,10 @@ export class DbRecordStore implements RecordStore {
    * to {@link EXACT_TOTAL_LIMIT}. A page shorter than asked already tells the total, so no count is sent.
    */
   async list(doctype: DocTypeDefinition, query: ListQuery): Promise<ListPage> {
-    await this.#statistics.ready();
+    const ready = this.#statistics.ready();
+    // Inside a transaction (a uniqueness check of a write, an import's batch) the first analysis, which runs
+    // on the database's own handle, waits for the transaction to end: waiting for it here would never end.
+    if (this.#statistics.runsOn(this.db)) await ready;
     const params: unknown[] = [];
     const where = whereSql(doctype, query.filters, params);
     const countParams = [...params];
@@ -261,18 +271,19 @@ export class DbRecordStore implements RecordStore {
    * Stores a new record named `<namePrefix>-<counter>` (`CUST-00001`). The counter and the insert are one
    * statement, so concurrent creates never share a name.
    */
-  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord> {
+  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>, by?: string): Promise<DocRecord> {
     const { rows } = await this.db.query<Row>(
       `WITH next AS (
          INSERT INTO naming_series (prefix, current) VALUES ($2, 1)
          ON CONFLICT (prefix) DO UPDATE SET current = naming_series.current + 1
          RETURNING current
        )
-       INSERT INTO records (doctype, name, data)
-       SELECT $1, $2 || '-' || lpad(next.current::text, greatest(5, length(next.current::text)), '0'), $3::jsonb
+       INSERT INTO records (doctype, name, data, modified_by)
+       SELECT $1, $2 || '-' || lpad(next.current::text, greatest(5, length(next.current::text)), '0'), $3::jsonb,
+              $4::text
          FROM next
        RETURNING ${COLUMNS}`,
-      [doctype.name, doctype.namePrefix, JSON.stringify(data)],
+      [doctype.name, doctype.namePrefix, JSON.stringify(data), by ?? null],
     );
     this.#statistics.changed();
     return toRecord(rows[0]!);
@@ -283,10 +294,12 @@ export class DbRecordStore implements RecordStore {
     doctype: DocTypeDefinition,
     name: string,
     data: Record<string, unknown>,
+    by?: string,
   ): Promise<DocRecord | undefined> {
     const { rows } = await this.db.query<Row>(
-      `UPDATE records SET data = $3::jsonb, modified = now() WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}`,
-      [doctype.name, name, JSON.stringify(data)],
+      `UPDATE records SET data = $3::jsonb, modified = now(), modified_by = $4::text
+        WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}`,
+      [doctype.name, name, JSON.stringify(data), by ?? null],
     );
     if (rows[0]) this.#statistics.changed();
     return rows[0] ? toRecord(rows[0]) : undefined;

@@ -2,8 +2,17 @@ import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Transaction } from '../security/idempotency/idempotency-store';
 import type { ListQuery } from './list-query';
 
-/** A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601). */
-export type DocRecord = Record<string, unknown> & { name: string; creation: string; modified: string };
+/**
+ * A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601), and
+ * `modified_by`, the user whose write stored this version (absent for records stored before it was kept,
+ * and for records no request wrote).
+ */
+export type DocRecord = Record<string, unknown> & {
+  name: string;
+  creation: string;
+  modified: string;
+  modified_by?: string;
+};
 
 /** What {@link RecordStore.list} answers; `total_is_lower_bound` is present only when the count was capped. */
 export interface ListPage {
@@ -45,13 +54,17 @@ export interface RecordStore {
   list(doctype: DocTypeDefinition, query: ListQuery, view?: ReadView): Promise<ListPage>;
   /** The record, or undefined. */
   get(doctype: DocTypeDefinition, name: string, view?: ReadView): Promise<DocRecord | undefined>;
-  /** Stores a new record under the next name of the DocType's prefix. */
-  insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord>;
-  /** Replaces a record's fields; undefined when it does not exist. */
+  /** Stores a new record under the next name of the DocType's prefix; `by` becomes its `modified_by`. */
+  insert(doctype: DocTypeDefinition, data: Record<string, unknown>, by?: string): Promise<DocRecord>;
+  /**
+   * Replaces a record's fields; undefined when it does not exist. `by` becomes its `modified_by` (without
+   * it, none: a write no one made is not credited to the last person who did).
+   */
   update(
     doctype: DocTypeDefinition,
     name: string,
     data: Record<string, unknown>,
+    by?: string,
   ): Promise<DocRecord | undefined>;
   /** Deletes a record and returns it; undefined when it did not exist. */
   delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined>;

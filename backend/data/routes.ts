@@ -3,6 +3,7 @@ import type { DocTypeDefinition } from '../../src/contract/doctype';
 import { appServicesFor } from '../apps/app-services';
 import { RPC_NAME_PATTERN } from '../apps/rpc-registry';
 import type { AppContext } from '../context';
+import { SYSTEM_USER } from '../history/history-observer';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { noStoreJson } from '../http/json-response';
@@ -91,6 +92,11 @@ function changedOnly(
   existing: Record<string, unknown>,
 ): Record<string, unknown> {
   return Object.fromEntries(Object.entries(data).filter(([k, v]) => existing[k] !== v));
+}
+
+/** The user a write is credited to (`modified_by`): the caller, as the history names it. */
+function authorOf(c: Context<AppEnv>): string {
+  return c.get('principal')?.user ?? SYSTEM_USER;
 }
 
 function notFound(): PlatformError {
@@ -184,7 +190,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
     const record = await db(c, () =>
       atomicWrite(c, store, observers, {
-        write: (s) => s.insert(doctype, data),
+        write: (s) => s.insert(doctype, data, authorOf(c)),
         event: (stored) => ({
           kind: 'create',
           doctype,
@@ -242,7 +248,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
     const record = await db(c, () =>
       atomicWrite(c, store, observers, {
-        write: (s) => s.update(doctype, name, data),
+        write: (s) => s.update(doctype, name, data, authorOf(c)),
         event: (stored) => ({
           kind: 'update',
           doctype,

@@ -62,3 +62,9 @@ registerMigration({
     );
   `,
 });
+
+// Who stored each record's current version (the data API's `modified_by`); empty for records stored before.
+registerMigration({
+  id: 'core.records.modified_by',
+  sql: 'ALTER TABLE records ADD COLUMN IF NOT EXISTS modified_by text',
+});

@@ -10,8 +10,14 @@ export interface DocTypeRegistry {
   byApp(app: string): DocTypeDefinition[];
 }
 
-/** Every record has these (name, timestamps); a model field may not reuse them. */
-const RESERVED_FIELDS: ReadonlySet<string> = new Set(['name', 'creation', 'modified', 'doctype']);
+/** Every record has these (name, timestamps, last author); a model field may not reuse them. */
+const RESERVED_FIELDS: ReadonlySet<string> = new Set([
+  'name',
+  'creation',
+  'modified',
+  'modified_by',
+  'doctype',
+]);
 
 /**
  * Builds a registry from DocType definitions. A duplicate full name, or a DocType whose `<app>.` prefix is

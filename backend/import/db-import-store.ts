@@ -108,6 +108,9 @@ export class DbImportStore implements ImportStore {
         [id, rows.map((r) => r.row)],
       );
       const done = new Set(settled.rows.map((r) => Number(r.row_no)));
+      // Created records are credited to whoever started the import, as their own create would be.
+      const started = await tx.query<{ owner: string }>('SELECT owner FROM imports WHERE id = $1', [id]);
+      const owner = started.rows[0]?.owner || undefined;
       const records = this.recordsOver(tx);
       const created: DocRecord[] = [];
       for (const row of rows) {
@@ -121,7 +124,7 @@ export class DbImportStore implements ImportStore {
           ]);
           continue;
         }
-        const record = await records.insert(doctype, row.data);
+        const record = await records.insert(doctype, row.data, owner);
         await tx.query('INSERT INTO import_rows (import_id, row_no, record) VALUES ($1, $2, $3)', [
           id,
           row.row,

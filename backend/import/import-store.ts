@@ -101,7 +101,8 @@ export class MemoryImportStore implements ImportStore {
         found.rows.set(row.row, { problems: row.problems });
         continue;
       }
-      const record = await this.records.insert(doctype, row.data);
+      // Credited to whoever started the import, as their own create would be.
+      const record = await this.records.insert(doctype, row.data, found.job.owner || undefined);
       found.rows.set(row.row, { record: record.name });
       created.push(record);
     }

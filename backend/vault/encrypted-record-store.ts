@@ -152,12 +152,12 @@ export class EncryptedRecordStore implements RecordStore {
    * then completed; if completing fails the half-written record is deleted. Plaintext never reaches the
    * wrapped store.
    */
-  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>): Promise<DocRecord> {
+  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>, by?: string): Promise<DocRecord> {
     const { flagged, stored } = this.#shape(doctype);
-    if (flagged.size === 0) return this.inner.insert(doctype, data);
-    const named = await this.inner.insert(stored, this.#seal(doctype, undefined, data));
+    if (flagged.size === 0) return this.inner.insert(doctype, data, by);
+    const named = await this.inner.insert(stored, this.#seal(doctype, undefined, data), by);
     try {
-      const complete = await this.inner.update(stored, named.name, this.#seal(doctype, named.name, data));
+      const complete = await this.inner.update(stored, named.name, this.#seal(doctype, named.name, data), by);
       if (!complete) throw new Error('record vanished while being stored');
       return this.#open(doctype, complete);
     } catch (err) {
@@ -171,9 +171,10 @@ export class EncryptedRecordStore implements RecordStore {
     doctype: DocTypeDefinition,
     name: string,
     data: Record<string, unknown>,
+    by?: string,
   ): Promise<DocRecord | undefined> {
     const { stored } = this.#shape(doctype);
-    const record = await this.inner.update(stored, name, this.#seal(doctype, name, data));
+    const record = await this.inner.update(stored, name, this.#seal(doctype, name, data), by);
     return record && this.#open(doctype, record);
   }
 

@@ -15,6 +15,9 @@ export const SEED = 20_240_601;
 /** Seeded records are dated in the days before this instant (records created offline sort first). */
 const REFERENCE_DATE = '2025-01-15T09:00:00.000Z';
 
+/** Who the seeded records are credited to (`modified_by`): the mock backend's one user. */
+const SEED_AUTHOR = 'Administrator';
+
 const CUSTOMER_STATUSES = ['Active', 'Active', 'Prospect'] as const;
 const LEAD_SOURCES = ['Website', 'Referral', 'Trade show', 'Cold call'] as const;
 
@@ -84,7 +87,7 @@ export function seedRecords(store: MemoryRecordStore, doctypes: DocTypeRegistry)
       const values = validateDocument(doctype, generator.make(faker, i));
       // Oldest first, a few hours apart, so the default `modified desc` order shows the last one on top.
       const at = new Date(refDate - (generator.count - i) * 3_600_000 * 7);
-      store.insertAt(doctype, values, at);
+      store.insertAt(doctype, values, at, SEED_AUTHOR);
     }
     seeded[name] = generator.count;
   }

@@ -1,8 +1,17 @@
 import type { z } from 'zod';
 import type { DocTypeDefinition } from './doctype';
 
-/** A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601). */
-export type DocRecord = Record<string, unknown> & { name: string; creation: string; modified: string };
+/**
+ * A record as the data API returns it: its fields plus `name`, `creation` and `modified` (ISO 8601), and
+ * `modified_by`, the user whose write stored this version (absent for records stored before it was kept,
+ * and for records no request wrote).
+ */
+export type DocRecord = Record<string, unknown> & {
+  name: string;
+  creation: string;
+  modified: string;
+  modified_by?: string;
+};
 
 /** A stored record of DocType `D`: its model's fields plus the record's `name` (its id). */
 export type RecordOf<D extends DocTypeDefinition> = z.output<D['model']> & { name: string };

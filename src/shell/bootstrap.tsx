@@ -11,13 +11,14 @@ import { prewarmCore } from './platform/prewarm-core';
 import { applyTheme, themeChoice } from './platform/theme';
 import css from './styles/desk.css';
 import listToolsCss from './styles/list-tools.css';
+import printCss from './styles/print.css';
 import { App, createQueryClient } from './views/App';
 import { ConfigError } from './views/ConfigError';
 
 function injectStyles(): void {
   const style = document.createElement('style');
   style.dataset.desk = 'shell';
-  style.textContent = `${css}\n${listToolsCss}`;
+  style.textContent = `${css}\n${listToolsCss}\n${printCss}`;
   document.head.appendChild(style);
 }
 

@@ -3,9 +3,10 @@
  * service) through the combobox, the customer's title in the Ticket list, the customer found with Ctrl+K,
  * Delete after a confirmation, list filters kept in the URL across a reload, a new tab still signed in,
  * sign-out reaching every tab, and no internals (deployment mode, dotted DocType names, error codes) on the
- * home page and the lists, and a CSV import through its preview whose records export as imported. The
- * customers list is shaped: a filter built with the builder (its URL in a new tab shows the same rows),
- * columns picked, and one field edited on two rows at once. Screenshots go to test/e2e/__screenshots__/.
+ * home page and the lists, a CSV import through its preview whose records export as imported, who changed
+ * a ticket last in the list, and the ticket's print view on screen and as printed. The customers list is
+ * shaped: a filter built with the builder (its URL in a new tab shows the same rows), columns picked, and one
+ * field edited on two rows at once. Screenshots go to test/e2e/__screenshots__/.
  */
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page, Request, Response } from 'playwright-core';
@@ -145,6 +146,56 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
     expect(await page.getByLabel('Status').inputValue()).toBe('Open');
     expect(await page.getByLabel('Search').inputValue()).toBe('Printer on fire');
     await screenshot(page, `${mode}-workflow-filtered-list`);
+  });
+
+  it('shows in the ticket list who changed the ticket last, and when', async () => {
+    await page.goto(`${target.deskUrl}#/app/support.Ticket`);
+    const list = page.getByRole('region', { name: 'Ticket list' });
+    await list.getByRole('columnheader', { name: /Last changed by/ }).waitFor();
+    const row = list.getByRole('row').filter({ has: page.getByRole('link', { name: subject }) });
+    const changed = row.getByRole('cell').last();
+    await changed.locator('time').waitFor();
+    expect(await changed.textContent()).toMatch(/^Administrator · \S/);
+  });
+
+  it('prints a ticket: its title and fields on a page of their own, without the Desk around them', async () => {
+    await page.goto(`${target.deskUrl}#/app/support.Ticket/${ticketId}`);
+    await page.getByRole('heading', { level: 1, name: subject }).waitFor();
+    await page.getByRole('link', { name: 'Print', exact: true }).click();
+    await page.waitForFunction((id) => location.hash === `#/app/support.Ticket/${id}/print`, ticketId);
+    const sheet = page.getByRole('article', { name: subject });
+    await sheet.getByRole('heading', { level: 1, name: subject }).waitFor();
+    const customerValue = sheet.getByRole('definition').filter({ hasText: customerName });
+    await customerValue.waitFor();
+    expect(await sheet.getByRole('term').allInnerTexts()).toEqual([
+      'Subject',
+      'Customer',
+      'Description',
+      'Status',
+      'Priority',
+      'Due date',
+      'Urgent',
+    ]);
+    expect(await sheet.textContent()).toMatch(/Last changed .+ by Administrator/);
+    expect(await page.title()).toBe(`Print ${subject} · Ticket · Desk`);
+    await expectNoInternals(page);
+    await screenshot(page, `${mode}-record-print`);
+
+    // On paper: the record alone, without the header, the sidebar or the on-screen buttons.
+    await page.emulateMedia({ media: 'print' });
+    try {
+      await page.locator('.desk-header').waitFor({ state: 'hidden' });
+      expect(await page.getByRole('navigation', { name: 'Apps' }).isVisible()).toBe(false);
+      expect(await sheet.getByRole('button', { name: 'Print' }).isVisible()).toBe(false);
+      expect(await customerValue.isVisible()).toBe(true);
+      await screenshot(page, `${mode}-record-print-media`);
+    } finally {
+      await page.emulateMedia({ media: null });
+    }
+
+    await sheet.getByRole('link', { name: '← Back to the record' }).click();
+    await page.waitForFunction((id) => location.hash === `#/app/support.Ticket/${id}`, ticketId);
+    await page.getByRole('button', { name: 'Save' }).waitFor();
   });
 
   it('imports tickets from a CSV file through the preview, and exports the same values', async () => {

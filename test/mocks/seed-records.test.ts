@@ -42,9 +42,10 @@ describe('the seeded record store', () => {
     }
     expect(counts).toEqual({ 'crm.Customer': 3, 'crm.Lead': 2, 'stock.Item': 3, 'stock.Warehouse': 2 });
     for (const doctype of env.doctypes.list()) {
-      for (const { name, creation, modified, ...values } of await records(env, doctype.name)) {
+      for (const { name, creation, modified, modified_by, ...values } of await records(env, doctype.name)) {
         expect(name).toMatch(new RegExp(`^${doctype.namePrefix}-0000[1-3]$`));
         expect(modified).toBe(creation);
+        expect(modified_by).toBe('Administrator');
         expect(validateDocument(doctype, values)).toEqual(values);
       }
     }

@@ -68,3 +68,18 @@ describe('the audit route', () => {
     expect(parseRoute('#/audit/extra')).toEqual({ kind: 'home' });
   });
 });
+
+describe('print routes', () => {
+  it('round-trips a record print view through the hash, encoding the DocType and name', () => {
+    const route = { kind: 'print' as const, docType: 'crm.Customer', id: 'CUST/00001' };
+    const hash = formatRoute(route);
+    expect(hash).toBe('#/app/crm.Customer/CUST%2F00001/print');
+    expect(parseRoute(hash)).toEqual(route);
+  });
+
+  it('offers no print view of a new record, nor of anything past /print', () => {
+    expect(parseRoute('#/app/crm.Customer/new/print')).toEqual({ kind: 'home' });
+    expect(parseRoute('#/app/crm.Customer/CUST-00001/print/more')).toEqual({ kind: 'home' });
+    expect(parseRoute('#/app/crm.Customer/CUST-00001/other')).toEqual({ kind: 'home' });
+  });
+});

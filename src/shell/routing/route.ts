@@ -50,7 +50,9 @@ export type DeskRoute =
   | { kind: 'audit'; filters?: AuditFilters; page?: number }
   | { kind: 'list'; docType: string; state?: ListState }
   | { kind: 'new'; docType: string }
-  | { kind: 'edit'; docType: string; id: string };
+  | { kind: 'edit'; docType: string; id: string }
+  /** A saved record laid out for paper (`#/app/<doctype>/<name>/print`). */
+  | { kind: 'print'; docType: string; id: string };
 
 /** An empty list state (first page, nothing filtered). */
 export function emptyListState(): ListState {
@@ -134,8 +136,14 @@ export function parseRoute(hash: string): DeskRoute {
   if (section === 'users' && !docType) return { kind: 'users' };
   if (section === 'releases' && !docType) return { kind: 'releases' };
   if (section === 'audit' && !docType) return parseAuditRoute(query);
-  if (section !== 'app' || !docType || rest.length > 0) return { kind: 'home' };
+  const print = rest.length === 1 && rest[0] === 'print';
+  if (section !== 'app' || !docType || (rest.length > 0 && !print)) return { kind: 'home' };
   const decodedDocType = safeDecode(docType);
+  if (print) {
+    // A new record has nothing to print yet; `new/print` is no route.
+    if (!id || id === 'new') return { kind: 'home' };
+    return { kind: 'print', docType: decodedDocType, id: safeDecode(id) };
+  }
   if (id === undefined || id === '') {
     return { kind: 'list', docType: decodedDocType, state: parseListState(query) };
   }
@@ -162,6 +170,8 @@ export function formatRoute(route: DeskRoute): string {
       return `#/app/${encodeURIComponent(route.docType)}/new`;
     case 'edit':
       return `#/app/${encodeURIComponent(route.docType)}/${encodeURIComponent(route.id)}`;
+    case 'print':
+      return `#/app/${encodeURIComponent(route.docType)}/${encodeURIComponent(route.id)}/print`;
   }
 }
 

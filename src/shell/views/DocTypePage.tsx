@@ -1,5 +1,5 @@
 /**
- * One DocType's screen (list, new, edit). It resolves the owner through discovery, takes the schema from the
+ * One DocType's screen (list, new, edit, print). It resolves the owner through discovery, takes the schema from the
  * owner's metadata, and renders the owner's remote views when its `./views` module provides them, else the
  * generic views. A remote that fails to load or throws is contained here: the generic view stays usable.
  * Around the views it owns the record workflow every DocType shares: the record's id and timestamps, Delete
@@ -36,6 +36,10 @@ import { UnknownOwner } from './UnknownOwner';
 // The form loads with the first form screen (App's Suspense shows the loading state meanwhile).
 const GenericForm = lazy(() =>
   import(/* webpackChunkName: "route-form" */ './GenericForm').then((m) => ({ default: m.GenericForm })),
+);
+// The print view, only when asked for.
+const RecordPrint = lazy(() =>
+  import(/* webpackChunkName: "route-print" */ './RecordPrint').then((m) => ({ default: m.RecordPrint })),
 );
 // The timeline too: a list, the first screen of most visits, needs neither.
 const RecordAttachments = lazy(() =>
@@ -124,6 +128,8 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       </Empty>
     );
   }
+  // Paper shows the Desk's own layout of the record, whichever form the service draws on screen.
+  if (route.kind === 'print') return <RecordPrint docType={docType} schema={schema} id={route.id} />;
   if (views?.status === 'loading') return <Loading label="Loading…" />;
 
   const custom = views?.status === 'ready' && !standard ? views.value.views?.[docType] : undefined;
@@ -306,14 +312,21 @@ function RecordPage({
       back={back}
       backLabel={listLabel}
       actions={
-        id !== undefined && permissions.can(docType, 'delete') ? (
-          <button
-            type="button"
-            className="desk-button desk-button--danger"
-            onClick={() => setConfirming(true)}
-          >
-            Delete
-          </button>
+        id !== undefined ? (
+          <>
+            <a className="desk-button" href={formatRoute({ kind: 'print', docType, id })}>
+              Print
+            </a>
+            {permissions.can(docType, 'delete') ? (
+              <button
+                type="button"
+                className="desk-button desk-button--danger"
+                onClick={() => setConfirming(true)}
+              >
+                Delete
+              </button>
+            ) : null}
+          </>
         ) : undefined
       }
     >

@@ -226,6 +226,8 @@ describe('a deleted record', () => {
     const ownRow = await data<Attachment>(await upload(gone, 'own.txt', own, 'text/plain'));
 
     expect((await t.request('DELETE', `/api/resource/crm.Customer/${gone}`)).status).toBe(200);
+    // The rows went with the delete's commit; the files it no longer needs go right after.
+    await t.ctx.attachments!.idle();
     const { rows } = await t.ctx.db.query('SELECT id FROM record_attachments WHERE record = $1', [gone]);
     expect(rows).toEqual([]);
     expect(existsSync(join(filesDir(), ownRow.sha256))).toBe(false);

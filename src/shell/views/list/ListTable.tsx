@@ -1,14 +1,15 @@
 /**
  * The generic list's table: a sortable header per column, a checkbox per row when rows can be selected,
  * and cells that link one column (the first, unless told otherwise) to the record and a linked record to its
- * own form.
+ * own form, and last who changed each record and how long ago (sorted by the time of the change).
  */
 
 import type { DeskRecord } from '../../../contract/remote';
-import { type DeskField, linkTarget } from '../../fields';
+import { type DeskField, formatDateTime, linkTarget } from '../../fields';
 import type { LinkTitles } from '../../hooks/use-link-titles';
 import { formatRoute, type ListState } from '../../routing/route';
 import { pluralLabel } from '../../words/plural';
+import { relativeTime } from '../../words/relative-time';
 import { displayValue } from './list-model';
 
 /** Props of {@link ListTable}. */
@@ -65,23 +66,16 @@ export function ListTable(props: ListTableProps): React.JSX.Element {
                 />
               </th>
             ) : null}
-            {columns.map((field) => {
-              const active = sort?.field === field.name;
-              return (
-                <th
-                  key={field.name}
-                  scope="col"
-                  aria-sort={active ? (sort.order === 'asc' ? 'ascending' : 'descending') : 'none'}
-                >
-                  <button type="button" className="desk-sort" onClick={() => props.onToggleSort(field.name)}>
-                    {field.label}
-                    <span aria-hidden="true" className="desk-sort__icon">
-                      {active ? (sort.order === 'asc' ? '▲' : '▼') : '↕'}
-                    </span>
-                  </button>
-                </th>
-              );
-            })}
+            {columns.map((field) => (
+              <SortHeader
+                key={field.name}
+                field={field.name}
+                label={field.label}
+                sort={sort}
+                onToggle={props.onToggleSort}
+              />
+            ))}
+            <SortHeader field="modified" label={LAST_CHANGED} sort={sort} onToggle={props.onToggleSort} />
           </tr>
         </thead>
         <tbody>
@@ -120,11 +114,59 @@ export function ListTable(props: ListTableProps): React.JSX.Element {
                     </td>
                   );
                 })}
+                <td data-label={LAST_CHANGED} className="desk-table__changed">
+                  <LastChanged by={row.modified_by} at={row.modified} />
+                </td>
               </tr>
             );
           })}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** The heading of the column that says who changed each record last, and when. */
+const LAST_CHANGED = 'Last changed by';
+
+function SortHeader({
+  field,
+  label,
+  sort,
+  onToggle,
+}: {
+  field: string;
+  label: string;
+  sort: ListState['sort'];
+  onToggle: (field: string) => void;
+}): React.JSX.Element {
+  const active = sort?.field === field;
+  return (
+    <th scope="col" aria-sort={active ? (sort.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button type="button" className="desk-sort" onClick={() => onToggle(field)}>
+        {label}
+        <span aria-hidden="true" className="desk-sort__icon">
+          {active ? (sort.order === 'asc' ? '▲' : '▼') : '↕'}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+/** "sam · 5 minutes ago", the exact time in the tooltip; only the time for a record no one is named for. */
+function LastChanged({ by, at }: { by: unknown; at: unknown }): React.JSX.Element | null {
+  const when = relativeTime(at);
+  const who = typeof by === 'string' && by ? by : undefined;
+  if (!when && !who) return null;
+  return (
+    <>
+      {who ? <span className="desk-table__author">{who}</span> : null}
+      {who && when ? ' · ' : null}
+      {when ? (
+        <time dateTime={String(at)} title={formatDateTime(at)}>
+          {when}
+        </time>
+      ) : null}
+    </>
   );
 }
