@@ -75,7 +75,7 @@ describe('m types', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('writes record, create and update types of every DocType and the RPC kwargs, and they type-check', async () => {
+  it("writes the DocTypes, the RPC kwargs and return types and the remotes' modules, and they type-check", async () => {
     vi.stubEnv('PLATFORM_API_KEY', apiKey);
     const out = join(dir, 'desk-types.d.ts');
     vi.spyOn(console, 'log').mockImplementation(() => {});
