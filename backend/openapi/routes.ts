@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { AUTH_OPERATIONS } from '../auth/openapi';
 import type { AppContext } from '../context';
 import type { AppEnv } from '../http/env';
@@ -12,7 +13,10 @@ const SECURITY_OPERATIONS: OperationDoc[] = [
   { method: 'GET', path: '/api/v1/security/jwks', summary: 'Public encryption keys (JWKS)', public: true },
 ];
 
-/** The RPC methods of the installed apps, each with its kwargs schema as the request DTO. */
+/**
+ * The RPC methods of the installed apps, each with its kwargs schema as the request DTO and, when it declares
+ * `returns`, `{ message: <returns> }` as the response DTO (the envelope every method answers in).
+ */
 function rpcOperations(ctx: Pick<AppContext, 'rpc'>): OperationDoc[] {
   return ctx.rpc.list().map((name) => {
     const method = ctx.rpc.get(name)!;
@@ -21,6 +25,9 @@ function rpcOperations(ctx: Pick<AppContext, 'rpc'>): OperationDoc[] {
       path: `/api/method/${name}`,
       summary: method.description,
       request: { name: `${name} kwargs`, schema: method.kwargs },
+      ...(method.returns
+        ? { response: { name: `${name} response`, schema: z.object({ message: method.returns }) } }
+        : {}),
     };
   });
 }

@@ -6,7 +6,8 @@ export const ping = defineRpcMethod({
   description: 'Answers "pong".',
   roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({}),
-  handler: () => 'pong',
+  returns: z.literal('pong'),
+  handler: () => 'pong' as const,
 });
 
 /** `crm.api.customer_count`: the number of customers, optionally of one status. */
@@ -15,6 +16,7 @@ export const customerCount = defineRpcMethod({
   // Support Agents read customers (without personal data), so the home card counts them for them too.
   roles: ['Sales User', 'Sales Manager', 'Support Agent'],
   kwargs: z.object({ status: z.enum(CUSTOMER_STATUSES).optional() }),
+  returns: z.number().int().nonnegative(),
   handler: ({ records, kwargs }) =>
     records.count(Customer.name, kwargs.status ? { status: kwargs.status } : {}),
 });
@@ -24,6 +26,7 @@ export const leadCount = defineRpcMethod({
   description: 'Number of leads, optionally filtered by source.',
   roles: ['Sales User', 'Sales Manager'],
   kwargs: z.object({ source: z.string().max(140).optional() }),
+  returns: z.number().int().nonnegative(),
   handler: ({ records, kwargs }) =>
     records.count(Lead.name, kwargs.source !== undefined ? { source: kwargs.source } : {}),
 });

@@ -6,7 +6,8 @@ export const ping = defineRpcMethod({
   description: 'Answers "pong".',
   roles: ['Stock User', 'Stock Manager'],
   kwargs: z.object({}),
-  handler: () => 'pong',
+  returns: z.literal('pong'),
+  handler: () => 'pong' as const,
 });
 
 /** `stock.api.total_quantity`: the quantity on hand summed over all items, or over the given item codes. */
@@ -14,6 +15,7 @@ export const totalQuantity = defineRpcMethod({
   description: 'Sum of quantity over all items, or over the given item codes.',
   roles: ['Stock User', 'Stock Manager'],
   kwargs: z.object({ item_codes: z.array(z.string().max(140)).max(500).optional() }),
+  returns: z.number(),
   async handler({ records, kwargs }) {
     const codes = kwargs.item_codes;
     return records.sum(Item.name, ['quantity'], {
@@ -27,5 +29,6 @@ export const stockValue = defineRpcMethod({
   description: 'Sum of quantity times price over all items.',
   roles: ['Stock User', 'Stock Manager'],
   kwargs: z.object({}),
+  returns: z.number(),
   handler: ({ records }) => records.sum(Item.name, ['quantity', 'price']),
 });

@@ -1,10 +1,13 @@
 /**
  * What `m types` reads from a running gateway: the services (the remotes map, plus the owners of every
- * DocType its OpenAPI document names, so data-only services count too), each service's metadata (signed in)
- * and the RPC kwargs schemas of each service's OpenAPI document.
+ * DocType its OpenAPI document names, so data-only services count too), each service's metadata (signed in),
+ * the RPC kwargs and response schemas of each service's OpenAPI document, and the `mf-manifest.json` beside
+ * each UI remote's entry.
  */
 import type { DiscoveryResult, RemotesMap, ServiceMetadata } from '../../protocol';
+import { manifestUrlOf, parseRemoteManifest } from '../../sdk/remotes/remote-manifest';
 import type { JsonSchema, TypesInput } from './types-generate';
+import type { ExposedModules } from './types-remotes';
 
 /** How to authenticate: an API key (`key:secret`) or a user and password for a session. */
 export type TypesCredentials = { apiKey: string } | { user: string; password: string };
@@ -24,6 +27,8 @@ interface OpenApiDocument {
 }
 
 const DOCTYPE = /^[a-z][a-z0-9_]*\.[A-Z][A-Za-z0-9]*$/;
+const KWARGS = ' kwargs';
+const RESPONSE = ' response';
 
 async function json<T>(url: string, init: RequestInit = {}): Promise<T> {
   let response: Response;
@@ -81,6 +86,7 @@ export async function fetchTypesInput(gateway: string, credentials: TypesCredent
   }
   const services: ServiceMetadata[] = [];
   const methods: Record<string, JsonSchema> = {};
+  const returns: Record<string, JsonSchema> = {};
   const documents = new Map<string, Promise<OpenApiDocument>>();
   for (const [service, unit] of [...units].sort(([a], [b]) => a.localeCompare(b))) {
     services.push(await json<ServiceMetadata>(unit.metaUrl, { headers }));
@@ -92,9 +98,30 @@ export async function fetchTypesInput(gateway: string, credentials: TypesCredent
       );
     const schemas = (await documents.get(docUrl)!).components?.schemas ?? {};
     for (const [name, schema] of Object.entries(schemas)) {
-      const method = name.endsWith(' kwargs') ? name.slice(0, -' kwargs'.length) : undefined;
-      if (method?.startsWith(`${service}.`)) methods[method] = schema;
+      const suffix = name.endsWith(KWARGS) ? KWARGS : name.endsWith(RESPONSE) ? RESPONSE : undefined;
+      const method = suffix ? name.slice(0, -suffix.length) : undefined;
+      if (!method?.startsWith(`${service}.`)) continue;
+      // The response is the `{ message: <value> }` envelope; the method's return type is the value.
+      if (suffix === KWARGS) methods[method] = schema;
+      else if (schema.properties?.message) returns[method] = schema.properties.message;
     }
   }
-  return { gateway: base, services, methods };
+  return { gateway: base, services, methods, returns, remotes: await exposedModules(remotes) };
+}
+
+/**
+ * What each UI remote exposes, from the `mf-manifest.json` beside its entry (read without credentials, as the
+ * Desk reads it). A remote without a readable manifest is left out: it need not publish one.
+ */
+async function exposedModules(remotes: RemotesMap): Promise<ExposedModules> {
+  const found: ExposedModules = {};
+  for (const [service, unit] of Object.entries(remotes)) {
+    const manifestUrl = unit.url ? manifestUrlOf(unit.url) : undefined;
+    if (!manifestUrl) continue;
+    const manifest = await json<unknown>(manifestUrl)
+      .then(parseRemoteManifest)
+      .catch(() => undefined);
+    if (manifest) found[service] = { manifestUrl, exposes: manifest.exposes };
+  }
+  return found;
 }

@@ -1,9 +1,11 @@
 /**
  * TypeScript declarations for the DocTypes and RPC methods a gateway knows: per DocType its record, create
- * and update bodies (from each service's metadata), per RPC method its kwargs (from each service's OpenAPI
- * document). Pure: the fetching lives in types-fetch.ts.
+ * and update bodies (from each service's metadata), per RPC method its kwargs and return type (from each
+ * service's OpenAPI document), and the map of the modules the services' UI remotes expose
+ * (types-remotes.ts). Pure: the fetching lives in types-fetch.ts.
  */
 import type { DocTypeSchema, FieldSchema, ServiceMetadata } from '../../protocol';
+import { type ExposedModules, remoteModulesMap } from './types-remotes';
 
 /** A JSON Schema node as OpenAPI documents carry it (the subset the converter reads). */
 export interface JsonSchema {
@@ -24,6 +26,10 @@ export interface TypesInput {
   services: ServiceMetadata[];
   /** RPC method name -> its kwargs schema. */
   methods: Record<string, JsonSchema>;
+  /** RPC method name -> the schema of its value (the response's `message`), for methods that declare one. */
+  returns: Record<string, JsonSchema>;
+  /** Service -> the modules its UI remote's `mf-manifest.json` lists. */
+  remotes: ExposedModules;
 }
 
 /** `crm.Customer` -> `CrmCustomer`. */
@@ -112,12 +118,18 @@ export function schemaType(schema: JsonSchema | undefined, indent = ''): string 
   }
 }
 
-/** The whole declarations file. */
-export function renderTypes(input: TypesInput): string {
+/**
+ * The whole declarations file.
+ *
+ * @param remoteModulesFile the companion file of the remotes' `declare module` declarations, referenced from
+ *   the top so a program that includes this file has them too.
+ */
+export function renderTypes(input: TypesInput, remoteModulesFile?: string): string {
   const doctypes = input.services.flatMap((s) => s.doctypes).sort((a, b) => a.name.localeCompare(b.name));
   const methods = Object.keys(input.methods).sort();
-  let out =
-    `// Types of the DocTypes and RPC methods known to ${input.gateway}, written by \`m types\`.\n` +
+  let out = remoteModulesFile ? `/// <reference path=${JSON.stringify(`./${remoteModulesFile}`)} />\n` : '';
+  out +=
+    `// Types of the DocTypes, RPC methods and remote modules known to ${input.gateway}, written by \`m types\`.\n` +
     '// Regenerate instead of editing: the services own these shapes.\n\n';
   for (const doctype of doctypes) out += `${docTypeBlock(doctype)}\n`;
   out +=
@@ -127,9 +139,13 @@ export function renderTypes(input: TypesInput): string {
     out += `  ${JSON.stringify(d.name)}: { record: ${n}; create: ${n}Create; update: ${n}Update };\n`;
   }
   out +=
-    '}\n\n/** Every RPC method by full name: the kwargs its JSON body carries. */\nexport interface RpcMethods {\n';
-  for (const m of methods)
-    out += `  ${JSON.stringify(m)}: { kwargs: ${schemaType(input.methods[m], '  ')} };\n`;
+    '}\n\n/**\n * Every RPC method by full name: the kwargs its JSON body carries and `returns`, the value it answers\n' +
+    " * (the response's `message`; `unknown` when the method declares none).\n */\nexport interface RpcMethods {\n";
+  for (const m of methods) {
+    const returns = input.returns[m] ? schemaType(input.returns[m], '  ') : 'unknown';
+    out += `  ${JSON.stringify(m)}: { kwargs: ${schemaType(input.methods[m], '  ')}; returns: ${returns} };\n`;
+  }
   out += '}\n\n/** Full DocType names. */\nexport type DocTypeName = keyof DocTypes;\n';
+  out += `\n${remoteModulesMap(input.remotes)}`;
   return out;
 }

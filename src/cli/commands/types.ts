@@ -1,14 +1,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command';
 import { fetchTypesInput, type TypesCredentials, TypesError } from './types-fetch';
 import { renderTypes } from './types-generate';
+import { remoteModuleDeclarations } from './types-remotes';
 
 const HELP = `Usage: m types [--gateway <url>] [--out <file>] [--user <name>] [--password-env <VAR>]
 
-Writes TypeScript types for every DocType a gateway knows (records, create and update bodies) and the
-kwargs of every RPC method, from discovery and each service's metadata.
+Writes TypeScript types for every DocType a gateway knows (records, create and update bodies), the kwargs
+and return type of every RPC method, and the modules each UI remote exposes (from its mf-manifest.json),
+from discovery, each service's metadata and OpenAPI document. The remotes' declare module '<service>/<module>'
+declarations go to a companion file beside --out (desk-types.remotes.d.ts for desk-types.d.ts), which the
+main file references; with --out - only the main file is printed.
 
 Options:
   --gateway <url>        The gateway (default http://127.0.0.1:8000, or PLATFORM_GATEWAY_URL)
@@ -19,6 +23,11 @@ Options:
 
 With PLATFORM_API_KEY set (key:secret) the API key is used instead of signing in.
 Exit codes: 0 written, 1 failed (gateway unreachable, sign-in refused), 2 usage error.`;
+
+/** `desk-types.d.ts` -> `desk-types.remotes.d.ts`: the file of the remotes' ambient module declarations. */
+function companionName(out: string): string {
+  return `${basename(out).replace(/(\.d)?\.[cm]?ts$/, '')}.remotes.d.ts`;
+}
 
 /** `m types`: TypeScript types for every DocType a gateway knows. */
 export const typesCommand: Command = {
@@ -58,17 +67,21 @@ export const typesCommand: Command = {
     }
     try {
       const input = await fetchTypesInput(gateway, credentials);
-      const text = renderTypes(input);
       if (values.out === '-') {
-        process.stdout.write(text);
+        process.stdout.write(renderTypes(input));
         return 0;
       }
+      const declarations = remoteModuleDeclarations(input.gateway, input.remotes);
       const out = resolve(values.out ?? 'desk-types.d.ts');
+      const companion = join(dirname(out), companionName(out));
       mkdirSync(dirname(out), { recursive: true });
-      writeFileSync(out, text);
+      writeFileSync(out, renderTypes(input, declarations ? basename(companion) : undefined));
+      if (declarations) writeFileSync(companion, declarations);
       const count = input.services.reduce((n, s) => n + s.doctypes.length, 0);
+      const modules = Object.values(input.remotes).reduce((n, r) => n + r.exposes.length, 0);
       console.log(
-        `m types: ${count} DocTypes and ${Object.keys(input.methods).length} RPC methods -> ${out}`,
+        `m types: ${count} DocTypes, ${Object.keys(input.methods).length} RPC methods -> ${out}` +
+          (declarations ? `; ${modules} remote modules -> ${companion}` : ''),
       );
       return 0;
     } catch (err) {

@@ -34,6 +34,20 @@ describe('GET /api/openapi.json', () => {
     expect(doc.paths['/api/v1/security/jwks'].get).toBeDefined();
     expect(doc.paths['/api/gateway/remotes'].get).toBeDefined();
   });
+
+  it("publishes an RPC method's declared return schema as its response, inside the message envelope", async () => {
+    const doc = (await (await t.request('GET', '/api/openapi.json', { anonymous: true })).json()) as Doc;
+    const ok = doc.paths['/api/method/crm.api.customer_count'].post.responses[200];
+    expect(ok.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/crm.api.customer_count response',
+    );
+    const response = doc.components.schemas['crm.api.customer_count response'];
+    expect(response.required).toEqual(['message']);
+    expect(response.properties.message).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(doc.components.schemas['crm.api.ping response'].properties.message).toMatchObject({
+      const: 'pong',
+    });
+  });
 });
 
 describe('OpenAPI generation and the field flags (docs/security.md#field-flags)', () => {
