@@ -234,13 +234,14 @@ describe('the column picker', () => {
         .getAllByRole('columnheader')
         .map((h) => h.textContent?.replace(/[▲▼↕]/g, ''))
         .filter(Boolean);
-    expect(headers()).toEqual(['Customer Name', 'Status']);
+    // Every list ends with who changed each record last, whatever columns are picked.
+    expect(headers()).toEqual(['Customer Name', 'Status', 'Last changed by']);
 
     fireEvent.click(within(list).getByRole('button', { name: 'Columns' }));
     const picker = await within(list).findByRole('group', { name: 'Shown columns' });
     fireEvent.click(within(picker).getByRole('checkbox', { name: 'Email' }));
     fireEvent.click(within(picker).getByRole('button', { name: 'Move Status up' }));
-    await waitFor(() => expect(headers()).toEqual(['Status', 'Customer Name', 'Email']));
+    await waitFor(() => expect(headers()).toEqual(['Status', 'Customer Name', 'Email', 'Last changed by']));
     // The record's link stays on its title, not on the column that is now first.
     const first = customers[0]!;
     expect(
@@ -283,7 +284,7 @@ describe('the column picker', () => {
 
     // Back to the DocType's own columns.
     fireEvent.click(within(picker).getByRole('button', { name: 'Default columns' }));
-    await waitFor(() => expect(headers()).toEqual(['Customer Name', 'Status']));
+    await waitFor(() => expect(headers()).toEqual(['Customer Name', 'Status', 'Last changed by']));
     expect(urls.at(-1)).not.toContain('columns');
   });
 
