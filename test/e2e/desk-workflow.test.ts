@@ -364,18 +364,19 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
       (await list.getByRole('columnheader').allTextContents())
         .map((h) => h.replace(/[▲▼↕]/g, ''))
         .filter(Boolean);
-    expect(await headers()).toEqual(['Customer Name', 'Status']);
+    // Every list ends with who changed each record last, whatever columns are picked.
+    expect(await headers()).toEqual(['Customer Name', 'Status', 'Last changed by']);
     await list.getByRole('button', { name: 'Columns' }).click();
     const picker = list.getByRole('group', { name: 'Shown columns' });
     await picker.getByRole('checkbox', { name: 'Email' }).check();
     await picker.getByRole('button', { name: 'Move Status up' }).click();
     await page.waitForFunction(() => location.hash.includes('columns=status%2Ccustomer_name%2Cemail'));
-    expect(await headers()).toEqual(['Status', 'Customer Name', 'Email']);
+    expect(await headers()).toEqual(['Status', 'Customer Name', 'Email', 'Last changed by']);
     await screenshot(page, `${mode}-list-columns`);
     expect(await axeViolations(page)).toEqual([]);
     await page.reload();
     await list.getByText('1–2 of 2 customers').waitFor();
-    expect(await headers()).toEqual(['Status', 'Customer Name', 'Email']);
+    expect(await headers()).toEqual(['Status', 'Customer Name', 'Email', 'Last changed by']);
   });
 
   it('edits the status of two customers at once, one update each', async () => {
