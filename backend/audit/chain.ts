@@ -1,32 +1,11 @@
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+import type { AuditEntry } from '../../src/protocol/audit';
 
 /** The `prev_hash` of the first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** One reveal of personal data, as the audit log stores and serves it. */
-export interface AuditEntry {
-  /** Position in the chain, from 1, without gaps. */
-  seq: number;
-  /** ISO 8601, milliseconds. */
-  at: string;
-  /** The user the data was revealed to. */
-  user: string;
-  /** How that user authenticated: `session`, `api_key` or `bearer`. */
-  via: string;
-  doctype: string;
-  record: string;
-  /** The flagged fields returned in clear. */
-  fields: string[];
-  /** `get` (one record) or `list`. */
-  route: string;
-  /** The client's address as the middleware chain resolved it, or null. */
-  client_address: string | null;
-  /** `hash` of the previous entry ({@link GENESIS_HASH} for the first). */
-  prev_hash: string;
-  /** SHA-256 (hex) over `prev_hash` and every other field. */
-  hash: string;
-}
+export type { AuditEntry };
 
 /** An entry before it is chained. */
 export type AuditFacts = Omit<AuditEntry, 'seq' | 'prev_hash' | 'hash'>;

@@ -3,6 +3,7 @@
  * clients (SDK, shell, mocks, load-test harness) agree on. Environment-agnostic: no Node, DOM or React APIs.
  */
 
+export type { AuditEntry } from './audit';
 export type { DevBuildError, DevBuildStatus } from './dev-build';
 export {
   DEV_BUILD_STATUS_EVENT,

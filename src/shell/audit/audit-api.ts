@@ -1,26 +1,12 @@
 /**
  * The audit log API the Desk's audit screens call (System Manager only; docs/permissions.md#reveals-are-audited):
- * reveals of personal data, newest first, and the server's check of the log's hash chain. The wire types
- * mirror the backend's `backend/audit/chain.ts`.
+ * reveals of personal data, newest first, and the server's check of the log's hash chain.
  */
+import type { AuditEntry } from '../../protocol/audit';
 import { fetchWithCredentials } from '../../sdk/http';
 
 /** One reveal: who was shown which flagged fields of which record, when, how and from where. */
-export interface RevealEntry {
-  seq: number;
-  at: string;
-  user: string;
-  /** How the user authenticated: `session`, `api_key` or `bearer`. */
-  via: string;
-  doctype: string;
-  record: string;
-  fields: string[];
-  /** `get` (one record) or `list`. */
-  route: string;
-  client_address: string | null;
-  prev_hash: string;
-  hash: string;
-}
+export type RevealEntry = AuditEntry;
 
 /** What the audit can be narrowed to; an empty or absent value does not filter. */
 export interface AuditFilters {
