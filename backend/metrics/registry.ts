@@ -37,13 +37,24 @@ export class MetricsRegistry {
   }
 }
 
+/**
+ * The map key of a label set: names and values joined by control characters no label carries. Cheaper than
+ * `JSON.stringify` on the hot path (no escaping pass), and as exact for the fixed label names each call site
+ * uses.
+ */
+function labelKey(labels: Labels): string {
+  let key = '';
+  for (const name in labels) key += `${name}\u0000${labels[name]}\u0001`;
+  return key;
+}
+
 /** Counts by label set (e.g. requests by method and status class). */
 export class LabelledCounter {
   readonly #counts = new Map<string, { labels: Labels; value: number }>();
 
   /** Adds `by` (default 1) to the count of `labels`. */
   add(labels: Labels, by = 1): void {
-    const key = JSON.stringify(labels);
+    const key = labelKey(labels);
     const entry = this.#counts.get(key);
     if (entry) entry.value += by;
     else this.#counts.set(key, { labels, value: by });
@@ -64,7 +75,7 @@ export class DurationHistogram {
 
   /** Records one duration (seconds). */
   observe(labels: Labels, seconds: number): void {
-    const key = JSON.stringify(labels);
+    const key = labelKey(labels);
     let series = this.#series.get(key);
     if (!series) {
       series = { labels, buckets: this.bounds.map(() => 0), count: 0, sum: 0 };
