@@ -7,6 +7,7 @@ import { userRoutes } from './auth/user-routes';
 import { type PermissionSource, whoamiRoutes } from './auth/whoami';
 import type { AppContext } from './context';
 import { dataRoutes } from './data/routes';
+import { exportRoutes } from './export/routes';
 import { discoveryLimits } from './gateway/oracle';
 import { gatewayRoutes } from './gateway/routes';
 import { historyRoutes } from './history/routes';
@@ -116,6 +117,9 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   if (options.releases) app.route('/', options.releases);
   app.route('/', gatewayRoutes({ directory: ctx.directory, limits: discoveryLimits(ctx.config) }));
   if (options.forwarding) app.route('/', options.forwarding);
+  // Before the data routes, whose `/:doctype/:name` would take `export.csv` for a record (MONOLITH; a
+  // MACROSERVICE gateway forwards it above, streamed, to the owning service).
+  if (!options.forwarding) app.route('/', exportRoutes(ctx));
   app.route('/', dataRoutes(ctx));
   // The search asks every service through this same app, so each part passes the security chain and the
   // routing (local or forwarded) of an ordinary request.

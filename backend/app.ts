@@ -6,6 +6,7 @@ import type { AppContext } from './context';
 import { peerLinkResolver } from './data/peer-links';
 import { dataRoutes } from './data/routes';
 import { deskRoutes } from './desk/routes';
+import { exportRoutes } from './export/routes';
 import type { ServiceDirectory } from './gateway/service-directory';
 import { historyRoutes } from './history/routes';
 import type { AppEnv } from './http/env';
@@ -82,6 +83,8 @@ export function createServiceApp(
   });
   // Before the data routes: `/api/resource/:doctype/:name/attachments` is the record's, not a record.
   if (ctx.attachments) app.route('/', attachmentRoutes({ ...ctx, attachments: ctx.attachments }));
+  // Before the data routes, whose `/:doctype/:name` would take `export.csv` for a record.
+  app.route('/', exportRoutes(ctx));
   app.route('/', dataRoutes(ctx, { remoteLinks }));
   if (ctx.imports) app.route('/', importRoutes({ ...ctx, imports: ctx.imports }, { remoteLinks }));
   // A record's history and comments, kept with the record; the gateway forwards `/api/history/` here.

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { Agent, type Dispatcher, request } from 'undici';
@@ -63,6 +64,12 @@ const UNREACHABLE_CODES = new Set([
   'EPIPE',
   'UND_ERR_SOCKET',
 ]);
+
+/** A successful CSV answer (an export, docs/http-api.md#csv-export): streamed rather than read whole. */
+function isStreamed(upstream: Dispatcher.ResponseData): boolean {
+  const type = upstream.headers['content-type'];
+  return upstream.statusCode === 200 && typeof type === 'string' && type.startsWith('text/csv');
+}
 
 function errorCode(err: unknown): string | undefined {
   const e = err as { code?: string; cause?: { code?: string } };
@@ -157,9 +164,11 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
         idempotency: c.get('idempotencyLookup'),
       }),
     );
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+    const signal = deadline.signal;
     let upstream: Dispatcher.ResponseData;
-    let bytes: ArrayBuffer;
+    let bytes: ArrayBuffer | ReadableStream<Uint8Array>;
     try {
       upstream = await request(url, {
         method: method as Dispatcher.HttpMethod,
@@ -168,8 +177,15 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
         dispatcher,
         signal,
       });
-      bytes = await upstream.body.arrayBuffer();
+      if (isStreamed(upstream)) {
+        // An export is passed on as it comes, read only as fast as the client takes it, so the gateway holds
+        // a chunk or two of it, not the whole file. Its length has no deadline: the connection's idle timeout
+        // (`bodyTimeout`, the same bound) ends one whose service stalls.
+        clearTimeout(timer);
+        bytes = Readable.toWeb(upstream.body) as ReadableStream<Uint8Array>;
+      } else bytes = await upstream.body.arrayBuffer();
     } catch (cause) {
+      clearTimeout(timer);
       const code = errorCode(cause);
       if (signal.aborted || (code && TIMEOUT_CODES.has(code))) {
         throw new PlatformError('upstream_timeout', `Service ${manifest.service} did not answer in time.`, {
@@ -190,6 +206,7 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
         cause,
       });
     }
+    clearTimeout(timer);
     if (upstream.headers[TRUST_REJECTED_HEADER] !== undefined) {
       // A configuration error, not the client's: the service and this gateway do not share the secret.
       options.log(
@@ -211,6 +228,7 @@ export function forwardRoutes(options: ForwardOptions): Hono<AppEnv> {
       }, ${Buffer.byteLength(body)} bytes)`,
     );
     const empty = status === 204 || status === 304 || method === 'HEAD';
+    if (empty && bytes instanceof ReadableStream) void bytes.cancel();
     return new Response(empty ? null : bytes, { status, headers: out });
   };
 

@@ -4,6 +4,7 @@
  */
 
 export type { AuditEntry } from './audit';
+export { CSV_CONTENT_TYPE, csvCell, csvRow } from './csv';
 export type { DevBuildError, DevBuildStatus } from './dev-build';
 export {
   DEV_BUILD_STATUS_EVENT,

@@ -1,5 +1,7 @@
 /**
- * The Desk as a restricted user, in Chromium against `m serve` (MONOLITH). An Administrator creates a
+ * The Desk as a restricted user, in Chromium, once per mode: against `m serve` (MONOLITH) and against the
+ * gateway with one service per app (MACROSERVICE), where every list, record, history, attachment and
+ * permission check of the walk crosses the gateway to the owning service. An Administrator creates a
  * Support Agent (reads customers without their personal data, works tickets, nothing of leads or stock) and
  * a customer; signed in as the agent, a walk over Home, the Ctrl+K palette, the Customers list, a customer,
  * the Users page and a new ticket finds no action the agent may not take and no error text, and global
@@ -7,7 +9,7 @@
  * text names no record blocks Save; the ticket's timeline lists each change with its author and takes a
  * comment; two tabs saving one ticket end in the conflict screen, not in a silent overwrite; a file attached
  * to the ticket downloads under its name with its bytes, and one too large is refused with the limit said.
- * Screenshots: `desk-rights-*` in test/e2e/__screenshots__; axe-core finds no accessibility violation on any
+ * Screenshots: `desk-rights-*` (MONOLITH) and `desk-rights-macroservice-*` in test/e2e/__screenshots__; axe-core finds no accessibility violation on any
  * of them. Last, the Customers list exports as CSV, and the Desk follows a dark system setting unless the
  * header's theme choice says otherwise (where axe-core finds none either).
  */
@@ -16,7 +18,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './support/axe';
 import { launchChromium, screenshot } from './support/browser';
-import { type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
+import { type DeskMode, type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
 
 const AGENT = 'sam.agent';
 const AGENT_PASSWORD = 'sam-agent-password';
@@ -45,7 +47,10 @@ async function expectNoErrorText(page: Page): Promise<void> {
   expect(await page.getByRole('alert').count()).toBe(0);
 }
 
-describe('the Desk for a Support Agent (monolith)', () => {
+describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk for a Support Agent (%s)', (mode) => {
+  /** A screenshot's name: `desk-rights-<what>`, with the mode after `desk-rights` but for MONOLITH. */
+  const shot = (what: string) =>
+    mode === 'monolith' ? `desk-rights-${what}` : `desk-rights-${mode}-${what}`;
   let target: DeskTarget;
   let browser: Browser;
   let page: Page;
@@ -53,7 +58,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
   const refused: string[] = [];
 
   beforeAll(async () => {
-    target = await startDeskTarget('monolith');
+    target = await startDeskTarget(mode);
     browser = await launchChromium();
     // The Administrator creates the agent on the Users page and a customer through the crm form.
     const admin = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -136,7 +141,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     );
     expect(landmarks.length).toBeGreaterThan(2);
     expect(new Set(landmarks).size).toBe(landmarks.length);
-    await screenshot(page, 'desk-rights-home');
+    await screenshot(page, shot('home'));
     expect(await axeViolations(page)).toEqual([]);
   });
 
@@ -155,7 +160,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await input.fill('Grace');
     await palette.getByRole('option', { name: new RegExp(CUSTOMER) }).waitFor();
     expect(await palette.locator('.desk-palette__status').textContent()).not.toMatch(/did not answer/);
-    await screenshot(page, 'desk-rights-palette');
+    await screenshot(page, shot('palette'));
     expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
   });
@@ -166,7 +171,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     expect(await page.getByRole('button', { name: /New Customer/ }).count()).toBe(0);
     expect(await page.getByRole('checkbox').count()).toBe(0);
     await expectNoErrorText(page);
-    await screenshot(page, 'desk-rights-customers');
+    await screenshot(page, shot('customers'));
     expect(await axeViolations(page)).toEqual([]);
   });
 
@@ -178,7 +183,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     expect(await page.getByLabel('Email').inputValue()).toBe('••••••');
     expect(await page.getByLabel(/^Customer Name/).isDisabled()).toBe(true);
     await expectNoErrorText(page);
-    await screenshot(page, 'desk-rights-customer');
+    await screenshot(page, shot('customer'));
     expect(await axeViolations(page)).toEqual([]);
   });
 
@@ -200,14 +205,14 @@ describe('the Desk for a Support Agent (monolith)', () => {
       .waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
     expect(await customer.getAttribute('aria-invalid')).toBe('true');
-    await screenshot(page, 'desk-rights-link-error');
+    await screenshot(page, shot('link-error'));
     expect(await axeViolations(page)).toEqual([]);
 
     // Leaving the changed form asks first; Stay keeps the edits.
     await nav(page).getByRole('link', { name: 'Customers', exact: true }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Leave without saving?' });
     await dialog.waitFor();
-    await screenshot(page, 'desk-rights-leave');
+    await screenshot(page, shot('leave'));
     await dialog.getByRole('button', { name: 'Stay' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(await page.getByLabel(/^Subject/).inputValue()).toBe('Printer on fire');
@@ -228,7 +233,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
       .getByText(/Ticket “Printer on fire” saved\./)
       .waitFor();
     await expectNoErrorText(page);
-    await screenshot(page, 'desk-rights-ticket-saved');
+    await screenshot(page, shot('ticket-saved'));
     expect(await axeViolations(page)).toEqual([]);
   });
 
@@ -251,7 +256,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     expect(await comment.getByRole('button', { name: 'Edit' }).count()).toBe(1);
     expect(await comment.getByRole('button', { name: 'Delete' }).count()).toBe(1);
     await expectNoErrorText(page);
-    await screenshot(page, 'desk-rights-timeline');
+    await screenshot(page, shot('timeline'));
     expect(await axeViolations(page)).toEqual([]);
     expect(page.url()).toBe(ticketUrl);
   });
@@ -279,7 +284,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
       'Printer fixed',
       'Printer on fire, second floor',
     ]);
-    await screenshot(page, 'desk-rights-conflict');
+    await screenshot(page, shot('conflict'));
 
     const kept = page.waitForResponse((r) => r.request().method() === 'PUT');
     await conflict.getByRole('button', { name: 'Save my version' }).click();
@@ -314,7 +319,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
     expect(download.suggestedFilename()).toBe('printer-log.txt');
     expect(readFileSync((await download.path())!, 'utf8')).toBe(content);
     await expectNoErrorText(page);
-    await screenshot(page, 'desk-rights-attachments');
+    await screenshot(page, shot('attachments'));
 
     // A file past `attachments.max_bytes` (10 MiB) is refused, and the form says the limit next to the button.
     const refusing = page.waitForEvent('filechooser');
@@ -329,7 +334,7 @@ describe('the Desk for a Support Agent (monolith)', () => {
       .getByText('“scan.bin” is too large. An attachment is at most 10 MiB (10485760 bytes).')
       .waitFor();
     expect(await attachments.getByRole('link').allTextContents()).toEqual(['printer-log.txt']);
-    await screenshot(page, 'desk-rights-attachment-too-large');
+    await screenshot(page, shot('attachment-too-large'));
   });
 
   it('exports the customers list as CSV', async () => {
@@ -352,18 +357,18 @@ describe('the Desk for a Support Agent (monolith)', () => {
     await page.goto(`${target.deskUrl}#/app/support.Ticket/TKT-00001`);
     await page.getByRole('region', { name: 'Activity' }).waitFor();
     expect(await background()).toBe('rgb(17, 22, 31)');
-    await screenshot(page, 'desk-rights-dark-ticket');
+    await screenshot(page, shot('dark-ticket'));
     expect(await axeViolations(page)).toEqual([]);
     await page.goto(`${target.deskUrl}#/`);
     await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
-    await screenshot(page, 'desk-rights-dark-home');
+    await screenshot(page, shot('dark-home'));
     expect(await axeViolations(page)).toEqual([]);
     // The list's tools in the dark: the filter builder open on the customers list.
     await page.goto(`${target.deskUrl}#/app/crm.Customer`);
     await page.getByRole('cell', { name: CUSTOMER, exact: true }).waitFor();
     await page.getByRole('button', { name: /^Filter/ }).click();
     await page.getByRole('form', { name: 'New filter' }).waitFor();
-    await screenshot(page, 'desk-rights-dark-list-filter');
+    await screenshot(page, shot('dark-list-filter'));
     expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
     await page.goto(`${target.deskUrl}#/`);

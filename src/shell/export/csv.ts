@@ -1,64 +1,90 @@
 /**
- * The list's CSV export, free of React: RFC 4180 text (comma-separated, CRLF line ends, a field quoted when
- * it holds a comma, a quote or a line break, quotes doubled), with a cell that a spreadsheet would run as a
- * formula (starting with `=`, `+`, `-`, `@`, tab or CR) prefixed by `'`. Records come page by page from the
- * data API, with the list's own filters and sort, so neither the server nor the page holds more than one
- * page of records at a time; the text is kept as one small part per page until it is saved.
+ * The list's CSV export, free of React: the server writes the file (docs/http-api.md#csv-export) with the
+ * list's own filters, sort and columns, and streams it; the Desk reads the stream, tells the rows received
+ * as they arrive, and keeps the bytes until they are saved. The CSV rules (RFC 4180, no cell a spreadsheet
+ * would run as a formula) are the protocol's, the same the server writes with.
  */
+import type { CrudFilter, CrudSort } from '@refinedev/core';
+import { toApiFilters, toOrderBy } from '../../sdk/data/query-params';
+import { httpErrorFrom } from '../../sdk/http';
 
-/** Records per request: the data API's largest page (docs/http-api.md#list-parameters). */
-export const EXPORT_PAGE_SIZE = 500;
+export { csvCell, csvRow } from '../../protocol/csv';
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** One CSV field. */
-export function csvCell(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  let text = typeof value === 'boolean' ? (value ? 'Yes' : 'No') : String(value);
-  if (FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/** What the list shows, and so what its export holds. */
+export interface ExportQuery {
+  filters: readonly CrudFilter[];
+  sort?: CrudSort;
+  /** The columns after `ID`, in their order. */
+  fields: readonly string[];
 }
 
-/** One CSV line, CRLF-terminated. */
-export function csvRow(values: readonly unknown[]): string {
-  return `${values.map(csvCell).join(',')}\r\n`;
-}
-
-/** A column of the export: its heading and how a record gives its value. */
-export interface ExportColumn {
-  heading: string;
-  value(record: Record<string, unknown>): unknown;
-}
-
-/** What an export needs. */
-export interface ExportOptions {
-  columns: readonly ExportColumn[];
-  /** One page of the list (1-based), with the list's filters and sort, and the total it matches. */
-  fetchPage(
-    page: number,
-    pageSize: number,
-    signal: AbortSignal,
-  ): Promise<{ data: Record<string, unknown>[]; total: number }>;
-  /** Told after each page: how many records are written, of how many. */
-  onProgress?(done: number, total: number): void;
-  signal: AbortSignal;
-  pageSize?: number;
+/** The URL of the export of `docType` as the list with `query` shows it. */
+export function exportUrl(gatewayUrl: string, docType: string, query: ExportQuery): string {
+  const params = new URLSearchParams();
+  const filters = toApiFilters(query.filters);
+  if (filters.length > 0) params.set('filters', JSON.stringify(filters));
+  if (query.fields.length > 0) params.set('fields', JSON.stringify(query.fields));
+  const orderBy = toOrderBy(query.sort ? [query.sort] : []);
+  if (orderBy) params.set('order_by', orderBy);
+  const search = params.toString();
+  return `${gatewayUrl}/api/resource/${encodeURIComponent(docType)}/export.csv${search ? `?${search}` : ''}`;
 }
 
 /**
- * Pages through the list and returns the CSV as parts (the heading line, then one part per page), ready for
- * a `Blob`. Stops at the first short page or once `total` records are written; an abort rejects.
+ * Counts the records in CSV text fed to it piece by piece: a line end outside quotes ends one (RFC 4180: a
+ * quoted field may hold line breaks; a doubled quote inside one toggles twice and so changes nothing).
  */
-export async function exportCsv(options: ExportOptions): Promise<string[]> {
-  const pageSize = options.pageSize ?? EXPORT_PAGE_SIZE;
-  const parts = [csvRow(options.columns.map((c) => c.heading))];
-  let done = 0;
-  for (let page = 1; ; page++) {
-    options.signal.throwIfAborted();
-    const { data, total } = await options.fetchPage(page, pageSize, options.signal);
-    parts.push(data.map((record) => csvRow(options.columns.map((c) => c.value(record)))).join(''));
-    done += data.length;
-    options.onProgress?.(done, Math.max(total, done));
-    if (data.length < pageSize || done >= total) return parts;
+export class CsvRecordCounter {
+  #quoted = false;
+  /** Line ends seen outside quotes so far (the heading line included). */
+  lines = 0;
+
+  /** Takes the next piece of the text. */
+  feed(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch === 34) this.#quoted = !this.#quoted;
+      else if (ch === 10 && !this.#quoted) this.lines++;
+    }
   }
+}
+
+/** What {@link fetchExport} needs. */
+export interface FetchExportOptions {
+  url: string;
+  signal: AbortSignal;
+  /** Told as bytes arrive: the records received, and their number when the server told it. */
+  onProgress?(done: number, total: number | undefined): void;
+  /** Default the global `fetch`. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * Fetches the export with the session and reads its stream to the end; resolves with its bytes, ready for a
+ * `Blob`. A refusal is the server's error ({@link httpErrorFrom}); a stream cut short or aborted rejects.
+ */
+export async function fetchExport(options: FetchExportOptions): Promise<Uint8Array<ArrayBuffer>[]> {
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const response = await doFetch(options.url, {
+    credentials: 'include',
+    headers: { Accept: 'text/csv' },
+    signal: options.signal,
+  });
+  if (!response.ok) throw await httpErrorFrom(response);
+  const told = Number(response.headers.get('x-total-count') ?? Number.NaN);
+  const total = Number.isFinite(told) ? told : undefined;
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  const counter = new CsvRecordCounter();
+  const decoder = new TextDecoder();
+  if (!response.body) return parts;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    // A response body's chunks are never on shared memory: each can be a part of a `Blob`.
+    parts.push(value as Uint8Array<ArrayBuffer>);
+    counter.feed(decoder.decode(value, { stream: true }));
+    options.onProgress?.(Math.max(0, counter.lines - 1), total);
+  }
+  return parts;
 }

@@ -13,6 +13,12 @@ import { freePort } from '../../helpers/nats-server';
 
 const SECRET = 'test-secret-of-at-least-32-characters!!';
 
+/** Released by the test: the fake service's export sends its rows. */
+let releaseExport = () => {};
+const exportRows = new Promise<void>((resolve) => {
+  releaseExport = resolve;
+});
+
 interface Seen {
   method: string;
   path: string;
@@ -58,6 +64,19 @@ function fakeService(seen: Seen[]) {
   app.get('/api/resource/:doctype/:name/attachments/:id', (c) =>
     c.body(new Uint8Array([0, 255, 1]), 200, downloadHeaders('report.pdf', 'text/html', 3)),
   );
+  // An export: its heading at once, its rows only once the test lets them go.
+  app.get('/api/resource/:doctype/export.csv', () => {
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(encoder.encode('ID,Name\r\n'));
+        await exportRows;
+        controller.enqueue(encoder.encode('CUST-00001,Ada\r\n'));
+        controller.close();
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8' } });
+  });
   app.all('/api/resource/*', record);
   app.all('/api/method/*', record);
   app.all('/api/import/*', record);
@@ -196,6 +215,21 @@ describe('forwardRoutes', () => {
       'content-security-policy': 'sandbox',
     });
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(new Uint8Array([0, 255, 1]));
+  });
+
+  it('passes an export on as a stream: its first bytes arrive while the service is still writing it', async () => {
+    const res = await send('GET', '/api/resource/crm.Customer/export.csv?filters=%5B%5D');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    // The service has not finished: a buffering gateway would not have answered at all yet.
+    expect(decoder.decode((await reader.read()).value)).toBe('ID,Name\r\n');
+    releaseExport();
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      rest += decoder.decode(chunk.value, { stream: true });
+    expect(rest).toBe('CUST-00001,Ada\r\n');
   });
 
   it('forwards /api/meta/<service> to the service metaUrl', async () => {

@@ -1,9 +1,11 @@
 /**
- * The CSV export's text and paging: RFC 4180 quoting, no cell a spreadsheet would run as a formula, every
- * page fetched in turn with its progress told, and an abort that stops it.
+ * The CSV export's text and its download: RFC 4180 quoting, no cell a spreadsheet would run as a formula,
+ * the list's query in the export's URL, the records counted as the stream arrives (line breaks inside
+ * quotes included), and a refusal read as the server's error.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { csvCell, csvRow, exportCsv } from '../../../src/shell/export/csv';
+import { HttpError } from '../../../src/sdk/http';
+import { CsvRecordCounter, csvCell, csvRow, exportUrl, fetchExport } from '../../../src/shell/export/csv';
 
 describe('csv text', () => {
   it('quotes a field holding a comma, a quote or a line break, and doubles its quotes', () => {
@@ -26,51 +28,82 @@ describe('csv text', () => {
   });
 });
 
-describe('exportCsv', () => {
-  const columns = [
-    { heading: 'ID', value: (r: Record<string, unknown>) => r.name },
-    { heading: 'Name', value: (r: Record<string, unknown>) => r.title },
-  ];
-  const records = Array.from({ length: 5 }, (_, i) => ({ name: `R-${i + 1}`, title: `Title ${i + 1}` }));
-  const pages = (page: number, size: number) => ({
-    data: records.slice((page - 1) * size, page * size),
-    total: records.length,
+describe('exportUrl', () => {
+  it("carries the list's filters, sort and columns in the data API's parameters", () => {
+    const url = new URL(
+      exportUrl('http://desk.test', 'support.Ticket', {
+        filters: [
+          { field: 'status', operator: 'eq', value: 'Open' },
+          { field: 'subject', operator: 'contains', value: 'fire' },
+        ],
+        sort: { field: 'subject', order: 'desc' },
+        fields: ['subject', 'status'],
+      }),
+    );
+    expect(url.pathname).toBe('/api/resource/support.Ticket/export.csv');
+    expect(JSON.parse(url.searchParams.get('filters')!)).toEqual([
+      ['status', '=', 'Open'],
+      ['subject', 'like', '%fire%'],
+    ]);
+    expect(url.searchParams.get('order_by')).toBe('subject desc');
+    expect(JSON.parse(url.searchParams.get('fields')!)).toEqual(['subject', 'status']);
   });
+});
 
-  it('fetches every page in turn and tells the progress after each', async () => {
-    const fetchPage = vi.fn(async (page: number, size: number) => pages(page, size));
-    const progress: Array<[number, number]> = [];
-    const parts = await exportCsv({
-      columns,
-      fetchPage,
-      pageSize: 2,
+describe('CsvRecordCounter', () => {
+  it('counts line ends outside quotes, however the text is cut', () => {
+    const text = 'ID,Note\r\nR-1,"two\r\nlines"\r\nR-2,"say ""hi"""\r\nR-3,plain\r\n';
+    for (const size of [1, 3, 7, text.length]) {
+      const counter = new CsvRecordCounter();
+      for (let i = 0; i < text.length; i += size) counter.feed(text.slice(i, i + size));
+      expect(counter.lines).toBe(4);
+    }
+  });
+});
+
+describe('fetchExport', () => {
+  const chunks = ['ID,Name\r\nR-1,A\r\n', 'R-2,B\r\nR-3,C\r\n', 'R-4,"D\r\nE"\r\n'];
+  const streamed = () =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+
+  it('reads the stream to the end with the session, telling the records received as they arrive', async () => {
+    const fetch = vi.fn(
+      async (_url: string | URL | Request, _init?: RequestInit) =>
+        new Response(streamed(), {
+          headers: { 'content-type': 'text/csv; charset=utf-8', 'x-total-count': '4' },
+        }),
+    );
+    const progress: Array<[number, number | undefined]> = [];
+    const parts = await fetchExport({
+      url: 'http://desk.test/api/resource/x.Y/export.csv',
       signal: new AbortController().signal,
+      fetch,
       onProgress: (done, total) => progress.push([done, total]),
     });
-    expect(fetchPage.mock.calls.map((c) => c[0])).toEqual([1, 2, 3]);
+    expect(fetch.mock.calls[0]![1]).toMatchObject({ credentials: 'include' });
     expect(progress).toEqual([
-      [2, 5],
-      [4, 5],
-      [5, 5],
+      [1, 4],
+      [3, 4],
+      [4, 4],
     ]);
-    expect(parts.join('').split('\r\n')).toEqual([
-      'ID,Name',
-      'R-1,Title 1',
-      'R-2,Title 2',
-      'R-3,Title 3',
-      'R-4,Title 4',
-      'R-5,Title 5',
-      '',
-    ]);
+    expect(await new Blob(parts).text()).toBe(chunks.join(''));
   });
 
-  it('stops when aborted between pages', async () => {
-    const controller = new AbortController();
-    const fetchPage = vi.fn(async (page: number, size: number) => {
-      controller.abort();
-      return pages(page, size);
+  it("rejects with the server's error when the export is refused", async () => {
+    const fetch = vi.fn(async () =>
+      Response.json({ error: { code: 'forbidden', message: 'You may not read x.Y.' } }, { status: 403 }),
+    );
+    const failed = fetchExport({
+      url: 'http://desk.test/e.csv',
+      signal: new AbortController().signal,
+      fetch,
     });
-    await expect(exportCsv({ columns, fetchPage, pageSize: 2, signal: controller.signal })).rejects.toThrow();
-    expect(fetchPage).toHaveBeenCalledTimes(1);
+    await expect(failed).rejects.toBeInstanceOf(HttpError);
+    await expect(failed).rejects.toMatchObject({ code: 'forbidden', status: 403 });
   });
 });

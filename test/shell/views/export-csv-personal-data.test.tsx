@@ -1,7 +1,7 @@
 /**
  * The list's CSV export of a DocType whose personal data is a list column, against the mock backend: a user
  * without read_pii saves the mask (and nothing is audited), a user with it saves the values, each record's
- * reveal audited as a list read of that user.
+ * reveal audited as a list read of that user; an export the server refuses says so in words.
  */
 import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
@@ -14,6 +14,7 @@ import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { GenericList } from '../../../src/shell/views/GenericList';
+import { ExportCsv } from '../../../src/shell/views/list/ExportCsv';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
 import { newTestPlatform } from '../support/desk-frame';
 
@@ -131,5 +132,35 @@ describe('the CSV export of personal data', () => {
         .map((l) => l.split(',')[0])
         .sort(),
     );
+  });
+});
+
+describe('an export the server refuses', () => {
+  it('says it stopped and why in words, saves nothing, and offers the export again', async () => {
+    const platform = newTestPlatform();
+    await platform.discovery.resolve('hr.Contact');
+    await platform.login('clerk', 'clerk-password');
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    // A filter on personal data the clerk receives masked would reveal it: the server refuses the export.
+    render(
+      <PlatformProvider platform={platform}>
+        <ExportCsv
+          docType="hr.Contact"
+          plural="Contacts"
+          columns={[]}
+          filters={[{ field: 'email', operator: 'contains', value: 'ada' }]}
+        />
+      </PlatformProvider>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Export CSV' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toBe(
+      'The export stopped. You do not have permission to do this. Ask an administrator.',
+    );
+    expect(click).not.toHaveBeenCalled();
+    expect(screen.getByRole('button', { name: 'Export CSV' })).toBeTruthy();
+    const asked = backend.to('/api/resource/hr.Contact/export.csv', 'GET').at(-1);
+    expect(JSON.parse(asked?.url.searchParams.get('filters') ?? '[]')).toEqual([['email', 'like', '%ada%']]);
+    await platform.logout();
   });
 });

@@ -1,11 +1,12 @@
 /**
  * The list's "Export CSV" action: the rows the list shows (its filters and sort, all pages, its columns,
- * linked records by id), fetched page by page with the progress shown and a Cancel, then saved as
- * `<Plural>.csv`. Personal data the user may not see is exported masked, as the data API gives it.
+ * linked records by id), written by the server and streamed (docs/http-api.md#csv-export), with the rows
+ * received shown as they arrive and a Cancel, then saved as `<Plural>.csv`. Personal data the user may not
+ * see is exported masked, as the data API gives it.
  */
 import type { CrudFilter, CrudSort } from '@refinedev/core';
 import { useRef, useState } from 'react';
-import { type ExportColumn, exportCsv } from '../../export/csv';
+import { exportUrl, fetchExport } from '../../export/csv';
 import type { DeskField } from '../../fields';
 import { usePlatform } from '../../hooks/use-platform';
 import { failureWords } from '../../words/failure';
@@ -26,7 +27,7 @@ type ExportState =
   | { status: 'failed'; message: string };
 
 /** Saves `parts` as a file the browser downloads. */
-function download(parts: string[], name: string): void {
+function download(parts: BlobPart[], name: string): void {
   const url = URL.createObjectURL(new Blob(parts, { type: 'text/csv;charset=utf-8' }));
   const link = document.createElement('a');
   link.href = url;
@@ -38,7 +39,7 @@ function download(parts: string[], name: string): void {
 
 /** The button, its progress and its failure. */
 export function ExportCsv({ docType, plural, columns, filters, sort }: ExportCsvProps): React.JSX.Element {
-  const { dataProvider } = usePlatform();
+  const { config } = usePlatform();
   const [state, setState] = useState<ExportState>({ status: 'idle' });
   const running = useRef<AbortController | undefined>(undefined);
 
@@ -46,24 +47,14 @@ export function ExportCsv({ docType, plural, columns, filters, sort }: ExportCsv
     const controller = new AbortController();
     running.current = controller;
     setState({ status: 'running', done: 0 });
-    const exported: ExportColumn[] = [
-      { heading: 'ID', value: (r) => r.name },
-      ...columns.map((f) => ({ heading: f.label, value: (r: Record<string, unknown>) => r[f.name] })),
-    ];
     try {
-      const parts = await exportCsv({
-        columns: exported,
+      const parts = await fetchExport({
+        url: exportUrl(config.gatewayUrl, docType, {
+          filters,
+          sort,
+          fields: columns.map((c) => c.name),
+        }),
         signal: controller.signal,
-        fetchPage: async (page, pageSize, signal) => {
-          const answer = await dataProvider.getList({
-            resource: docType,
-            filters,
-            sorters: sort ? [sort] : [],
-            pagination: { currentPage: page, pageSize, mode: 'server' },
-            meta: { fields: ['name', ...columns.map((c) => c.name)], signal },
-          });
-          return { data: answer.data as Record<string, unknown>[], total: answer.total };
-        },
         onProgress: (done, total) => setState({ status: 'running', done, total }),
       });
       download(parts, `${plural}.csv`);
