@@ -60,7 +60,9 @@ export function LinkInput({
   const [selectedTitle, setSelectedTitle] = useState('');
   const [typing, setTyping] = useState(false);
   const [open, setOpen] = useState(false);
-  const [options, setOptions] = useState<Option[]>([]);
+  // The options with the search text they answer: a list fetched for older text is never offered as if it
+  // matched what the input shows now (typing "Nobody" must not offer the records of an empty search).
+  const [fetched, setFetched] = useState<{ search: string; options: Option[] }>({ search: '', options: [] });
   const [active, setActive] = useState(0);
   const [status, setStatus] = useState<'idle' | 'loading' | 'error'>('idle');
   const listId = useId();
@@ -73,6 +75,9 @@ export function LinkInput({
   };
   useEffect(() => () => clearTimeout(closing.current), []);
   const query = useDebounced(text.trim(), 250);
+  const search = typing ? text.trim() : '';
+  const options = fetched.search === search ? fetched.options : [];
+  const settled = fetched.search === search && status === 'idle';
 
   // The title of the chosen record, shown while the user is not typing.
   useEffect(() => {
@@ -94,8 +99,8 @@ export function LinkInput({
     if (!open || !schema) return;
     const controller = new AbortController();
     setStatus('loading');
-    const filters =
-      typing && query ? [{ field: titleField, operator: 'contains' as const, value: query }] : [];
+    const searched = typing ? query : '';
+    const filters = searched ? [{ field: titleField, operator: 'contains' as const, value: searched }] : [];
     platform.dataProvider
       .getList({
         resource: target,
@@ -106,8 +111,9 @@ export function LinkInput({
       })
       .then(({ data }) => {
         if (controller.signal.aborted) return;
-        setOptions(
-          data.map((row) => {
+        setFetched({
+          search: searched,
+          options: data.map((row) => {
             const record = row as Record<string, unknown>;
             const title = record[titleField];
             return {
@@ -115,7 +121,7 @@ export function LinkInput({
               title: typeof title === 'string' && title ? title : String(record.name),
             };
           }),
-        );
+        });
         setActive(0);
         setStatus('idle');
       })
@@ -187,8 +193,9 @@ export function LinkInput({
             // A click on an option lands after the blur: close a moment later.
             closing.current = setTimeout(() => setOpen(false), 150);
             const typed = text.trim();
+            // A record whose title is exactly the text names it, whichever search fetched it.
             const exact = typed
-              ? options.find((o) => o.title.toLowerCase() === typed.toLowerCase())
+              ? fetched.options.find((o) => o.title.toLowerCase() === typed.toLowerCase())
               : undefined;
             if (exact) pick(exact);
             else if (typing && typed) {
@@ -233,7 +240,7 @@ export function LinkInput({
           </div>
         ))}
       </div>
-      {open && (status === 'error' || (status === 'idle' && options.length === 0)) ? (
+      {open && (status === 'error' || (settled && options.length === 0)) ? (
         <div className="desk-link__list" role="status">
           <div className="desk-link__empty">
             {status === 'error'

@@ -122,6 +122,25 @@ describe('the Link field', () => {
     expect(combobox.getAttribute('aria-expanded')).toBe('true');
   });
 
+  it('never offers the records of an earlier search for text that matches none of them', async () => {
+    renderIn(
+      platform(),
+      <GenericForm docType="support.Ticket" schema={ticket} onSaved={() => {}} onCancel={() => {}} />,
+    );
+    const combobox = screen.getByRole('combobox', { name: /^Customer/ });
+    fireEvent.focus(combobox);
+    // Opening the list shows the first customers (the empty search).
+    await screen.findByRole('option', {
+      name: new RegExp(customers[0]!.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    });
+    fireEvent.change(combobox, { target: { value: 'Nobody at all' } });
+    // Right away, before the search for the new text has answered, the old options are gone.
+    const offered = () => document.querySelectorAll('.desk-link__option').length;
+    expect(offered()).toBe(0);
+    await screen.findByText('No matching records.');
+    expect(offered()).toBe(0);
+  });
+
   it("lists tickets with the linked customer's title as a link to the customer", async () => {
     renderIn(
       platform(),
