@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { type CreateApiAppOptions, createApiApp } from './api-app';
 import { attachmentRoutes } from './attachments/routes';
+import { auditRoutes } from './audit/routes';
 import { INTERNAL_HEADERS, trustGateway } from './auth/internal-auth';
 import type { AppContext } from './context';
 import { peerLinkResolver } from './data/peer-links';
@@ -90,6 +91,8 @@ export function createServiceApp(
   // A record's history and comments, kept with the record; the gateway forwards `/api/history/` here.
   if (ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
+  // The log of this service's reveals; the gateway merges the services' logs (docs/operators.md#the-audit-log).
+  if (ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit }));
   app.route('/', deskRoutes(ctx));
   return app;
 }

@@ -9,6 +9,10 @@
 //
 //   node scripts/start-macro.js [--no-build]     --no-build: skip building missing UI bundles
 //
+// A service's records go to a PostgreSQL server of its own when PLATFORM_DATABASE_URL_<APP> names one (e.g.
+// PLATFORM_DATABASE_URL_CRM for crm): that process runs with it as its PLATFORM_DATABASE_URL; the others keep
+// their embedded database in <data_dir>/services/<app> (or PLATFORM_DATABASE_URL when that is set for all).
+//
 // Exit codes: 0 stopped by a signal, 1 nats-server missing or not starting, or a process kept dying at once.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -194,6 +198,21 @@ start(
     if (match) console.log(`\n  Desk (MACROSERVICE): ${match[1]}\n`);
   },
 );
+/** PLATFORM_DATABASE_URL_<APP>: the variable naming `app`'s own database server. */
+function databaseUrlVariable(app) {
+  return `PLATFORM_DATABASE_URL_${app.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
 for (const app of SERVICES) {
-  start(app, process.execPath, [bin, 'serve', '--mode', 'macroservice', '--app', app, '--port', '0'], env);
+  // Each service keeps its own records, keys and audit log: a server shared by two would mix them.
+  const own = env[databaseUrlVariable(app)];
+  const serviceEnv = own ? { ...env, PLATFORM_DATABASE_URL: own } : env;
+  if (own)
+    console.log(`start:macro: ${app} stores its records in the PostgreSQL of ${databaseUrlVariable(app)}`);
+  start(
+    app,
+    process.execPath,
+    [bin, 'serve', '--mode', 'macroservice', '--app', app, '--port', '0'],
+    serviceEnv,
+  );
 }

@@ -52,31 +52,31 @@ export type ChainVerdict =
  * gap), each `prev_hash` equal to the previous `hash` (a removed or reordered entry breaks the link), and
  * each `hash` recomputed (an edited entry no longer matches). Names the first entry that fails. Removing the
  * newest entries leaves a valid shorter chain: compare the head with one recorded elsewhere
- * (docs/operators.md#the-audit-log).
+ * (docs/operators.md#the-audit-log). Entries that name their `service` (a MACROSERVICE gateway's merged
+ * log) are checked as one chain per service, each in its own order; the head is then the last entry's.
  */
 export async function verifyChain(
   entries: Iterable<AuditEntry> | AsyncIterable<AuditEntry>,
 ): Promise<ChainVerdict> {
+  const heads = new Map<string | undefined, { seq: number; hash: string }>();
   let head = { seq: 0, hash: GENESIS_HASH };
   let count = 0;
   for await (const entry of entries) {
     count++;
-    const at = head.seq + 1;
-    if (entry.seq !== at) {
-      return {
-        ok: false,
-        entries: count,
-        seq: at,
-        problem: `entry ${at} is missing (the next one is ${entry.seq})`,
-      };
-    }
-    if (entry.prev_hash !== head.hash) {
-      return { ok: false, entries: count, seq: at, problem: `entry ${at} does not follow entry ${head.seq}` };
-    }
-    if (entryHash(entry) !== entry.hash) {
-      return { ok: false, entries: count, seq: at, problem: `entry ${at} was changed after it was written` };
-    }
+    const before = heads.get(entry.service) ?? { seq: 0, hash: GENESIS_HASH };
+    const at = before.seq + 1;
+    const where = entry.service === undefined ? '' : `${entry.service}: `;
+    const broken = (problem: string): ChainVerdict => ({
+      ok: false,
+      entries: count,
+      seq: at,
+      problem: where + problem,
+    });
+    if (entry.seq !== at) return broken(`entry ${at} is missing (the next one is ${entry.seq})`);
+    if (entry.prev_hash !== before.hash) return broken(`entry ${at} does not follow entry ${before.seq}`);
+    if (entryHash(entry) !== entry.hash) return broken(`entry ${at} was changed after it was written`);
     head = { seq: entry.seq, hash: entry.hash };
+    heads.set(entry.service, head);
   }
   return { ok: true, entries: count, head };
 }

@@ -5,15 +5,15 @@ import { unauthorized } from '../middleware/auth';
 import { forbidden } from '../permissions/guard';
 import { SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
-import type { AuditStore } from './audit-store';
+import type { AuditQuery, AuditStore } from './audit-store';
 import { verifyChain } from './chain';
 
 /** Path of the audit log API. */
-const AUDIT_PATH = '/api/audit';
+export const AUDIT_PATH = '/api/audit';
 
 /** Default and largest page of `GET /api/audit`. */
 const DEFAULT_PAGE = 100;
-const MAX_PAGE = 1000;
+export const MAX_AUDIT_PAGE = 1000;
 
 /** Values of `order`: chain order (the default, what verification reads) or newest first. */
 const ORDERS = ['oldest', 'newest'] as const;
@@ -36,8 +36,25 @@ function newestFirst(raw: string | undefined): boolean {
   return raw === 'newest';
 }
 
+/**
+ * The filters, paging and order of a `GET /api/audit` query string (400 `invalid_paging` or `invalid_query`
+ * for a malformed one); an empty value does not filter.
+ */
+export function readAuditQuery(
+  q: Record<string, string>,
+): Required<Pick<AuditQuery, 'start' | 'limit' | 'newestFirst'>> & AuditQuery {
+  return {
+    doctype: q.doctype || undefined,
+    record: q.record || undefined,
+    user: q.user || undefined,
+    start: count(q.limit_start, 'limit_start', 0, 1_000_000_000),
+    limit: count(q.limit_page_length, 'limit_page_length', DEFAULT_PAGE, MAX_AUDIT_PAGE),
+    newestFirst: newestFirst(q.order),
+  };
+}
+
 /** Lets only a signed-in System Manager through (401 `unauthorized`, 403 `forbidden`). */
-function requireSystemManager(c: Context<AppEnv>): void {
+export function requireSystemManager(c: Context<AppEnv>): void {
   const principal = c.get('principal');
   if (!principal) throw unauthorized();
   if (!rolesOf(principal).includes(SYSTEM_MANAGER)) throw forbidden('manage', 'the audit log');
@@ -56,15 +73,7 @@ export function auditRoutes({ audit }: { audit: Pick<AuditStore, 'list' | 'entri
   const routes = new Hono<AppEnv>();
   routes.get(AUDIT_PATH, async (c) => {
     requireSystemManager(c);
-    const q = c.req.query();
-    const page = await audit.list({
-      doctype: q.doctype || undefined,
-      record: q.record || undefined,
-      user: q.user || undefined,
-      start: count(q.limit_start, 'limit_start', 0, 1_000_000_000),
-      limit: count(q.limit_page_length, 'limit_page_length', DEFAULT_PAGE, MAX_PAGE),
-      newestFirst: newestFirst(q.order),
-    });
+    const page = await audit.list(readAuditQuery(c.req.query()));
     c.header('Cache-Control', 'no-store');
     return c.json(page);
   });

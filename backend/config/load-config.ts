@@ -25,6 +25,7 @@ const ENV_OVERRIDES: ReadonlyArray<readonly [string, string, (raw: string) => un
   ['PLATFORM_PGLITE_OPTIMIZE', 'server.pglite_optimize', parseBool],
   ['PLATFORM_LOG_LEVEL', 'server.log_level', (v) => v.toLowerCase()],
   ['PLATFORM_MFE_PROXY_ENABLED', 'desk.mfe_proxy_enabled', parseBool],
+  ['PLATFORM_UPSTREAM_TIMEOUT_MS', 'desk.upstream_timeout_ms', (v) => (/^\d+$/.test(v) ? Number(v) : v)],
   [
     'PLATFORM_CORE_SERVICES',
     'desk.core_services',

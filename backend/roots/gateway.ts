@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { createApp } from '../app';
+import { gatewayAuditRoutes } from '../audit/gateway-routes';
 import { readInternalSecret } from '../auth/internal-auth';
 import { type AttemptState, KvAttemptStore } from '../auth/login-attempts';
 import type { Bus } from '../bus/bus';
@@ -151,6 +152,8 @@ async function buildGateway(
   const forwarding = new Hono<AppEnv>();
   const debug = config.server.log_level === 'debug' ? log : undefined;
   forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log, debug }));
+  // The audit log of reveals, kept by each service, merged for the caller (docs/operators.md#the-audit-log).
+  forwarding.route('/', gatewayAuditRoutes({ directory, secret, timeoutMs }));
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
   // whoami's permissions come from the services, each computing them from the roles this gateway signs.
   const permissionsOf = remotePermissionSource({ directory, secret, timeoutMs });

@@ -25,4 +25,9 @@ export interface AuditEntry {
   prev_hash: string;
   /** SHA-256 (hex) over `prev_hash` and every other field. */
   hash: string;
+  /**
+   * The service whose log holds the entry, in the answer of a MACROSERVICE gateway (which merges the
+   * services' logs); absent where one process keeps the log. Not part of the hash.
+   */
+  service?: string;
 }

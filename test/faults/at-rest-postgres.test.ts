@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesContaining } from './helpers/leak-search';
 import { type PostgresHandle, startPostgres } from './helpers/postgres-server';
 import { type ServeProcess, signIn, startServe } from './helpers/serve-process';
 
@@ -37,18 +38,6 @@ afterAll(async () => {
   await postgres?.dispose();
   rmSync(temp, { recursive: true, force: true });
 });
-
-/** Every file under `dir` whose bytes contain `needle`, as paths relative to `dir`. */
-async function filesContaining(dir: string, needle: string): Promise<string[]> {
-  const found: string[] = [];
-  const bytes = Buffer.from(needle, 'utf8');
-  for (const entry of await readdir(dir, { recursive: true })) {
-    const path = join(dir, entry);
-    if (!(await stat(path)).isFile()) continue;
-    if ((await readFile(path)).includes(bytes)) found.push(entry);
-  }
-  return found;
-}
 
 describe('personal data at rest on PostgreSQL, on a real server', () => {
   it('stores a Customer created through the API and reads its email back', async () => {

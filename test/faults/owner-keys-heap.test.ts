@@ -9,16 +9,7 @@
  * gateway holds a create encrypted to its own key, so the search works.
  */
 import { once } from 'node:events';
-import {
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
@@ -31,6 +22,7 @@ import { DiscoveryClient } from '../../src/sdk/discovery';
 import { createCsrfTokenStore, createHttpClient } from '../../src/sdk/http';
 import { SecurityClient } from '../../src/sdk/security';
 import { type NatsServerHandle, startNatsServer, waitUntil } from '../helpers/nats-server';
+import { fileContains, heapSnapshot, whileHeldAt } from './helpers/leak-search';
 import { signIn, spawnM, type WatchedProcess, waitForOutput } from './helpers/serve-process';
 
 const SECRET = 'owner-keys-heap-test-secret-0123456789abcdef';
@@ -60,42 +52,6 @@ function serve(
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}`,
     ...env,
   });
-}
-
-/** True when `needle` occurs in the file (read in chunks, a match across two chunks included). */
-async function fileContains(path: string, needle: string): Promise<boolean> {
-  const wanted = Buffer.from(needle);
-  let tail = Buffer.alloc(0);
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    const window = Buffer.concat([tail, chunk as Buffer]);
-    if (window.includes(wanted)) return true;
-    tail = window.subarray(Math.max(0, window.length - wanted.length + 1));
-  }
-  return false;
-}
-
-/**
- * SIGUSR2 to `proc`, then the snapshot's path once it is complete: V8 writes it synchronously on the
- * process's main thread, so once the file exists and the process answers `url` again, it is whole.
- */
-async function heapSnapshot(proc: WatchedProcess, snapshotDir: string, url: string): Promise<string> {
-  const before = new Set(readdirSync(snapshotDir));
-  proc.child.kill('SIGUSR2');
-  let file: string | undefined;
-  await waitUntil(
-    () => {
-      file = readdirSync(snapshotDir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
-      return file !== undefined;
-    },
-    120_000,
-    'the heap snapshot file appears',
-  );
-  await waitUntil(
-    async () => (await fetch(`${url}/api/v1/security/config`)).ok,
-    120_000,
-    'the process answers',
-  );
-  return join(snapshotDir, file!);
 }
 
 /** The SDK as a browser on the gateway's page: cookies kept, Origin sent. */
@@ -191,48 +147,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The established connections to 127.0.0.1:`port`, with the bytes each holds unread, from the kernel's table (Linux). */
-function connectionsAt(port: number): number[] {
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
-  return ['/proc/net/tcp', '/proc/net/tcp6']
-    .filter((table) => existsSync(table))
-    .flatMap((table) => readFileSync(table, 'utf8').split('\n').slice(1))
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, local, , state]) => local?.endsWith(`:${hexPort}`) && state === '01')
-    .map(([, , , , queues]) => Number.parseInt(queues?.split(':')[1] ?? '0', 16));
-}
-
 /**
- * Sends `create()` while crm is stopped (SIGSTOP), waits until the gateway has forwarded it and is waiting
- * for crm's answer, takes the gateway's heap snapshot at that moment (the request and everything the
- * gateway made of it are alive), then lets crm go on (SIGCONT) and returns the snapshot and the answer.
+ * Sends `create()` while crm is stopped, takes the gateway's heap snapshot while it waits for crm's answer
+ * (the request and everything the gateway made of it are alive), then returns the snapshot and the answer.
  */
 async function snapshotInFlight<T>(create: () => Promise<T>): Promise<{ snapshot: string; answer: T }> {
-  const port = Number(new URL(crmUrl).port);
-  // No kept-alive connection left from earlier requests: crm's idle timer would close one as it resumes,
-  // before reading the request waiting in it. The create then opens a new connection.
-  await waitUntil(
-    () => connectionsAt(port).length === 0,
-    60_000,
-    "the gateway's idle connections to crm closed",
+  const { held, answer } = await whileHeldAt(crm.child.pid!, Number(new URL(crmUrl).port), create, () =>
+    heapSnapshot(gateway.child.pid!, snapshots.gateway, gatewayUrl),
   );
-  crm.child.kill('SIGSTOP');
-  let answer: Promise<T> | undefined;
-  try {
-    answer = create();
-    answer.catch(() => {});
-    // The gateway has forwarded the request and waits for crm's answer: bytes wait unread in crm's socket.
-    await waitUntil(
-      () => connectionsAt(port).some((unread) => unread > 0),
-      60_000,
-      'the gateway forwarded the create to crm',
-    );
-    const snapshot = await heapSnapshot(gateway, snapshots.gateway, gatewayUrl);
-    crm.child.kill('SIGCONT');
-    return { snapshot, answer: await answer };
-  } finally {
-    crm.child.kill('SIGCONT');
-  }
+  return { snapshot: held, answer };
 }
 
 describe('a Customer encrypted to crm crosses the gateway unopened', () => {

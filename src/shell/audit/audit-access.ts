@@ -1,11 +1,10 @@
 /**
  * Who the Desk shows the audit of reveals to (docs/permissions.md#reveals-are-audited): the audit API
- * answers System Managers only, and in MONOLITH only (in MACROSERVICE each service keeps its own log, which
- * the gateway does not serve), so nobody else is shown a section or a link that would end in a refusal.
+ * answers System Managers only (a MONOLITH server from its own log, a MACROSERVICE gateway from the logs of
+ * its services), so nobody else is shown a section or a link that would end in a refusal.
  */
-import type { PlatformMode } from '../../contract/platform-config';
 
-/** True when the Desk may ask the audit API for this user in this deployment. */
-export function mayReadAudit(isSystemManager: boolean, mode: PlatformMode): boolean {
-  return isSystemManager && mode === 'monolith';
+/** True when the Desk may ask the audit API for this user. */
+export function mayReadAudit(isSystemManager: boolean): boolean {
+  return isSystemManager;
 }

@@ -33,8 +33,7 @@ export interface RecordSeenByProps {
 /** The section, or nothing for a user who may not read the audit log or a DocType without personal data. */
 export function RecordSeenBy(props: RecordSeenByProps): React.JSX.Element | null {
   const permissions = usePermissions();
-  const { config } = usePlatform();
-  if (!mayReadAudit(permissions.isSystemManager, config.mode) || !hasFlaggedFields(props.schema)) return null;
+  if (!mayReadAudit(permissions.isSystemManager) || !hasFlaggedFields(props.schema)) return null;
   return <SeenByList {...props} />;
 }
 
@@ -63,7 +62,7 @@ function SeenByList({ docType, schema, id, loaded }: RecordSeenByProps): React.J
       ) : (
         <ol className="desk-timeline__list">
           {query.data.data.map((entry) => (
-            <li key={entry.seq} className="desk-timeline__item">
+            <li key={`${entry.service ?? ''}:${entry.seq}`} className="desk-timeline__item">
               <strong>{entry.user}</strong> saw {fieldLabels(schema, entry.fields)}
               {entry.route === 'list' ? ' in a list' : ''}{' '}
               <time className="desk-timeline__time" dateTime={entry.at}>

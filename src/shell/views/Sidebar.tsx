@@ -65,7 +65,7 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
           Releases
         </a>
       ) : null}
-      {mayReadAudit(permissions.isSystemManager, config.mode) ? (
+      {mayReadAudit(permissions.isSystemManager) ? (
         <a
           className={`desk-sidebar__home${route.kind === 'audit' ? ' is-active' : ''}`}
           href={formatRoute({ kind: 'audit' })}

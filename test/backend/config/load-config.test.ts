@@ -28,9 +28,15 @@ describe('loadConfig', () => {
   it('lets environment variables override the file', () => {
     const config = loadConfig({
       file: 'platform.toml',
-      env: { PORT: '9100', PLATFORM_ENCRYPTION_MODE: 'STRICT', PLATFORM_MFE_PROXY_ENABLED: 'true' },
+      env: {
+        PORT: '9100',
+        PLATFORM_ENCRYPTION_MODE: 'STRICT',
+        PLATFORM_MFE_PROXY_ENABLED: 'true',
+        PLATFORM_UPSTREAM_TIMEOUT_MS: '300000',
+      },
     });
     expect(config.server.port).toBe(9100);
+    expect(config.desk.upstream_timeout_ms).toBe(300_000);
     expect(config.security.payload_encryption.mode).toBe('strict');
     expect(config.desk.mfe_proxy_enabled).toBe(true);
   });

@@ -53,8 +53,14 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts the platform in `mode`; resolves once the Desk answers and the sample apps are discoverable. */
-export async function startDeskTarget(mode: DeskMode): Promise<DeskTarget> {
+/**
+ * Starts the platform in `mode`; resolves once the Desk answers and the sample apps are discoverable. `env`
+ * adds variables for every process (e.g. `PLATFORM_DATABASE_URL_CRM` for start:macro).
+ */
+export async function startDeskTarget(
+  mode: DeskMode,
+  extraEnv: Record<string, string> = {},
+): Promise<DeskTarget> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `desk-e2e-${mode}-`));
   const env: NodeJS.ProcessEnv = {
@@ -68,6 +74,7 @@ export async function startDeskTarget(mode: DeskMode): Promise<DeskTarget> {
   delete env.PLATFORM_NATS_URL;
   delete env.PLATFORM_PUBLIC_URL;
   delete env.PLATFORM_DATABASE_URL;
+  Object.assign(env, extraEnv);
   const args =
     mode === 'monolith'
       ? [join(root, 'bin', 'm.js'), 'serve', '--build-missing']
