@@ -14,6 +14,8 @@ import { importRoutes } from './import/routes';
 import { idempotency, idempotencyWaitMs } from './middleware/idempotency';
 import { payloadDecryption } from './middleware/payload-decryption';
 import { permissionRoutes } from './permissions/routes';
+import { releaseContractRoutes } from './releases/contract-route';
+import { contractFingerprint } from './releases/fingerprint';
 import { releaseRoutes } from './releases/routes';
 
 /** Options of {@link createApp}. */
@@ -87,6 +89,9 @@ export function createServiceApp(
   // A record's history and comments, kept with the record; the gateway forwards `/api/history/` here.
   if (ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
+  // The contract its gateways check a release against before promoting it.
+  const [own] = ctx.apps;
+  if (own) app.route('/', releaseContractRoutes(contractFingerprint(own)));
   app.route('/', deskRoutes(ctx));
   return app;
 }

@@ -29,6 +29,11 @@ export interface ReleaseServiceOptions {
   log: (line: string) => void;
   /** Injectable clock (ms). */
   now?: () => number;
+  /**
+   * Told after this process changed a service's channel or pins, once the change is committed: a
+   * MACROSERVICE gateway tells the other gateways (backend/releases/release-sync.ts).
+   */
+  announce?: (service: string) => void;
 }
 
 /** What a publication asks for: the files the build holds, by path and hash, and what it was built from. */
@@ -80,11 +85,32 @@ function buildVersionOf(manifest: unknown): string | null {
 
 const emptyChannel = (service: string): ChannelState => ({ service, live: null, canary: null, rev: 0 });
 
+/** The versions each service's channel and pins point at. */
+function usedVersions(
+  channels: ReadonlyMap<string, ChannelState>,
+  pins: ReadonlyMap<string, ReleasePin[]>,
+): Map<string, Set<string>> {
+  const used = new Map<string, Set<string>>();
+  const add = (service: string, version: string | null | undefined) => {
+    if (!version) return;
+    const set = used.get(service) ?? new Set<string>();
+    set.add(version);
+    used.set(service, set);
+  };
+  for (const c of channels.values()) {
+    add(c.service, c.live);
+    add(c.service, c.canary?.version);
+  }
+  for (const [service, list] of pins) for (const p of list) add(service, p.version);
+  return used;
+}
+
 /**
- * Releases of UI remotes in MONOLITH (docs/mfe-teams.md#releases): publication into the data directory with
- * the hashes fixed at that moment, channels (live, canary, pins) moved atomically in the database with their
- * history, the contract gate, retention, and which release each user is handed. Channels and pins are also
- * kept in memory (this process is their only writer), so discovery chooses a release without a query.
+ * Releases of UI remotes (docs/mfe-teams.md#releases): publication with the hashes fixed at that moment,
+ * channels (live, canary, pins) moved atomically in the database with their history, the contract gate,
+ * retention, and which release each user is handed. Channels and pins are also kept in memory, so discovery
+ * chooses a release without a query: in MONOLITH this process is their only writer; MACROSERVICE gateways
+ * share the database and call {@link ReleaseService.refresh} when another one changed it.
  */
 export class ReleaseService {
   readonly #store: ReleaseStore;
@@ -117,33 +143,53 @@ export class ReleaseService {
     return this.#lastAt;
   }
 
-  async #reload(): Promise<void> {
-    this.#channels = new Map((await this.#store.channels()).map((c) => [c.service, c]));
-    this.#pins = await this.#store.pins();
-    this.#inUse.clear();
-    for (const [service, versions] of this.#usedVersions()) {
+  /**
+   * Reads the channels and pins again, and the releases they point at. The new view replaces the old one in
+   * one step, so a discovery answer never mixes the two. True when anything changed.
+   */
+  async #reload(): Promise<boolean> {
+    const channels = new Map((await this.#store.channels()).map((c) => [c.service, c]));
+    const pins = await this.#store.pins();
+    const before = this.#signature();
+    const used = usedVersions(channels, pins);
+    const inUse = new Map<string, Release>();
+    for (const [service, versions] of used) {
       for (const version of versions) {
-        const release = await this.#store.get(service, version);
-        if (release) this.#inUse.set(`${service}\n${version}`, release);
+        const key = `${service}\n${version}`;
+        // A published release never changes: one already held needs no query.
+        const release = this.#inUse.get(key) ?? (await this.#store.get(service, version));
+        if (release) inUse.set(key, release);
       }
     }
+    this.#channels = channels;
+    this.#pins = pins;
+    this.#inUse.clear();
+    for (const [key, release] of inUse) this.#inUse.set(key, release);
+    return this.#signature() !== before;
+  }
+
+  /** What the in-memory view holds, as one string: two views with the same signature hand out the same. */
+  #signature(): string {
+    return JSON.stringify([
+      [...this.#channels.values()].sort((a, b) => a.service.localeCompare(b.service)),
+      [...this.#pins].sort(([a], [b]) => a.localeCompare(b)),
+    ]);
+  }
+
+  /**
+   * Reads the channels and pins from the database again and tells the listeners when they changed: how a
+   * MACROSERVICE gateway learns of a change made through another gateway (on its notification, and at every
+   * heartbeat in case the notification was lost). True when something changed.
+   */
+  async refresh(): Promise<boolean> {
+    const changed = await this.#reload();
+    if (changed) for (const listener of this.#listeners) listener();
+    return changed;
   }
 
   /** The versions each service's channel and pins point at. */
   #usedVersions(): Map<string, Set<string>> {
-    const used = new Map<string, Set<string>>();
-    const add = (service: string, version: string | null | undefined) => {
-      if (!version) return;
-      const set = used.get(service) ?? new Set<string>();
-      set.add(version);
-      used.set(service, set);
-    };
-    for (const c of this.#channels.values()) {
-      add(c.service, c.live);
-      add(c.service, c.canary?.version);
-    }
-    for (const [service, pins] of this.#pins) for (const p of pins) add(service, p.version);
-    return used;
+    return usedVersions(this.#channels, this.#pins);
   }
 
   /** Registers a listener called after every channel or pin change; returns its removal. */
@@ -378,6 +424,7 @@ export class ReleaseService {
     actor: Actor,
   ): Promise<ChannelState> {
     this.#requireService(service);
+    await this.#reload();
     const release = await this.#published(service, version);
     const differences = this.#gate(release, options.force === true);
     const previous = this.channel(service).live;
@@ -386,6 +433,7 @@ export class ReleaseService {
     await this.#store.change(service, {
       live: version,
       ...(canary === null ? { canary: null } : {}),
+      previousIsLive: true,
       entry: {
         at: this.#tick(),
         actor: actor.user,
@@ -405,6 +453,7 @@ export class ReleaseService {
    */
   async rollback(service: string, options: { force?: boolean }, actor: Actor): Promise<ChannelState> {
     this.#requireService(service);
+    await this.#reload();
     const current = this.channel(service).live;
     const history = await this.#store.history(service, 10_000);
     const target = history.find((e) => e.action === 'promote' && e.version === current)?.previous ?? null;
@@ -421,6 +470,7 @@ export class ReleaseService {
     const differences = this.#gate(release, options.force === true);
     await this.#store.change(service, {
       live: target,
+      previousIsLive: true,
       entry: {
         at: this.#tick(),
         actor: actor.user,
@@ -446,6 +496,7 @@ export class ReleaseService {
     actor: Actor,
   ): Promise<ChannelState> {
     this.#requireService(service);
+    await this.#reload();
     const differences =
       version === null || percent === 0
         ? []
@@ -494,6 +545,7 @@ export class ReleaseService {
     await this.#reload();
     await this.#retain(service);
     for (const listener of this.#listeners) listener();
+    this.#options.announce?.(service);
     return this.channel(service);
   }
 
