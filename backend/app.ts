@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { Hono } from 'hono';
 import { type CreateApiAppOptions, createApiApp } from './api-app';
 import { attachmentRoutes } from './attachments/routes';
@@ -16,6 +17,8 @@ import { payloadDecryption } from './middleware/payload-decryption';
 import { permissionRoutes } from './permissions/routes';
 import { releaseContractRoutes } from './releases/contract-route';
 import { contractFingerprint } from './releases/fingerprint';
+import { releaseFileRoutes } from './releases/release-file-routes';
+import { localReleaseFiles } from './releases/release-file-store';
 import { releaseRoutes } from './releases/routes';
 
 /** Options of {@link createApp}. */
@@ -89,9 +92,13 @@ export function createServiceApp(
   // A record's history and comments, kept with the record; the gateway forwards `/api/history/` here.
   if (ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
-  // The contract its gateways check a release against before promoting it.
+  // The contract its gateways check a release against before promoting it, and its releases' files.
   const [own] = ctx.apps;
-  if (own) app.route('/', releaseContractRoutes(contractFingerprint(own)));
+  if (own) {
+    app.route('/', releaseContractRoutes(contractFingerprint(own)));
+    const files = localReleaseFiles(join(resolve(ctx.config.server.data_dir), 'releases'));
+    app.route('/', releaseFileRoutes(own.name, files));
+  }
   app.route('/', deskRoutes(ctx));
   return app;
 }

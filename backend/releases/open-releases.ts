@@ -5,6 +5,7 @@ import type { PlatformConfig } from '../config/schema';
 import type { Database } from '../db/database';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
 import { type ContractFingerprint, contractFingerprint } from './fingerprint';
+import type { ReleaseFileStore } from './release-file-store';
 import { ReleaseService } from './release-service';
 import { announceReleaseChange, followReleaseChanges } from './release-sync';
 
@@ -34,6 +35,8 @@ export interface GatewayReleaseParts {
   bus: Bus;
   /** The contract each service runs with, as its gateway last heard it (backend/releases/remote-contracts.ts). */
   running: (service: string) => ContractFingerprint | undefined;
+  /** Where the files are: with the services owning the remotes (backend/releases/remote-release-files.ts). */
+  files: ReleaseFileStore;
   /** The manifests' heartbeat: the bound on how long a lost change notification leaves this gateway behind. */
   heartbeatMs: number;
   log: Logger;
@@ -42,7 +45,8 @@ export interface GatewayReleaseParts {
 
 /**
  * The release service of a MACROSERVICE gateway (docs/operators.md#releases-in-macroservice): records and
- * channels in the database the gateways share (`server.database_url`), each change announced on the bus
+ * channels in the database the gateways share (`server.database_url`), files with the owning service (whose
+ * folder `root` then does not name), each change announced on the bus
  * and every other gateway's view read again on that notification or, at the latest, at its next heartbeat.
  */
 export async function openGatewayReleases(
@@ -55,6 +59,7 @@ export async function openGatewayReleases(
     root: join(resolve(config.server.data_dir), 'releases'),
     keep: config.releases.keep,
     running: parts.running,
+    files: parts.files,
     log: parts.log,
     announce: announceReleaseChange(parts.bus, parts.log),
   });

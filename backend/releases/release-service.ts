@@ -5,16 +5,8 @@ import { type FieldError, PlatformError } from '../http/errors';
 import { type Assignment, chooseRelease } from './assignment';
 import { type ContractFingerprint, contractDifferences } from './fingerprint';
 import type { ChannelState, HistoryEntry, Release, ReleaseFile, ReleasePin, ReleaseSummary } from './model';
-import {
-  appendStagedPart,
-  buildIdOf,
-  deleteReleaseDir,
-  readVerifiedFile,
-  releaseDir,
-  sha384Of,
-  takeStagedFile,
-  writeReleaseFile,
-} from './release-files';
+import { localReleaseFiles, type ReleaseFileStore } from './release-file-store';
+import { buildIdOf, sha384Of } from './release-files';
 import { ReleaseStore } from './release-store';
 
 /** Options of {@link ReleaseService.open}. */
@@ -22,6 +14,11 @@ export interface ReleaseServiceOptions {
   db: Database;
   /** Folder of the release files: `<data_dir>/releases`. */
   root: string;
+  /**
+   * Where the files are kept; default under `root`. A MACROSERVICE gateway keeps them with the service
+   * owning the remote (backend/releases/remote-release-files.ts).
+   */
+  files?: ReleaseFileStore;
   /** Published releases kept per service besides the live, canary and pinned ones (`releases.keep`). */
   keep: number;
   /** The contract fingerprint of a service as it runs now; undefined for a service this process lacks. */
@@ -116,6 +113,7 @@ export class ReleaseService {
   readonly #store: ReleaseStore;
   readonly #options: ReleaseServiceOptions;
   readonly #now: () => number;
+  readonly #files: ReleaseFileStore;
   #channels = new Map<string, ChannelState>();
   #pins = new Map<string, ReleasePin[]>();
   /** Published releases in use (live, canary, pinned), for the manifest's integrity without a query. */
@@ -127,6 +125,7 @@ export class ReleaseService {
     this.#options = options;
     this.#store = new ReleaseStore(options.db);
     this.#now = options.now ?? Date.now;
+    this.#files = options.files ?? localReleaseFiles(options.root);
   }
 
   /** Creates the tables when needed and loads the channels and pins. */
@@ -223,11 +222,6 @@ export class ReleaseService {
     return release && choice ? { release, why: choice.why } : undefined;
   }
 
-  /** The folder of a release's files. */
-  dirOf(service: string, version: string): string {
-    return releaseDir(this.#options.root, service, version);
-  }
-
   /** A release, from memory when it is in use, else from the database. */
   async get(service: string, version: string): Promise<Release | undefined> {
     return this.#inUse.get(`${service}\n${version}`) ?? (await this.#store.get(service, version));
@@ -243,7 +237,7 @@ export class ReleaseService {
     if (release?.state !== 'published') return undefined;
     const file = release.files.find((f) => f.path === path);
     if (!file) return undefined;
-    const bytes = await readVerifiedFile(this.dirOf(service, version), path, file.sha384);
+    const bytes = await this.#files.read(service, version, path, file.sha384);
     // A published file that is gone differs from its published hash as much as a changed one does.
     if (bytes === 'altered' || bytes === undefined) {
       this.#options.log(`release ${service} ${version}: ${path} differs from its published hash; refused`);
@@ -346,21 +340,16 @@ export class ReleaseService {
         fields: wrong,
       });
     if (wrong.length > 0) throw refuse();
-    const dir = this.dirOf(service, version);
-    for (const { path, bytes } of whole) await writeReleaseFile(dir, path, bytes);
+    for (const { path, bytes } of whole) await this.#files.write(service, version, path, bytes);
     for (const { file, bytes, offset } of parts) {
-      const staged = await appendStagedPart(dir, file.path, offset, bytes);
-      if (staged === 'out_of_order') {
+      const outcome = await this.#files.appendPart(service, version, file, offset, bytes);
+      if (outcome === 'out_of_order') {
         wrong.push({
           field: file.path,
           code: 'offset_mismatch',
           message: 'The part does not continue the file.',
         });
-      } else if (staged === file.size) {
-        const complete = await takeStagedFile(dir, file.path);
-        if (sha384Of(complete) === file.sha384) await writeReleaseFile(dir, file.path, complete);
-        else mismatch(file.path);
-      }
+      } else if (outcome === 'mismatch') mismatch(file.path);
     }
     if (wrong.length > 0) throw refuse();
     return this.#progress(service, version, actor);
@@ -371,10 +360,9 @@ export class ReleaseService {
     const release = await this.#store.get(service, version);
     if (!release) throw unknownRelease(service, version);
     if (release.state === 'published') return { version, state: 'published', missing: [] };
-    const dir = this.dirOf(service, version);
     const missing: string[] = [];
     for (const file of release.files) {
-      const bytes = await readVerifiedFile(dir, file.path, file.sha384);
+      const bytes = await this.#files.read(service, version, file.path, file.sha384);
       if (bytes === undefined || bytes === 'altered') missing.push(file.path);
     }
     if (missing.length > 0) return { version, state: 'staged', missing };
@@ -595,7 +583,7 @@ export class ReleaseService {
     for (const release of published.slice(this.#options.keep)) {
       if (used.has(release.version)) continue;
       await this.#store.delete(service, release.version);
-      await deleteReleaseDir(this.dirOf(service, release.version));
+      await this.#files.remove(service, release.version);
       this.#options.log(`release ${service} ${release.version} removed (retention)`);
     }
   }

@@ -15,9 +15,11 @@ import type { AppEnv } from '../http/env';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
 import { remotePermissionSource } from '../permissions/remote-permissions';
 import { openGatewayReleases } from '../releases/open-releases';
+import { releaseAssetRoutes } from '../releases/release-assets';
 import { releaseDirectory } from '../releases/release-directory';
 import type { ReleaseService } from '../releases/release-service';
 import { RemoteContracts } from '../releases/remote-contracts';
+import { remoteReleaseFiles } from '../releases/remote-release-files';
 import { KEK_ENV, keyEncryptionKeyFromEnv } from '../security/keys/key-encryption-key';
 import type { KeyStore } from '../security/keys/key-store';
 import { KEY_RING_BUCKET, KvKeyStore, type SharedKeyRing } from '../security/keys/kv-key-store';
@@ -154,6 +156,7 @@ async function buildGateway(
         releases = await openGatewayReleases(config, db, {
           bus,
           running: (service) => contracts.running(service),
+          files: remoteReleaseFiles({ directory, secret, timeoutMs }),
           heartbeatMs,
           log,
           stack,
@@ -174,6 +177,8 @@ async function buildGateway(
   const forwarding = new Hono<AppEnv>();
   const debug = config.server.log_level === 'debug' ? log : undefined;
   forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log, debug }));
+  // `/desk/assets/<service>/<version>/...`: a release's file, fetched from the service keeping it.
+  if (releases) forwarding.route('/', releaseAssetRoutes(releases));
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
   // whoami's permissions come from the services, each computing them from the roles this gateway signs.
   const permissionsOf = remotePermissionSource({ directory, secret, timeoutMs });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -166,7 +166,7 @@ async function everyGatewayOffers(version: string, token: string, since: number,
   console.log(`${what}: ${reached.join(', ')}`);
 }
 
-describe('releases on MACROSERVICE gateways (PostgreSQL records, NATS notifications)', () => {
+describe('releases on MACROSERVICE gateways (PostgreSQL records, NATS notifications, files with the service)', () => {
   let first = '';
   let second = '';
 
@@ -186,6 +186,25 @@ describe('releases on MACROSERVICE gateways (PostgreSQL records, NATS notificati
     const promotedAt = Date.now();
     await act(a, 'promote', { version: second });
     await everyGatewayOffers(second, adminToken, promotedAt, 'promotion to first and to all gateways');
+
+    // The files are kept by the crm service, in its data directory, and reach browsers through any gateway.
+    const stored = join(temp, 'crm', 'services', 'crm', 'releases', 'crm', second, 'remoteEntry.js');
+    expect(readFileSync(stored, 'utf8')).toBe(buildFiles('second')['remoteEntry.js']);
+    expect(existsSync(join(temp, 'a', 'releases')) || existsSync(join(temp, 'b', 'releases'))).toBe(false);
+    for (const g of gateways) {
+      const asset = await call(g, 'GET', `/desk/assets/crm/${first}/chunk.0123abcd.js`, adminToken);
+      expect(asset.status).toBe(200);
+      expect(await asset.text()).toBe(buildFiles('first')['chunk.0123abcd.js']);
+      expect(asset.headers.get('cache-control')).toContain('immutable');
+    }
+    // A file changed on the service's disk after publication is refused there, on every read.
+    const chunk = join(temp, 'crm', 'services', 'crm', 'releases', 'crm', first, 'chunk.0123abcd.js');
+    chmodSync(chunk, 0o644);
+    writeFileSync(chunk, '/* altered */\n');
+    const altered = await call(b, 'GET', `/desk/assets/crm/${first}/chunk.0123abcd.js`, adminToken);
+    expect(altered.status).toBe(500);
+    expect(((await altered.json()) as { error: { code: string } }).error.code).toBe('release_altered');
+    writeFileSync(chunk, buildFiles('first')['chunk.0123abcd.js']!);
 
     // The records are in the shared database: gateway b lists what gateway a promoted, and its history.
     const listed = await call(b, 'GET', '/api/releases/crm', adminToken);
@@ -263,5 +282,18 @@ describe('releases on MACROSERVICE gateways (PostgreSQL records, NATS notificati
     const promotedAt = Date.now();
     await act(a, 'promote', { version: second });
     await everyGatewayOffers(second, adminToken, promotedAt, 'promotion after the NATS wipe');
+    const entry = await call(gateways[1]!, 'GET', `/desk/assets/crm/${second}/remoteEntry.js`, adminToken);
+    expect(await entry.text()).toBe(buildFiles('second')['remoteEntry.js']);
+
+    // The files are with the service: once it stops, its release files are not available, not missing.
+    await service?.close();
+    service = undefined;
+    await until('the gateways drop crm', async () => {
+      const res = await call(gateways[1]!, 'GET', '/api/gateway/services', adminToken);
+      return !(await res.text()).includes('"crm"');
+    });
+    const gone = await call(gateways[1]!, 'GET', `/desk/assets/crm/${second}/remoteEntry.js`, adminToken);
+    expect(gone.status).toBe(503);
+    expect(((await gone.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
   });
 });
