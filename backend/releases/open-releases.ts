@@ -25,6 +25,7 @@ export async function openReleases(
     db,
     root: join(resolve(config.server.data_dir), 'releases'),
     keep: config.releases.keep,
+    stagedMaxAgeMs: config.releases.staged_max_age_hours * 3_600_000,
     running: (service) => running.get(service),
     log,
   });
@@ -58,6 +59,7 @@ export async function openGatewayReleases(
     db,
     root: join(resolve(config.server.data_dir), 'releases'),
     keep: config.releases.keep,
+    stagedMaxAgeMs: config.releases.staged_max_age_hours * 3_600_000,
     running: parts.running,
     files: parts.files,
     log: parts.log,

@@ -95,6 +95,15 @@ export class ReleaseStore {
     );
   }
 
+  /** The staged releases created before `before` (ms), of every service. */
+  async stagedBefore(before: number): Promise<Array<{ service: string; version: string }>> {
+    const { rows } = await this.db.query<{ service: string; version: string }>(
+      `SELECT service, version FROM releases WHERE state = 'staged' AND created_at < $1 ORDER BY created_at`,
+      [before],
+    );
+    return rows;
+  }
+
   async delete(service: string, version: string): Promise<void> {
     await this.db.query('DELETE FROM releases WHERE service = $1 AND version = $2', [service, version]);
   }
