@@ -197,6 +197,22 @@ describe('releases on MACROSERVICE gateways (PostgreSQL records, NATS notificati
       expect(await asset.text()).toBe(buildFiles('first')['chunk.0123abcd.js']);
       expect(asset.headers.get('cache-control')).toContain('immutable');
     }
+    // The service keeps them for its gateways only: unsigned requests are refused, nothing is written.
+    const direct = `${service!.url}/api/release-files/${encodeURIComponent(first)}/remoteEntry.js`;
+    const sha = sha384Of(new TextEncoder().encode(buildFiles('first')['remoteEntry.js']!));
+    const unsignedRead = await fetch(`${direct}?sha384=${encodeURIComponent(sha)}`);
+    expect(unsignedRead.status).toBe(401);
+    expect(((await unsignedRead.json()) as { error: { code: string } }).error.code).toBe('untrusted_caller');
+    const unsignedWrite = await fetch(direct.replace('remoteEntry.js', 'extra.js'), {
+      method: 'PUT',
+      body: 'x',
+    });
+    expect(unsignedWrite.status).toBe(401);
+    expect(existsSync(join(temp, 'crm', 'services', 'crm', 'releases', 'crm', first, 'extra.js'))).toBe(
+      false,
+    );
+    expect((await fetch(`${service!.url}/api/release-contract`)).status).toBe(401);
+
     // A file changed on the service's disk after publication is refused there, on every read.
     const chunk = join(temp, 'crm', 'services', 'crm', 'releases', 'crm', first, 'chunk.0123abcd.js');
     chmodSync(chunk, 0o644);
