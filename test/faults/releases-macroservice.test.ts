@@ -294,7 +294,8 @@ describe('releases on MACROSERVICE gateways (PostgreSQL records, NATS notificati
       );
       expect(await crmUrl(g, adminToken)).toBe(entryOf(first));
     }
-    // And a promotion after the restart is notified again.
+    // A promotion after the restart reaches every gateway too: notified, or at its next heartbeat while it
+    // is still reconnecting (its directory keeps answering meanwhile).
     const promotedAt = Date.now();
     await act(a, 'promote', { version: second });
     await everyGatewayOffers(second, adminToken, promotedAt, 'promotion after the NATS wipe');
