@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { Hono } from 'hono';
 import { type CreateApiAppOptions, createApiApp } from './api-app';
 import { attachmentRoutes } from './attachments/routes';
@@ -16,6 +17,10 @@ import { importRoutes } from './import/routes';
 import { idempotency, idempotencyWaitMs } from './middleware/idempotency';
 import { payloadDecryption } from './middleware/payload-decryption';
 import { permissionRoutes } from './permissions/routes';
+import { releaseContractRoutes } from './releases/contract-route';
+import { contractFingerprint } from './releases/fingerprint';
+import { releaseFileRoutes } from './releases/release-file-routes';
+import { localReleaseFiles } from './releases/release-file-store';
 import { releaseRoutes } from './releases/routes';
 
 /** Options of {@link createApp}. */
@@ -93,6 +98,13 @@ export function createServiceApp(
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   // The log of this service's reveals; the gateway merges the services' logs (docs/operators.md#the-audit-log).
   if (ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit }));
+  // The contract its gateways check a release against before promoting it, and its releases' files.
+  const [own] = ctx.apps;
+  if (own) {
+    app.route('/', releaseContractRoutes(contractFingerprint(own)));
+    const files = localReleaseFiles(join(resolve(ctx.config.server.data_dir), 'releases'));
+    app.route('/', releaseFileRoutes(own.name, files));
+  }
   app.route('/', deskRoutes(ctx));
   return app;
 }

@@ -119,6 +119,11 @@ export const platformTomlSchema = z
          * (docs/operators.md#releases).
          */
         keep: positiveInt.default(10),
+        /**
+         * A publication not finished this long after it started (its files never all uploaded) loses its
+         * record and the files it has (docs/operators.md#releases).
+         */
+        staged_max_age_hours: positiveInt.default(24),
       })
       .strict()
       .prefault({}),

@@ -1,6 +1,6 @@
-import type { Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import { chooseEncoding } from '../desk/compression';
-import { contentTypeOf, etagMatches } from '../desk/static-files';
+import { assetSegments, contentTypeOf, etagMatches } from '../desk/static-files';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { RELEASE_VERSION_PATTERN } from './release-files';
@@ -50,4 +50,23 @@ export async function serveReleaseAsset(
   if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, headers);
   if (c.req.method === 'HEAD') return c.body(null, 200, headers);
   return c.body(body as Uint8Array<ArrayBuffer>, 200, headers);
+}
+
+/**
+ * `GET /desk/assets/<service>/<version>/...` on a MACROSERVICE gateway (docs/operators.md#releases-in-macroservice):
+ * the release's record is read here, its file is fetched from the service owning it and checked against the
+ * published hash there on every request ({@link serveReleaseAsset}). A path whose first segment is not a
+ * release version is left to the routes after it (the service's own build, through the asset proxy).
+ */
+export function releaseAssetRoutes(releases: ReleaseService): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.get('/desk/assets/:service/*', async (c, next) => {
+    const service = c.req.param('service');
+    const prefix = `/desk/assets/${service}/`;
+    const pathname = new URL(c.req.url).pathname;
+    const segments = assetSegments(pathname.startsWith(prefix) ? pathname.slice(prefix.length) : '');
+    if (!isReleaseSegment(segments[0])) return next();
+    return serveReleaseAsset(c, releases, service, segments);
+  });
+  return routes;
 }

@@ -1,20 +1,13 @@
 import type { ReleaseOverview } from '../../src/protocol';
 import type { Database } from '../db/database';
 import type { Principal } from '../http/env';
-import { type FieldError, PlatformError } from '../http/errors';
+import { PlatformError } from '../http/errors';
 import { type Assignment, chooseRelease } from './assignment';
-import { type ContractFingerprint, contractDifferences } from './fingerprint';
-import type { ChannelState, HistoryEntry, Release, ReleaseFile, ReleasePin, ReleaseSummary } from './model';
-import {
-  appendStagedPart,
-  buildIdOf,
-  deleteReleaseDir,
-  readVerifiedFile,
-  releaseDir,
-  sha384Of,
-  takeStagedFile,
-  writeReleaseFile,
-} from './release-files';
+import { ChannelMoves } from './channel-moves';
+import type { ContractFingerprint } from './fingerprint';
+import type { ChannelState, HistoryEntry, Release, ReleasePin, ReleaseSummary } from './model';
+import { localReleaseFiles, type ReleaseFileStore } from './release-file-store';
+import { type Actor, ReleasePublishing, type StageAnswer, type StageRequest } from './release-publishing';
 import { ReleaseStore } from './release-store';
 
 /** Options of {@link ReleaseService.open}. */
@@ -22,29 +15,28 @@ export interface ReleaseServiceOptions {
   db: Database;
   /** Folder of the release files: `<data_dir>/releases`. */
   root: string;
+  /**
+   * Where the files are kept; default under `root`. A MACROSERVICE gateway keeps them with the service
+   * owning the remote (backend/releases/remote-release-files.ts).
+   */
+  files?: ReleaseFileStore;
   /** Published releases kept per service besides the live, canary and pinned ones (`releases.keep`). */
   keep: number;
+  /** How long a publication may stay unfinished (`releases.staged_max_age_hours`); default 24 hours. */
+  stagedMaxAgeMs?: number;
   /** The contract fingerprint of a service as it runs now; undefined for a service this process lacks. */
   running(service: string): ContractFingerprint | undefined;
   log: (line: string) => void;
   /** Injectable clock (ms). */
   now?: () => number;
+  /**
+   * Told after this process changed a service's channel or pins, once the change is committed: a
+   * MACROSERVICE gateway tells the other gateways (backend/releases/release-sync.ts).
+   */
+  announce?: (service: string) => void;
 }
 
-/** What a publication asks for: the files the build holds, by path and hash, and what it was built from. */
-export interface StageRequest {
-  packageVersion: string;
-  files: ReleaseFile[];
-  mfManifest: unknown;
-  fingerprint: ContractFingerprint;
-}
-
-/** The state of a publication: its version, and the files still to upload (none once published). */
-export interface StageAnswer {
-  version: string;
-  state: Release['state'];
-  missing: string[];
-}
+export type { Actor, StageAnswer, StageRequest };
 
 /** Everything about one service's releases, as `m release list` and the API show it. */
 export interface ServiceReleases {
@@ -57,15 +49,6 @@ export interface ServiceReleases {
 
 /** One line of {@link ReleaseService.overview}: a service's channel and how many releases it keeps. */
 export type ServiceOverview = ReleaseOverview;
-
-/** Who asks for a change. */
-export interface Actor {
-  user: string;
-}
-
-function unknownRelease(service: string, version: string): PlatformError {
-  return new PlatformError('unknown_release', `${service} has no release ${version}.`, { status: 404 });
-}
 
 function unknownService(service: string): PlatformError {
   return new PlatformError('unknown_service', `No installed app is named ${service}.`, { status: 404 });
@@ -80,27 +63,72 @@ function buildVersionOf(manifest: unknown): string | null {
 
 const emptyChannel = (service: string): ChannelState => ({ service, live: null, canary: null, rev: 0 });
 
+/** The versions each service's channel and pins point at. */
+function usedVersions(
+  channels: ReadonlyMap<string, ChannelState>,
+  pins: ReadonlyMap<string, ReleasePin[]>,
+): Map<string, Set<string>> {
+  const used = new Map<string, Set<string>>();
+  const add = (service: string, version: string | null | undefined) => {
+    if (!version) return;
+    const set = used.get(service) ?? new Set<string>();
+    set.add(version);
+    used.set(service, set);
+  };
+  for (const c of channels.values()) {
+    add(c.service, c.live);
+    add(c.service, c.canary?.version);
+  }
+  for (const [service, list] of pins) for (const p of list) add(service, p.version);
+  return used;
+}
+
 /**
- * Releases of UI remotes in MONOLITH (docs/mfe-teams.md#releases): publication into the data directory with
- * the hashes fixed at that moment, channels (live, canary, pins) moved atomically in the database with their
- * history, the contract gate, retention, and which release each user is handed. Channels and pins are also
- * kept in memory (this process is their only writer), so discovery chooses a release without a query.
+ * Releases of UI remotes (docs/mfe-teams.md#releases): publication with the hashes fixed at that moment,
+ * channels (live, canary, pins) moved atomically in the database with their history, the contract gate,
+ * retention, and which release each user is handed. Channels and pins are also kept in memory, so discovery
+ * chooses a release without a query: in MONOLITH this process is their only writer; MACROSERVICE gateways
+ * share the database and call {@link ReleaseService.refresh} when another one changed it.
  */
 export class ReleaseService {
   readonly #store: ReleaseStore;
   readonly #options: ReleaseServiceOptions;
   readonly #now: () => number;
+  readonly #files: ReleaseFileStore;
   #channels = new Map<string, ChannelState>();
   #pins = new Map<string, ReleasePin[]>();
   /** Published releases in use (live, canary, pinned), for the manifest's integrity without a query. */
   readonly #inUse = new Map<string, Release>();
   readonly #listeners = new Set<() => void>();
+  readonly #publishing: ReleasePublishing;
+  readonly #moves: ChannelMoves;
   #lastAt = 0;
 
   private constructor(options: ReleaseServiceOptions) {
     this.#options = options;
     this.#store = new ReleaseStore(options.db);
     this.#now = options.now ?? Date.now;
+    this.#files = options.files ?? localReleaseFiles(options.root);
+    const requireService = (service: string) => this.#requireService(service);
+    const tick = () => this.#tick();
+    this.#publishing = new ReleasePublishing({
+      store: this.#store,
+      files: this.#files,
+      requireService,
+      tick,
+      retain: (service) => this.#retain(service),
+      stagedMaxAgeMs: options.stagedMaxAgeMs ?? 24 * 3_600_000,
+      now: () => this.#now(),
+      log: options.log,
+    });
+    this.#moves = new ChannelMoves({
+      store: this.#store,
+      requireService,
+      tick,
+      reload: () => this.#reload(),
+      channel: (service) => this.channel(service),
+      changed: (service) => this.#changed(service),
+    });
   }
 
   /** Creates the tables when needed and loads the channels and pins. */
@@ -108,6 +136,7 @@ export class ReleaseService {
     const service = new ReleaseService(options);
     await service.#store.init();
     await service.#reload();
+    await service.#publishing.sweepStaged();
     return service;
   }
 
@@ -117,33 +146,53 @@ export class ReleaseService {
     return this.#lastAt;
   }
 
-  async #reload(): Promise<void> {
-    this.#channels = new Map((await this.#store.channels()).map((c) => [c.service, c]));
-    this.#pins = await this.#store.pins();
-    this.#inUse.clear();
-    for (const [service, versions] of this.#usedVersions()) {
+  /**
+   * Reads the channels and pins again, and the releases they point at. The new view replaces the old one in
+   * one step, so a discovery answer never mixes the two. True when anything changed.
+   */
+  async #reload(): Promise<boolean> {
+    const channels = new Map((await this.#store.channels()).map((c) => [c.service, c]));
+    const pins = await this.#store.pins();
+    const before = this.#signature();
+    const used = usedVersions(channels, pins);
+    const inUse = new Map<string, Release>();
+    for (const [service, versions] of used) {
       for (const version of versions) {
-        const release = await this.#store.get(service, version);
-        if (release) this.#inUse.set(`${service}\n${version}`, release);
+        const key = `${service}\n${version}`;
+        // A published release never changes: one already held needs no query.
+        const release = this.#inUse.get(key) ?? (await this.#store.get(service, version));
+        if (release) inUse.set(key, release);
       }
     }
+    this.#channels = channels;
+    this.#pins = pins;
+    this.#inUse.clear();
+    for (const [key, release] of inUse) this.#inUse.set(key, release);
+    return this.#signature() !== before;
+  }
+
+  /** What the in-memory view holds, as one string: two views with the same signature hand out the same. */
+  #signature(): string {
+    return JSON.stringify([
+      [...this.#channels.values()].sort((a, b) => a.service.localeCompare(b.service)),
+      [...this.#pins].sort(([a], [b]) => a.localeCompare(b)),
+    ]);
+  }
+
+  /**
+   * Reads the channels and pins from the database again and tells the listeners when they changed: how a
+   * MACROSERVICE gateway learns of a change made through another gateway (on its notification, and at every
+   * heartbeat in case the notification was lost). True when something changed.
+   */
+  async refresh(): Promise<boolean> {
+    const changed = await this.#reload();
+    if (changed) for (const listener of this.#listeners) listener();
+    return changed;
   }
 
   /** The versions each service's channel and pins point at. */
   #usedVersions(): Map<string, Set<string>> {
-    const used = new Map<string, Set<string>>();
-    const add = (service: string, version: string | null | undefined) => {
-      if (!version) return;
-      const set = used.get(service) ?? new Set<string>();
-      set.add(version);
-      used.set(service, set);
-    };
-    for (const c of this.#channels.values()) {
-      add(c.service, c.live);
-      add(c.service, c.canary?.version);
-    }
-    for (const [service, pins] of this.#pins) for (const p of pins) add(service, p.version);
-    return used;
+    return usedVersions(this.#channels, this.#pins);
   }
 
   /** Registers a listener called after every channel or pin change; returns its removal. */
@@ -177,11 +226,6 @@ export class ReleaseService {
     return release && choice ? { release, why: choice.why } : undefined;
   }
 
-  /** The folder of a release's files. */
-  dirOf(service: string, version: string): string {
-    return releaseDir(this.#options.root, service, version);
-  }
-
   /** A release, from memory when it is in use, else from the database. */
   async get(service: string, version: string): Promise<Release | undefined> {
     return this.#inUse.get(`${service}\n${version}`) ?? (await this.#store.get(service, version));
@@ -197,7 +241,7 @@ export class ReleaseService {
     if (release?.state !== 'published') return undefined;
     const file = release.files.find((f) => f.path === path);
     if (!file) return undefined;
-    const bytes = await readVerifiedFile(this.dirOf(service, version), path, file.sha384);
+    const bytes = await this.#files.read(service, version, path, file.sha384);
     // A published file that is gone differs from its published hash as much as a changed one does.
     if (bytes === 'altered' || bytes === undefined) {
       this.#options.log(`release ${service} ${version}: ${path} differs from its published hash; refused`);
@@ -216,284 +260,62 @@ export class ReleaseService {
     return running;
   }
 
-  /**
-   * Starts (or resumes) the publication of a build: records a staged release whose version is the package
-   * version plus the build id of the declared files, and answers the files still to upload. The same build
-   * published again is the same release (already published: nothing to upload).
-   */
-  async stage(service: string, request: StageRequest, actor: Actor): Promise<StageAnswer> {
-    this.#requireService(service);
-    const paths = new Set<string>();
-    for (const f of request.files) {
-      if (paths.has(f.path)) {
-        throw new PlatformError('validation_failed', 'A file is listed twice.', {
-          status: 400,
-          fields: [{ field: f.path, code: 'duplicate', message: 'Listed twice.' }],
-        });
-      }
-      paths.add(f.path);
-    }
-    if (!paths.has('remoteEntry.js')) {
-      throw new PlatformError('validation_failed', 'A release needs the build folder’s remoteEntry.js.', {
-        status: 400,
-        fields: [{ field: 'files', code: 'missing', message: 'remoteEntry.js is not listed.' }],
-      });
-    }
-    const buildId = buildIdOf(request.files);
-    const version = `${request.packageVersion}+${buildId}`;
-    const existing = await this.#store.get(service, version);
-    if (!existing) {
-      await this.#store.insertStaged({
-        service,
-        version,
-        packageVersion: request.packageVersion,
-        buildId,
-        state: 'staged',
-        files: [...request.files].sort((a, b) => a.path.localeCompare(b.path)),
-        mfManifest: request.mfManifest ?? null,
-        fingerprint: request.fingerprint,
-        publisher: actor.user,
-        createdAt: this.#tick(),
-        publishedAt: null,
-      });
-    }
-    return this.#progress(service, version, actor);
+  /** Starts (or resumes) the publication of a build ({@link ReleasePublishing.stage}). */
+  stage(service: string, request: StageRequest, actor: Actor): Promise<StageAnswer> {
+    return this.#publishing.stage(service, request, actor);
   }
 
-  /**
-   * Stores uploaded files of a staged release, each checked against the hash declared when it was staged
-   * (422 `release_file_mismatch` naming the file otherwise); the last one publishes the release. A file too
-   * large for one request comes in parts, each with its `offset`, and is checked once it is whole.
-   */
-  async upload(
+  /** Stores uploaded files of a staged release ({@link ReleasePublishing.upload}). */
+  upload(
     service: string,
     version: string,
     files: ReadonlyArray<{ path: string; bytes: Uint8Array; offset?: number }>,
     actor: Actor,
   ): Promise<StageAnswer> {
-    const release = await this.#store.get(service, version);
-    if (!release) throw unknownRelease(service, version);
-    if (release.state === 'published') return { version, state: 'published', missing: [] };
-    const declared = new Map(release.files.map((f) => [f.path, f]));
-    const wrong: FieldError[] = [];
-    const mismatch = (field: string) =>
-      wrong.push({ field, code: 'hash_mismatch', message: 'The bytes do not match the declared hash.' });
-    const whole: Array<{ path: string; bytes: Uint8Array }> = [];
-    const parts: Array<{ file: ReleaseFile; bytes: Uint8Array; offset: number }> = [];
-    for (const { path, bytes, offset } of files) {
-      const file = declared.get(path);
-      if (!file) wrong.push({ field: path, code: 'not_declared', message: 'Not a file of this release.' });
-      else if (offset !== undefined) {
-        if (offset + bytes.byteLength > file.size) {
-          wrong.push({
-            field: path,
-            code: 'part_too_long',
-            message: 'The part ends after the declared size.',
-          });
-        } else parts.push({ file, bytes, offset });
-      } else if (sha384Of(bytes) !== file.sha384 || bytes.byteLength !== file.size) mismatch(path);
-      else whole.push({ path, bytes });
-    }
-    const refuse = () =>
-      new PlatformError('release_file_mismatch', 'Some uploaded files are not the declared ones.', {
-        status: 422,
-        fields: wrong,
-      });
-    if (wrong.length > 0) throw refuse();
-    const dir = this.dirOf(service, version);
-    for (const { path, bytes } of whole) await writeReleaseFile(dir, path, bytes);
-    for (const { file, bytes, offset } of parts) {
-      const staged = await appendStagedPart(dir, file.path, offset, bytes);
-      if (staged === 'out_of_order') {
-        wrong.push({
-          field: file.path,
-          code: 'offset_mismatch',
-          message: 'The part does not continue the file.',
-        });
-      } else if (staged === file.size) {
-        const complete = await takeStagedFile(dir, file.path);
-        if (sha384Of(complete) === file.sha384) await writeReleaseFile(dir, file.path, complete);
-        else mismatch(file.path);
-      }
-    }
-    if (wrong.length > 0) throw refuse();
-    return this.#progress(service, version, actor);
+    return this.#publishing.upload(service, version, files, actor);
   }
 
-  /** The files of a staged release not yet stored intact; publishes it when there are none. */
-  async #progress(service: string, version: string, actor: Actor): Promise<StageAnswer> {
-    const release = await this.#store.get(service, version);
-    if (!release) throw unknownRelease(service, version);
-    if (release.state === 'published') return { version, state: 'published', missing: [] };
-    const dir = this.dirOf(service, version);
-    const missing: string[] = [];
-    for (const file of release.files) {
-      const bytes = await readVerifiedFile(dir, file.path, file.sha384);
-      if (bytes === undefined || bytes === 'altered') missing.push(file.path);
-    }
-    if (missing.length > 0) return { version, state: 'staged', missing };
-    const at = this.#tick();
-    await this.#store.markPublished(service, version, at);
-    await this.#store.record(service, {
-      at,
-      actor: actor.user,
-      action: 'publish',
-      version,
-      previous: null,
-      forced: false,
-    });
-    await this.#retain(service);
-    return { version, state: 'published', missing: [] };
-  }
-
-  async #published(service: string, version: string): Promise<Release> {
-    const release = await this.#store.get(service, version);
-    if (!release) throw unknownRelease(service, version);
-    if (release.state !== 'published') {
-      throw new PlatformError('release_incomplete', `${service} ${version} is still being uploaded.`, {
-        status: 409,
-      });
-    }
-    return release;
-  }
-
-  /** The contract gate: 409 `contract_incompatible` listing the differences, unless forced (then returned). */
-  #gate(release: Release, force: boolean): FieldError[] {
-    const differences = contractDifferences(release.fingerprint, this.#requireService(release.service));
-    if (differences.length > 0 && !force) {
-      throw new PlatformError(
-        'contract_incompatible',
-        `${release.service} ${release.version} was built against a contract the running service does not offer.`,
-        { status: 409, fields: differences },
-      );
-    }
-    return differences;
-  }
-
-  /** Makes a release live (docs/mfe-teams.md#promoting-and-rolling-back), through the contract gate. */
-  async promote(
+  /** Makes a release live ({@link ChannelMoves.promote}). */
+  promote(
     service: string,
     version: string,
     options: { force?: boolean },
     actor: Actor,
   ): Promise<ChannelState> {
-    this.#requireService(service);
-    const release = await this.#published(service, version);
-    const differences = this.#gate(release, options.force === true);
-    const previous = this.channel(service).live;
-    // A canary of the release now live has nothing left to test.
-    const canary = this.channel(service).canary?.version === version ? null : undefined;
-    await this.#store.change(service, {
-      live: version,
-      ...(canary === null ? { canary: null } : {}),
-      entry: {
-        at: this.#tick(),
-        actor: actor.user,
-        action: 'promote',
-        version,
-        previous,
-        forced: differences.length > 0,
-        ...(differences.length > 0 ? { detail: differences } : {}),
-      },
-    });
-    return this.#changed(service);
+    return this.#moves.promote(service, version, options, actor);
   }
 
-  /**
-   * Makes the release that was live before the current one live again: the `previous` of the latest
-   * promotion to the current release, so repeated rollbacks walk back through the promotions.
-   */
-  async rollback(service: string, options: { force?: boolean }, actor: Actor): Promise<ChannelState> {
-    this.#requireService(service);
-    const current = this.channel(service).live;
-    const history = await this.#store.history(service, 10_000);
-    const target = history.find((e) => e.action === 'promote' && e.version === current)?.previous ?? null;
-    if (!current || !target) {
-      throw new PlatformError('nothing_to_roll_back', `${service} has no earlier live release.`, {
-        status: 409,
-      });
-    }
-    const release = await this.#published(service, target).catch(() => {
-      throw new PlatformError('nothing_to_roll_back', `The earlier release ${target} is no longer kept.`, {
-        status: 409,
-      });
-    });
-    const differences = this.#gate(release, options.force === true);
-    await this.#store.change(service, {
-      live: target,
-      entry: {
-        at: this.#tick(),
-        actor: actor.user,
-        action: 'rollback',
-        version: target,
-        previous: current,
-        forced: differences.length > 0,
-        ...(differences.length > 0 ? { detail: differences } : {}),
-      },
-    });
-    return this.#changed(service);
+  /** Makes the release live before the current one live again ({@link ChannelMoves.rollback}). */
+  rollback(service: string, options: { force?: boolean }, actor: Actor): Promise<ChannelState> {
+    return this.#moves.rollback(service, options, actor);
   }
 
-  /**
-   * Sends `percent` of the service's users (a stable share, by user name) to `version`; 0 ends the canary.
-   * The canary passes the contract gate like a promotion.
-   */
-  async canary(
+  /** Sends a share of the users to a release ({@link ChannelMoves.canary}). */
+  canary(
     service: string,
     version: string | null,
     percent: number,
     options: { force?: boolean },
     actor: Actor,
   ): Promise<ChannelState> {
-    this.#requireService(service);
-    const differences =
-      version === null || percent === 0
-        ? []
-        : this.#gate(await this.#published(service, version), options.force === true);
-    const canary = version === null || percent === 0 ? null : { version, percent };
-    await this.#store.change(service, {
-      canary,
-      entry: {
-        at: this.#tick(),
-        actor: actor.user,
-        action: 'canary',
-        version: canary?.version ?? null,
-        previous: this.channel(service).live,
-        forced: differences.length > 0,
-        detail: { percent: canary?.percent ?? 0, ...(differences.length > 0 ? { differences } : {}) },
-      },
-    });
-    return this.#changed(service);
+    return this.#moves.canary(service, version, percent, options, actor);
   }
 
-  /** Pins a release for one user or role (`version` null removes the pin). */
-  async pin(
+  /** Pins a release for one user or role ({@link ChannelMoves.pin}). */
+  pin(
     service: string,
     target: { kind: 'user' | 'role'; subject: string },
     version: string | null,
     actor: Actor,
   ): Promise<ChannelState> {
-    this.#requireService(service);
-    if (version !== null) await this.#published(service, version);
-    await this.#store.change(service, {
-      pin: { ...target, version },
-      entry: {
-        at: this.#tick(),
-        actor: actor.user,
-        action: version === null ? 'unpin' : 'pin',
-        version,
-        previous: null,
-        forced: false,
-        detail: target,
-      },
-    });
-    return this.#changed(service);
+    return this.#moves.pin(service, target, version, actor);
   }
 
   async #changed(service: string): Promise<ChannelState> {
     await this.#reload();
     await this.#retain(service);
     for (const listener of this.#listeners) listener();
+    this.#options.announce?.(service);
     return this.channel(service);
   }
 
@@ -543,7 +365,7 @@ export class ReleaseService {
     for (const release of published.slice(this.#options.keep)) {
       if (used.has(release.version)) continue;
       await this.#store.delete(service, release.version);
-      await deleteReleaseDir(this.dirOf(service, release.version));
+      await this.#files.remove(service, release.version);
       this.#options.log(`release ${service} ${release.version} removed (retention)`);
     }
   }

@@ -95,6 +95,15 @@ export class ReleaseStore {
     );
   }
 
+  /** The staged releases created before `before` (ms), of every service. */
+  async stagedBefore(before: number): Promise<Array<{ service: string; version: string }>> {
+    const { rows } = await this.db.query<{ service: string; version: string }>(
+      `SELECT service, version FROM releases WHERE state = 'staged' AND created_at < $1 ORDER BY created_at`,
+      [before],
+    );
+    return rows;
+  }
+
   async delete(service: string, version: string): Promise<void> {
     await this.db.query('DELETE FROM releases WHERE service = $1 AND version = $2', [service, version]);
   }
@@ -179,8 +188,9 @@ export class ReleaseStore {
 
   /**
    * Applies one change of a service's channel in one transaction: the channel row (created on first use,
-   * its `rev` raised), the pins changed, and the history entry. Readers see the old state or the new one,
-   * never a mix.
+   * locked, its `rev` raised), the pins changed, and the history entry. Readers see the old state or the
+   * new one, never a mix. With `previousIsLive`, the entry's `previous` is the live release as the locked
+   * row holds it, so two gateways promoting at once each record the release they really replaced.
    */
   async change(
     service: string,
@@ -188,6 +198,7 @@ export class ReleaseStore {
       live?: string | null;
       canary?: { version: string; percent: number } | null;
       pin?: { kind: 'user' | 'role'; subject: string; version: string | null };
+      previousIsLive?: boolean;
       entry: Omit<HistoryEntry, 'seq'>;
     },
   ): Promise<void> {
@@ -195,6 +206,13 @@ export class ReleaseStore {
       await tx.query('INSERT INTO release_channels (service) VALUES ($1) ON CONFLICT (service) DO NOTHING', [
         service,
       ]);
+      const { rows } = await tx.query<{ live: string | null }>(
+        'SELECT live FROM release_channels WHERE service = $1 FOR UPDATE',
+        [service],
+      );
+      const entry = change.previousIsLive
+        ? { ...change.entry, previous: rows[0]?.live ?? null }
+        : change.entry;
       const sets = ['rev = rev + 1'];
       const params: unknown[] = [service];
       if (change.live !== undefined) {
@@ -221,11 +239,11 @@ export class ReleaseStore {
             `INSERT INTO release_pins (service, kind, subject, version, actor, at) VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (service, kind, subject) DO UPDATE SET version = EXCLUDED.version,
                actor = EXCLUDED.actor, at = EXCLUDED.at`,
-            [service, kind, subject, version, change.entry.actor, change.entry.at],
+            [service, kind, subject, version, entry.actor, entry.at],
           );
         }
       }
-      await appendHistory(tx, service, change.entry);
+      await appendHistory(tx, service, entry);
     });
   }
 

@@ -38,6 +38,7 @@ import { declarationsOf } from '../permissions/from-apps';
 import { PermissionService } from '../permissions/permission-service';
 import { DbPermissionRuleStore, type PermissionRuleStore } from '../permissions/rule-store';
 import { openReleases } from '../releases/open-releases';
+import type { ReleaseService } from '../releases/release-service';
 import type { DocTypeLookup } from '../security/encryption-policy';
 import type { IdempotencyStore } from '../security/idempotency/idempotency-store';
 import type { KeyStore } from '../security/keys/key-store';
@@ -102,6 +103,11 @@ export interface ContextParts {
   users?: boolean;
   /** Where failed sign-ins are counted; default this process's memory (a gateway passes the shared KV). */
   loginAttempts?: AttemptStore;
+  /**
+   * Opens the releases over the process's database (a MACROSERVICE gateway); default: MONOLITH's own, and
+   * none for a process given a `directory`.
+   */
+  releases?: (db: Database) => Promise<ReleaseService>;
 }
 
 /** `server.public_url`, else `http://<host>:<port>` (a wildcard bind address becomes `localhost`). */
@@ -193,8 +199,13 @@ export async function buildContext(
   });
   await permissions.init();
   const publicUrl = options.publicUrl ?? defaultPublicUrl(config);
-  // Releases live in MONOLITH's own database and data directory, next to the scan they take over from.
-  const releases = parts.directory ? undefined : await openReleases(config, db, apps, log);
+  // Releases live in MONOLITH's own database and data directory, next to the scan they take over from; a
+  // gateway opens them over the database the gateways share.
+  const releases = parts.releases
+    ? await parts.releases(db)
+    : parts.directory
+      ? undefined
+      : await openReleases(config, db, apps, log);
   const directory = parts.directory
     ? parts.directory(apps, appsDir, publicUrl)
     : createMonolithDirectory({ apps, appsDir, publicUrl: () => publicUrl, releases });

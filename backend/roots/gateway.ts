@@ -15,6 +15,12 @@ import { RemoteDocTypes } from '../gateway/remote-doctypes';
 import type { AppEnv } from '../http/env';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
 import { remotePermissionSource } from '../permissions/remote-permissions';
+import { openGatewayReleases } from '../releases/open-releases';
+import { releaseAssetRoutes } from '../releases/release-assets';
+import { releaseDirectory } from '../releases/release-directory';
+import type { ReleaseService } from '../releases/release-service';
+import { RemoteContracts } from '../releases/remote-contracts';
+import { remoteReleaseFiles } from '../releases/remote-release-files';
 import { KEK_ENV, keyEncryptionKeyFromEnv } from '../security/keys/key-encryption-key';
 import type { KeyStore } from '../security/keys/key-store';
 import { KEY_RING_BUCKET, KvKeyStore, type SharedKeyRing } from '../security/keys/kv-key-store';
@@ -124,6 +130,13 @@ async function buildGateway(
     }),
   );
 
+  // Releases of the services' remotes: records in the database the gateways share, checked against the
+  // contract each service reports (docs/operators.md#releases-in-macroservice).
+  const contracts = new RemoteContracts({ directory, secret, timeoutMs, log });
+  await contracts.start();
+  stack.defer(() => contracts.stop());
+  let releases: ReleaseService | undefined;
+
   const gatewayConfig: PlatformConfig = { ...config, mode: 'macroservice', apps: [] };
   const contextOptions: ContextOptions = { log, env: options.env, ...options.context };
   contextOptions.keys ??= await sharedKeyRing(config, bus, log, options.env ?? process.env, stack);
@@ -133,11 +146,24 @@ async function buildGateway(
     { ...contextOptions, publicUrl: gatewayUrl },
     {
       bus,
-      directory: () =>
-        publicDirectory(directory, {
+      directory: () => {
+        const shown = publicDirectory(directory, {
           gatewayUrl: () => gatewayUrl,
           proxyAssets: config.desk.mfe_proxy_enabled,
-        }),
+        });
+        return releases ? releaseDirectory(shown, releases, () => gatewayUrl) : shown;
+      },
+      releases: async (db) => {
+        releases = await openGatewayReleases(config, db, {
+          bus,
+          running: (service) => contracts.running(service),
+          files: remoteReleaseFiles({ directory, secret, timeoutMs }),
+          heartbeatMs,
+          log,
+          stack,
+        });
+        return releases;
+      },
       policyDoctypes: doctypes,
       seenJwes,
       // Every gateway counts failed sign-ins in the same bucket, so a second gateway is no second chance.
@@ -154,6 +180,8 @@ async function buildGateway(
   forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log, debug }));
   // The audit log of reveals, kept by each service, merged for the caller (docs/operators.md#the-audit-log).
   forwarding.route('/', gatewayAuditRoutes({ directory, secret, timeoutMs }));
+  // `/desk/assets/<service>/<version>/...`: a release's file, fetched from the service keeping it.
+  if (releases) forwarding.route('/', releaseAssetRoutes(releases));
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
   // whoami's permissions come from the services, each computing them from the roles this gateway signs.
   const permissionsOf = remotePermissionSource({ directory, secret, timeoutMs });

@@ -1,6 +1,6 @@
 /**
- * The Releases page (`#/releases`, docs/operators.md#the-releases-page), for System Managers: per installed
- * app with releases, the live release, the canary, the pins, the kept releases and the history, with
+ * The Releases page (`#/releases`, docs/operators.md#the-releases-page), for System Managers, in MONOLITH and
+ * MACROSERVICE alike (where the gateways keep the records): per installed app with releases, the live release, the canary, the pins, the kept releases and the history, with
  * Roll back and Promote (each confirmed; a move the contract check refuses can be forced in a second
  * confirmation).
  */
@@ -32,23 +32,15 @@ export function ReleasesPage(): React.JSX.Element {
       })
       .catch(setError);
   }, [config.gatewayUrl]);
-  const monolith = config.mode === 'monolith';
   useEffect(() => {
-    if (permissions.isSystemManager && monolith) reload();
-  }, [permissions.isSystemManager, monolith, reload]);
+    if (permissions.isSystemManager) reload();
+  }, [permissions.isSystemManager, reload]);
 
   if (!permissions.ready) return <Loading />;
   if (!permissions.isSystemManager) {
     return (
       <Empty title="Only a System Manager may manage releases.">
         <a href="#/">Back to the home page</a>
-      </Empty>
-    );
-  }
-  if (config.mode !== 'monolith') {
-    return (
-      <Empty title="Releases are kept by a MONOLITH server only.">
-        <p>Here each service publishes its own remote.</p>
       </Empty>
     );
   }

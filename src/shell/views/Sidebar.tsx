@@ -54,8 +54,8 @@ export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element 
           Users
         </a>
       ) : null}
-      {/* Releases are kept by a MONOLITH server (docs/mfe-teams.md#releases). */}
-      {permissions.isSystemManager && config.mode === 'monolith' ? (
+      {/* Releases are kept in both modes (docs/mfe-teams.md#releases). */}
+      {permissions.isSystemManager ? (
         <a
           className={`desk-sidebar__home${route.kind === 'releases' ? ' is-active' : ''}`}
           href={formatRoute({ kind: 'releases' })}

@@ -29,9 +29,8 @@ export function UnknownOwner({ docType, onRetry }: UnknownOwnerProps): React.JSX
   const meta = service ? catalog.metadata[service] : undefined;
   const remembered = service ? seenServices()[service] : undefined;
   const seen = service !== undefined && (service in catalog.services || remembered !== undefined);
-  // A service this tab never saw may still be installed with releases kept (MONOLITH, System Managers).
-  const askReleases =
-    service !== undefined && !seen && permissions.isSystemManager && config.mode === 'monolith';
+  // A service this tab never saw may still be installed with releases kept (System Managers).
+  const askReleases = service !== undefined && !seen && permissions.isSystemManager;
   const [kept, setKept] = useState<boolean>();
   useEffect(() => {
     if (!askReleases) return;

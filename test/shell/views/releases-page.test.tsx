@@ -183,7 +183,7 @@ describe('Releases page', () => {
     screen.getByRole('link', { name: 'Home' });
   });
 
-  it('is not offered where releases are not kept (MACROSERVICE), and asks nothing there', () => {
+  it('is offered in MACROSERVICE too, where the gateways keep the releases, and lists them from there', async () => {
     const platform = createPlatform({
       mode: 'macroservice',
       gatewayUrl: ORIGIN,
@@ -193,16 +193,15 @@ describe('Releases page', () => {
       version: 'test',
     });
     platform.session.signedIn({ user: 'Administrator', roles: ['System Manager'], permissions: {} });
-    const before = backend.requests.filter((r) => r.url.pathname.startsWith('/api/releases')).length;
+    crmListed = backend.answered('/api/releases/crm');
     render(
       <DeskFrame platform={platform}>
         <Sidebar route={{ kind: 'home' }} />
         <ReleasesPage />
       </DeskFrame>,
     );
-    expect(screen.queryByRole('link', { name: 'Releases' })).toBeNull();
-    screen.getByRole('link', { name: 'Users' });
-    screen.getByText('Releases are kept by a MONOLITH server only.');
-    expect(backend.requests.filter((r) => r.url.pathname.startsWith('/api/releases'))).toHaveLength(before);
+    screen.getByRole('link', { name: 'Releases' });
+    expect(liveOf(await crmSection())).toBe(releases.service.channel('crm').live);
+    expect(screen.queryByText(/MONOLITH/)).toBeNull();
   });
 });
