@@ -11,6 +11,7 @@
  * the inserting code came from (the call stack's script URLs, matched against the remotes' entries). A style
  * that belongs to no remote (the Desk's own) is left alone.
  */
+import { redirectRemotePortals } from './portal-redirect';
 import { REMOTE_ROOT_ATTRIBUTE } from './remote-root';
 
 /** The attribute naming the remote a style belongs to. */
@@ -194,7 +195,10 @@ export class StyleGuard {
 
 const guards = new WeakMap<Document, StyleGuard>();
 
-/** The page's guard, started on first use (the first remote the Desk loads). */
+/**
+ * The page's guard, started on first use (the first remote the Desk loads), with the redirect of remotes'
+ * body-level portals into their portal containers (`redirectRemotePortals`).
+ */
 export function ensureStyleGuard(
   owner: RemoteUrlOwner,
   doc: Document | undefined = globalThis.document,
@@ -203,4 +207,5 @@ export function ensureStyleGuard(
   const guard = new StyleGuard(owner, doc);
   guards.set(doc, guard);
   guard.start();
+  redirectRemotePortals(owner, doc);
 }
