@@ -15,9 +15,8 @@
  */
 import { isPortalContainer, portalContainerOf } from './portal-container';
 import { REMOTE_ROOT_ATTRIBUTE } from './remote-root';
-import type { RemoteUrlOwner } from './style-guard';
+import { type RemoteUrlOwner, serviceInStack } from './remote-urls';
 
-const URL_IN_STACK = /(https?:\/\/[^\s()]+?)(?::\d+){1,2}\)?$/gm;
 const FIBER_KEY = '__reactFiber$';
 
 /** The part of a React fiber read here. */
@@ -70,11 +69,7 @@ export class PortalRedirect {
     if (node instanceof HTMLStyleElement || node instanceof HTMLLinkElement) return undefined;
     const rendered = reactOwnerOf(node);
     if (rendered !== undefined) return rendered ?? undefined;
-    for (const match of this.#stack().matchAll(URL_IN_STACK)) {
-      const service = this.#owner.serviceOfUrl(match[1]!);
-      if (service) return service;
-    }
-    return undefined;
+    return serviceInStack(this.#stack(), this.#owner);
   }
 
   /** Wraps the body's `appendChild`, `insertBefore` and `removeChild` (once). */
