@@ -414,6 +414,12 @@ describe('the scaffolded app offline: npm run dev -- --offline, its backend insi
     await page.goto(`${deskUrl}#/app/notes.Note`);
     await page.getByRole('cell', { name: 'Written offline', exact: true }).waitFor();
     await screenshot(page, 'mfe-app-offline-list');
+    // The app has no sample records: the header says offline, not sample data.
+    expect(await page.locator('.desk-header__mode--dev').textContent()).toBe('offline');
+    // A reload (an edit's rebuild) keeps the session and the stored Note.
+    await page.reload();
+    await page.getByRole('cell', { name: 'Written offline', exact: true }).waitFor();
+    expect(await page.getByLabel('Password').count()).toBe(0);
 
     // The metadata, the session and the records came from the app's backend in the service worker.
     expect(api.map((a) => a.path)).toEqual(
