@@ -49,11 +49,12 @@ export class KeyedStore<V> extends SnapshotStore<KeyedSnapshot<V>> {
 
   /**
    * Loads a loaded `key` again while its value stays shown (no loading state): the new value replaces it,
-   * a failure keeps it. Anything else is {@link KeyedStore.load}ed.
+   * a failure keeps it. A load in flight is shared; a key not loaded yet is {@link KeyedStore.load}ed.
    */
   refresh(key: string): Promise<V> {
-    const state = this.#states[key];
-    if (state?.status !== 'ready' || this.#inflight.has(key)) return this.load(key);
+    const inflight = this.#inflight.get(key);
+    if (inflight) return inflight;
+    if (this.#states[key]?.status !== 'ready') return this.load(key);
     const promise = Promise.resolve()
       .then(() => this.#loader(key))
       .then((value) => {
