@@ -1,6 +1,7 @@
 import type { AuthStore } from './auth-store';
 
-interface Grant {
+/** Who a session or token is for, and until when (epoch ms). */
+export interface Grant {
   user: string;
   expiresAt: number;
 }
@@ -110,4 +111,37 @@ export class MemoryAuthStore implements AuthStore {
     for (const [id, grant] of this.#tokens) if (grant.user === name) this.#tokens.delete(id);
     for (const [key, value] of this.#apiKeys) if (value.user === name) this.#apiKeys.delete(key);
   }
+
+  /** Users, sessions, tokens, API keys and the CSRF secret as plain data (kept across offline reloads). */
+  snapshot(): MemoryAuthSnapshot {
+    return {
+      users: [...this.#users].map(([name, u]) => [name, { ...u, roles: [...u.roles] }]),
+      sessions: [...this.#sessions].map(([id, g]) => [id, { ...g }]),
+      tokens: [...this.#tokens].map(([id, g]) => [id, { ...g }]),
+      apiKeys: [...this.#apiKeys].map(([key, k]) => [key, { ...k }]),
+      ...(this.#csrfSecret === undefined ? {} : { csrfSecret: this.#csrfSecret }),
+    };
+  }
+
+  /** Replaces everything the store holds with `snapshot`'s. */
+  restore(snapshot: MemoryAuthSnapshot): void {
+    const fill = <V>(map: Map<string, V>, entries: [string, V][]) => {
+      map.clear();
+      for (const [key, value] of entries) map.set(key, structuredClone(value));
+    };
+    fill(this.#users, snapshot.users);
+    fill(this.#sessions, snapshot.sessions);
+    fill(this.#tokens, snapshot.tokens);
+    fill(this.#apiKeys, snapshot.apiKeys);
+    this.#csrfSecret = snapshot.csrfSecret;
+  }
+}
+
+/** What {@link MemoryAuthStore.snapshot} returns. */
+export interface MemoryAuthSnapshot {
+  users: [name: string, user: { passwordHash: string; enabled: boolean; roles: string[] }][];
+  sessions: [idHash: string, grant: Grant][];
+  tokens: [idHash: string, grant: Grant][];
+  apiKeys: [apiKey: string, key: { user: string; secretHash: string }][];
+  csrfSecret?: string;
 }

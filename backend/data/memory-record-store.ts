@@ -207,4 +207,30 @@ export class MemoryRecordStore implements RecordStore {
     this.#tables.clear();
     this.#series.clear();
   }
+
+  /** Every record and naming series as plain data (the offline backend keeps it across page reloads). */
+  snapshot(): MemoryRecordsSnapshot {
+    return {
+      tables: [...this.#tables].map(([doctype, rows]) => [
+        doctype,
+        [...rows.values()].map((r) => ({ ...r })),
+      ]),
+      series: [...this.#series],
+    };
+  }
+
+  /** Replaces every record and naming series with `snapshot`'s. */
+  restore(snapshot: MemoryRecordsSnapshot): void {
+    this.clear();
+    for (const [doctype, rows] of snapshot.tables) {
+      this.#tables.set(doctype, new Map(rows.map((r) => [String(r.name), { ...r }])));
+    }
+    for (const [prefix, next] of snapshot.series) this.#series.set(prefix, next);
+  }
+}
+
+/** What {@link MemoryRecordStore.snapshot} returns: records per DocType, and the last number per series. */
+export interface MemoryRecordsSnapshot {
+  tables: [doctype: string, records: DocRecord[]][];
+  series: [prefix: string, last: number][];
 }

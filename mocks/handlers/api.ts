@@ -42,7 +42,10 @@ export interface ApiHandlerOptions {
 /** The catch-all handler over `backend`. */
 export function apiHandlers(backend: MockBackend, options: ApiHandlerOptions = {}): HttpHandler[] {
   return [
-    http.all('*/api/*', async ({ request, cookies }) => {
+    http.all('*/api/*', async ({ request, cookies: stored }) => {
+      // MSW adds the cookies it keeps to every request; a browser sends none with `credentials: 'omit'`
+      // (discovery, manifests), and a session cookie there would make the app ask for a CSRF token.
+      const cookies = request.credentials === 'omit' ? {} : stored;
       const anonymous = !request.headers.has('authorization') && Object.keys(cookies).length === 0;
       const authorization =
         anonymous && options.fallbackAuthorization ? await options.fallbackAuthorization() : undefined;

@@ -22,10 +22,10 @@ import { AuthService } from '../../backend/auth/auth-service';
 import { HashGate } from '../../backend/auth/hash-gate';
 import { MemoryAttemptStore } from '../../backend/auth/login-attempts';
 import { LoginThrottle } from '../../backend/auth/login-throttle';
-import { MemoryAuthStore } from '../../backend/auth/memory-auth-store';
+import { type MemoryAuthSnapshot, MemoryAuthStore } from '../../backend/auth/memory-auth-store';
 import { Pbkdf2PasswordHasher } from '../../backend/auth/pbkdf2-password-hasher';
 import { type PlatformConfig, platformTomlSchema } from '../../backend/config/schema';
-import { MemoryRecordStore } from '../../backend/data/memory-record-store';
+import { MemoryRecordStore, type MemoryRecordsSnapshot } from '../../backend/data/memory-record-store';
 import { createDocTypeRegistry, type DocTypeRegistry } from '../../backend/doctypes/registry';
 import { createStaticDirectory } from '../../backend/gateway/service-directory';
 import type { AppEnv } from '../../backend/http/env';
@@ -68,6 +68,22 @@ export interface MockBackendOptions {
    * a database and a folder, which the browser worker has neither of.
    */
   releases?: Hono<AppEnv>;
+  /**
+   * Called once a request that may change something (any method but GET, HEAD and OPTIONS) is answered,
+   * before its answer is handed on: the browser worker saves {@link MockBackend.snapshot} there.
+   */
+  afterWrite?(backend: MockBackend): Promise<void>;
+  /**
+   * Starts from what an earlier backend kept ({@link MockBackend.snapshot}) instead of the seeds: its
+   * records, and its users with their sessions, so their cookies and CSRF tokens still hold.
+   */
+  from?: OfflineSnapshot;
+}
+
+/** What the offline backend keeps across page reloads: the records, and users with their sessions. */
+export interface OfflineSnapshot {
+  records: MemoryRecordsSnapshot;
+  auth: MemoryAuthSnapshot;
 }
 
 /** A running offline backend. */
@@ -94,6 +110,10 @@ export interface MockBackend {
   setMode(mode: EncryptionMode, routes?: string[]): void;
   /** Makes a new active key; with `dropOld`, previous keys stop decrypting at once (past their grace). */
   rotateKeys(options?: { dropOld?: boolean }): Promise<void>;
+  /** How many sample records the store started with (0 with `records: 'empty'` or apps without samples). */
+  readonly sampleRecords: number;
+  /** The records, users and sessions as plain data (`from` of the next backend, after a page reload). */
+  snapshot(): OfflineSnapshot;
 }
 
 /**
@@ -115,6 +135,9 @@ export function manifestsOf(
     doctypes: app.doctypes.map((d) => d.name),
   }));
 }
+
+/** Methods that change nothing, after which there is nothing to save. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** PBKDF2 rounds of the mock's password hashes: the offline user's password is public anyway. */
 const MOCK_PBKDF2_ITERATIONS = 1_000;
@@ -162,8 +185,11 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   const graceMs = pe.key_grace_seconds * 1000;
   // The key clock only moves on `rotateKeys({ dropOld })`, past the grace period, so old keys expire then.
   const keys = await WebCryptoKeyStore.create({ graceMs, now: () => clock });
+  const authStore = new MemoryAuthStore();
+  // Before the auth service reads the CSRF secret from its store.
+  if (options.from) authStore.restore(options.from.auth);
   const auth = new AuthService({
-    store: new MemoryAuthStore(),
+    store: authStore,
     passwords: new Pbkdf2PasswordHasher(MOCK_PBKDF2_ITERATIONS),
     sessionTtlMs: config.security.session.ttl_seconds * 1000,
   });
@@ -177,7 +203,9 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   });
   await permissions.init();
   const records = new MemoryRecordStore();
-  if (options.records !== 'empty') seedRecords(records, doctypes);
+  const seeded = options.records === 'empty' ? {} : seedRecords(records, doctypes);
+  const sampleRecords = Object.values(seeded).reduce((sum, n) => sum + n, 0);
+  if (options.from) records.restore(options.from.records);
   // One import store for the backend's life: a mode switch rebuilds the app, not the imports.
   const imports = new MemoryImportStore(records);
   // Files attached to records, in memory like the records (removed with a deleted record).
@@ -220,10 +248,11 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   const appOf = (context: ApiContext) =>
     withCookieCapture(createApiApp(context, options.releases ? { releases: options.releases } : {}));
   let app = appOf(ctx);
-  return {
+  const backend: MockBackend = {
     fetch: async (request) => app.fetch(request),
     async handle(request) {
       const response = await app.fetch(request);
+      if (options.afterWrite && !READS.has(request.method)) await options.afterWrite(backend);
       return { response, setCookies: setCookiesOf.get(request) ?? [] };
     },
     get ctx() {
@@ -245,5 +274,8 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
       await keys.rotate();
       if (rotation.dropOld) clock += graceMs + 1;
     },
+    sampleRecords,
+    snapshot: () => ({ records: records.snapshot(), auth: authStore.snapshot() }),
   };
+  return backend;
 }

@@ -39,6 +39,7 @@ export type {
   ListSort,
   ListState,
   ListViewProps,
+  PortalProps,
   RemoteViews,
   RightsProps,
   WidgetProps,

@@ -102,17 +102,35 @@ export interface RightsProps {
 }
 
 /**
- * Views replacing the generic ones for one DocType; a missing entry keeps the generic view. The Desk passes
- * a view {@link RightsProps} besides its props: a view that asks type its props `FormViewProps & RightsProps`
- * (or `ListViewProps & RightsProps`); one typed with `FormViewProps` alone still fits.
+ * Where a remote's dialogs, popovers and toasts render when they leave the view's own element
+ * (docs/mfe-teams.md#dialogs-popovers-and-toasts-of-a-remote). The Desk always passes it to views and widgets.
  */
-export interface DocTypeViews {
-  form?: ComponentType<FormViewProps & RightsProps>;
-  list?: ComponentType<ListViewProps & RightsProps>;
+export interface PortalProps {
+  /**
+   * The remote's portal container: an element covering the viewport above the Desk, styled by the remote's
+   * own stylesheet like its views. Pass it as `createPortal(dialog, portalContainer)`, or as a UI library's
+   * portal container option. Only its children take pointer events. Portals a remote puts into
+   * `document.body` are moved into it too; passing it is the sure way.
+   */
+  portalContainer: HTMLElement;
 }
 
-/** Props of a dashboard widget, including {@link RightsProps.can} for what the signed-in user may do. */
-export interface WidgetProps extends RightsProps {
+/**
+ * Views replacing the generic ones for one DocType; a missing entry keeps the generic view. The Desk passes
+ * a view {@link RightsProps} and {@link PortalProps} besides its props: a view that asks type its props
+ * `FormViewProps & RightsProps` (or `ListViewProps & RightsProps & PortalProps`); one typed with
+ * `FormViewProps` alone still fits.
+ */
+export interface DocTypeViews {
+  form?: ComponentType<FormViewProps & RightsProps & PortalProps>;
+  list?: ComponentType<ListViewProps & RightsProps & PortalProps>;
+}
+
+/**
+ * Props of a dashboard widget, including {@link RightsProps.can} for what the signed-in user may do and
+ * {@link PortalProps.portalContainer} for its dialogs.
+ */
+export interface WidgetProps extends RightsProps, PortalProps {
   /** The service that owns the widget. */
   service: string;
   /** The service's data API base (`<apiUrl>/method/<name>` for RPC). */

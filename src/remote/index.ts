@@ -20,6 +20,7 @@ export type {
   DocTypeViews,
   FormViewProps,
   ListViewProps,
+  PortalProps,
   RemoteViews,
   RightsProps,
   WidgetProps,

@@ -4,9 +4,12 @@
 // folder (webpack resolves `desk-offline-app` to it); its remote is served at `/desk/assets/<app>/`.
 import app from 'desk-offline-app';
 
+import { setOfflineSampleData } from './platform/offline-data';
+
 async function startMocks(): Promise<void> {
   const { startMockWorker } = await import('../../mocks/browser');
-  await startMockWorker({ apps: [app], remotes: [app.name] });
+  const { env } = await startMockWorker({ persist: `app:${app.name}`, apps: [app], remotes: [app.name] });
+  setOfflineSampleData(env.sampleRecords > 0);
 }
 
 startMocks()

@@ -2,9 +2,12 @@
 // Desk from mocks/, before the Desk boots. Manifests point the crm and stock remotes at
 // `/desk/assets/<app>/remoteEntry.js`, which webpack-dev-server builds and serves (scripts/dev.js).
 // Same async boundary as `index.ts`.
+import { setOfflineSampleData } from './platform/offline-data';
+
 async function startMocks(): Promise<void> {
   const { startMockWorker } = await import('../../mocks/browser');
-  await startMockWorker({ remotes: ['crm', 'stock'] });
+  const { env } = await startMockWorker({ persist: 'desk', remotes: ['crm', 'stock'] });
+  setOfflineSampleData(env.sampleRecords > 0);
 }
 
 startMocks()

@@ -148,7 +148,7 @@ describe('a scaffolded app in a MONOLITH Desk', () => {
     });
   });
 
-  it('serves a DocType added to the app folder while npm start runs: discovery names it, the Desk lists it', async () => {
+  it('serves a DocType added to the app folder while npm start runs: discovery names it, the open Desk lists it at its next navigation', async () => {
     writeFileSync(
       join(app.dir, 'part.ts'),
       `import { defineDocType, z } from '@framework-m/desk/app';
@@ -192,9 +192,15 @@ export const Part = defineDocType({
       if (/the apps were not reloaded/.test(server.output())) throw new Error(server.output());
       await new Promise((r) => setTimeout(r, 250));
     }
-    await page.reload();
+    // The open Desk learns it at its next in-app navigation (discovery brings the changed manifest, the
+    // catalog its metadata), without a reload: a mark set on the page before is still there after.
+    await page.evaluate(() => {
+      (window as { stillOpen?: boolean }).stillOpen = true;
+    });
+    await page.getByRole('link', { name: 'Home', exact: true }).click();
     await appLink(page, 'Parts').click();
     await page.getByRole('heading', { name: 'Parts', exact: true }).waitFor();
+    expect(await page.evaluate(() => (window as { stillOpen?: boolean }).stillOpen)).toBe(true);
     await screenshot(page, 'mfe-app-new-doctype');
   });
 
@@ -414,6 +420,12 @@ describe('the scaffolded app offline: npm run dev -- --offline, its backend insi
     await page.goto(`${deskUrl}#/app/notes.Note`);
     await page.getByRole('cell', { name: 'Written offline', exact: true }).waitFor();
     await screenshot(page, 'mfe-app-offline-list');
+    // The app has no sample records: the header says offline, not sample data.
+    expect(await page.locator('.desk-header__mode--dev').textContent()).toBe('offline');
+    // A reload (an edit's rebuild) keeps the session and the stored Note.
+    await page.reload();
+    await page.getByRole('cell', { name: 'Written offline', exact: true }).waitFor();
+    expect(await page.getByLabel('Password').count()).toBe(0);
 
     // The metadata, the session and the records came from the app's backend in the service worker.
     expect(api.map((a) => a.path)).toEqual(

@@ -1,7 +1,8 @@
 /**
  * `npm run dev` boots offline: webpack-dev-server serves the shell and the remotes, the MSW worker answers
  * every API call, and the Desk signs in, shows a home page without errors (the customer count of the seeds),
- * lists the mocks' seeded records, loads the crm remote's form and lists a record it stored next to them.
+ * lists the mocks' seeded records, loads the crm remote's form and lists a record it stored next to them;
+ * a reload lands on the stored record, signed in (the in-browser backend keeps its data in IndexedDB).
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +81,20 @@ describe('npm run dev (offline)', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     // Saving confirms, and the form stays on the stored record.
     await page.getByRole('status').getByText('Item “Offline widget” saved.').waitFor();
+    await page.waitForURL((url) => !url.hash.endsWith('/new'));
+    const recordUrl = page.url();
+    // The header says the data is the mocks' sample data (the sample apps have some).
+    expect(await page.locator('.desk-header__mode--dev').textContent()).toBe('offline · sample data');
+
+    // A reload (what an edit's rebuild does) starts the in-browser backend from what it kept: the same
+    // record, still signed in, with nothing asked again.
+    await page.reload();
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('input')].some((input) => input.value === 'Offline widget'),
+    );
+    expect(page.url()).toBe(recordUrl);
+    expect(await page.getByLabel('Password').count()).toBe(0);
+    await screenshot(page, 'offline-record-after-reload');
     await page.goto(`${base}#/app/stock.Item`);
     await itemList.getByRole('cell', { name: 'Offline widget', exact: true }).waitFor();
     await itemList.getByText('1–4 of 4 items').waitFor();

@@ -2,8 +2,10 @@
  * Style isolation, in Chromium (docs/mfe-teams.md#styles-of-a-remote): a remote whose stylesheet restyles
  * `h1`, `a`, `button`, `*`, the page root and the Desk's own tokens leaves the computed styles of the Desk
  * (sidebar links, header buttons, the page title, the body) and of another remote (crm's form) as they were
- * before it loaded, and is itself styled by its own rules. The same rules inserted without the guard (by the
- * test itself) do change the Desk, so the comparison can see a leak.
+ * before it loaded, and is itself styled by its own rules, the dialog it renders with
+ * `createPortal(..., document.body)` included (docs/mfe-teams.md#dialogs-popovers-and-toasts-of-a-remote).
+ * The same rules inserted without the guard (by the test itself) do change the Desk, so the comparison can
+ * see a leak.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +26,50 @@ button { color: rgb(0, 255, 0); background: rgb(0, 255, 0); border-radius: 0; }
 :root { --desk-accent: rgb(0, 255, 0); }
 body { background: rgb(0, 0, 0); }
 `;
+
+/** The remote's own look of the dialog it portals into the page's body. */
+const DIALOG_CSS = `.hostile-dialog { position: fixed; top: 120px; left: 400px; padding: 24px; background: rgb(255, 255, 0); }
+`;
+
+/** The hostile form gains a dialog rendered into `document.body`, and shows the portal container it was given. */
+const DIALOG_EDITS: [string, string, string][] = [
+  [
+    'src/GadgetForm.tsx',
+    "import { type FormEvent, useState } from 'react';",
+    "import { type FormEvent, useState } from 'react';\nimport { createPortal } from 'react-dom';",
+  ],
+  [
+    'src/GadgetForm.tsx',
+    '  onCancel(): void;\n}',
+    '  onCancel(): void;\n  portalContainer?: HTMLElement;\n}',
+  ],
+  [
+    'src/GadgetForm.tsx',
+    '{ docType, schema, onSaved, onCancel }',
+    '{ docType, schema, onSaved, onCancel, portalContainer }',
+  ],
+  [
+    'src/GadgetForm.tsx',
+    '  const [error, setError] = useState<string | undefined>();',
+    '  const [error, setError] = useState<string | undefined>();\n  const [dialog, setDialog] = useState(false);',
+  ],
+  [
+    'src/GadgetForm.tsx',
+    '      <button type="button" onClick={onCancel}>',
+    `      <output data-portal={portalContainer?.getAttribute('data-desk-portal') ?? 'none'} />
+      <button type="button" onClick={() => setDialog(true)}>Open dialog</button>
+      {dialog
+        ? createPortal(
+            <div role="dialog" aria-label="Hostile dialog" className="hostile-dialog">
+              <h2>Hostile dialog</h2>
+              <button type="button" onClick={() => setDialog(false)}>Close dialog</button>
+            </div>,
+            document.body,
+          )
+        : null}
+      <button type="button" onClick={onCancel}>`,
+  ],
+];
 
 /** Computed style properties compared before and after. */
 const PROPS = [
@@ -57,8 +103,9 @@ beforeAll(async () => {
     [
       'src/remote.css',
       'color: var(--desk-accent-text);\n}',
-      `color: var(--desk-accent-text);\n}\n${HOSTILE_CSS}`,
+      `color: var(--desk-accent-text);\n}\n${DIALOG_CSS}${HOSTILE_CSS}`,
     ],
+    ...DIALOG_EDITS,
   ]);
   server = await serveApps(['crm', hostile], 'hostile.Gadget');
   browser = await launchChromium();
@@ -140,6 +187,35 @@ describe('a remote with a hostile stylesheet', () => {
     );
     expect(await page.locator('head style[data-desk-scoped="hostile"]').count()).toBe(1);
     expect(await stylesOf(DESK)).toEqual(deskBefore);
+
+    // Its dialog, portalled into the body, lands in its portal container: styled by its rules, the Desk not.
+    expect(await page.locator('[data-desk-remote-root="hostile"] output').getAttribute('data-portal')).toBe(
+      'hostile',
+    );
+    await page.getByRole('button', { name: 'Open dialog' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Hostile dialog' });
+    await dialog.waitFor();
+    expect(
+      await dialog.evaluate((el) => el.parentElement?.getAttribute('data-desk-portal') ?? 'elsewhere'),
+    ).toBe('hostile');
+    await screenshot(page, 'style-isolation-portal-dialog');
+    const portal = '[data-desk-portal="hostile"]';
+    const inDialog = await stylesOf([`${portal} .hostile-dialog`, `${portal} h2`, `${portal} button`]);
+    expect(inDialog[`${portal} .hostile-dialog`]).toMatchObject({ 'background-color': 'rgb(255, 255, 0)' });
+    expect(inDialog[`${portal} h2`]).toMatchObject({ color: 'rgb(255, 0, 255)', 'font-family': 'monospace' });
+    expect(inDialog[`${portal} button`]).toMatchObject({
+      'background-color': 'rgb(0, 255, 0)',
+      'outline-style': 'solid',
+    });
+    // The container itself keeps no background or outline from the remote's `body` and `*` rules.
+    expect(await stylesOf([portal])).toMatchObject({
+      [portal]: { 'background-color': 'rgba(0, 0, 0, 0)', 'outline-style': 'none' },
+    });
+    expect(await stylesOf(DESK)).toEqual(deskBefore);
+    // Its button takes the click through the container, and closing takes the dialog out of the page.
+    await page.getByRole('button', { name: 'Close dialog' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.locator(`${portal} > *`).count()).toBe(0);
 
     await page.goto(`${server.deskUrl}#/app/crm.Customer/new`);
     await page.locator('[data-desk-remote-root="crm"] button').first().waitFor();

@@ -191,6 +191,17 @@ export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
   }
 
   /**
+   * Asks the gateway, in one query carrying the held revs, whether any held manifest changed; the answer
+   * brings only the changed ones, which replace the held ones (subscribers are notified). The Desk calls it
+   * at each in-app navigation, so a service's new DocType shows without a reload.
+   */
+  revalidate(): Promise<void> {
+    const names = [...this.#manifests.keys()];
+    for (const name of names) this.#manifests.get(name)!.fetchedAt = Number.NEGATIVE_INFINITY;
+    return Promise.allSettled(names.map((name) => this.loadManifest(name))).then(() => undefined);
+  }
+
+  /**
    * Warms several services in parallel at bootstrap (`prewarm`, docs/sdk.md#discovery): their manifests come
    * in one discovery query, then each warmer runs per service. All-settled semantics: one service's failure
    * never aborts the others, and the report says which failed and why.

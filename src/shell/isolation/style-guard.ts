@@ -11,21 +11,19 @@
  * the inserting code came from (the call stack's script URLs, matched against the remotes' entries). A style
  * that belongs to no remote (the Desk's own) is left alone.
  */
+import { redirectRemotePortals } from './portal-redirect';
 import { REMOTE_ROOT_ATTRIBUTE } from './remote-root';
+import { type RemoteUrlOwner, serviceInStack } from './remote-urls';
 
 /** The attribute naming the remote a style belongs to. */
 export const STYLE_OWNER_ATTRIBUTE = 'data-desk-remote';
 /** The attribute of the confined copies the guard adds (its value is the service). */
 export const SCOPED_STYLE_ATTRIBUTE = 'data-desk-scoped';
 
-/** What the guard needs to know about remotes: which one a script URL belongs to. */
-export interface RemoteUrlOwner {
-  serviceOfUrl(url: string): string | undefined;
-}
+export type { RemoteUrlOwner } from './remote-urls';
 
 type InsertMethod = 'appendChild' | 'insertBefore' | 'append' | 'prepend';
 const INSERT_METHODS: readonly InsertMethod[] = ['appendChild', 'insertBefore', 'append', 'prepend'];
-const URL_IN_STACK = /(https?:\/\/[^\s()]+?)(?::\d+){1,2}\)?$/gm;
 
 function isStyleElement(node: unknown): node is HTMLStyleElement | HTMLLinkElement {
   if (!(node instanceof Element)) return false;
@@ -106,13 +104,10 @@ export class StyleGuard {
       node.setAttribute('media', 'not all');
       return;
     }
-    for (const match of this.#stack().matchAll(URL_IN_STACK)) {
-      const service = this.#owner.serviceOfUrl(match[1]!);
-      if (service) {
-        node.setAttribute(STYLE_OWNER_ATTRIBUTE, service);
-        node.setAttribute('media', 'not all');
-        return;
-      }
+    const service = serviceInStack(this.#stack(), this.#owner);
+    if (service) {
+      node.setAttribute(STYLE_OWNER_ATTRIBUTE, service);
+      node.setAttribute('media', 'not all');
     }
   }
 
@@ -194,7 +189,10 @@ export class StyleGuard {
 
 const guards = new WeakMap<Document, StyleGuard>();
 
-/** The page's guard, started on first use (the first remote the Desk loads). */
+/**
+ * The page's guard, started on first use (the first remote the Desk loads), with the redirect of remotes'
+ * body-level portals into their portal containers (`redirectRemotePortals`).
+ */
 export function ensureStyleGuard(
   owner: RemoteUrlOwner,
   doc: Document | undefined = globalThis.document,
@@ -203,4 +201,5 @@ export function ensureStyleGuard(
   const guard = new StyleGuard(owner, doc);
   guards.set(doc, guard);
   guard.start();
+  redirectRemotePortals(owner, doc);
 }

@@ -64,6 +64,8 @@ export class DeskCatalog {
   #snapshot: CatalogSnapshot | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #canLoadMetadata: () => boolean;
+  /** Per service, the highest manifest rev seen (see {@link DeskCatalog.noteManifest}). */
+  readonly #revs = new Map<string, number>();
 
   readonly #fetchServices: DeskCatalogOptions['fetchServices'];
   readonly #gatewayUrl: string;
@@ -124,6 +126,7 @@ export class DeskCatalog {
    * with undefined at once when metadata cannot be loaded yet (signed out).
    */
   addManifest(manifest: ServiceManifest): Promise<ServiceMetadata | undefined> {
+    this.#revs.set(manifest.service, Math.max(manifest.rev, this.#revs.get(manifest.service) ?? 0));
     return this.addService({
       service: manifest.service,
       url: manifest.url,
@@ -152,6 +155,20 @@ export class DeskCatalog {
     }
     if (!this.#canLoadMetadata()) return Promise.resolve(undefined);
     return this.#metadata.load(entry.service);
+  }
+
+  /**
+   * Takes note of a service's manifest as discovery now holds it: when its rev is above the one the catalog
+   * saw, the service changed (a DocType added or changed), so its loaded metadata is fetched again, the
+   * old one shown meanwhile. The first manifest seen of a service only sets the rev.
+   */
+  noteManifest(manifest: ServiceManifest): void {
+    const seen = this.#revs.get(manifest.service);
+    if (seen !== undefined && manifest.rev <= seen) return;
+    this.#revs.set(manifest.service, manifest.rev);
+    if (seen !== undefined && this.#metadata.get(manifest.service)?.status === 'ready') {
+      this.#metadata.refresh(manifest.service).catch(() => {});
+    }
   }
 
   /** Retries one service's metadata. */

@@ -118,6 +118,15 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     },
   });
   const devBuilds = new DevBuildWatcher();
+  // A service whose manifest changed (a DocType added while the Desk is open) gets its metadata again; each
+  // in-app navigation asks discovery whether any did (docs/mfe-teams.md#running-it).
+  discovery.subscribe(() => {
+    for (const service of Object.keys(catalog.getSnapshot().services)) {
+      const manifest = discovery.getManifest(service);
+      if (manifest) catalog.noteManifest(manifest);
+    }
+  });
+  globalThis.window?.addEventListener('hashchange', () => void discovery.revalidate());
   // Every service this tab sees is remembered, so its pages say "not available right now" while it is down.
   catalog.subscribe(() => {
     const { services, metadata } = catalog.getSnapshot();

@@ -47,6 +47,26 @@ export class KeyedStore<V> extends SnapshotStore<KeyedSnapshot<V>> {
     return this.#start(key);
   }
 
+  /**
+   * Loads a loaded `key` again while its value stays shown (no loading state): the new value replaces it,
+   * a failure keeps it. A load in flight is shared; a key not loaded yet is {@link KeyedStore.load}ed.
+   */
+  refresh(key: string): Promise<V> {
+    const inflight = this.#inflight.get(key);
+    if (inflight) return inflight;
+    if (this.#states[key]?.status !== 'ready') return this.load(key);
+    const promise = Promise.resolve()
+      .then(() => this.#loader(key))
+      .then((value) => {
+        this.#update(key, { status: 'ready', value });
+        return value;
+      })
+      .finally(() => this.#inflight.delete(key));
+    this.#inflight.set(key, promise);
+    promise.catch(() => {});
+    return promise;
+  }
+
   /** Sets a value directly (e.g. data that arrived with another response). */
   set(key: string, value: V): void {
     this.#update(key, { status: 'ready', value });

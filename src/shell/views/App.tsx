@@ -11,6 +11,7 @@ import { usePlatform } from '../hooks/use-platform';
 import { useRoute } from '../hooks/use-route';
 import { useSession } from '../hooks/use-session';
 import { useThemeChoice } from '../hooks/use-theme';
+import { offlineBadgeText } from '../platform/offline-data';
 import { mayShowDeveloperDetails } from '../platform/screen-rights';
 import { isUnauthorized } from '../platform/session';
 import { setThemeChoice, type ThemeChoice } from '../platform/theme';
@@ -175,7 +176,7 @@ function Layout(): React.JSX.Element {
         </a>
         {developer ? <span className="desk-header__mode">{platform.config.mode}</span> : null}
         {__DESK_DEV__ ? (
-          <span className="desk-header__mode desk-header__mode--dev">offline · sample data</span>
+          <span className="desk-header__mode desk-header__mode--dev">{offlineBadgeText()}</span>
         ) : null}
         <button
           type="button"

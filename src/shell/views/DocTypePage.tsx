@@ -19,6 +19,7 @@ import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
 import type { NavigateOptions } from '../hooks/use-route';
+import { portalContainerOf } from '../isolation/portal-container';
 import { navEntries } from '../platform/navigation';
 import { formMode } from '../platform/screen-rights';
 import { leaveGuard } from '../routing/leave-guard';
@@ -180,7 +181,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
             what={`The ${schema.label.toLowerCase()} list`}
             actions={useStandard}
           >
-            <List {...props} can={can} />
+            <List {...props} can={can} portalContainer={portalContainerOf(service!)} />
           </RemoteBoundary>
         ) : (
           <GenericList {...props} />
@@ -242,7 +243,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
           what={`The ${schema.label.toLowerCase()} form`}
           actions={useStandard}
         >
-          <Form {...formProps} can={can} />
+          <Form {...formProps} can={can} portalContainer={portalContainerOf(service!)} />
         </RemoteBoundary>
       ) : (
         <GenericForm {...formProps} readOnly={mode === 'read-only'} />

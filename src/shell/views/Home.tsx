@@ -4,6 +4,7 @@ import { useDocumentTitle } from '../hooks/use-document-title';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRemoteViews } from '../hooks/use-remote-views';
+import { portalContainerOf } from '../isolation/portal-container';
 import { navEntries, serviceLabel } from '../platform/navigation';
 import { showsService } from '../platform/screen-rights';
 import { formatRoute } from '../routing/route';
@@ -116,6 +117,7 @@ function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }
                 service={service}
                 apiUrl={apiUrl}
                 can={(operation, doctype) => permissions.can(doctype, operation)}
+                portalContainer={portalContainerOf(service)}
               />
             </RemoteBoundary>
           </section>

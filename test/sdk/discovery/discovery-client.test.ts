@@ -135,6 +135,28 @@ describe('DiscoveryClient', () => {
     expect(third).toEqual({ resources: [], services: { crm: rev, stock: 0 } });
   });
 
+  it('revalidate() asks once, with the held revs, even for fresh manifests, and takes a newer one', async () => {
+    const discovery = client();
+    await discovery.prewarm(['crm', 'stock']);
+    const crm = discovery.getManifest('crm')!;
+    const stock = discovery.getManifest('stock')!;
+    backend.server.use(
+      http.post(`${ORIGIN}${QUERY}`, () =>
+        HttpResponse.json({ resources: {}, services: { crm: { ...crm, rev: crm.rev + 1 } } }),
+      ),
+    );
+    const notified = vi.fn();
+    discovery.subscribe(notified);
+
+    await discovery.revalidate();
+
+    const [, query] = await queriesSent();
+    expect(query).toEqual({ resources: [], services: { crm: crm.rev, stock: stock.rev } });
+    expect(discovery.getManifest('crm')!.rev).toBe(crm.rev + 1);
+    expect(discovery.getManifest('stock')).toEqual(stock);
+    expect(notified).toHaveBeenCalled();
+  });
+
   it('prewarms services in one query with all-settled semantics when one service fails', async () => {
     const warmed: string[] = [];
     const report = await client().prewarm(['crm', 'nosuch', 'stock'], {

@@ -152,3 +152,33 @@ describe('DeskCatalog', () => {
     expect(listener).toHaveBeenCalled();
   });
 });
+
+describe('DeskCatalog.noteManifest', () => {
+  it('fetches a service’s metadata again when its manifest’s rev grows, the old one shown meanwhile', async () => {
+    const fetched: string[] = [];
+    const catalog = new DeskCatalog({
+      gatewayUrl: ORIGIN,
+      fetchRemotes: (url) => fetchWithCredentials<RemotesMap>(url),
+      fetchMetadata: (metaUrl) => {
+        fetched.push(metaUrl);
+        return fetchServiceMetadata(metaUrl);
+      },
+    });
+    const stock = manifest('stock');
+    await catalog.addManifest(stock);
+    expect(fetched).toHaveLength(1);
+    const states: string[] = [];
+    catalog.subscribe(() => states.push(catalog.getSnapshot().metadata.stock?.status ?? 'none'));
+
+    // The same rev, or an older one: nothing changed.
+    catalog.noteManifest(stock);
+    catalog.noteManifest({ ...stock, rev: stock.rev - 1 });
+    expect(fetched).toHaveLength(1);
+
+    catalog.noteManifest({ ...stock, rev: stock.rev + 1 });
+    await vi.waitFor(() => expect(states).toContain('ready'));
+    expect(fetched).toEqual([stock.metaUrl, stock.metaUrl]);
+    expect(states).not.toContain('loading');
+    expect(catalog.findDocType('stock.Item')).toMatchObject({ service: 'stock' });
+  });
+});

@@ -110,3 +110,29 @@ describe('KeyedStore', () => {
     }
   });
 });
+
+describe('KeyedStore.refresh', () => {
+  it('loads a ready key again with its value still shown; a failure keeps the value, a success replaces it', async () => {
+    const { loader, calls } = manualLoader();
+    const store = new KeyedStore(loader);
+    const loaded = store.load('crm');
+    await tick();
+    calls[0]!.resolve('v1');
+    await loaded;
+
+    const failing = store.refresh('crm');
+    await tick();
+    expect(store.get('crm')).toEqual({ status: 'ready', value: 'v1' });
+    calls[1]!.reject(new Error('down'));
+    await expect(failing).rejects.toThrow('down');
+    expect(store.get('crm')).toEqual({ status: 'ready', value: 'v1' });
+
+    const refreshed = store.refresh('crm');
+    expect(store.refresh('crm')).toBe(refreshed);
+    await tick();
+    calls[2]!.resolve('v2');
+    await expect(refreshed).resolves.toBe('v2');
+    expect(store.get('crm')).toEqual({ status: 'ready', value: 'v2' });
+    expect(loader).toHaveBeenCalledTimes(3);
+  });
+});
