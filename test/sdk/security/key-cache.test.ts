@@ -66,7 +66,7 @@ function openWithNodeCrypto(jwe: string, privateKey: KeyObject): string {
 /** The `jwk` imports WebCrypto was asked for (the content keys are `raw` imports, one per body). */
 function countJwkImports() {
   const importKey = vi.spyOn(crypto.subtle, 'importKey');
-  return () => importKey.mock.calls.filter(([format]) => format === 'jwk').length;
+  return () => importKey.mock.calls.filter(([format]) => (format as string) === 'jwk').length;
 }
 
 afterEach(() => {
