@@ -25,9 +25,18 @@ const TEN_KB = {
   lines: Array.from({ length: 40 }, (_, i) => i),
 };
 
-function keyPair(kid: string) {
+function keyPair() {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const { n, e } = publicKey.export({ format: 'jwk' }) as { n: string; e: string };
+  return { n, e, privateKey };
+}
+
+/** Two RSA key pairs, made once for the file (a key pair takes a while on a busy machine). */
+const pairs = [keyPair(), keyPair()] as const;
+
+/** Key pair `i` published under `kid`. */
+function pairAs(i: 0 | 1, kid: string) {
+  const { n, e, privateKey } = pairs[i];
   const jwk: EncryptionJwk = { kty: 'RSA', use: 'enc', alg: 'RSA-OAEP-256', kid, n, e };
   return { jwk, privateKey };
 }
@@ -75,7 +84,7 @@ afterEach(() => {
 
 describe('the JWE key cache', () => {
   it('imports a kid it does not hold once, however many bodies wait for it, and reuses it after', async () => {
-    const active = keyPair('k1');
+    const active = pairAs(0, 'k1');
     const { fetch, jwksFetches } = gateway('k1', () => [active.jwk]);
     const client = new SecurityClient({ baseUrl: ORIGIN, fetch });
     const jwkImports = countJwkImports();
@@ -94,8 +103,8 @@ describe('the JWE key cache', () => {
   });
 
   it('imports a key again when the JWKS changes it under the same kid, and encrypts to the new one', async () => {
-    const before = keyPair('k1');
-    const after = keyPair('k1');
+    const before = pairAs(0, 'k1');
+    const after = pairAs(1, 'k1');
     let published = before.jwk;
     const { fetch, jwksFetches } = gateway('k1', () => [published]);
     const client = new SecurityClient({ baseUrl: ORIGIN, fetch });
@@ -114,8 +123,8 @@ describe('the JWE key cache', () => {
   });
 
   it('keeps unchanged keys across a refetch and forgets the keys the JWKS no longer lists', async () => {
-    const k1 = keyPair('k1');
-    const k2 = keyPair('k2');
+    const k1 = pairAs(0, 'k1');
+    const k2 = pairAs(1, 'k2');
     let published = [k1.jwk, k2.jwk];
     const { fetch } = gateway('k1', () => published);
     const client = new SecurityClient({ baseUrl: ORIGIN, fetch });
@@ -136,7 +145,7 @@ describe('the JWE made with WebCrypto alone', () => {
     ['a small form', FORM],
     ['a 10 kB body', TEN_KB],
   ])('opens with jose and with node:crypto alone: %s', async (_, body) => {
-    const active = keyPair('k1');
+    const active = pairAs(0, 'k1');
     const { fetch } = gateway('k1', () => [active.jwk]);
     const client = new SecurityClient({ baseUrl: ORIGIN, fetch });
     const { body: jwe, contentType } = await client.encryptPayload(body, `${ORIGIN}${PATH}?a=1`, 'post');
