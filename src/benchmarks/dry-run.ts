@@ -159,6 +159,7 @@ export function describePlan(plan: LoadPlan): string {
       workers: plan.generator.workers,
       max_event_loop_lag_ms: plan.generator.maxEventLoopLagMs,
       min_achieved_rate: plan.generator.minAchievedRate,
+      batch_ms: plan.generator.batchMs,
     },
     http: { timeout_seconds: plan.http.timeoutMs / 1000, connections: plan.http.connections },
     ...(plan.serverTiming ? { server_timing: true } : {}),

@@ -198,6 +198,7 @@ export function buildPlan(
       workers: c.generator.workers,
       maxEventLoopLagMs: c.generator.max_event_loop_lag_ms,
       minAchievedRate: c.generator.min_achieved_rate,
+      batchMs: c.generator.batch_ms,
     },
     http: {
       timeoutMs: c.http.timeout_seconds * 1000,

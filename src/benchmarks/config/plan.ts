@@ -37,7 +37,8 @@ export interface LoadPlan {
    */
   slots: SlotPlan[];
   thresholds: Thresholds;
-  generator: { workers: number; maxEventLoopLagMs: number; minAchievedRate: number };
+  /** `batchMs`: open model, a wake-up sends the arrivals due within this many ms (see executors/open-model). */
+  generator: { workers: number; maxEventLoopLagMs: number; minAchievedRate: number; batchMs: number };
   http: { timeoutMs: number; connections: number };
   /** `server_timing`: every request asks for `Server-Timing`, whose stages are summed per series. */
   serverTiming: boolean;

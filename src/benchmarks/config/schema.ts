@@ -178,6 +178,11 @@ export const loadConfigSchema = z.strictObject({
       max_event_loop_lag_ms: z.number().positive().default(100),
       /** Open model: fraction of the target rate that must be achieved. */
       min_achieved_rate: z.number().min(0).max(1).default(0.95),
+      /**
+       * Open model: a wake-up sends every arrival due within this many ms, the later ones early (each
+       * measured from its sending). 2 keeps one wake-up per arrival.
+       */
+      batch_ms: z.number().min(2).max(100).default(20),
     })
     .prefault({}),
   /**

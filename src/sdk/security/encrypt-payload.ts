@@ -3,7 +3,8 @@
  * `requiresEncryption` (src/protocol/encryption-policy.ts): the server enforces that rule, the client applies
  * the same one. When it says encrypt, any failure is an `encryption_failed` error: never plaintext.
  */
-import { JWE_ALG, JWE_ENC, type RequestBinding } from '../../protocol';
+import type { RequestBinding } from '../../protocol';
+import { encryptCompact, type JweRecipient, jweRecipient } from './compact-jwe';
 
 /** What {@link encryptPayload} returns: the request body and its content type. */
 export interface EncryptedPayload {
@@ -29,39 +30,20 @@ export function requestBinding(url: string, method: string): RequestBinding {
   return { htm: method.toUpperCase(), htu: pathOf(url) };
 }
 
-/** A random token id: 16 bytes, base64url (the server's replay seen-set key). */
-function randomJti(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
 /**
  * Encrypts `plaintext` to `key` as a compact JWE: `alg RSA-OAEP-256`, `enc A256GCM`, and a protected header
  * carrying `kid`, `htm` and `htu` (authenticated as AAD, so the server can refuse a token replayed elsewhere),
  * `iat` (seconds) and a random `jti` (so the server can refuse the same token replayed to the same request).
  * A token is for one request: encrypt again for a retry. `issuedAtMs` is the time on the server's clock
- * (`SecurityClient` passes its estimate), default this machine's clock.
+ * (`SecurityClient` passes its estimate), default this machine's clock. `SecurityClient` itself keeps a
+ * {@link JweRecipient} per key instead of preparing the header for every body.
  */
-export async function encryptJwe(
+export function encryptJwe(
   plaintext: string,
   key: CryptoKey,
   kid: string,
   binding: RequestBinding,
   issuedAtMs: number = Date.now(),
 ): Promise<string> {
-  // jose loads with the first encryption, not with the page (docs/performance.md#the-first-screen).
-  const { CompactEncrypt } = await import(/* webpackChunkName: "jose" */ 'jose');
-  return new CompactEncrypt(new TextEncoder().encode(plaintext))
-    .setProtectedHeader({
-      alg: JWE_ALG,
-      enc: JWE_ENC,
-      kid,
-      htm: binding.htm,
-      htu: binding.htu,
-      iat: Math.floor(issuedAtMs / 1000),
-      jti: randomJti(),
-    })
-    .encrypt(key);
+  return encryptCompact(jweRecipient(key, kid), plaintext, binding, issuedAtMs);
 }

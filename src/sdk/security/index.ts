@@ -19,6 +19,7 @@ export {
   requiresEncryption,
   SECURITY_CONFIG_PATH,
 } from '../../protocol';
+export type { JweRecipient } from './compact-jwe';
 export { encryptPayload, securityClient } from './default-client';
 export type { EncryptedPayload } from './encrypt-payload';
 export { encryptJwe, requestBinding } from './encrypt-payload';

@@ -1,14 +1,14 @@
 /**
  * The browser side of payload encryption: the security config (fetched once at boot, one shared in-flight
- * request), the JWKS public keys (imported with WebCrypto through jose and cached by `kid`, with a max-age),
- * and `encryptPayload`. On an `unknown_key` answer the caller runs {@link SecurityClient.refreshKeys} once:
+ * request), the JWKS public keys (imported with WebCrypto and cached by `kid` with what each body's JWE
+ * reuses, with a max-age; a key whose `n` or `e` changed in the JWKS is imported again), and
+ * `encryptPayload`. On an `unknown_key` answer the caller runs {@link SecurityClient.refreshKeys} once:
  * after a key rotation both the active `kid` (config) and the JWKS have changed.
  */
 import {
   type FlaggedSchema,
   JOSE_CONTENT_TYPE,
   JSON_CONTENT_TYPE,
-  JWE_ALG,
   requiresEncryption,
   SECURITY_CONFIG_PATH,
   type SecurityConfig,
@@ -16,8 +16,16 @@ import {
 } from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { tryReadPlatformConfig } from '../platform-config';
-import { type EncryptedPayload, encryptJwe, pathOf, requestBinding, serializeBody } from './encrypt-payload';
+import { encryptCompact, importRecipient, type JweRecipient } from './compact-jwe';
+import { type EncryptedPayload, pathOf, serializeBody } from './encrypt-payload';
 import { parseJwks, parseSecurityConfig } from './parse';
+
+/** A JWKS key as imported, with the public numbers it was imported from (to see it change under its kid). */
+interface HeldKey {
+  recipient: JweRecipient;
+  n: string;
+  e: string;
+}
 
 /** Options of {@link SecurityClient}; everything environmental is injectable. */
 export interface SecurityClientOptions {
@@ -48,8 +56,8 @@ export class SecurityClient {
   #options: SecurityClientOptions;
   #config: SecurityConfig | undefined;
   #configInflight: Promise<SecurityConfig> | undefined;
-  /** Imported keys by kid, in JWKS order, each with the modulus it was imported from. */
-  #keys = new Map<string, { key: CryptoKey; n: string }>();
+  /** Imported keys by kid, in JWKS order, each with the modulus and exponent it was imported from. */
+  #keys = new Map<string, HeldKey>();
   #keysFetchedAt = Number.NEGATIVE_INFINITY;
   #keysInflight: Promise<void> | undefined;
   #refreshInflight: Promise<void> | undefined;
@@ -127,7 +135,7 @@ export class SecurityClient {
    * not cached or the cache is older than `keysMaxAgeMs`. When the config's active kid is missing from a fresh
    * JWKS the config itself is stale (a rotation since boot): it is refetched once.
    */
-  async getKey(kid?: string): Promise<{ kid: string; key: CryptoKey }> {
+  async getKey(kid?: string): Promise<JweRecipient> {
     let found = await this.#lookup(kid ?? (await this.load()).kid);
     if (!found && kid === undefined) {
       await this.refreshKeys();
@@ -139,13 +147,34 @@ export class SecurityClient {
     return found;
   }
 
-  async #lookup(requested: string): Promise<{ kid: string; key: CryptoKey } | undefined> {
-    const fresh = this.#keysFetchedAt + (this.#options.keysMaxAgeMs ?? 300_000) > this.#now();
-    if (!fresh || (requested !== '' && !this.#keys.has(requested))) await this.#loadKeys(false);
-    // A config without an active kid: the JWKS's first encryption key is the active one.
-    const kid = requested === '' ? (this.#keys.keys().next().value ?? '') : requested;
-    const held = this.#keys.get(kid);
-    return held ? { kid, key: held.key } : undefined;
+  async #lookup(requested: string): Promise<JweRecipient | undefined> {
+    if (!this.#keysFresh() || (requested !== '' && !this.#keys.has(requested))) await this.#loadKeys(false);
+    return this.#held(requested);
+  }
+
+  /** The cached key for `kid` (`''`: the JWKS's first encryption key, for a config without an active kid). */
+  #held(kid: string): JweRecipient | undefined {
+    return (kid === '' ? this.#keys.values().next().value : this.#keys.get(kid))?.recipient;
+  }
+
+  #keysFresh(): boolean {
+    return this.#keysFetchedAt + (this.#options.keysMaxAgeMs ?? 300_000) > this.#now();
+  }
+
+  /** The first key of the JWKS whose kid names `service`, from the cache as it is. */
+  #serviceKey(service: string): JweRecipient | undefined {
+    const prefix = serviceKidPrefix(service);
+    for (const [kid, held] of this.#keys) if (kid.startsWith(prefix)) return held.recipient;
+    return undefined;
+  }
+
+  /**
+   * {@link keyFor} without an async step, when the answer is in a fresh cache: what almost every body takes.
+   * Undefined when a fetch may be needed.
+   */
+  #cachedKeyFor(config: SecurityConfig, service: string | undefined): JweRecipient | undefined {
+    if (!this.#keysFresh()) return undefined;
+    return (service ? this.#serviceKey(service) : undefined) ?? this.#held(config.kid);
   }
 
   /**
@@ -154,12 +183,11 @@ export class SecurityClient {
    * that service can open and the gateway forwards unopened; the gateway's active key where the service
    * publishes none (MONOLITH, or no owner known).
    */
-  async keyFor(service?: string): Promise<{ kid: string; key: CryptoKey }> {
+  async keyFor(service?: string): Promise<JweRecipient> {
     if (service) {
-      const prefix = serviceKidPrefix(service);
-      const fresh = this.#keysFetchedAt + (this.#options.keysMaxAgeMs ?? 300_000) > this.#now();
-      if (!fresh) await this.#loadKeys(false);
-      for (const [kid, held] of this.#keys) if (kid.startsWith(prefix)) return { kid, key: held.key };
+      if (!this.#keysFresh()) await this.#loadKeys(false);
+      const own = this.#serviceKey(service);
+      if (own) return own;
     }
     return this.getKey();
   }
@@ -184,14 +212,16 @@ export class SecurityClient {
     schema?: FlaggedSchema,
     service?: string,
   ): Promise<EncryptedPayload> {
-    const config = await this.load();
+    const config = this.#config ?? (await this.load());
     const plaintext = serializeBody(body);
-    if (!requiresEncryption(config, method, pathOf(url), schema)) {
+    const path = pathOf(url);
+    if (!requiresEncryption(config, method, path, schema)) {
       return { body: plaintext, contentType: JSON_CONTENT_TYPE };
     }
     try {
-      const { kid, key } = await this.keyFor(service);
-      const jwe = await encryptJwe(plaintext, key, kid, requestBinding(url, method), this.serverNow());
+      const recipient = this.#cachedKeyFor(config, service) ?? (await this.keyFor(service));
+      const binding = { htm: method.toUpperCase(), htu: path };
+      const jwe = await encryptCompact(recipient, plaintext, binding, this.serverNow());
       return { body: jwe, contentType: JOSE_CONTENT_TYPE };
     } catch (err) {
       if (isSdkError(err) && err.code === 'encryption_failed') throw err;
@@ -268,16 +298,16 @@ export class SecurityClient {
           cause: err,
         });
       }
-      const keys = new Map<string, { key: CryptoKey; n: string }>();
-      // jose loads with the first keys, not with the page (docs/performance.md#the-first-screen).
-      const { importJWK } = await import(/* webpackChunkName: "jose" */ 'jose');
-      for (const jwk of jwks) {
-        // A key already imported is reused: a refetch imports only the keys that are new since.
-        const held = this.#keys.get(jwk.kid);
-        const key = held?.n === jwk.n ? held.key : ((await importJWK(jwk, JWE_ALG)) as CryptoKey);
-        keys.set(jwk.kid, { key, n: jwk.n });
-      }
-      this.#keys = keys;
+      // A key already imported is reused: a refetch imports only the keys that are new, or whose material
+      // changed under the same kid, since. Only the keys of this JWKS are kept.
+      const entries = await Promise.all(
+        jwks.map(async (jwk): Promise<[string, HeldKey]> => {
+          const held = this.#keys.get(jwk.kid);
+          if (held && held.n === jwk.n && held.e === jwk.e) return [jwk.kid, held];
+          return [jwk.kid, { recipient: await importRecipient(jwk), n: jwk.n, e: jwk.e }];
+        }),
+      );
+      this.#keys = new Map(entries);
       this.#keysFetchedAt = this.#now();
     })().finally(() => {
       if (this.#keysInflight === run) this.#keysInflight = undefined;

@@ -63,7 +63,12 @@ describe('loadPlan defaults', () => {
       spawnRate: Number.POSITIVE_INFINITY,
       thinkTime: [0, 0],
     });
-    expect(plan.generator).toEqual({ workers: 1, maxEventLoopLagMs: 100, minAchievedRate: 0.95 });
+    expect(plan.generator).toEqual({
+      workers: 1,
+      maxEventLoopLagMs: 100,
+      minAchievedRate: 0.95,
+      batchMs: 20,
+    });
     expect(plan.http).toEqual({ timeoutMs: 30_000, connections: 10 });
   });
 

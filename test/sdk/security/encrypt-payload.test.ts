@@ -86,7 +86,7 @@ describe('encryptPayload', () => {
     expect(await isJwe(client, BODY, '/api/method/login', 'POST')).toBe(true);
   });
 
-  it('binds the JWE to method and path, with the active kid, and the backend decrypts it to the same body', async () => {
+  it('binds the JWE to method and path, with the active kid, and the backend decrypts it to the same body (a form, 10 kB)', async () => {
     const client = security();
     const { body } = await client.encryptPayload(
       BODY,
@@ -106,6 +106,11 @@ describe('encryptPayload', () => {
     });
     expect(Math.abs((header.iat as number) - Date.now() / 1000)).toBeLessThan(3600);
     expect(await decryptWithBackendKeys(backend, body, 'POST', '/api/resource/crm.Customer')).toEqual(BODY);
+    const large = { notes: 'é'.repeat(2_000) + 'x'.repeat(6_000) };
+    const jwe = await client.encryptPayload(large, '/api/resource/crm.Customer', 'POST', piiSchema);
+    expect(await decryptWithBackendKeys(backend, jwe.body, 'POST', '/api/resource/crm.Customer')).toEqual(
+      large,
+    );
     await expect(
       decryptWithBackendKeys(backend, body, 'PUT', '/api/resource/crm.Customer'),
     ).rejects.toMatchObject({

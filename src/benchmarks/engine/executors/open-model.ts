@@ -4,15 +4,13 @@ import { ArrivalClock } from '../stages';
 import { VirtualUser } from '../virtual-user';
 
 /**
- * How early an arrival may be sent: on a wake-up, every arrival due within this many ms is sent at once
- * (arrivals close together share one wake-up). Node's timers fire on a millisecond clock read at the
- * start of the event-loop turn, so a timer can fire up to about a millisecond before the exact time it
- * was set for; accepting arrivals this close sends each on the first wake-up instead of sleeping once
- * more for the remaining fraction of a millisecond (which doubled the wake-ups, the generator's main
- * cost at moderate rates). An early arrival's latency runs from its actual sending, so this never
- * shortens a measured latency.
+ * How long before an arrival's time the executor wakes for it. Node's timers fire on a millisecond clock
+ * read at the start of the event-loop turn, so a timer can fire up to about a millisecond before the
+ * exact time it was set for; waking this early and sending what is due within `generator.batch_ms` (at
+ * least 2) sends each arrival on the first wake-up instead of sleeping once more for the remaining
+ * fraction of a millisecond.
  */
-const EARLY_MS = 2;
+const WAKE_AHEAD_MS = 1;
 
 /**
  * The longest sleep between wake-ups: the open model measures the event-loop delay from how late its own
@@ -33,12 +31,19 @@ function needsLogin(auth: AuthPlan): boolean {
  * late generator shows in the percentiles instead of silently lowering the rate (no coordinated omission).
  * An arrival with no idle user is dropped and counted.
  *
+ * A wake-up sends every arrival due within `generator.batch_ms` (default 20): at moderate rates the
+ * process being woken is most of a generator's cost, and arrivals sent together also tend to have their
+ * responses read in one pass of the event loop. The later arrivals of a batch go early (never late),
+ * each measured from its own sending, so no latency is shortened or lengthened by the batching; the
+ * target sees the planned rate in bursts of at most that length.
+ *
  * Users that log in (session, custom auth) do so as they spawn, so the first requests are not slowed by
  * it. Users with fixed headers hold no state, so a spawned user is only made when an arrival finds no idle
  * one: the pool grows to the concurrency the target actually needs, not to `users.peak` objects.
  */
 export const openModel: Executor = async ({ rt, runners, recorder, shard, startAt, signal, pause }) => {
   const { users, durationSeconds, model } = rt.plan;
+  const batchMs = rt.plan.generator.batchMs;
   if (model.kind !== 'open') throw new Error('openModel needs a rate');
   const clock = new ArrivalClock(model.stages, shard.count);
   const endS = durationSeconds;
@@ -114,14 +119,16 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
     /** Sends what is due at `now` (performance.now()) and sleeps until the next arrival. */
     const tick = (now: number) => {
       if (!eager) {
-        // Users spawned by the latest arrival this wake-up may send (arrivals go up to EARLY_MS early:
+        // Users spawned by the latest arrival this wake-up may send (arrivals go up to batchMs early:
         // the first one, due at second 0, must find the first user).
-        const horizon = now - origin + EARLY_MS;
+        const horizon = now - origin + batchMs;
         while (spawned < ids.length && spawnMs(ids[spawned]!) <= horizon && spawnMs(ids[spawned]!) < endMs)
           spawned++;
         recorder.activeUsers = spawned;
       }
-      while (due < endS && origin + due * 1000 <= now + EARLY_MS) {
+      // Every arrival due within batchMs goes now: the first on time, the others early, each measured
+      // from its sending. The next wake-up is then at least batchMs - WAKE_AHEAD_MS away.
+      while (due < endS && origin + due * 1000 <= now + batchMs) {
         dispatch(Math.min(origin + due * 1000, now));
         k++;
         due = clock.timeOf(k + phase);
@@ -133,7 +140,7 @@ export const openModel: Executor = async ({ rt, runners, recorder, shard, startA
       }
       // Whole milliseconds: Node's timers count whole milliseconds, and a fractional delay fires once at
       // the whole part and again a millisecond later.
-      sleepMs = Math.min(MAX_SLEEP_MS, Math.max(1, Math.round(origin + due * 1000 - now - EARLY_MS / 2)));
+      sleepMs = Math.min(MAX_SLEEP_MS, Math.max(1, Math.round(origin + due * 1000 - now - WAKE_AHEAD_MS)));
       // Node counts a timer from the event loop's time, taken before this wake-up's callbacks ran: the
       // wake-up's own start is the closer base for its lateness (and saves a clock read).
       sleptAt = now;
