@@ -12,6 +12,7 @@
  * `--plan=<file>` runs another plan of the same shape; `--out=<dir>` keeps the harness's results there
  * (default `load-results/reference/<UTC timestamp>/`).
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PLAN_FILE, referenceShape, runHarness } from './reference/harness';
@@ -43,6 +44,9 @@ const platform = await startPlatform({
   logFile: join(outRoot, 'server.log'),
 });
 let passed = false;
+// Other processes' load shows in every criterion on a shared machine: each verdict says how busy it was.
+const machine = () =>
+  `machine: ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)} (1 min) at the end`;
 try {
   if (values['rate-60']) {
     let highest: number | undefined;
@@ -58,6 +62,7 @@ try {
       console.log(
         verdictLines(`${RATE_60_USERS} users, ${rate}/min, ${RATE_60_STEP_SECONDS} s:`, verdict).join('\n'),
       );
+      console.log(`  ${machine()}`);
       if (!verdict.passed) break;
       highest = rate;
     }
@@ -71,6 +76,7 @@ try {
     const verdict = judge(result);
     const title = `reference run: ${shape.users} users over ${shape.rampUpSeconds} s, ${shape.requestsPerMinute}/min, ${shape.durationSeconds} s (results in ${outRoot}):`;
     console.log(verdictLines(title, verdict).join('\n'));
+    console.log(`  ${machine()}`);
     passed = verdict.passed;
   }
 } finally {
