@@ -15,6 +15,11 @@ export interface Criterion {
 export interface ReferenceVerdict {
   passed: boolean;
   criteria: Criterion[];
+  /**
+   * The server's CPU time (all its threads, sign-in hashing included) per request the harness counted, in
+   * ms: what a change in the server costs or saves, much less swayed than latency by other processes.
+   */
+  cpuMsPerRequest?: number;
 }
 
 /**
@@ -55,7 +60,12 @@ export function judge(result: LoadResult): ReferenceVerdict {
       passed: !saturation.saturated,
     },
   ];
-  return { passed: criteria.every((c) => c.passed), criteria };
+  // Samples are one second apart; the first only starts the count.
+  const cpuSeconds =
+    (result.targetProcess?.samples ?? []).slice(1).reduce((sum, s) => sum + s.cpuPercent, 0) / 100;
+  const cpuMsPerRequest =
+    result.targetProcess && total.count > 0 ? (cpuSeconds * 1000) / total.count : undefined;
+  return { passed: criteria.every((c) => c.passed), criteria, cpuMsPerRequest };
 }
 
 /** The verdict as printed lines: one per criterion, then the overall one. */
@@ -66,6 +76,9 @@ export function verdictLines(title: string, verdict: ReferenceVerdict): string[]
     ...verdict.criteria.map(
       (c) => `  ${c.passed ? 'PASS' : 'FAIL'}  ${c.name.padEnd(width)}  ${c.actual}  (limit ${c.limit})`,
     ),
+    ...(verdict.cpuMsPerRequest === undefined
+      ? []
+      : [`  server CPU per request: ${verdict.cpuMsPerRequest.toFixed(2)} ms (sign-ins included)`]),
     `  verdict: ${verdict.passed ? 'PASS' : 'FAIL'}`,
   ];
 }

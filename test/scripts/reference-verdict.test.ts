@@ -16,7 +16,14 @@ function result(o: { p95: number; errorRate: number; cpu?: number; saturated?: b
       errorRate: o.errorRate,
       latencyMs: { p95: o.p95 },
     },
-    targetProcess: o.cpu === undefined ? undefined : { cpuAvgPercent: o.cpu, cpuMaxPercent: o.cpu + 10 },
+    targetProcess:
+      o.cpu === undefined
+        ? undefined
+        : {
+            cpuAvgPercent: o.cpu,
+            cpuMaxPercent: o.cpu + 10,
+            samples: [{ cpuPercent: 0 }, { cpuPercent: o.cpu }, { cpuPercent: o.cpu }],
+          },
     verdict: {
       saturation: { saturated: o.saturated ?? false, reasons: o.saturated ? ['too few sent'] : [] },
     },
@@ -49,6 +56,14 @@ describe('reference verdict', () => {
     expect(verdictLines('run:', judge(result({ p95: 900, errorRate: 0, cpu: 10 }))).at(-1)).toBe(
       '  verdict: FAIL',
     );
+  });
+
+  it("gives the server's CPU time per request from its per-second samples", () => {
+    // Two one-second samples at 55 % of a core: 1.1 s of CPU over 1000 requests.
+    const verdict = judge(result({ p95: 10, errorRate: 0, cpu: 55 }));
+    expect(verdict.cpuMsPerRequest).toBeCloseTo(1.1, 6);
+    expect(verdictLines('run:', verdict)).toContain('  server CPU per request: 1.10 ms (sign-ins included)');
+    expect(judge(result({ p95: 10, errorRate: 0 })).cpuMsPerRequest).toBeUndefined();
   });
 
   it('says how many 429/503 answers were left out of the error rate', () => {
