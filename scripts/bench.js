@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench [name...]`: runs bench/<name>.ts (all of them when no name is given), one after another,
 // each in its own process so one benchmark's heap and JIT state cannot skew the next. Each prints its ratios.
+// Arguments starting with `--` go to every benchmark run (`npm run bench reference -- --rate-60`).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,7 +13,8 @@ const available = readdirSync(join(root, 'bench'))
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('_'))
   .map((f) => f.slice(0, -3))
   .sort();
-const wanted = process.argv.slice(2);
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const options = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const unknown = wanted.filter((n) => !available.includes(n));
 if (unknown.length > 0) {
   console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Available: ${available.join(', ')}`);
@@ -21,7 +23,7 @@ if (unknown.length > 0) {
 let failed = 0;
 for (const name of wanted.length > 0 ? wanted : available) {
   console.log(`\n=== bench/${name}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', `${name}.ts`)], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', `${name}.ts`), ...options], {
     stdio: 'inherit',
     cwd: root,
   });

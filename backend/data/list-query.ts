@@ -1,6 +1,7 @@
 import type { DocTypeDefinition, FieldType } from '../../src/contract/doctype';
 import { type ErrorCode, PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
+import { decodeListCursor, isDefaultOrder, type ListCursor } from './list-cursor';
 
 /** Filter operators of the list API (docs/http-api.md#doctype-data-api-and-rpc, Frappe-style). */
 export const FILTER_OPS = ['=', '!=', '<', '>', '<=', '>=', 'like', 'in'] as const;
@@ -30,6 +31,8 @@ export interface ListQuery {
   start: number;
   pageLength: number;
   orderBy: OrderBy[];
+  /** The page starts after this record (`cursor`; default order only, `start` then 0). */
+  after?: ListCursor;
 }
 
 /** Columns every record has besides its DocType's fields (`modified_by` may be empty). */
@@ -203,15 +206,15 @@ function parseInteger(
 
 /**
  * Parses the list parameters of `GET /api/resource/<DocType>` (docs/http-api.md#list-parameters): `filters`,
- * `fields`, `limit_start` (default 0), `limit_page_length` (default 20, at most 500) and `order_by`
- * (`field asc|desc`, comma-separated; default `modified desc`). Unknown fields anywhere are 400
+ * `fields`, `limit_start` (default 0), `limit_page_length` (default 20, at most 500), `order_by`
+ * (`field asc|desc`, comma-separated; default `modified desc`) and `cursor` (a page's `next_cursor`). Unknown fields anywhere are 400
  * (`invalid_filters`, `invalid_fields`, `invalid_order_by`); bad paging is 400 `invalid_paging`.
  */
 export function parseListQuery(
   doctype: DocTypeDefinition,
   params: Record<string, string | undefined>,
 ): ListQuery {
-  return {
+  const query: ListQuery = {
     filters: parseFilters(doctype, params.filters),
     fields: parseFields(doctype, params.fields),
     start: parseInteger(params.limit_start, 'limit_start', 0, 0, 100_000_000),
@@ -224,4 +227,10 @@ export function parseListQuery(
     ),
     orderBy: parseOrderBy(doctype, params.order_by),
   };
+  if (params.cursor === undefined || params.cursor === '') return query;
+  if (!isDefaultOrder(query.orderBy)) {
+    throw bad('invalid_paging', 'cursor pages the default order (modified desc) only.');
+  }
+  if (query.start !== 0) throw bad('invalid_paging', 'cursor and limit_start cannot be combined.');
+  return { ...query, after: decodeListCursor(params.cursor) };
 }

@@ -1,4 +1,5 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import { encodeListCursor, isDefaultOrder } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, type FieldKind, type Filter, fieldKind, type ListQuery } from './list-query';
 import type { DocRecord, ListPage, RecordStore, SumOptions } from './records';
 
@@ -115,14 +116,29 @@ export class MemoryRecordStore implements RecordStore {
       }
       return compare(a.name, b.name);
     });
-    const data = rows.slice(query.start, query.start + query.pageLength).map((r) => project(r, query.fields));
+    const after = query.after;
+    // After the cursor's record in `modified DESC, name` order, as the database store reads it.
+    const from = after
+      ? rows.filter((r) => {
+          const modified = Date.parse(String(r.modified));
+          const at = Date.parse(after.modified);
+          return modified < at || (modified === at && compare(r.name, after.name) > 0);
+        })
+      : rows;
+    const picked = from.slice(query.start, query.start + query.pageLength);
+    const data = picked.map((r) => project(r, query.fields));
+    const last = picked.at(-1);
+    const next =
+      isDefaultOrder(query.orderBy) && last && data.length === query.pageLength
+        ? { next_cursor: encodeListCursor({ modified: String(last.modified), name: last.name }) }
+        : {};
     // Capped as the database store caps it (an unfiltered list, not on its last page, which tells the
     // total by itself), so the offline Desk shows what the server would.
-    const lastPage = data.length < query.pageLength && (data.length > 0 || query.start === 0);
+    const lastPage = !after && data.length < query.pageLength && (data.length > 0 || query.start === 0);
     if (query.filters.length === 0 && !lastPage && rows.length > EXACT_TOTAL_LIMIT) {
-      return { data, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true };
+      return { data, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true, ...next };
     }
-    return { data, total: rows.length };
+    return { data, total: rows.length, ...next };
   }
 
   async get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {

@@ -1,6 +1,7 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from '../db/database';
 import { fieldExpression, searchExpression } from '../db/record-indexes';
+import { encodeListCursor, isDefaultOrder } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, type Filter, fieldKind, type ListQuery } from './list-query';
 import type { DocRecord, ListPage, RecordStore, SumOptions } from './records';
 
@@ -12,7 +13,12 @@ interface Row {
   creation: Date | string;
   modified: Date | string;
   modified_by: string | null;
+  /** Default-order pages: `modified` to the microsecond, for the next page's cursor. */
+  cursor_modified?: string;
 }
+
+/** `modified` as UTC ISO text with the microseconds the column keeps (a JS Date would drop them). */
+const CURSOR_MODIFIED = `to_char(modified AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_modified`;
 
 const COLUMNS = 'name, data, creation, modified, modified_by';
 
@@ -224,13 +230,27 @@ export class DbRecordStore implements RecordStore {
     const params: unknown[] = [];
     const where = whereSql(doctype, query.filters, params);
     const countParams = [...params];
+    const keyset = isDefaultOrder(query.orderBy);
+    let pageWhere = where;
+    if (query.after) {
+      // After the cursor's record in `modified DESC, name` order. The first condition bounds the walk of
+      // the (doctype, modified DESC, name) index to start at the cursor; the second skips its ties before it.
+      params.push(query.after.modified, query.after.name);
+      const m = `$${params.length - 1}::timestamptz`;
+      pageWhere += ` AND modified <= ${m} AND (modified < ${m} OR name > $${params.length})`;
+    }
     params.push(query.pageLength, query.start);
     const page = await this.db.query<Row>(
-      `SELECT ${COLUMNS} FROM records WHERE ${where} ORDER BY ${orderSql(doctype, query)} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      `SELECT ${COLUMNS}${keyset ? `, ${CURSOR_MODIFIED}` : ''} FROM records WHERE ${pageWhere} ORDER BY ${orderSql(doctype, query)} LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
     const data = page.rows.map((r) => toRecord(r, query.fields));
-    if (data.length < query.pageLength && (data.length > 0 || query.start === 0)) {
+    const last = page.rows.at(-1);
+    const next =
+      keyset && last?.cursor_modified && data.length === query.pageLength
+        ? { next_cursor: encodeListCursor({ modified: last.cursor_modified, name: last.name }) }
+        : {};
+    if (!query.after && data.length < query.pageLength && (data.length > 0 || query.start === 0)) {
       return { data, total: query.start + data.length };
     }
     if (query.filters.length > 0) {
@@ -238,12 +258,12 @@ export class DbRecordStore implements RecordStore {
         `SELECT count(*) AS count FROM records WHERE ${where}`,
         countParams,
       );
-      return { data, total: Number(rows[0]?.count ?? 0) };
+      return { data, total: Number(rows[0]?.count ?? 0), ...next };
     }
     const total = await this.#boundedCount(countParams);
     return total > EXACT_TOTAL_LIMIT
-      ? { data, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true }
-      : { data, total };
+      ? { data, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true, ...next }
+      : { data, total, ...next };
   }
 
   /**

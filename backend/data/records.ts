@@ -19,6 +19,8 @@ export interface ListPage {
   data: DocRecord[];
   total: number;
   total_is_lower_bound?: true;
+  /** Default order, a full page: the `cursor` of the page after it (docs/http-api.md#list-parameters). */
+  next_cursor?: string;
 }
 
 /** Options of {@link RecordStore.sum}. */

@@ -18,6 +18,13 @@ registerMigration({
   sql: 'CREATE INDEX IF NOT EXISTS records_doctype_modified_name ON records (doctype, modified DESC, name)',
 });
 
+// `(doctype, modified DESC)` of core.records is a prefix of the index above, which serves every plan it
+// served: every write kept both up to date for nothing (about 5 % of an insert and update's CPU on PGlite).
+registerMigration({
+  id: 'data.records_drop_doctype_modified',
+  sql: 'DROP INDEX IF EXISTS records_doctype_modified',
+});
+
 /** How a field's value is compared, and so which expression its index is built on. */
 type ExpressionKind = 'text' | 'number' | 'boolean';
 

@@ -1,7 +1,9 @@
 /**
  * A list's total on a DocType larger than the exact-count bound: without filters it is counted up to
  * EXACT_TOTAL_LIMIT and then answered as that bound with `total_is_lower_bound: true`; the last page and
- * filtered lists stay exact. The database store (through the real API) and the memory store agree.
+ * filtered lists stay exact. The database store (through the real API) and the memory store agree. Keyset
+ * paging (`cursor`, a page's `next_cursor`) walks the default order to the same records as `limit_start`,
+ * ties of one `modified` (to the microsecond) included, and is refused with any other order or an offset.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Item } from '../../../backend/apps/stock/doctypes';
@@ -15,6 +17,7 @@ interface Page {
   data: Array<{ name: string; item_code?: string }>;
   total: number;
   total_is_lower_bound?: boolean;
+  next_cursor?: string;
 }
 
 let t: TestApp;
@@ -96,5 +99,84 @@ describe('list totals beyond the exact-count bound', () => {
     expect(page.total).toBe(EXACT_TOTAL_LIMIT);
     expect(page).not.toHaveProperty('total_is_lower_bound');
     expect(page.data).toHaveLength(20);
+  });
+});
+
+/** Every name of the default list, page after page by `next_cursor`, with how many pages that took. */
+async function walk(
+  list: (params: Record<string, string>) => Promise<Page>,
+  pageLength: number,
+): Promise<{ names: string[]; pages: number }> {
+  const names: string[] = [];
+  let params: Record<string, string> = { limit_page_length: String(pageLength) };
+  for (let pages = 1; ; pages++) {
+    const page = await list(params);
+    names.push(...page.data.map((r) => r.name));
+    if (!page.next_cursor) return { names, pages };
+    expect(page.data).toHaveLength(pageLength);
+    params = { limit_page_length: String(pageLength), cursor: page.next_cursor };
+  }
+}
+
+async function apiNames(doctype: string, params: Record<string, string>): Promise<string[]> {
+  const res = await t.request('GET', `/api/resource/${doctype}?${new URLSearchParams(params)}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as Page).data.map((r) => r.name);
+}
+
+describe('keyset paging of the default order', () => {
+  it('walks every record by next_cursor, in the order limit_start pages give, in both stores', async () => {
+    const byOffset = [
+      ...(await apiNames('stock.Item', { limit_page_length: '500' })),
+      ...(await apiNames('stock.Item', { limit_page_length: '500', limit_start: '500' })),
+      ...(await apiNames('stock.Item', { limit_page_length: '500', limit_start: '1000' })),
+    ];
+    expect(byOffset.length).toBeGreaterThanOrEqual(EXACT_TOTAL_LIMIT);
+    const api = await walk(apiList, 150);
+    expect(api.names).toEqual(byOffset);
+    expect(api.pages).toBe(Math.ceil((byOffset.length + 1) / 150));
+    const memoryList = (params: Record<string, string>) =>
+      memory.list(Item, parseListQuery(Item, params)) as Promise<Page>;
+    const fromMemory = await walk(memoryList, 150);
+    expect(fromMemory.names.slice(-3)).toEqual(['ITEM-00003', 'ITEM-00002', 'ITEM-00001']);
+  });
+
+  it('splits records of one modified (to the microsecond) by name, none twice or left out', async () => {
+    await t.ctx.db.query(
+      `INSERT INTO records (doctype, name, data, creation, modified)
+       SELECT 'stock.Warehouse', 'WH-TIE-' || i, jsonb_build_object('warehouse_name', 'Tie ' || i),
+              timestamptz '2030-01-01 00:00:00.123456+00', timestamptz '2030-01-01 00:00:00.123456+00'
+         FROM generate_series(1, 7) AS i`,
+    );
+    const all = await apiNames('stock.Warehouse', { limit_page_length: '500' });
+    const list = async (params: Record<string, string>) => {
+      const res = await t.request('GET', `/api/resource/stock.Warehouse?${new URLSearchParams(params)}`);
+      expect(res.status).toBe(200);
+      return (await res.json()) as Page;
+    };
+    const { names } = await walk(list, 2);
+    expect(names).toEqual(all);
+    expect(names.filter((n) => n.startsWith('WH-TIE-'))).toEqual(
+      Array.from({ length: 7 }, (_, i) => `WH-TIE-${i + 1}`),
+    );
+  });
+
+  it('refuses a cursor with another order, with limit_start, or not made by a list', async () => {
+    const { next_cursor: cursor } = await apiList({ limit_page_length: '5' });
+    expect(cursor).toEqual(expect.any(String));
+    const refused: Array<Record<string, string>> = [
+      { cursor: cursor!, order_by: 'item_code asc' },
+      { cursor: cursor!, limit_start: '5' },
+      { cursor: 'not-a-cursor' },
+      { cursor: btoa(JSON.stringify(['yesterday', 'ITEM-00001'])) },
+    ];
+    for (const params of refused) {
+      const res = await t.request('GET', `/api/resource/stock.Item?${new URLSearchParams(params)}`);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_paging');
+    }
+    expect(() => parseListQuery(Item, { cursor: cursor!, order_by: 'modified asc' })).toThrow(
+      /default order/,
+    );
   });
 });

@@ -1,0 +1,84 @@
+import type { LoadResult } from '../../src/benchmarks/report/result';
+
+/** The reference run's limits (docs/load-testing.md#reference-targets). */
+export const LIMITS = { p95Ms: 200, errorRate: 0.01, serverCpuPercent: 70 } as const;
+
+/** One criterion of the verdict. */
+export interface Criterion {
+  name: string;
+  actual: string;
+  limit: string;
+  passed: boolean;
+}
+
+/** A run judged on every criterion. */
+export interface ReferenceVerdict {
+  passed: boolean;
+  criteria: Criterion[];
+  /**
+   * The server's CPU time (all its threads, sign-in hashing included) per request the harness counted, in
+   * ms: what a change in the server costs or saves, much less swayed than latency by other processes.
+   */
+  cpuMsPerRequest?: number;
+}
+
+/**
+ * Judges a harness result: total p95 and error rate (429 and 503 already left out of it by the harness),
+ * the server process's mean CPU over the run (% of one core, from /proc), and whether the generator kept up
+ * (a saturated generator's numbers say nothing about the server).
+ */
+export function judge(result: LoadResult): ReferenceVerdict {
+  const { total } = result;
+  const cpu = result.targetProcess?.cpuAvgPercent;
+  const saturation = result.verdict.saturation;
+  const criteria: Criterion[] = [
+    {
+      name: 'p95',
+      actual: `${total.latencyMs.p95.toFixed(1)} ms`,
+      limit: `< ${LIMITS.p95Ms} ms`,
+      passed: total.latencyMs.p95 < LIMITS.p95Ms,
+    },
+    {
+      name: 'errors',
+      actual: `${(total.errorRate * 100).toFixed(2)} % (${total.failed + total.errors} of ${total.count}; ${total.throttled} 429/503 left out)`,
+      limit: `< ${LIMITS.errorRate * 100} %`,
+      passed: total.errorRate < LIMITS.errorRate,
+    },
+    {
+      name: 'server CPU',
+      actual:
+        cpu === undefined
+          ? 'not measured'
+          : `${cpu.toFixed(1)} % of a core (max ${result.targetProcess!.cpuMaxPercent.toFixed(1)})`,
+      limit: `< ${LIMITS.serverCpuPercent} %`,
+      passed: cpu !== undefined && cpu < LIMITS.serverCpuPercent,
+    },
+    {
+      name: 'generator',
+      actual: saturation.saturated ? `saturated: ${saturation.reasons.join('; ')}` : 'kept up',
+      limit: 'not saturated',
+      passed: !saturation.saturated,
+    },
+  ];
+  // Samples are one second apart; the first only starts the count.
+  const cpuSeconds =
+    (result.targetProcess?.samples ?? []).slice(1).reduce((sum, s) => sum + s.cpuPercent, 0) / 100;
+  const cpuMsPerRequest =
+    result.targetProcess && total.count > 0 ? (cpuSeconds * 1000) / total.count : undefined;
+  return { passed: criteria.every((c) => c.passed), criteria, cpuMsPerRequest };
+}
+
+/** The verdict as printed lines: one per criterion, then the overall one. */
+export function verdictLines(title: string, verdict: ReferenceVerdict): string[] {
+  const width = Math.max(...verdict.criteria.map((c) => c.name.length));
+  return [
+    title,
+    ...verdict.criteria.map(
+      (c) => `  ${c.passed ? 'PASS' : 'FAIL'}  ${c.name.padEnd(width)}  ${c.actual}  (limit ${c.limit})`,
+    ),
+    ...(verdict.cpuMsPerRequest === undefined
+      ? []
+      : [`  server CPU per request: ${verdict.cpuMsPerRequest.toFixed(2)} ms (sign-ins included)`]),
+    `  verdict: ${verdict.passed ? 'PASS' : 'FAIL'}`,
+  ];
+}
