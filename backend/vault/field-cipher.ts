@@ -1,4 +1,10 @@
-import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomFillSync } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  type KeyObject,
+  randomFillSync,
+} from 'node:crypto';
 import { PlatformError } from '../http/errors';
 
 /** Marks a stored value as a ciphertext of this format (docs/security.md#personal-data-at-rest). */
