@@ -41,6 +41,23 @@ function toEntry(row: Row): AuditEntry {
   return { ...row, seq: Number(row.seq), at: new Date(row.at).toISOString() };
 }
 
+/**
+ * One INSERT of `entries` with a row of parameters each: cheaper for the database than unpacking a JSON
+ * document of them (most appends are one entry, a single record read), and a list's page stays well under
+ * the protocol's 65,535 parameters (500 entries of 11).
+ */
+function insertSql(entries: readonly AuditEntry[]): [string, unknown[]] {
+  const params: unknown[] = [];
+  const rows = entries.map((e) => {
+    const at = params.length;
+    params.push(e.seq, e.at, e.user, e.via, e.doctype, e.record, JSON.stringify(e.fields), e.route);
+    params.push(e.client_address, e.prev_hash, e.hash);
+    const p = (i: number) => `$${at + i}`;
+    return `(${p(1)}::bigint, ${p(2)}::timestamptz, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::jsonb, ${p(8)}, ${p(9)}::text, ${p(10)}, ${p(11)})`;
+  });
+  return [`INSERT INTO audit_log (${COLUMNS}) VALUES ${rows.join(', ')}`, params];
+}
+
 /** How many times an append retries after another process extended the chain first. */
 const APPEND_ATTEMPTS = 5;
 
@@ -80,13 +97,7 @@ export class AuditLog implements AuditStore {
       this.#head ??= await this.#readHead();
       const entries = chain(this.#head, facts);
       try {
-        await this.db.query(
-          `INSERT INTO audit_log (${COLUMNS})
-           SELECT * FROM jsonb_to_recordset($1::jsonb) AS e(
-             seq bigint, at timestamptz, "user" text, via text, doctype text, record text, fields jsonb,
-             route text, client_address text, prev_hash text, hash text)`,
-          [JSON.stringify(entries)],
-        );
+        await this.db.query(...insertSql(entries));
       } catch (err) {
         this.#head = undefined;
         if (isTaken(err) && attempt < APPEND_ATTEMPTS) continue;

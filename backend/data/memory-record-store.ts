@@ -146,17 +146,40 @@ export class MemoryRecordStore implements RecordStore {
     return record && { ...record };
   }
 
-  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>, by?: string): Promise<DocRecord> {
-    return this.insertAt(doctype, data, this.#now(), by);
+  async insert(
+    doctype: DocTypeDefinition,
+    data: Record<string, unknown>,
+    by?: string,
+    name?: string,
+  ): Promise<DocRecord> {
+    return this.insertAt(doctype, data, this.#now(), by, name);
   }
 
-  /** Stores a new record created and modified at `at` (seed data with fixed dates), by `by` when given. */
-  insertAt(doctype: DocTypeDefinition, data: Record<string, unknown>, at: Date, by?: string): DocRecord {
+  /** See {@link RecordStore.nextName}. */
+  async nextName(doctype: DocTypeDefinition): Promise<string> {
+    return this.#takeName(doctype);
+  }
+
+  #takeName(doctype: DocTypeDefinition): string {
     const next = (this.#series.get(doctype.namePrefix) ?? 0) + 1;
     this.#series.set(doctype.namePrefix, next);
+    return `${doctype.namePrefix}-${String(next).padStart(5, '0')}`;
+  }
+
+  /**
+   * Stores a new record created and modified at `at` (seed data with fixed dates), by `by` when given, under
+   * `name` when given (taken with {@link nextName}).
+   */
+  insertAt(
+    doctype: DocTypeDefinition,
+    data: Record<string, unknown>,
+    at: Date,
+    by?: string,
+    name?: string,
+  ): DocRecord {
     const stamp = at.toISOString();
     const record: DocRecord = {
-      name: `${doctype.namePrefix}-${String(next).padStart(5, '0')}`,
+      name: name ?? this.#takeName(doctype),
       ...structuredClone(data),
       creation: stamp,
       modified: stamp,

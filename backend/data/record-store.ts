@@ -22,6 +22,11 @@ const CURSOR_MODIFIED = `to_char(modified AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24
 
 const COLUMNS = 'name, data, creation, modified, modified_by';
 
+/** `<prefix>-<counter>`, at least five digits: what the insert of an unnamed record computes in SQL. */
+function seriesName(prefix: string, counter: number): string {
+  return `${prefix}-${String(counter).padStart(5, '0')}`;
+}
+
 function toRecord(row: Row, fields?: string[]): DocRecord {
   const full: DocRecord = {
     name: row.name,
@@ -291,7 +296,21 @@ export class DbRecordStore implements RecordStore {
    * Stores a new record named `<namePrefix>-<counter>` (`CUST-00001`). The counter and the insert are one
    * statement, so concurrent creates never share a name.
    */
-  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>, by?: string): Promise<DocRecord> {
+  async insert(
+    doctype: DocTypeDefinition,
+    data: Record<string, unknown>,
+    by?: string,
+    name?: string,
+  ): Promise<DocRecord> {
+    if (name !== undefined) {
+      const { rows } = await this.db.query<Row>(
+        `INSERT INTO records (doctype, name, data, modified_by) VALUES ($1, $2, $3::jsonb, $4::text)
+         RETURNING ${COLUMNS}`,
+        [doctype.name, name, JSON.stringify(data), by ?? null],
+      );
+      this.#statistics.changed();
+      return toRecord(rows[0]!);
+    }
     const { rows } = await this.db.query<Row>(
       `WITH next AS (
          INSERT INTO naming_series (prefix, current) VALUES ($2, 1)
@@ -307,6 +326,17 @@ export class DbRecordStore implements RecordStore {
     );
     this.#statistics.changed();
     return toRecord(rows[0]!);
+  }
+
+  /** See {@link RecordStore.nextName}: the counter the insert of a record without a name would take. */
+  async nextName(doctype: DocTypeDefinition): Promise<string> {
+    const { rows } = await this.db.query<{ current: string | number }>(
+      `INSERT INTO naming_series (prefix, current) VALUES ($1, 1)
+       ON CONFLICT (prefix) DO UPDATE SET current = naming_series.current + 1
+       RETURNING current`,
+      [doctype.namePrefix],
+    );
+    return seriesName(doctype.namePrefix, Number(rows[0]!.current));
   }
 
   /** Replaces a record's fields; undefined when it does not exist. */

@@ -56,8 +56,22 @@ export interface RecordStore {
   list(doctype: DocTypeDefinition, query: ListQuery, view?: ReadView): Promise<ListPage>;
   /** The record, or undefined. */
   get(doctype: DocTypeDefinition, name: string, view?: ReadView): Promise<DocRecord | undefined>;
-  /** Stores a new record under the next name of the DocType's prefix; `by` becomes its `modified_by`. */
-  insert(doctype: DocTypeDefinition, data: Record<string, unknown>, by?: string): Promise<DocRecord>;
+  /**
+   * Stores a new record under the next name of the DocType's prefix, or under `name` when the caller took
+   * one with {@link nextName}; `by` becomes its `modified_by`.
+   */
+  insert(
+    doctype: DocTypeDefinition,
+    data: Record<string, unknown>,
+    by?: string,
+    name?: string,
+  ): Promise<DocRecord>;
+  /**
+   * Takes the next name of the DocType's prefix without storing a record, for a writer that must know the
+   * name before it writes (personal data at rest binds each value to its record): it then inserts under
+   * that name in one statement. A name taken and never used leaves a gap, as a rolled-back insert does.
+   */
+  nextName(doctype: DocTypeDefinition): Promise<string>;
   /**
    * Replaces a record's fields; undefined when it does not exist. `by` becomes its `modified_by` (without
    * it, none: a write no one made is not credited to the last person who did).

@@ -25,9 +25,28 @@ export interface SearchCaller {
   headers: Headers;
 }
 
+/** The part of a DocType's metadata the search reads. */
+interface DocTypeMeta {
+  name: string;
+  label: string;
+  titleField: string;
+  fields?: ReadonlyArray<{ name: string; encrypted?: boolean; pii?: boolean }>;
+}
+
 /** The part of a service's metadata the search reads. */
 interface MetaAnswer {
-  doctypes?: Array<{ name: string; label: string; titleField: string }>;
+  doctypes?: DocTypeMeta[];
+}
+
+/**
+ * The filter that finds `q` in a DocType's title: its text contains `q`, or, for a title encrypted at rest
+ * (flagged `pii` or `encrypted`), which the database cannot search inside, the title equals `q` as its blind
+ * index compares it (case and surrounding spaces aside; docs/security.md#what-can-be-searched).
+ */
+export function titleFilter(doctype: DocTypeMeta, q: string): [string, string, string] {
+  const title = doctype.fields?.find((f) => f.name === doctype.titleField);
+  if (title?.pii === true || title?.encrypted === true) return [doctype.titleField, '=', q];
+  return [doctype.titleField, 'like', likePattern(q)];
 }
 
 /** Escapes `%`, `_` and `\` so the text matches literally inside an ILIKE pattern. */
@@ -96,7 +115,7 @@ async function searchService(
   const groups = await Promise.all(
     doctypes.map(async (doctype): Promise<SearchGroup> => {
       const params = new URLSearchParams({
-        filters: JSON.stringify([[doctype.titleField, 'like', likePattern(q)]]),
+        filters: JSON.stringify([titleFilter(doctype, q)]),
         fields: JSON.stringify(['name', doctype.titleField]),
         limit_page_length: String(HITS_PER_DOCTYPE),
       });
@@ -123,7 +142,8 @@ async function searchService(
 }
 
 /**
- * Searches every service for records whose title contains `q` (case-insensitive), at most
+ * Searches every service for records whose title contains `q` (case-insensitive; a title encrypted at rest:
+ * equals `q`, see {@link titleFilter}), at most
  * {@link HITS_PER_DOCTYPE} per DocType. `base` is the caller's request: its URL gives the origin and its
  * headers the credentials of the sub-requests.
  */

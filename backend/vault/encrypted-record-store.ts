@@ -22,6 +22,11 @@ function notQueryable(doctype: DocTypeDefinition, field: string, what: string): 
   );
 }
 
+/** Whether `key` is the stored blind index of one of the `flagged` fields. */
+function isBlindIndex(flagged: ReadonlySet<string>, key: string): boolean {
+  return key.endsWith(BLIND_INDEX_SUFFIX) && flagged.has(key.slice(0, -BLIND_INDEX_SUFFIX.length));
+}
+
 /**
  * A {@link RecordStore} that keeps the values of `pii` and `encrypted` fields as ciphertext in the store it
  * wraps (docs/security.md#personal-data-at-rest), with a blind index beside each for equality filters.
@@ -96,9 +101,7 @@ export class EncryptedRecordStore implements RecordStore {
           record: record.name,
           field: key,
         });
-      } else if (
-        !(key.endsWith(BLIND_INDEX_SUFFIX) && flagged.has(key.slice(0, -BLIND_INDEX_SUFFIX.length)))
-      ) {
+      } else if (!isBlindIndex(flagged, key)) {
         out[key] = value;
       }
     }
@@ -147,23 +150,26 @@ export class EncryptedRecordStore implements RecordStore {
   }
 
   /**
-   * Stores a new record. Its name (part of every value's associated data) is known only once the wrapped
-   * store has named it, so the record is inserted without its flagged values (their blind indexes only),
-   * then completed; if completing fails the half-written record is deleted. Plaintext never reaches the
-   * wrapped store.
+   * Stores a new record. Its name is part of every value's associated data, so it is taken first
+   * ({@link RecordStore.nextName}) and the record inserted under it, encrypted, in one statement. Plaintext
+   * never reaches the wrapped store.
    */
-  async insert(doctype: DocTypeDefinition, data: Record<string, unknown>, by?: string): Promise<DocRecord> {
+  async insert(
+    doctype: DocTypeDefinition,
+    data: Record<string, unknown>,
+    by?: string,
+    name?: string,
+  ): Promise<DocRecord> {
     const { flagged, stored } = this.#shape(doctype);
-    if (flagged.size === 0) return this.inner.insert(doctype, data, by);
-    const named = await this.inner.insert(stored, this.#seal(doctype, undefined, data), by);
-    try {
-      const complete = await this.inner.update(stored, named.name, this.#seal(doctype, named.name, data), by);
-      if (!complete) throw new Error('record vanished while being stored');
-      return this.#open(doctype, complete);
-    } catch (err) {
-      await this.inner.delete(stored, named.name);
-      throw err;
-    }
+    if (flagged.size === 0) return this.inner.insert(doctype, data, by, name);
+    const named = name ?? (await this.inner.nextName(stored));
+    const record = await this.inner.insert(stored, this.#seal(doctype, named, data), by, named);
+    return this.#written(doctype, record, data);
+  }
+
+  /** See {@link RecordStore.nextName}. */
+  nextName(doctype: DocTypeDefinition): Promise<string> {
+    return this.inner.nextName(this.#shape(doctype).stored);
   }
 
   /** Replaces a record's fields, flagged values encrypted for it. */
@@ -175,7 +181,21 @@ export class EncryptedRecordStore implements RecordStore {
   ): Promise<DocRecord | undefined> {
     const { stored } = this.#shape(doctype);
     const record = await this.inner.update(stored, name, this.#seal(doctype, name, data), by);
-    return record && this.#open(doctype, record);
+    return record && this.#written(doctype, record, data);
+  }
+
+  /**
+   * What a write answers: the record as stored, its flagged values the plaintext just written (`data`)
+   * rather than decrypted back, blind indexes dropped.
+   */
+  #written(doctype: DocTypeDefinition, record: DocRecord, data: Record<string, unknown>): DocRecord {
+    const { flagged } = this.#shape(doctype);
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(record)) {
+      if (flagged.has(key)) out[key] = isCiphertext(value) ? data[key] : value;
+      else if (!isBlindIndex(flagged, key)) out[key] = value;
+    }
+    return out as DocRecord;
   }
 
   /** Deletes a record and returns it, decrypted. */

@@ -1,4 +1,10 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  type KeyObject,
+  randomFillSync,
+} from 'node:crypto';
 import { PlatformError } from '../http/errors';
 
 /** Marks a stored value as a ciphertext of this format (docs/security.md#personal-data-at-rest). */
@@ -23,15 +29,35 @@ function associatedData(binding: FieldBinding, purpose: 'value' | 'data-key'): B
   return Buffer.from(JSON.stringify([purpose, binding.doctype, binding.record, binding.field]));
 }
 
-function seal(key: Buffer, plaintext: Buffer, aad: Buffer): Buffer[] {
-  const iv = randomBytes(12);
+/** Bytes drawn from the CSPRNG at once: one call per many values instead of three per value. */
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/**
+ * `size` fresh random bytes from a pool refilled from the operating system's CSPRNG (as Node's own
+ * `randomUUID` does): each byte is handed out once, copied, and the pool is refilled when spent.
+ */
+function freshBytes(size: number): Buffer {
+  if (poolOffset + size > pool.length) {
+    pool = randomFillSync(Buffer.allocUnsafeSlow(POOL_SIZE));
+    poolOffset = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + size));
+  pool.fill(0, poolOffset, poolOffset + size);
+  poolOffset += size;
+  return bytes;
+}
+
+function seal(key: Buffer | KeyObject, plaintext: Buffer, aad: Buffer): Buffer[] {
+  const iv = freshBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aad);
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   return [iv, body, cipher.getAuthTag()];
 }
 
-function open(key: Buffer, iv: Buffer, body: Buffer, tag: Buffer, aad: Buffer): Buffer {
+function open(key: Buffer | KeyObject, iv: Buffer, body: Buffer, tag: Buffer, aad: Buffer): Buffer {
   const decipher = createDecipheriv('aes-256-gcm', key, iv);
   decipher.setAAD(aad);
   decipher.setAuthTag(tag);
@@ -67,14 +93,17 @@ export function kekIdOf(value: unknown): string | undefined {
  * `enc1.<kek id>.<iv>.<wrapped key>.<tag>.<iv>.<ciphertext>.<tag>` (base64url parts).
  */
 export class FieldCipher {
-  readonly #byId: Map<string, RecordKek>;
+  /** The key-encryption keys by id, as `KeyObject`s: imported once, not at every wrap and unwrap. */
+  readonly #byId: Map<string, KeyObject>;
+  readonly #current: KeyObject;
 
   /** `kek` wraps new values; `previous` keys only open values wrapped before a rotation (`m keys rewrap`). */
   constructor(
     private readonly kek: RecordKek,
     previous: readonly RecordKek[] = [],
   ) {
-    this.#byId = new Map([...previous, kek].map((k) => [k.id, k]));
+    this.#byId = new Map([...previous, kek].map((k) => [k.id, createSecretKey(k.key)]));
+    this.#current = this.#byId.get(kek.id)!;
   }
 
   /** The id of the key-encryption key new values are wrapped with. */
@@ -84,8 +113,8 @@ export class FieldCipher {
 
   /** Encrypts any JSON value for the field it will be stored in. */
   encrypt(value: unknown, binding: FieldBinding): string {
-    const dataKey = randomBytes(32);
-    const wrapped = seal(this.kek.key, dataKey, associatedData(binding, 'data-key'));
+    const dataKey = freshBytes(32);
+    const wrapped = seal(this.#current, dataKey, associatedData(binding, 'data-key'));
     const sealed = seal(dataKey, Buffer.from(JSON.stringify(value)), associatedData(binding, 'value'));
     const parts = [...wrapped, ...sealed].map((b) => b.toString('base64url'));
     return [PREFIX, this.kek.id, ...parts].join('.');
@@ -98,7 +127,7 @@ export class FieldCipher {
     if (parts.length !== 8 || parts[0] !== PREFIX || !kek) throw unreadable(binding);
     const [kIv, kBody, kTag, vIv, vBody, vTag] = parts.slice(2).map((p) => Buffer.from(p, 'base64url'));
     try {
-      const dataKey = open(kek.key, kIv!, kBody!, kTag!, associatedData(binding, 'data-key'));
+      const dataKey = open(kek, kIv!, kBody!, kTag!, associatedData(binding, 'data-key'));
       const plain = open(dataKey, vIv!, vBody!, vTag!, associatedData(binding, 'value'));
       return JSON.parse(plain.toString('utf8'));
     } catch (cause) {

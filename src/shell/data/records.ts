@@ -64,6 +64,11 @@ export interface RecordListParams {
   pagination: { currentPage: number; pageSize: number };
   sorters?: CrudSort[];
   filters?: CrudFilter[];
+  /**
+   * Only these fields of each record (what the list shows): a flagged field not asked for is neither
+   * decrypted nor audited as revealed (docs/security.md). All fields when absent.
+   */
+  fields?: readonly string[];
 }
 
 /** One page of `resource`'s records: `result.data` and `result.total`, and the query's state. */
@@ -72,13 +77,20 @@ export function useRecordList<T extends BaseRecord>({
   pagination,
   sorters,
   filters,
+  fields,
 }: RecordListParams) {
   const { dataProvider } = usePlatform();
   const page = { ...pagination, mode: 'server' as const };
   const query = useQuery({
-    queryKey: [...recordKeys.list(resource), { filters, pagination: page, sorters }],
+    queryKey: [...recordKeys.list(resource), { filters, pagination: page, sorters, fields }],
     queryFn: ({ signal }) =>
-      dataProvider.getList<T>({ resource, pagination: page, sorters, filters, meta: { signal } }),
+      dataProvider.getList<T>({
+        resource,
+        pagination: page,
+        sorters,
+        filters,
+        meta: fields ? { signal, fields: [...fields] } : { signal },
+      }),
   });
   return { query, result: { data: query.data?.data, total: query.data?.total } };
 }

@@ -20,7 +20,14 @@ import { ListFilters } from './list/ListFilters';
 import { ListPager, pageCount } from './list/ListPager';
 import { ListTable, nextSort } from './list/ListTable';
 import { useRememberedListState } from './list/list-memory';
-import { chosenColumns, filterableColumns, listColumns, pickableColumns, toFilters } from './list/list-model';
+import {
+  chosenColumns,
+  filterableColumns,
+  listColumns,
+  pickableColumns,
+  shownFields,
+  toFilters,
+} from './list/list-model';
 import { bulkEditableFields, useBulkEdit } from './list/use-bulk-edit';
 import { useBulkSelection } from './list/use-bulk-selection';
 import { useFilterDraft, useListState } from './list/use-list-state';
@@ -116,6 +123,7 @@ export function GenericList({
     pagination: { currentPage: page, pageSize },
     sorters: sort ? [sort] : [],
     filters,
+    fields: shownFields(schema.titleField, columns),
   });
   const total = result.total ?? 0;
   const rows = result.data ?? [];

@@ -55,6 +55,10 @@ export function LinkInput({
   const platform = usePlatform();
   const schema = useDocTypeSchema(target);
   const titleField = schema?.titleField ?? 'name';
+  // A title encrypted at rest is found by its exact value only (its blind index), and cannot be sorted on.
+  const titleSealed = Boolean(
+    schema?.fields.some((f) => f.name === titleField && (f.pii === true || f.encrypted === true)),
+  );
   const selected = typeof value === 'string' && value ? value : undefined;
   const [text, setText] = useState('');
   const [selectedTitle, setSelectedTitle] = useState('');
@@ -100,13 +104,14 @@ export function LinkInput({
     const controller = new AbortController();
     setStatus('loading');
     const searched = typing ? query : '';
-    const filters = searched ? [{ field: titleField, operator: 'contains' as const, value: searched }] : [];
+    const operator = titleSealed ? ('eq' as const) : ('contains' as const);
+    const filters = searched ? [{ field: titleField, operator, value: searched }] : [];
     platform.dataProvider
       .getList({
         resource: target,
         filters,
         pagination: { currentPage: 1, pageSize: OPTION_LIMIT, mode: 'server' },
-        sorters: [{ field: titleField, order: 'asc' }],
+        sorters: [{ field: titleSealed ? 'name' : titleField, order: 'asc' }],
         meta: { fields: ['name', titleField], signal: controller.signal },
       })
       .then(({ data }) => {
@@ -127,7 +132,7 @@ export function LinkInput({
       })
       .catch(() => !controller.signal.aborted && setStatus('error'));
     return () => controller.abort();
-  }, [platform, target, open, query, typing, schema, titleField]);
+  }, [platform, target, open, query, typing, schema, titleField, titleSealed]);
 
   const pick = (option: Option) => {
     onUnmatched?.(undefined);

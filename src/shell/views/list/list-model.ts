@@ -47,6 +47,15 @@ export function chosenColumns(
   return fields.length > 0 ? fields : listColumns(schema);
 }
 
+/**
+ * The fields a list asks the server for: its columns, plus what every row shows besides them (the record's
+ * name, its title in the row's selection label, the last author's column). A field not shown is not asked
+ * for, so personal data the list does not show is neither decrypted nor audited as revealed.
+ */
+export function shownFields(titleField: string, columns: readonly DeskField[]): string[] {
+  return [...new Set(['name', titleField, ...columns.map((f) => f.name), 'modified', 'modified_by'])];
+}
+
 /** The columns a list offers a filter for: every column but checks and the title (the search covers it). */
 export function filterableColumns(columns: readonly DeskField[], titleField: string): DeskField[] {
   return columns.filter((f) => f.type !== 'boolean' && f.name !== titleField);
