@@ -12,8 +12,9 @@
  * Lighthouse keeps the tab's storage (`disableStorageReset`), and the HTTP cache is emptied before each run
  * instead: every run is a first visit.
  *
- * LIGHTHOUSE_RUNS sets the number of runs per page; LIGHTHOUSE_SCREENSHOTS=<dir> writes each page's last
- * screen there (`home.jpg`, ...).
+ * LIGHTHOUSE_RUNS sets the number of runs per page; LIGHTHOUSE_OUT=<dir> writes the median run of each page
+ * there: its last screen (`home.jpg`, to see that it was the signed-in page) and Lighthouse's report
+ * (`home.report.json`, where the long tasks and layout shifts are named).
  *
  *   npm run bench lighthouse
  */
@@ -94,6 +95,8 @@ interface PageRun {
   metrics: Record<string, number>;
   /** The page as it was at the end of the run (JPEG), to see that it was the signed-in page. */
   finalScreenshot?: Buffer;
+  /** Lighthouse's report (JSON). */
+  report: string;
 }
 
 /** One Lighthouse run of `url` in `page`, from an empty HTTP cache. */
@@ -117,6 +120,7 @@ async function audit(url: string, page: Page): Promise<PageRun> {
   return {
     score: lhr.categories.performance?.score ?? 0,
     metrics,
+    report: JSON.stringify(lhr),
     ...(shot ? { finalScreenshot: Buffer.from(shot.replace(/^data:image\/\w+;base64,/, ''), 'base64') } : {}),
   };
 }
@@ -147,9 +151,11 @@ async function main(): Promise<void> {
         `  ${page.name.padEnd(16)} score ${median.score.toFixed(2)} (runs ${runs.map((r) => r.score.toFixed(2)).join(' ')})  ${metrics}`,
       );
       if (median.score < TARGET_SCORE) failed = true;
-      const dir = process.env.LIGHTHOUSE_SCREENSHOTS;
-      if (dir && median.finalScreenshot) {
-        writeFileSync(join(dir, `${page.name.replace(/[^a-z0-9]+/gi, '-')}.jpg`), median.finalScreenshot);
+      const dir = process.env.LIGHTHOUSE_OUT;
+      if (dir) {
+        const base = join(dir, page.name.replace(/[^a-z0-9]+/gi, '-'));
+        writeFileSync(`${base}.report.json`, median.report);
+        if (median.finalScreenshot) writeFileSync(`${base}.jpg`, median.finalScreenshot);
       }
     }
   } finally {

@@ -664,7 +664,16 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
   },
 
   // docs/performance.md
-  ...['shell', 'memory', 'decrypt', 'gateway', 'durability', 'list-growth', 'loadtest-whole'].map((name) => ({
+  ...[
+    'shell',
+    'lighthouse',
+    'memory',
+    'decrypt',
+    'gateway',
+    'durability',
+    'list-growth',
+    'loadtest-whole',
+  ].map((name) => ({
     document: 'docs/performance.md',
     command: `npm run bench ${name}`,
     notRun: BENCHMARK_NOT_RUN,
