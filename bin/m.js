@@ -46,7 +46,9 @@ if (args[0] === 'serve' && args.includes('--build-missing') && existsSync(`${roo
   // runs from the bundle it has just written (through tsx it would hold about 80 MB more). The flag is then
   // dropped: `m serve` itself would only find everything built.
   args.splice(args.indexOf('--build-missing'), 1);
-  const build = spawnSync(process.execPath, [`${root}scripts/build.js`, '--missing'], {
+  // `--verbose` stays for `m serve` as well, which accepts it.
+  const verbose = args.includes('--verbose') ? ['--verbose'] : [];
+  const build = spawnSync(process.execPath, [`${root}scripts/build.js`, '--missing', ...verbose], {
     cwd: root,
     stdio: 'inherit',
   });

@@ -128,6 +128,7 @@ export async function runLoadTest(o: RunOptions): Promise<RunReport> {
         labels: plan.scenarios.map((s) => s.label),
         open: plan.model.kind === 'open',
         durationSeconds: plan.durationSeconds,
+        serverTiming: plan.serverTiming,
       },
     );
     o.onServing?.(servers.urls);

@@ -3,6 +3,7 @@
  * platform objects, start `prewarmCore` WITHOUT awaiting it, and render the first screen at once. Each part
  * of the UI shows its own loading state until its service is warm, and only that part degrades if it fails.
  */
+import { startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { readPlatformConfig } from '../sdk/platform-config';
 import { PlatformProvider } from './hooks/use-platform';
@@ -69,11 +70,15 @@ function boot(): void {
     return report;
   });
   void warm;
-  root.render(
-    <PlatformProvider platform={platform}>
-      <App queryClient={createQueryClient()} />
-    </PlatformProvider>,
-  );
+  // A transition: React renders the first screen in slices of a few milliseconds and lets the browser run in
+  // between (input, the responses of the prewarm), instead of one task as long as the whole first render.
+  startTransition(() => {
+    root.render(
+      <PlatformProvider platform={platform}>
+        <App queryClient={createQueryClient()} />
+      </PlatformProvider>,
+    );
+  });
 }
 
 boot();

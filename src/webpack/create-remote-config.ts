@@ -4,6 +4,7 @@ import { ModuleFederationPlugin } from '@module-federation/enhanced/webpack';
 import webpack, { type Configuration } from 'webpack';
 import { FirstScreenPlugin } from './first-screen-plugin';
 import { optimization } from './minify';
+import { QuietAutoPublicPathNotice } from './quiet-auto-public-path';
 import { PLATFORM_ROOT, sharedSingletons } from './shared';
 
 /** The part of the manifest plugin's stats that {@link withSharedVersions} completes. */
@@ -180,6 +181,10 @@ export function createRemoteConfig(options: RemoteConfigOptions): Configuration 
       name: options.cacheName ?? `${options.name}-${production ? 'prod' : 'dev'}`,
     },
     plugins: [
+      // Before the federation plugin: its manifest part logs the notice while it is applied.
+      ...(options.publicPath === undefined || options.publicPath === 'auto'
+        ? [new QuietAutoPublicPathNotice()]
+        : []),
       new ModuleFederationPlugin({
         name: options.name,
         filename: 'remoteEntry.js',

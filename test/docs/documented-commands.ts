@@ -666,6 +666,7 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
   // docs/performance.md
   ...[
     'shell',
+    'lighthouse',
     'memory',
     'decrypt',
     'gateway',

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TimelinePoint } from '../report/aggregate';
+import { liveStageBars } from '../report/server-stages';
+import type { StageBar } from '../report/stage-chart';
 import type { ProcSample } from '../watch/proc-sampler';
 import type { TargetMetricsSample } from '../watch/target-metrics';
 import { type DashboardInfo, dashboardPage } from './dashboard-page';
@@ -18,7 +20,10 @@ export interface LiveOptions {
 /** The running live endpoints: their URLs, the feed the run pushes into, and how to stop them. */
 export interface LiveServers {
   urls: { metrics?: string; dashboard?: string };
-  /** A second is final: pushed to every open dashboard. */
+  /**
+   * A second is final: pushed to every open dashboard, with the server's stages per scenario so far when the
+   * run asks for `Server-Timing`.
+   */
   publish(
     point: TimelinePoint,
     target: { pid: number; samples: readonly ProcSample[] } | undefined,
@@ -41,6 +46,7 @@ export async function startLiveServers(
   const clients = new Set<ServerResponse>();
   let target: { pid: number; samples: readonly ProcSample[] } | undefined;
   let server: { samples: readonly TargetMetricsSample[] } | undefined;
+  let stages: StageBar[] | undefined;
   const page = dashboardPage(info);
   const handle =
     (serveMetrics: boolean, serveDashboard: boolean) => (req: IncomingMessage, res: ServerResponse) => {
@@ -58,7 +64,7 @@ export async function startLiveServers(
           connection: 'keep-alive',
         });
         res.write(
-          `data: ${JSON.stringify({ timeline: metrics.agg.timeline, target, server, status: 'running' })}\n\n`,
+          `data: ${JSON.stringify({ timeline: metrics.agg.timeline, target, server, stages, status: 'running' })}\n\n`,
         );
         clients.add(res);
         req.on('close', () => clients.delete(res));
@@ -106,7 +112,9 @@ export async function startLiveServers(
     publish(point, t, s) {
       target = t;
       server = s;
-      if (clients.size > 0) send({ point, target: t, server: s });
+      // The means since the start, the report's bars so far (summed per series by the aggregator).
+      if (info.serverTiming) stages = liveStageBars(metrics.agg.labels, metrics.agg.scenarioCounters);
+      if (clients.size > 0) send({ point, target: t, server: s, stages });
     },
     async close(status) {
       send({ status });

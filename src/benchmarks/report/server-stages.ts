@@ -1,3 +1,4 @@
+import type { StageTimes } from '../engine/server-timing';
 import type { LoadResult, StageMean } from './result';
 import { renderStageBars, type StageBar } from './stage-chart';
 
@@ -17,15 +18,40 @@ export function serverTimingMissing(r: LoadResult): boolean {
   return r.config.serverTiming === true && timedScenarios(r).length === 0;
 }
 
-/** One bar per scenario with server stages: the stages stacked, the server's `total` as its figure. */
-export function stageBars(r: LoadResult): StageBar[] {
-  return timedScenarios(r).map(({ label, stages }) => ({
+/** A scenario's bar from its stages' means: the stages stacked, the server's `total` as its figure. */
+function barOf(label: string, stages: Record<string, StageMean>): StageBar {
+  return {
     label,
     stages: Object.entries(stages)
       .filter(([name]) => name !== TOTAL_STAGE)
       .map(([name, m]) => [name, m.meanMs]),
     totalMs: stages[TOTAL_STAGE]?.meanMs,
-  }));
+  };
+}
+
+/** One bar per scenario with server stages: the stages stacked, the server's `total` as its figure. */
+export function stageBars(r: LoadResult): StageBar[] {
+  return timedScenarios(r).map(({ label, stages }) => barOf(label, stages));
+}
+
+/**
+ * The bars of a run so far (the live dashboard): one per series whose responses carried `Server-Timing`,
+ * from the stage times summed since the start; `labels[i]` names `series[i]`.
+ */
+export function liveStageBars(
+  labels: readonly string[],
+  series: ReadonlyArray<{ stageTimes?: StageTimes }>,
+): StageBar[] {
+  return series.flatMap((s, i) => {
+    if (!s.stageTimes) return [];
+    const means = Object.fromEntries(
+      Object.entries(s.stageTimes).map(([name, t]) => [
+        name,
+        { meanMs: Math.round((t.sumMs / t.count) * 1000) / 1000, count: t.count },
+      ]),
+    );
+    return [barOf(labels[i] ?? `#${i}`, means)];
+  });
 }
 
 /**

@@ -43,7 +43,10 @@ Options:
                      (PLATFORM_APPS, default crm, stock and support). With --mode macroservice: no --app runs a
                      gateway, --app <name|dir> one service process
   --pid-file <file>  Write the server's PID there before it starts (removed when it stops)
-  --build-missing    Build the shell and app remotes first when they are missing (npm start)
+  --build-missing    Build the shell and app remotes first when they are missing (npm start), printing
+                     a line per build step
+  --verbose          With --build-missing: also print the first screen's JavaScript size against its
+                     budget (docs/performance.md#the-budget)
   --watch            MONOLITH: when an app folder's definitions change (a DocType, an RPC method), load
                      them again and migrate, without a restart (npm start; not for production)
   -h, --help         This help
@@ -74,6 +77,7 @@ export function parseServeFlags(argv: string[]): ServeFlags {
       app: { type: 'string', multiple: true },
       'pid-file': { type: 'string' },
       'build-missing': { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
       watch: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -93,6 +97,7 @@ export function parseServeFlags(argv: string[]): ServeFlags {
       .filter(Boolean),
     pidFile: values['pid-file'],
     buildMissing: values['build-missing'] ?? false,
+    verbose: values.verbose ?? false,
     watch: values.watch ?? false,
     help: values.help ?? false,
   };
@@ -144,13 +149,14 @@ const ROOT = ROOT_DIR;
 
 /**
  * `--build-missing`: runs `node scripts/build.js --missing`, which builds the shell and the app remotes whose
- * output is missing or older than their sources (and prints one line when everything is current). A failed
+ * output is missing or older than their sources, a line per step (`--verbose`: and the size budget). A failed
  * build is a warning: the backend still serves the data API and the Desk template.
  */
-function buildIfMissing(): void {
+function buildIfMissing(verbose: boolean): void {
   const script = join(ROOT, 'scripts', 'build.js');
   if (!existsSync(script)) return;
-  const result = spawnSync(process.execPath, [script, '--missing'], { cwd: ROOT, stdio: 'inherit' });
+  const args = [script, '--missing', ...(verbose ? ['--verbose'] : [])];
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) console.error('m serve: the build failed; serving without it.');
 }
 
@@ -199,7 +205,7 @@ export const serveCommand: Command = {
       console.error(`m serve: mode "${config.mode}" is not available in this build.`);
       return SERVE_EXIT.failed;
     }
-    if (flags.buildMissing) buildIfMissing();
+    if (flags.buildMissing) buildIfMissing(flags.verbose);
     // Listen for signals before starting, so a signal during the start still shuts down cleanly.
     const signal = untilSignal();
     // The PID file exists before the Desk URL is printed, so whoever waits for that line can read it.

@@ -11,6 +11,8 @@ export interface ServeFlags {
   /** `--pid-file`: where to write this process's PID at start (removed when it stops). */
   pidFile?: string;
   buildMissing: boolean;
+  /** `--verbose`: with `--build-missing`, the build also prints the first screen's size against its budget. */
+  verbose: boolean;
   /** `--watch`: reload the app folders' definitions when they change (MONOLITH, development). */
   watch: boolean;
   help: boolean;

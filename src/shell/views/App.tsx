@@ -5,7 +5,7 @@
  * Refine's context is given to remote components only (`RemoteScope`), where a remote's hooks need it.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRoute } from '../hooks/use-route';
@@ -81,7 +81,9 @@ export function createQueryClient(): QueryClient {
 
 /** The whole Desk UI. */
 export function App({ queryClient }: { queryClient: QueryClient }): React.JSX.Element {
-  const session = useSession();
+  // Deferred: the session's answer turns the opening screen into the whole Desk (header, sidebar, the first
+  // page), a render React then does in slices between which the page stays responsive, not in one long task.
+  const session = useDeferredValue(useSession());
   const opening = (
     <main className="desk-login">
       <Loading label="Opening the Desk…" />

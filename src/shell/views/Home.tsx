@@ -1,4 +1,9 @@
-/** The Desk's home: the dashboard widgets each app's remote contributes, and a card per list. */
+/**
+ * The Desk's home: a card per list, then the dashboard widgets each app's remote contributes. The lists come
+ * first because they are known as soon as the metadata is: the widgets arrive later, one app after another,
+ * each at a height of its own, and below the lists their arrival moves nothing the user already sees.
+ */
+import { useDeferredValue } from 'react';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { usePermissions } from '../hooks/use-permissions';
@@ -43,13 +48,6 @@ export function Home(): React.JSX.Element {
           ) : null}
         </div>
       </div>
-      <div className="desk-widgets">
-        {services
-          .filter((s) => s.url)
-          .map((s) => (
-            <ServiceWidgets key={s.service} service={s.service} apiUrl={s.apiUrl} />
-          ))}
-      </div>
       <h2 className="desk-section-title">Lists</h2>
       <ul className="desk-cards">
         {services.flatMap((s) => {
@@ -68,6 +66,13 @@ export function Home(): React.JSX.Element {
             ));
         })}
       </ul>
+      <div className="desk-widgets">
+        {services
+          .filter((s) => s.url)
+          .map((s) => (
+            <ServiceWidgets key={s.service} service={s.service} apiUrl={s.apiUrl} />
+          ))}
+      </div>
       {/* Remote entries, integrity and overrides are for the people who build the platform and its apps. */}
       {developer ? <DeveloperDetails /> : null}
     </div>
@@ -77,7 +82,10 @@ export function Home(): React.JSX.Element {
 function ServiceWidgets({ service, apiUrl }: { service: string; apiUrl: string }): React.JSX.Element | null {
   const { remoteViews, reloadRemote } = usePlatform();
   const permissions = usePermissions();
-  const views = useRemoteViews(service, true);
+  // Deferred: the first render of an app's widgets (and of Refine's context around them, loaded with the
+  // first one) runs in the background, in slices between which the page keeps answering input, instead of
+  // one long task; until it is done the card says it is loading.
+  const views = useDeferredValue(useRemoteViews(service, true));
   if (!views || views.status === 'loading') {
     return (
       // Not a named region: several services loading at once would be several regions of one name.

@@ -15,10 +15,25 @@ afterEach(async () => {
 });
 
 /** Starts a run in the background; resolves `url` once the CLI prints the live endpoint's address. */
-async function startRun(args: string[], seconds: number, endpoint: 'metrics' | 'dashboard') {
-  server = await startRecordingServer((r) => (r.path === '/slow' ? { delayMs: 20 } : undefined));
+async function startRun(
+  args: string[],
+  seconds: number,
+  endpoint: 'metrics' | 'dashboard',
+  serverTiming = false,
+) {
+  // With `server_timing`, every answer names the server's stages the way the platform does (one per stage,
+  // then `total`); /slow spends longer in the database.
+  server = await startRecordingServer((r) => {
+    const timing = serverTiming
+      ? {
+          'server-timing':
+            r.path === '/slow' ? 'auth;dur=1, db;dur=12, total;dur=14' : 'auth;dur=1, total;dur=2',
+        }
+      : undefined;
+    return r.path === '/slow' ? { delayMs: 20, headers: timing } : timing && { headers: timing };
+  });
   const path = writeConfig(`target_url: ${server.url}
-auth: { mode: none }
+auth: { mode: none }${serverTiming ? '\nserver_timing: true' : ''}
 users: { peak: 3, think_time_seconds: 0.02 }
 duration_seconds: ${seconds}
 generator: { max_event_loop_lag_ms: 60000 }
@@ -81,7 +96,7 @@ describe('live output', () => {
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      const run = await startRun(['--dashboard', '0'], 4, 'dashboard');
+      const run = await startRun(['--dashboard', '0'], 4, 'dashboard', true);
       await page.goto(run.url);
       // Points drawn in the first chart: its lines' points, and the dots of points alone.
       const plotted = () => {
@@ -100,6 +115,31 @@ describe('live output', () => {
       await page.waitForFunction(`(${plotted.toString()})() > ${first}`, undefined, { timeout: 10_000 });
       expect(await points()).toBeGreaterThan(first);
       expect(await page.textContent('#progress')).toMatch(/\/ 4 s, \d+ users, \d+ req\/s/);
+      // The server's stages, a stacked bar per scenario as in the report: each stage a segment (not `total`,
+      // which is the bar's figure), the same stage the same colour in both bars.
+      await page.waitForFunction(() => document.querySelectorAll('#stages svg rect title').length >= 3);
+      const segments = await page.$$eval('#stages svg rect', (rects) =>
+        rects
+          .filter((r) => r.querySelector('title'))
+          .map((r) => ({ title: r.querySelector('title')!.textContent, fill: r.getAttribute('fill') })),
+      );
+      expect(segments.map((s) => s.title)).toEqual(['auth: 1 ms', 'auth: 1 ms', 'db: 12.0 ms']);
+      expect(segments[0]!.fill).toBe(segments[1]!.fill);
+      expect(segments[2]!.fill).not.toBe(segments[0]!.fill);
+      const barText = await page.textContent('#stages svg');
+      expect(barText).toContain('fast');
+      expect(barText).toContain('slow');
+      expect(barText).toContain('14.0 ms');
+      // And the table beside them: a row per stage and the total, a column per scenario.
+      const table = await page.$$eval('#stage-table tr', (rows) =>
+        rows.map((r) => [...r.children].map((c) => c.textContent)),
+      );
+      expect(table).toEqual([
+        ['mean ms', 'fast', 'slow'],
+        ['auth', '1', '1'],
+        ['db', '', '12'],
+        ['total', '2', '14'],
+      ]);
       await screenshot(page, 'load-dashboard');
       expect(await run.done).toBe(EXIT.thresholdsBreached);
       await page.waitForFunction(
