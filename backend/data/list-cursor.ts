@@ -1,5 +1,4 @@
 import { PlatformError } from '../http/errors';
-import type { OrderBy } from './list-query';
 
 /**
  * Where a page of the default list order (`modified DESC`, then `name`) ends: the next page starts after
@@ -18,11 +17,6 @@ const MAX_CURSOR_LENGTH = 600;
 
 function invalid(message: string): PlatformError {
   return new PlatformError('invalid_paging', message, { status: 400 });
-}
-
-/** Whether `orderBy` is the default order, the only one a cursor pages through. */
-export function isDefaultOrder(orderBy: readonly OrderBy[]): boolean {
-  return orderBy.length === 1 && orderBy[0]!.field === 'modified' && orderBy[0]!.direction === 'desc';
 }
 
 // base64url (RFC 4648 section 5) of UTF-8, with btoa/atob: the memory store also runs in browsers.

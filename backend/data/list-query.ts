@@ -1,7 +1,7 @@
 import type { DocTypeDefinition, FieldType } from '../../src/contract/doctype';
 import { type ErrorCode, PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
-import { decodeListCursor, isDefaultOrder, type ListCursor } from './list-cursor';
+import { decodeListCursor, type ListCursor } from './list-cursor';
 
 /** Filter operators of the list API (docs/http-api.md#doctype-data-api-and-rpc, Frappe-style). */
 export const FILTER_OPS = ['=', '!=', '<', '>', '<=', '>=', 'like', 'in'] as const;
@@ -233,4 +233,9 @@ export function parseListQuery(
   }
   if (query.start !== 0) throw bad('invalid_paging', 'cursor and limit_start cannot be combined.');
   return { ...query, after: decodeListCursor(params.cursor) };
+}
+
+/** Whether `orderBy` is the default order, the only one a cursor pages through. */
+export function isDefaultOrder(orderBy: readonly OrderBy[]): boolean {
+  return orderBy.length === 1 && orderBy[0]!.field === 'modified' && orderBy[0]!.direction === 'desc';
 }

@@ -1,6 +1,13 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
-import { encodeListCursor, isDefaultOrder } from './list-cursor';
-import { EXACT_TOTAL_LIMIT, type FieldKind, type Filter, fieldKind, type ListQuery } from './list-query';
+import { encodeListCursor } from './list-cursor';
+import {
+  EXACT_TOTAL_LIMIT,
+  type FieldKind,
+  type Filter,
+  fieldKind,
+  isDefaultOrder,
+  type ListQuery,
+} from './list-query';
 import type { DocRecord, ListPage, RecordStore, SumOptions } from './records';
 
 type Comparable = string | number | boolean;

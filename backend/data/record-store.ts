@@ -1,8 +1,8 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from '../db/database';
 import { fieldExpression, searchExpression } from '../db/record-indexes';
-import { encodeListCursor, isDefaultOrder } from './list-cursor';
-import { EXACT_TOTAL_LIMIT, type Filter, fieldKind, type ListQuery } from './list-query';
+import { encodeListCursor } from './list-cursor';
+import { EXACT_TOTAL_LIMIT, type Filter, fieldKind, isDefaultOrder, type ListQuery } from './list-query';
 import type { DocRecord, ListPage, RecordStore, SumOptions } from './records';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
