@@ -42,10 +42,21 @@ let page: Page;
 let customerName = '';
 
 /** A number printed by start:macro or a process it relays, e.g. the gateway's PID. */
+/** The last value `pattern` captured in what the platform printed (a restarted process prints anew). */
 function printed(pattern: RegExp): string {
-  const match = pattern.exec(target!.output());
+  const matches = [...target!.output().matchAll(new RegExp(pattern.source, 'g'))];
+  const match = matches.at(-1);
   if (!match) throw new Error(`not printed: ${pattern}\n${target!.output()}`);
   return match[1]!;
+}
+
+/** What start:macro and crm printed: a crm that died and was restarted says why here. */
+function crmLines(): string {
+  return target!
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('[crm] ') || line.startsWith('start:macro: '))
+    .join('\n');
 }
 
 /** A session at the gateway as a browser has it (cookie, CSRF token, Origin). */
@@ -118,6 +129,8 @@ describe('personal data end to end in MACROSERVICE over PostgreSQL', () => {
     await page.getByLabel('Email').fill(customer.email);
     await page.getByLabel('Phone').fill(customer.phone);
 
+    // crm ran once, from its start to here: the pid and port below are its only ones.
+    expect(crmLines().match(/start:macro: crm started/g), crmLines()).toHaveLength(1);
     const gatewayPid = Number(printed(/start:macro: gateway started \(PID (\d+)\)/));
     const crmPid = Number(printed(/start:macro: crm started \(PID (\d+)\)/));
     const crmPort = Number(printed(/\[crm\] Service crm on http:\/\/127\.0\.0\.1:(\d+)/));
