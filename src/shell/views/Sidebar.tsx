@@ -20,7 +20,7 @@ export interface SidebarProps {
 
 /** The apps and DocTypes navigation. */
 export function Sidebar({ route, onNavigate }: SidebarProps): React.JSX.Element {
-  const { catalog, config } = usePlatform();
+  const { catalog } = usePlatform();
   const snapshot = useCatalog();
   const permissions = usePermissions();
   // A service whose DocTypes the user may not read is left out once whoami answered (docs/permissions.md).
