@@ -24,7 +24,6 @@ import { type DeskRoute, emptyListState, formatRoute } from '../routing/route';
 import { pluralLabel } from '../words/plural';
 import { GenericList } from './GenericList';
 import { Page } from './Page';
-import { RemoteBoundary } from './RemoteBoundary';
 import { DeveloperDetails, Empty, ErrorState, Loading } from './states';
 
 // The form loads with the first form screen (App's Suspense shows the loading state meanwhile).
@@ -34,6 +33,13 @@ const GenericForm = lazy(() =>
 // The print view, only when asked for.
 const RecordPrint = lazy(() =>
   import(/* webpackChunkName: "route-print" */ './RecordPrint').then((m) => ({ default: m.RecordPrint })),
+);
+// The frame of a remote's own list or form loads with Refine's scope, which it renders in (`refine-scope`):
+// a screen of the generic views needs neither.
+const RemoteBoundary = lazy(() =>
+  import(/* webpackChunkName: "refine-scope" */ './RemoteBoundary').then((m) => ({
+    default: m.RemoteBoundary,
+  })),
 );
 // What a list shows when something went wrong: a DocType no service owns, an owner whose remote failed.
 const UnknownOwner = lazy(() =>
@@ -175,14 +181,16 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       >
         {notice}
         {List ? (
-          <RemoteBoundary
-            service={service!}
-            reloadRemote={() => platform.reloadRemote(service!)}
-            what={`The ${schema.label.toLowerCase()} list`}
-            actions={useStandard}
-          >
-            <List {...props} can={can} portalContainer={portalContainerOf(service!)} />
-          </RemoteBoundary>
+          <Suspense fallback={<Loading label="Loading…" />}>
+            <RemoteBoundary
+              service={service!}
+              reloadRemote={() => platform.reloadRemote(service!)}
+              what={`The ${schema.label.toLowerCase()} list`}
+              actions={useStandard}
+            >
+              <List {...props} can={can} portalContainer={portalContainerOf(service!)} />
+            </RemoteBoundary>
+          </Suspense>
         ) : (
           <GenericList {...props} />
         )}
@@ -237,14 +245,16 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
     >
       {notice}
       {Form ? (
-        <RemoteBoundary
-          service={service!}
-          reloadRemote={() => platform.reloadRemote(service!)}
-          what={`The ${schema.label.toLowerCase()} form`}
-          actions={useStandard}
-        >
-          <Form {...formProps} can={can} portalContainer={portalContainerOf(service!)} />
-        </RemoteBoundary>
+        <Suspense fallback={<Loading label="Loading…" />}>
+          <RemoteBoundary
+            service={service!}
+            reloadRemote={() => platform.reloadRemote(service!)}
+            what={`The ${schema.label.toLowerCase()} form`}
+            actions={useStandard}
+          >
+            <Form {...formProps} can={can} portalContainer={portalContainerOf(service!)} />
+          </RemoteBoundary>
+        </Suspense>
       ) : (
         <GenericForm {...formProps} readOnly={mode === 'read-only'} />
       )}
