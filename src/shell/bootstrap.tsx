@@ -3,7 +3,7 @@
  * platform objects, start `prewarmCore` WITHOUT awaiting it, and render the first screen at once. Each part
  * of the UI shows its own loading state until its service is warm, and only that part degrades if it fails.
  */
-import { lazy, Suspense, startTransition } from 'react';
+import { startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { readPlatformConfig } from '../sdk/platform-config';
 import { PlatformProvider } from './hooks/use-platform';
@@ -14,13 +14,7 @@ import css from './styles/desk.css';
 import listToolsCss from './styles/list-tools.css';
 import printCss from './styles/print.css';
 import { App, createQueryClient } from './views/App';
-
-// Shown only when the page came without a valid configuration: its code loads then.
-const ConfigError = lazy(() =>
-  import(/* webpackChunkName: "route-config-error" */ './views/ConfigError').then((m) => ({
-    default: m.ConfigError,
-  })),
-);
+import { ConfigError } from './views/ConfigError';
 
 function injectStyles(): void {
   const style = document.createElement('style');
@@ -44,11 +38,7 @@ function boot(): void {
   try {
     config = readPlatformConfig();
   } catch (error) {
-    root.render(
-      <Suspense fallback={null}>
-        <ConfigError error={error} />
-      </Suspense>,
-    );
+    root.render(<ConfigError error={error} />);
     return;
   }
   const platform = createPlatform(config);

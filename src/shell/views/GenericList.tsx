@@ -52,7 +52,7 @@ const BulkEditConfirm = lazy(() =>
     default: m.BulkEditConfirm,
   })),
 );
-// The bulk delete's confirmation too: it loads when Delete is pressed.
+// The bulk delete's confirmation too: it loads with the first selected row.
 const BulkDeleteConfirm = lazy(() =>
   import(/* webpackChunkName: "route-list-tools" */ './list/BulkDeleteConfirm').then((m) => ({
     default: m.BulkDeleteConfirm,
@@ -241,7 +241,8 @@ export function GenericList({
         setState={setState}
       />
 
-      {selection.confirming ? (
+      {/* Mounted with the first selected row, so its code is there by the time Delete is pressed. */}
+      {selection.selected.size > 0 || selection.confirming ? (
         <Suspense fallback={null}>
           <BulkDeleteConfirm label={schema.label} selection={selection} />
         </Suspense>

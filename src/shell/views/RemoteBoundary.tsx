@@ -8,20 +8,13 @@
  * (docs/mfe-teams.md#styles-of-a-remote). A failed dev build of an overridden remote shows over its area
  * ({@link DevBuildOverlay}).
  */
-import { Component, type ErrorInfo, lazy, type ReactNode, Suspense } from 'react';
+import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { useDevBuild } from '../hooks/use-dev-build';
 import { REMOTE_ROOT_ATTRIBUTE } from '../isolation/remote-root';
 import { CHUNK_FAILED, isChunkLoadError } from '../platform/chunk-retry';
+import { DevBuildOverlay } from './DevBuildOverlay';
 import { RemoteScope } from './RemoteScope';
 import { ErrorState, Loading, ReloadPageButton } from './states';
-
-// Only a failed dev build of an overridden remote shows it: its code loads then, with the remote's failure
-// screens (`remote-failure`).
-const DevBuildOverlay = lazy(() =>
-  import(/* webpackChunkName: "remote-failure" */ './DevBuildOverlay').then((m) => ({
-    default: m.DevBuildOverlay,
-  })),
-);
 
 /** Props of {@link RemoteBoundary}. */
 export interface RemoteBoundaryProps {
@@ -79,11 +72,7 @@ function DevBuildFrame({
       className={className}
       style={style}
     >
-      {failed ? (
-        <Suspense fallback={null}>
-          <DevBuildOverlay service={service} errors={build.errors} />
-        </Suspense>
-      ) : null}
+      {failed ? <DevBuildOverlay service={service} errors={build.errors} /> : null}
       {children}
     </div>
   );

@@ -1,6 +1,6 @@
 /**
- * The dialog that confirms a bulk delete of the generic list's selected rows. It loads when Delete is
- * pressed (`route-list-tools`), like the bulk edit's screens.
+ * The dialog that confirms a bulk delete of the generic list's selected rows. Its code loads with the first
+ * selected row (`route-list-tools`), like the bulk edit's screens.
  */
 import { countOf } from '../../words/plural';
 import { ConfirmDialog } from '../ConfirmDialog';
