@@ -13,9 +13,13 @@ import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { leaveGuard } from '../routing/leave-guard';
 import { formatRoute } from '../routing/route';
+import { adoptStyles } from '../styles/adopt-styles';
+import recordPartsCss from '../styles/record-parts.css';
 import { failureWords } from '../words/failure';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Page } from './Page';
+
+adoptStyles('record-parts', recordPartsCss);
 
 // Each part below the form is a chunk of the form screen, loaded as the record page renders.
 const RecordAttachments = lazy(() =>
