@@ -276,11 +276,7 @@ describe('the column picker', () => {
     expect(lines[0]).toBe('ID,Status,Customer Name,Email');
     // The export is asked for the picked columns in their order (the ID column is always its first).
     const asked = backend.to('/api/resource/crm.Customer/export.csv', 'GET').at(-1)!;
-    expect(JSON.parse(asked.url.searchParams.get('fields')!)).toEqual([
-      'status',
-      'customer_name',
-      'email',
-    ]);
+    expect(JSON.parse(asked.url.searchParams.get('fields')!)).toEqual(['status', 'customer_name', 'email']);
 
     // Back to the DocType's own columns.
     fireEvent.click(within(picker).getByRole('button', { name: 'Default columns' }));
