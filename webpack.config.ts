@@ -92,7 +92,13 @@ function base(name: string, production: boolean): Configuration {
           loader: 'esbuild-loader',
           options: { target: 'es2022', jsx: 'automatic' },
         },
-        { test: /\.css$/, type: 'asset/source' },
+        // The Desk's stylesheets travel inside its JavaScript as text: in production without their comments
+        // and layout whitespace (esbuild's CSS minifier), which the first screen would otherwise carry.
+        {
+          test: /\.css$/,
+          type: 'asset/source',
+          ...(production ? { loader: 'esbuild-loader', options: { loader: 'css', minify: true } } : {}),
+        },
       ],
     },
     // terser with two passes: smaller than esbuild's output in gzip and brotli (src/webpack/minify.ts).

@@ -5,6 +5,10 @@
  * the Desk keeps working meanwhile.
  */
 import type { DevBuildError } from '../../protocol/dev-build';
+import { adoptStyles } from '../styles/adopt-styles';
+import devOverlayCss from '../styles/dev-overlay.css';
+
+adoptStyles('dev-overlay', devOverlayCss);
 
 /** `ui/NoteForm.tsx:12:5`, or as much of it as the compiler named. */
 export function errorLocation(error: DevBuildError): string | undefined {

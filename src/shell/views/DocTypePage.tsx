@@ -6,11 +6,9 @@
  * with a confirmation, a confirmation after save, and the tab title.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import type { DeskRecord, FormViewProps, ListViewProps, RightsProps } from '../../contract/remote';
-import type { DocTypeSchema } from '../../protocol';
-import { useDeleteRecord, useInvalidateRecords, useRecord } from '../data/records';
-import { formatDateTime } from '../fields';
+import { useInvalidateRecords } from '../data/records';
 import { timelineKey } from '../history/history-api';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDocTypeOwner } from '../hooks/use-doc-type-owner';
@@ -22,17 +20,11 @@ import type { NavigateOptions } from '../hooks/use-route';
 import { portalContainerOf } from '../isolation/portal-container';
 import { navEntries } from '../platform/navigation';
 import { formMode } from '../platform/screen-rights';
-import { leaveGuard } from '../routing/leave-guard';
 import { type DeskRoute, emptyListState, formatRoute } from '../routing/route';
-import { useDeveloperDetails } from '../words/developer-details';
-import { failureWords } from '../words/failure';
 import { pluralLabel } from '../words/plural';
-import { ConfirmDialog } from './ConfirmDialog';
 import { GenericList } from './GenericList';
-import { RemoteBoundary } from './RemoteBoundary';
-import { RemoteUnavailable } from './RemoteUnavailable';
+import { Page } from './Page';
 import { DeveloperDetails, Empty, ErrorState, Loading } from './states';
-import { UnknownOwner } from './UnknownOwner';
 
 // The form loads with the first form screen (App's Suspense shows the loading state meanwhile).
 const GenericForm = lazy(() =>
@@ -42,21 +34,27 @@ const GenericForm = lazy(() =>
 const RecordPrint = lazy(() =>
   import(/* webpackChunkName: "route-print" */ './RecordPrint').then((m) => ({ default: m.RecordPrint })),
 );
-// The timeline too: a list, the first screen of most visits, needs neither.
-const RecordAttachments = lazy(() =>
-  import(/* webpackChunkName: "route-form" */ './RecordAttachments').then((m) => ({
-    default: m.RecordAttachments,
+// The frame of a remote's own list or form loads with Refine's scope, which it renders in (`refine-scope`):
+// a screen of the generic views needs neither.
+const RemoteBoundary = lazy(() =>
+  import(/* webpackChunkName: "refine-scope" */ './RemoteBoundary').then((m) => ({
+    default: m.RemoteBoundary,
   })),
 );
-const RecordTimeline = lazy(() =>
-  import(/* webpackChunkName: "route-form" */ './RecordTimeline').then((m) => ({
-    default: m.RecordTimeline,
+// What a list shows when something went wrong: a DocType no service owns, an owner whose remote failed.
+const UnknownOwner = lazy(() =>
+  import(/* webpackChunkName: "route-unknown-owner" */ './UnknownOwner').then((m) => ({
+    default: m.UnknownOwner,
   })),
 );
-const RecordSeenBy = lazy(() =>
-  import(/* webpackChunkName: "route-form" */ './RecordSeenBy').then((m) => ({
-    default: m.RecordSeenBy,
+const RemoteUnavailable = lazy(() =>
+  import(/* webpackChunkName: "remote-failure" */ './RemoteUnavailable').then((m) => ({
+    default: m.RemoteUnavailable,
   })),
+);
+// The record's screen around a form: its code is the form's (`route-form`), loaded with the first one.
+const RecordPage = lazy(() =>
+  import(/* webpackChunkName: "route-form" */ './RecordPage').then((m) => ({ default: m.RecordPage })),
 );
 
 type DocTypeRoute = Extract<DeskRoute, { docType: string }>;
@@ -104,7 +102,13 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
   if (owner.status === 'error') {
     return <ErrorState title="This page could not be opened." error={owner.error} onRetry={owner.retry} />;
   }
-  if (owner.status === 'unknown') return <UnknownOwner docType={docType} onRetry={owner.retry} />;
+  if (owner.status === 'unknown') {
+    return (
+      <Suspense fallback={<Loading label="Loading…" />}>
+        <UnknownOwner docType={docType} onRetry={owner.retry} />
+      </Suspense>
+    );
+  }
   if (!meta || meta.status === 'loading') return <Loading label="Loading…" />;
   if (meta.status === 'error') {
     return (
@@ -136,13 +140,15 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
   const custom = views?.status === 'ready' && !standard ? views.value.views?.[docType] : undefined;
   const notice =
     views?.status === 'error' ? (
-      <RemoteUnavailable
-        service={service!}
-        error={views.error}
-        onRetry={() => platform.remoteViews.retry(service!).catch(() => {})}
-      >
-        Showing the standard view.
-      </RemoteUnavailable>
+      <Suspense fallback={null}>
+        <RemoteUnavailable
+          service={service!}
+          error={views.error}
+          onRetry={() => platform.remoteViews.retry(service!).catch(() => {})}
+        >
+          Showing the standard view.
+        </RemoteUnavailable>
+      </Suspense>
     ) : null;
   // A remote view asks what the user may do with the contract's argument order (operation first).
   const can: RightsProps['can'] = (operation, doctype) => permissions.can(doctype, operation);
@@ -175,14 +181,16 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       >
         {notice}
         {List ? (
-          <RemoteBoundary
-            service={service!}
-            reloadRemote={() => platform.reloadRemote(service!)}
-            what={`The ${schema.label.toLowerCase()} list`}
-            actions={useStandard}
-          >
-            <List {...props} can={can} portalContainer={portalContainerOf(service!)} />
-          </RemoteBoundary>
+          <Suspense fallback={<Loading label="Loading…" />}>
+            <RemoteBoundary
+              service={service!}
+              reloadRemote={() => platform.reloadRemote(service!)}
+              what={`The ${schema.label.toLowerCase()} list`}
+              actions={useStandard}
+            >
+              <List {...props} can={can} portalContainer={portalContainerOf(service!)} />
+            </RemoteBoundary>
+          </Suspense>
         ) : (
           <GenericList {...props} />
         )}
@@ -237,149 +245,20 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
     >
       {notice}
       {Form ? (
-        <RemoteBoundary
-          service={service!}
-          reloadRemote={() => platform.reloadRemote(service!)}
-          what={`The ${schema.label.toLowerCase()} form`}
-          actions={useStandard}
-        >
-          <Form {...formProps} can={can} portalContainer={portalContainerOf(service!)} />
-        </RemoteBoundary>
+        <Suspense fallback={<Loading label="Loading…" />}>
+          <RemoteBoundary
+            service={service!}
+            reloadRemote={() => platform.reloadRemote(service!)}
+            what={`The ${schema.label.toLowerCase()} form`}
+            actions={useStandard}
+          >
+            <Form {...formProps} can={can} portalContainer={portalContainerOf(service!)} />
+          </RemoteBoundary>
+        </Suspense>
       ) : (
         <GenericForm {...formProps} readOnly={mode === 'read-only'} />
       )}
     </RecordPage>
-  );
-}
-
-/** A record's screen: its title, id and timestamps, and Delete with a confirmation. */
-function RecordPage({
-  docType,
-  label,
-  schema,
-  listLabel,
-  titleField,
-  service,
-  id,
-  back,
-  onDeleted,
-  children,
-}: {
-  docType: string;
-  label: string;
-  schema: DocTypeSchema;
-  listLabel: string;
-  titleField: string;
-  service: string;
-  id?: string;
-  back(): void;
-  onDeleted(): void;
-  children: React.ReactNode;
-}): React.JSX.Element {
-  const { notices } = usePlatform();
-  const { result: record } = useRecord<DeskRecord>({
-    resource: docType,
-    id: id ?? '',
-    enabled: id !== undefined,
-  });
-  const title = id === undefined ? undefined : String(record?.[titleField] ?? '') || id;
-  useDocumentTitle(id === undefined ? `New ${label}` : title, label);
-  const permissions = usePermissions();
-  const [confirming, setConfirming] = useState(false);
-  const { mutateAsync: remove, mutation: removing } = useDeleteRecord();
-  const [failure, setFailure] = useState<string | undefined>();
-
-  const confirmDelete = async () => {
-    if (id === undefined) return;
-    setFailure(undefined);
-    try {
-      await remove({ resource: docType, id });
-      setConfirming(false);
-      notices.show(`${label} “${title}” deleted.`);
-      // Edits to a deleted record are moot: leaving must not ask to save them.
-      leaveGuard().forget();
-      onDeleted();
-    } catch (error) {
-      setConfirming(false);
-      setFailure(`${label} “${title}” was not deleted. ${failureWords(error).message}`);
-    }
-  };
-
-  return (
-    <Page
-      title={id === undefined ? `New ${label}` : (title ?? label)}
-      service={service}
-      docType={docType}
-      back={back}
-      backLabel={listLabel}
-      actions={
-        id !== undefined ? (
-          <>
-            <a className="desk-button" href={formatRoute({ kind: 'print', docType, id })}>
-              Print
-            </a>
-            {permissions.can(docType, 'delete') ? (
-              <button
-                type="button"
-                className="desk-button desk-button--danger"
-                onClick={() => setConfirming(true)}
-              >
-                Delete
-              </button>
-            ) : null}
-          </>
-        ) : undefined
-      }
-    >
-      {id !== undefined && record ? (
-        <dl className="desk-record-info" aria-label="Record details">
-          <div>
-            <dt>ID</dt>
-            <dd>
-              <code>{id}</code>
-            </dd>
-          </div>
-          {record.creation ? (
-            <div>
-              <dt>Created</dt>
-              <dd>
-                <time dateTime={String(record.creation)}>{formatDateTime(record.creation)}</time>
-              </dd>
-            </div>
-          ) : null}
-          {record.modified ? (
-            <div>
-              <dt>Modified</dt>
-              <dd>
-                <time dateTime={String(record.modified)}>{formatDateTime(record.modified)}</time>
-              </dd>
-            </div>
-          ) : null}
-        </dl>
-      ) : null}
-      {failure ? (
-        <div className="desk-banner desk-banner--error" role="alert">
-          {failure}
-        </div>
-      ) : null}
-      {children}
-      {id !== undefined ? <RecordAttachments docType={docType} schema={schema} id={id} /> : null}
-      {id !== undefined ? (
-        <RecordSeenBy docType={docType} schema={schema} id={id} loaded={record !== undefined} />
-      ) : null}
-      {id !== undefined ? <RecordTimeline docType={docType} schema={schema} id={id} /> : null}
-      {confirming ? (
-        <ConfirmDialog
-          title={`Delete ${label.toLowerCase()} “${title}”?`}
-          confirmLabel="Delete"
-          busy={removing.isPending}
-          onCancel={() => setConfirming(false)}
-          onConfirm={() => void confirmDelete()}
-        >
-          <p>This cannot be undone.</p>
-        </ConfirmDialog>
-      ) : null}
-    </Page>
   );
 }
 
@@ -388,53 +267,5 @@ function NewButton({ label, onClick }: { label: string; onClick(): void }): Reac
     <button type="button" className="desk-button desk-button--primary" onClick={onClick}>
       New {label}
     </button>
-  );
-}
-
-function Page({
-  title,
-  service,
-  docType,
-  actions,
-  back,
-  backLabel,
-  children,
-}: {
-  title: string;
-  service: string;
-  docType: string;
-  actions?: React.ReactNode;
-  back?: () => void;
-  backLabel?: string;
-  children: React.ReactNode;
-}): React.JSX.Element {
-  const developer = useDeveloperDetails();
-  return (
-    <div className="desk-page">
-      <div className="desk-page__header">
-        <div>
-          {back ? (
-            <a
-              className="desk-page__back"
-              href={formatRoute({ kind: 'list', docType })}
-              onClick={(e) => {
-                e.preventDefault();
-                back();
-              }}
-            >
-              ← {backLabel}
-            </a>
-          ) : null}
-          <h1 className="desk-page__title">{title}</h1>
-          {developer ? (
-            <p className="desk-page__service">
-              <code>{docType}</code> · service <code>{service}</code>
-            </p>
-          ) : null}
-        </div>
-        {actions ? <div className="desk-actions">{actions}</div> : null}
-      </div>
-      {children}
-    </div>
   );
 }

@@ -12,7 +12,7 @@ import { useRecordList } from '../data/records';
 import { useLinkTitles } from '../hooks/use-link-titles';
 import { usePermissions } from '../hooks/use-permissions';
 import { pluralLabel } from '../words/plural';
-import { BulkBar, BulkDeleteConfirm } from './list/BulkBar';
+import { BulkBar } from './list/BulkBar';
 import { ColumnPicker } from './list/ColumnPicker';
 import { conditionFilters, validConditions } from './list/conditions';
 import { FilterBuilder } from './list/FilterBuilder';
@@ -50,6 +50,12 @@ const BulkEditPanel = lazy(() =>
 const BulkEditConfirm = lazy(() =>
   import(/* webpackChunkName: "route-list-tools" */ './list/BulkEdit').then((m) => ({
     default: m.BulkEditConfirm,
+  })),
+);
+// The bulk delete's confirmation too: it loads with the first selected row.
+const BulkDeleteConfirm = lazy(() =>
+  import(/* webpackChunkName: "route-list-tools" */ './list/BulkDeleteConfirm').then((m) => ({
+    default: m.BulkDeleteConfirm,
   })),
 );
 const BulkEditFailures = lazy(() =>
@@ -235,7 +241,12 @@ export function GenericList({
         setState={setState}
       />
 
-      <BulkDeleteConfirm label={schema.label} selection={selection} />
+      {/* Mounted with the first selected row, so its code is there by the time Delete is pressed. */}
+      {selection.selected.size > 0 || selection.confirming ? (
+        <Suspense fallback={null}>
+          <BulkDeleteConfirm label={schema.label} selection={selection} />
+        </Suspense>
+      ) : null}
       {edit.confirming ? (
         <Suspense fallback={null}>
           <BulkEditConfirm

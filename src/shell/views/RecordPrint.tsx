@@ -1,8 +1,9 @@
 /**
  * A saved record laid out for paper (`#/app/<doctype>/<name>/print`): its title, each field's label and
  * value as the user may see it (personal data the user may not see stays masked, linked records show as
- * their titles), and when it was created and last changed. The print stylesheet (styles/print.css) leaves
- * out the Desk's header, sidebar and these buttons, so only the record reaches the paper.
+ * their titles), and when it was created and last changed. The print stylesheets (styles/print.css, and
+ * styles/print-view.css, added with this view's code) leave out the Desk's header, sidebar and these
+ * buttons, so only the record reaches the paper.
  */
 import type { DeskRecord } from '../../contract/remote';
 import { type DocTypeSchema, PII_MASK } from '../../protocol';
@@ -11,8 +12,12 @@ import { type DeskField, deskFields, formatDateTime } from '../fields';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useLinkTitles } from '../hooks/use-link-titles';
 import { formatRoute } from '../routing/route';
+import { adoptStyles } from '../styles/adopt-styles';
+import printViewCss from '../styles/print-view.css';
 import { displayValue } from './list/list-model';
 import { ErrorState, Loading } from './states';
+
+adoptStyles('print-view', printViewCss);
 
 /** Props of {@link RecordPrint}. */
 export interface RecordPrintProps {

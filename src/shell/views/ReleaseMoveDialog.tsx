@@ -6,8 +6,12 @@
 import { useState } from 'react';
 import type { FieldError } from '../../protocol';
 import { contractDifferencesOf } from '../releases/releases-api';
+import { adoptStyles } from '../styles/adopt-styles';
+import releasesCss from '../styles/releases.css';
 import { ConfirmDialog } from './ConfirmDialog';
 import { describeError } from './states';
+
+adoptStyles('releases', releasesCss);
 
 /** A move the page asks to confirm. */
 export interface ReleaseMove {

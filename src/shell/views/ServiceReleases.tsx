@@ -8,8 +8,12 @@ import type { ReleaseHistoryEntry, ServiceReleasesAnswer } from '../../protocol'
 import { usePlatform } from '../hooks/use-platform';
 import { forcedDifferences, historySentence, rollbackTarget } from '../releases/release-words';
 import { releasesApi } from '../releases/releases-api';
+import { adoptStyles } from '../styles/adopt-styles';
+import releasesCss from '../styles/releases.css';
 import { DifferenceList, type ReleaseMove, ReleaseMoveDialog } from './ReleaseMoveDialog';
 import { ErrorState, Loading } from './states';
+
+adoptStyles('releases', releasesCss);
 
 /** A time of the releases API (ms since the epoch) in the user's locale. */
 function timeOf(ms: number | null): string {

@@ -50,14 +50,14 @@ describe('GenericList bulk delete', () => {
     expect(selection.textContent).toContain('2 warehouses selected');
 
     fireEvent.click(within(selection).getByRole('button', { name: 'Delete' }));
-    let dialog = screen.getByRole('alertdialog', { name: 'Delete 2 warehouses?' });
+    let dialog = await screen.findByRole('alertdialog', { name: 'Delete 2 warehouses?' });
     expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Cancel' }));
     fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('alertdialog')).toBeNull();
     expect(backend.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
 
     fireEvent.click(within(selection).getByRole('button', { name: 'Delete' }));
-    dialog = screen.getByRole('alertdialog', { name: 'Delete 2 warehouses?' });
+    dialog = await screen.findByRole('alertdialog', { name: 'Delete 2 warehouses?' });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
     await waitFor(() => expect(backend.requests.filter((r) => r.method === 'DELETE')).toHaveLength(2));
     await within(list).findByText('No warehouses yet.');

@@ -1,12 +1,11 @@
 /**
  * The generic list's bulk actions: the bar shown while rows are selected (how many, Edit for who may write,
- * Delete for who may delete, Clear selection) and the dialog that confirms the delete.
+ * Delete for who may delete, Clear selection). The dialog that confirms the delete is `BulkDeleteConfirm`.
  */
 import { countOf } from '../../words/plural';
-import { ConfirmDialog } from '../ConfirmDialog';
 import type { BulkSelection } from './use-bulk-selection';
 
-/** Props of {@link BulkBar} and {@link BulkDeleteConfirm}. */
+/** Props of {@link BulkBar} and of the delete's confirmation (`BulkDeleteConfirm`). */
 export interface BulkProps {
   /** The DocType's label (`Customer`). */
   label: string;
@@ -49,21 +48,5 @@ export function BulkBar({ label, selection, canDelete, onEdit }: BulkBarProps): 
         Clear selection
       </button>
     </section>
-  );
-}
-
-/** The delete's confirmation dialog; nothing until Delete was pressed. */
-export function BulkDeleteConfirm({ label, selection }: BulkProps): React.JSX.Element | null {
-  if (!selection.confirming) return null;
-  return (
-    <ConfirmDialog
-      title={`Delete ${countOf(selection.selected.size, label)}?`}
-      confirmLabel="Delete"
-      busy={selection.deleting}
-      onCancel={() => selection.setConfirming(false)}
-      onConfirm={() => void selection.deleteSelected()}
-    >
-      <p>This cannot be undone.</p>
-    </ConfirmDialog>
   );
 }

@@ -5,11 +5,15 @@
  */
 import { useId, useState } from 'react';
 import type { DeskField } from '../../fields';
+import { adoptStyles } from '../../styles/adopt-styles';
+import listPanelsCss from '../../styles/list-panels.css';
 import { isBlank, validateField } from '../../validation';
 import { countOf } from '../../words/plural';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { FieldInput } from '../field-input';
 import type { BulkEdit } from './use-bulk-edit';
+
+adoptStyles('list-panels', listPanelsCss);
 
 /** Props of the bulk edit's parts. */
 export interface BulkEditProps {

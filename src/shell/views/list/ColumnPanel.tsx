@@ -5,6 +5,10 @@
  */
 import { useLayoutEffect, useRef } from 'react';
 import type { DeskField } from '../../fields';
+import { adoptStyles } from '../../styles/adopt-styles';
+import listPanelsCss from '../../styles/list-panels.css';
+
+adoptStyles('list-panels', listPanelsCss);
 
 /** Props of {@link ColumnPanel}. */
 export interface ColumnPanelProps {

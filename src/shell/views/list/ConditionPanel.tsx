@@ -6,8 +6,12 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import type { ListCondition, ListConditionOp } from '../../../contract/remote';
 import { type DeskField, linkTarget } from '../../fields';
+import { adoptStyles } from '../../styles/adopt-styles';
+import listPanelsCss from '../../styles/list-panels.css';
 import { LinkInput } from '../LinkInput';
 import { needsNoValue, operatorsFor } from './conditions';
+
+adoptStyles('list-panels', listPanelsCss);
 
 const INPUT_TYPES: Partial<Record<DeskField['type'], string>> = {
   int: 'number',

@@ -17,8 +17,12 @@ import {
   type MappingRequest,
   newImportId,
 } from '../../import/import-api';
+import { adoptStyles } from '../../styles/adopt-styles';
+import importCss from '../../styles/import.css';
 import { failureWords } from '../../words/failure';
 import { PreviewStep, ProgressStep, SummaryStep } from './ImportSteps';
+
+adoptStyles('import', importCss);
 
 /** Props of {@link ImportCsv}. */
 export interface ImportCsvProps {

@@ -4,12 +4,28 @@
  * filter builder's conditions). Text applies after a pause (the draft); a picked record or option applies at
  * once.
  */
-import { useId } from 'react';
+import { lazy, Suspense, useId } from 'react';
 import { type DeskField, linkTarget } from '../../fields';
 import type { ListState } from '../../routing/route';
 import { pluralLabel } from '../../words/plural';
-import { LinkInput } from '../LinkInput';
 import type { FilterDraft } from './use-list-state';
+
+// A Link filter's record picker loads after the list: until then an input, not yet active, holds its place
+// (docs/performance.md#the-budget).
+const LinkInput = lazy(() =>
+  import(/* webpackChunkName: "route-list-link" */ '../LinkInput').then((m) => ({ default: m.LinkInput })),
+);
+
+/** The place of a Link filter's picker while its code loads: the same box, not yet active. */
+function LinkInputPlaceholder({ id }: { id: string }): React.JSX.Element {
+  return (
+    <div className="desk-link">
+      <div className="desk-link__row">
+        <input id={id} placeholder="Search…" disabled />
+      </div>
+    </div>
+  );
+}
 
 /** Props of {@link ListFilters}. */
 export interface ListFiltersProps {
@@ -65,13 +81,15 @@ export function ListFilters({
           <label htmlFor={`${filterId}-${field.name}`}>{field.label}</label>
           {linkTarget(field) ? (
             // A Link filter picks a record by its title, like the form does; the URL keeps its id.
-            <LinkInput
-              id={`${filterId}-${field.name}`}
-              name={field.name}
-              target={linkTarget(field)!}
-              value={draft.filters[field.name]}
-              onChange={(value) => applyNow(field.name, value ?? '')}
-            />
+            <Suspense fallback={<LinkInputPlaceholder id={`${filterId}-${field.name}`} />}>
+              <LinkInput
+                id={`${filterId}-${field.name}`}
+                name={field.name}
+                target={linkTarget(field)!}
+                value={draft.filters[field.name]}
+                onChange={(value) => applyNow(field.name, value ?? '')}
+              />
+            </Suspense>
           ) : field.type === 'select' && field.options ? (
             <select
               id={`${filterId}-${field.name}`}
