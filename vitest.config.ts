@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Four projects: node-side unit/integration tests, DOM tests of the shell (jsdom), the end-to-end tests that
 // drive Chromium against a real `m serve`, and the fault tests that start, flood and kill real servers, NATS
-// and PostgreSQL on 127.0.0.1. They run in three groups, one after the other: node and dom two files at a
-// time (node three), then faults two at a time, then e2e one file at a time with nothing else running (a
+// and PostgreSQL on 127.0.0.1. They run in three groups, one after the other: node and dom three files at a
+// time, then faults two at a time, then e2e one file at a time with nothing else running (a
 // browser and a server on two cores leave no room for a third process). More workers than "cores minus
 // one": most of a node file's time is spent waiting on a database, a server or a child process, so files
 // overlap well even on two cores. Timeouts only stop a hung test; they are generous because tests that start
@@ -32,7 +32,8 @@ export default defineConfig({
           include: ['test/shell/**/*.test.{ts,tsx}'],
           setupFiles: ['test/shell/support/setup-dom.ts'],
           testTimeout: 60_000,
-          maxWorkers: 2,
+          // The same as node's: projects of one group share their worker count.
+          maxWorkers: 3,
         },
       },
       {
