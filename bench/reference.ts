@@ -73,7 +73,7 @@ try {
   } else {
     const shape = referenceShape(planFile);
     const result = await runHarness(platform, shape, outRoot, planFile);
-    const verdict = judge(result);
+    const verdict = judge(result, shape.rampUpSeconds);
     const title = `reference run: ${shape.users} users over ${shape.rampUpSeconds} s, ${shape.requestsPerMinute}/min, ${shape.durationSeconds} s (results in ${outRoot}):`;
     console.log(verdictLines(title, verdict).join('\n'));
     console.log(`  ${machine()}`);

@@ -1,5 +1,5 @@
 import type { ServiceManifest } from '../../src/protocol';
-import type { ServiceDirectory } from './service-directory';
+import { rewrittenDirectory, type ServiceDirectory } from './service-directory';
 
 /** Options of {@link publicDirectory}. */
 export interface PublicDirectoryOptions {
@@ -29,13 +29,5 @@ export function publicDirectory(inner: ServiceDirectory, options: PublicDirector
       metaUrl: `${base}/api/meta/${m.service}`,
     };
   };
-  return {
-    list: () => inner.list().map(rewrite),
-    get: (service) => {
-      const m = inner.get(service);
-      return m && rewrite(m);
-    },
-    ownerOf: (doctype) => inner.ownerOf(doctype),
-    subscribe: (listener) => inner.subscribe((list) => listener(list.map(rewrite))),
-  };
+  return rewrittenDirectory(inner, rewrite);
 }

@@ -1,6 +1,7 @@
 import type { DocTypeField } from '../../src/contract/doctype';
 import type { ServiceMetadata } from '../../src/protocol';
 import type { Logger } from '../context';
+import { ManifestFollower } from './manifest-follower';
 import type { ServiceDirectory } from './service-directory';
 
 /** Options of {@link RemoteDocTypes}. */
@@ -22,59 +23,52 @@ export interface RemoteDocTypesOptions {
  * fetch is retried on the next directory change or `refresh`.
  */
 export class RemoteDocTypes {
-  readonly #options: RemoteDocTypesOptions;
-  readonly #byService = new Map<string, { rev: number; doctypes: Map<string, { fields: DocTypeField[] }> }>();
-  #off: (() => void) | undefined;
+  readonly #follower: ManifestFollower<Map<string, { fields: DocTypeField[] }>>;
 
   constructor(options: RemoteDocTypesOptions) {
-    this.#options = options;
+    this.#follower = new ManifestFollower({
+      directory: options.directory,
+      what: 'metadata',
+      log: options.log,
+      forgetGone: true,
+      load: async (m) => {
+        const res = await (options.fetch ?? fetch)(m.metaUrl, {
+          signal: AbortSignal.timeout(options.timeoutMs),
+          redirect: 'error',
+        });
+        if (!res.ok) throw new Error(`status ${res.status}`);
+        const meta = (await res.json()) as ServiceMetadata;
+        const doctypes = new Map<string, { fields: DocTypeField[] }>();
+        for (const d of Array.isArray(meta?.doctypes) ? meta.doctypes : []) {
+          if (typeof d?.name === 'string' && Array.isArray(d.fields))
+            doctypes.set(d.name, { fields: d.fields });
+        }
+        return doctypes;
+      },
+    });
   }
 
   /** Loads every known service's metadata and follows directory changes. */
-  async start(): Promise<void> {
-    this.#off = this.#options.directory.subscribe(() => void this.refresh());
-    await this.refresh();
+  start(): Promise<void> {
+    return this.#follower.start();
   }
 
   /** Fetches metadata of services that are new or changed; forgets services that left. */
-  async refresh(): Promise<void> {
-    const manifests = this.#options.directory.list();
-    const live = new Set(manifests.map((m) => m.service));
-    for (const service of this.#byService.keys()) if (!live.has(service)) this.#byService.delete(service);
-    await Promise.all(
-      manifests
-        .filter((m) => this.#byService.get(m.service)?.rev !== m.rev)
-        .map(async (m) => {
-          try {
-            const res = await (this.#options.fetch ?? fetch)(m.metaUrl, {
-              signal: AbortSignal.timeout(this.#options.timeoutMs),
-              redirect: 'error',
-            });
-            if (!res.ok) throw new Error(`status ${res.status}`);
-            const meta = (await res.json()) as ServiceMetadata;
-            const doctypes = new Map<string, { fields: DocTypeField[] }>();
-            for (const d of Array.isArray(meta?.doctypes) ? meta.doctypes : []) {
-              if (typeof d?.name === 'string' && Array.isArray(d.fields))
-                doctypes.set(d.name, { fields: d.fields });
-            }
-            this.#byService.set(m.service, { rev: m.rev, doctypes });
-          } catch (err) {
-            this.#options.log(`gateway: metadata of ${m.service} unavailable (${(err as Error).message})`);
-          }
-        }),
-    );
+  refresh(): Promise<void> {
+    return this.#follower.refresh();
   }
 
   /** The DocType's fields (DocTypeLookup of the encryption policy). */
   get(name: string): { fields: DocTypeField[] } | undefined {
-    for (const entry of this.#byService.values()) {
-      const found = entry.doctypes.get(name);
+    for (const doctypes of this.#follower.values()) {
+      const found = doctypes.get(name);
       if (found) return found;
     }
     return undefined;
   }
 
+  /** Stops following the directory. */
   stop(): void {
-    this.#off?.();
+    this.#follower.stop();
   }
 }

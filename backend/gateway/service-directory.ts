@@ -36,3 +36,31 @@ export function createStaticDirectory(manifests: readonly ServiceManifest[]): Se
     subscribe: () => () => {},
   };
 }
+
+/**
+ * `inner` as its readers see it through `rewrite` (every manifest it lists, gets and announces), ownership
+ * unchanged. `alsoChangesOn`, when given, registers for other changes that alter what `rewrite` gives: its
+ * listeners then hear the rewritten list again.
+ */
+export function rewrittenDirectory(
+  inner: ServiceDirectory,
+  rewrite: (manifest: ServiceManifest) => ServiceManifest,
+  alsoChangesOn?: (listener: () => void) => () => void,
+): ServiceDirectory {
+  return {
+    list: () => inner.list().map(rewrite),
+    get: (service) => {
+      const m = inner.get(service);
+      return m && rewrite(m);
+    },
+    ownerOf: (doctype) => inner.ownerOf(doctype),
+    subscribe: (listener) => {
+      const offInner = inner.subscribe((list) => listener(list.map(rewrite)));
+      const offOther = alsoChangesOn?.(() => listener(inner.list().map(rewrite)));
+      return () => {
+        offInner();
+        offOther?.();
+      };
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import type { ServiceManifest } from '../../src/protocol';
-import type { ServiceDirectory } from '../gateway/service-directory';
+import { rewrittenDirectory, type ServiceDirectory } from '../gateway/service-directory';
 import { entryIntegrity, releaseEntryUrl } from './personal-discovery';
 import type { ReleaseService } from './release-service';
 
@@ -28,20 +28,5 @@ export function releaseDirectory(
       ...(integrity ? { integrity } : {}),
     };
   };
-  return {
-    list: () => inner.list().map(rewrite),
-    get: (service) => {
-      const m = inner.get(service);
-      return m && rewrite(m);
-    },
-    ownerOf: (doctype) => inner.ownerOf(doctype),
-    subscribe: (listener) => {
-      const offInner = inner.subscribe((list) => listener(list.map(rewrite)));
-      const offReleases = releases.subscribe(() => listener(inner.list().map(rewrite)));
-      return () => {
-        offInner();
-        offReleases();
-      };
-    },
-  };
+  return rewrittenDirectory(inner, rewrite, (listener) => releases.subscribe(listener));
 }

@@ -1,4 +1,5 @@
 import { signInternalRequest } from '../auth/internal-auth';
+import { ManifestFollower } from '../gateway/manifest-follower';
 import type { ServiceDirectory } from '../gateway/service-directory';
 import { RELEASE_CONTRACT_PATH } from './contract-route';
 import { type ContractFingerprint, ContractFingerprintSchema } from './fingerprint';
@@ -23,61 +24,52 @@ export interface RemoteContractsOptions {
  * arrived, is unknown: its releases cannot be promoted until it answers once.
  */
 export class RemoteContracts {
-  readonly #options: RemoteContractsOptions;
-  readonly #byService = new Map<string, { rev: number; fingerprint: ContractFingerprint }>();
-  #off: (() => void) | undefined;
+  readonly #follower: ManifestFollower<ContractFingerprint>;
 
   constructor(options: RemoteContractsOptions) {
-    this.#options = options;
+    // A service that left keeps its last contract: its releases stay listed while it is down, and discovery
+    // says it is not available.
+    this.#follower = new ManifestFollower({
+      directory: options.directory,
+      what: 'contract',
+      log: options.log,
+      forgetGone: false,
+      load: async (m) => {
+        const url = new URL(`${new URL(m.apiUrl).origin}${RELEASE_CONTRACT_PATH}`);
+        const headers = signInternalRequest(options.secret, {
+          method: 'GET',
+          target: url.pathname,
+          body: '',
+        });
+        const res = await (options.fetch ?? fetch)(url, {
+          headers,
+          signal: AbortSignal.timeout(options.timeoutMs),
+          redirect: 'error',
+        });
+        if (!res.ok) throw new Error(`status ${res.status}`);
+        const { data } = (await res.json()) as { data: unknown };
+        return ContractFingerprintSchema.parse(data);
+      },
+    });
   }
 
   /** Asks every known service and follows directory changes. */
-  async start(): Promise<void> {
-    this.#off = this.#options.directory.subscribe(() => void this.refresh());
-    await this.refresh();
+  start(): Promise<void> {
+    return this.#follower.start();
   }
 
-  /**
-   * Asks the services that are new or changed. A service that left keeps its last contract: its releases
-   * stay listed while it is down, and discovery says it is not available.
-   */
-  async refresh(): Promise<void> {
-    const manifests = this.#options.directory.list();
-    await Promise.all(
-      manifests
-        .filter((m) => this.#byService.get(m.service)?.rev !== m.rev)
-        .map(async (m) => {
-          const url = new URL(`${new URL(m.apiUrl).origin}${RELEASE_CONTRACT_PATH}`);
-          const headers = signInternalRequest(this.#options.secret, {
-            method: 'GET',
-            target: url.pathname,
-            body: '',
-          });
-          try {
-            const res = await (this.#options.fetch ?? fetch)(url, {
-              headers,
-              signal: AbortSignal.timeout(this.#options.timeoutMs),
-              redirect: 'error',
-            });
-            if (!res.ok) throw new Error(`status ${res.status}`);
-            const { data } = (await res.json()) as { data: unknown };
-            this.#byService.set(m.service, {
-              rev: m.rev,
-              fingerprint: ContractFingerprintSchema.parse(data),
-            });
-          } catch (err) {
-            this.#options.log(`gateway: contract of ${m.service} unavailable (${(err as Error).message})`);
-          }
-        }),
-    );
+  /** Asks the services that are new or changed. */
+  refresh(): Promise<void> {
+    return this.#follower.refresh();
   }
 
   /** The contract a service runs with now; undefined for a service not known (or not answering) yet. */
   running(service: string): ContractFingerprint | undefined {
-    return this.#byService.get(service)?.fingerprint;
+    return this.#follower.get(service);
   }
 
+  /** Stops following the directory. */
   stop(): void {
-    this.#off?.();
+    this.#follower.stop();
   }
 }

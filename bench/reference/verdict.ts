@@ -22,14 +22,25 @@ export interface ReferenceVerdict {
   cpuMsPerRequest?: number;
 }
 
+/** Mean CPU (% of one core) of the samples taken in `(from, to]` seconds; undefined with none. */
+function meanCpu(result: LoadResult, from: number, to = Number.POSITIVE_INFINITY): number | undefined {
+  const samples = (result.targetProcess?.samples ?? []).slice(1).filter((s) => s.t > from && s.t <= to);
+  if (samples.length === 0) return undefined;
+  return samples.reduce((sum, s) => sum + s.cpuPercent, 0) / samples.length;
+}
+
 /**
  * Judges a harness result: total p95 and error rate (429 and 503 already left out of it by the harness),
- * the server process's mean CPU over the run (% of one core, from /proc), and whether the generator kept up
- * (a saturated generator's numbers say nothing about the server).
+ * the server process's CPU (% of one core, from /proc), and whether the generator kept up (a saturated
+ * generator's numbers say nothing about the server). With `rampSeconds`, the CPU judged is the sustained
+ * one, its mean once every user is in (the limit is on sustained use); the ramp's, when the users sign in,
+ * is reported beside it. Without, it is the mean over the whole run.
  */
-export function judge(result: LoadResult): ReferenceVerdict {
+export function judge(result: LoadResult, rampSeconds?: number): ReferenceVerdict {
   const { total } = result;
-  const cpu = result.targetProcess?.cpuAvgPercent;
+  const sustained = rampSeconds === undefined ? undefined : meanCpu(result, rampSeconds);
+  const ramp = rampSeconds === undefined ? undefined : meanCpu(result, 0, rampSeconds);
+  const cpu = rampSeconds === undefined ? result.targetProcess?.cpuAvgPercent : sustained;
   const saturation = result.verdict.saturation;
   const criteria: Criterion[] = [
     {
@@ -49,7 +60,10 @@ export function judge(result: LoadResult): ReferenceVerdict {
       actual:
         cpu === undefined
           ? 'not measured'
-          : `${cpu.toFixed(1)} % of a core (max ${result.targetProcess!.cpuMaxPercent.toFixed(1)})`,
+          : rampSeconds === undefined
+            ? `${cpu.toFixed(1)} % of a core (max ${result.targetProcess!.cpuMaxPercent.toFixed(1)})`
+            : `${cpu.toFixed(1)} % of a core sustained, after the ${rampSeconds} s ramp` +
+              (ramp === undefined ? '' : ` (during the ramp, sign-ins included: ${ramp.toFixed(1)} %)`),
       limit: `< ${LIMITS.serverCpuPercent} %`,
       passed: cpu !== undefined && cpu < LIMITS.serverCpuPercent,
     },

@@ -22,7 +22,11 @@ function result(o: { p95: number; errorRate: number; cpu?: number; saturated?: b
         : {
             cpuAvgPercent: o.cpu,
             cpuMaxPercent: o.cpu + 10,
-            samples: [{ cpuPercent: 0 }, { cpuPercent: o.cpu }, { cpuPercent: o.cpu }],
+            samples: [
+              { t: 0, cpuPercent: 0 },
+              { t: 1, cpuPercent: o.cpu },
+              { t: 2, cpuPercent: o.cpu },
+            ],
           },
     verdict: {
       saturation: { saturated: o.saturated ?? false, reasons: o.saturated ? ['too few sent'] : [] },
@@ -31,6 +35,25 @@ function result(o: { p95: number; errorRate: number; cpu?: number; saturated?: b
 }
 
 describe('reference verdict', () => {
+  it('judges the sustained CPU after the ramp when given one, and reports the ramp beside it', () => {
+    const run = result({ p95: 50, errorRate: 0, cpu: 10 });
+    // Sign-ins during a 2 s ramp cost 150 %; once every user is in, 40 %.
+    run.targetProcess!.samples = [
+      { t: 0, cpuPercent: 0, rssMb: 1 },
+      { t: 1, cpuPercent: 150, rssMb: 1 },
+      { t: 2, cpuPercent: 150, rssMb: 1 },
+      { t: 3, cpuPercent: 40, rssMb: 1 },
+      { t: 4, cpuPercent: 40, rssMb: 1 },
+    ];
+    const cpu = judge(run, 2).criteria.find((c) => c.name === 'server CPU')!;
+    expect(cpu.passed).toBe(true);
+    expect(cpu.actual).toBe(
+      '40.0 % of a core sustained, after the 2 s ramp (during the ramp, sign-ins included: 150.0 %)',
+    );
+    run.targetProcess!.samples.push({ t: 5, cpuPercent: 130, rssMb: 1 });
+    expect(judge(run, 2).criteria.find((c) => c.name === 'server CPU')!.passed).toBe(false);
+  });
+
   it('passes a run under every limit', () => {
     const verdict = judge(result({ p95: 150, errorRate: 0.002, cpu: 55 }));
     expect(verdict.passed).toBe(true);
