@@ -32,15 +32,17 @@ function meanCpu(result: LoadResult, from: number, to = Number.POSITIVE_INFINITY
 /**
  * Judges a harness result: total p95 and error rate (429 and 503 already left out of it by the harness),
  * the server process's CPU (% of one core, from /proc), and whether the generator kept up (a saturated
- * generator's numbers say nothing about the server). With `rampSeconds`, the CPU judged is the sustained
- * one, its mean once every user is in (the limit is on sustained use); the ramp's, when the users sign in,
- * is reported beside it. Without, it is the mean over the whole run.
+ * generator's numbers say nothing about the server). With `sustainedSeconds`, the CPU judged is the
+ * sustained one, the mean of the run's last `sustainedSeconds` (the limit is on sustained use); the mean
+ * of what came before (the ramp, when the users sign in, and its backlog) is reported beside it. Without,
+ * it is the mean over the whole run.
  */
-export function judge(result: LoadResult, rampSeconds?: number): ReferenceVerdict {
+export function judge(result: LoadResult, sustainedSeconds?: number): ReferenceVerdict {
   const { total } = result;
-  const sustained = rampSeconds === undefined ? undefined : meanCpu(result, rampSeconds);
-  const ramp = rampSeconds === undefined ? undefined : meanCpu(result, 0, rampSeconds);
-  const cpu = rampSeconds === undefined ? result.targetProcess?.cpuAvgPercent : sustained;
+  const lastT = result.targetProcess?.samples.at(-1)?.t ?? 0;
+  const from = sustainedSeconds === undefined ? undefined : lastT - sustainedSeconds;
+  const before = from === undefined ? undefined : meanCpu(result, 0, from);
+  const cpu = from === undefined ? result.targetProcess?.cpuAvgPercent : meanCpu(result, from);
   const saturation = result.verdict.saturation;
   const criteria: Criterion[] = [
     {
@@ -60,10 +62,10 @@ export function judge(result: LoadResult, rampSeconds?: number): ReferenceVerdic
       actual:
         cpu === undefined
           ? 'not measured'
-          : rampSeconds === undefined
+          : sustainedSeconds === undefined
             ? `${cpu.toFixed(1)} % of a core (max ${result.targetProcess!.cpuMaxPercent.toFixed(1)})`
-            : `${cpu.toFixed(1)} % of a core sustained, after the ${rampSeconds} s ramp` +
-              (ramp === undefined ? '' : ` (during the ramp, sign-ins included: ${ramp.toFixed(1)} %)`),
+            : `${cpu.toFixed(1)} % of a core sustained over the last ${sustainedSeconds} s` +
+              (before === undefined ? '' : ` (before it, sign-ins included: ${before.toFixed(1)} %)`),
       limit: `< ${LIMITS.serverCpuPercent} %`,
       passed: cpu !== undefined && cpu < LIMITS.serverCpuPercent,
     },

@@ -35,9 +35,9 @@ function result(o: { p95: number; errorRate: number; cpu?: number; saturated?: b
 }
 
 describe('reference verdict', () => {
-  it('judges the sustained CPU after the ramp when given one, and reports the ramp beside it', () => {
+  it('judges the sustained CPU of the last seconds when asked, and reports what came before beside it', () => {
     const run = result({ p95: 50, errorRate: 0, cpu: 10 });
-    // Sign-ins during a 2 s ramp cost 150 %; once every user is in, 40 %.
+    // Sign-ins cost 150 % for the first 2 s; once every user is in, 40 %.
     run.targetProcess!.samples = [
       { t: 0, cpuPercent: 0, rssMb: 1 },
       { t: 1, cpuPercent: 150, rssMb: 1 },
@@ -48,7 +48,7 @@ describe('reference verdict', () => {
     const cpu = judge(run, 2).criteria.find((c) => c.name === 'server CPU')!;
     expect(cpu.passed).toBe(true);
     expect(cpu.actual).toBe(
-      '40.0 % of a core sustained, after the 2 s ramp (during the ramp, sign-ins included: 150.0 %)',
+      '40.0 % of a core sustained over the last 2 s (before it, sign-ins included: 150.0 %)',
     );
     run.targetProcess!.samples.push({ t: 5, cpuPercent: 130, rssMb: 1 });
     expect(judge(run, 2).criteria.find((c) => c.name === 'server CPU')!.passed).toBe(false);
