@@ -3,6 +3,7 @@ import type { Database } from '../db/database';
 import { fieldExpression, searchExpression } from '../db/record-indexes';
 import { encodeListCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, type Filter, fieldKind, isDefaultOrder, type ListQuery } from './list-query';
+import { PlannerStatistics } from './planner-statistics';
 import type { DocRecord, ListPage, RecordStore, SumOptions } from './records';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
@@ -116,75 +117,6 @@ function orderSql(doctype: DocTypeDefinition, query: ListQuery): string {
     return `${fieldSql(doctype, o.field)} ${direction} NULLS LAST`;
   });
   return [...keys, 'name ASC'].join(', ');
-}
-
-/** Rows changed, besides 10% of the table, before its statistics are refreshed (autovacuum's defaults). */
-const ANALYZE_BASE_THRESHOLD = 50;
-const ANALYZE_SCALE_FACTOR = 0.1;
-
-/**
- * Keeps the planner's statistics of `records` current, as PostgreSQL's autovacuum does (PGlite runs no
- * autovacuum): `ANALYZE records` on first use when the table was never analyzed, and again once the rows
- * this store changed pass 50 plus 10% of the table. Without them the planner takes any DocType for 0.5% of
- * the table and, for a large one, sorts all of it for a count or a deep page instead of walking the index
- * (docs/performance.md#lists-on-large-tables). Refreshes run in the background, one at a time; a failure
- * only leaves the old statistics.
- */
-export class PlannerStatistics {
-  #checked: Promise<void> | undefined;
-  #running: Promise<void> | undefined;
-  #rows = 0;
-  #changes = 0;
-
-  constructor(private readonly db: Pick<Database, 'query'>) {}
-
-  /** Whether refreshes run on `handle` (the database's own handle, not a transaction's). */
-  runsOn(handle: Pick<Database, 'query'>): boolean {
-    return handle === this.db;
-  }
-
-  /**
-   * Resolves once the table has statistics: the first call analyzes a table whose columns have none (never
-   * analyzed, or analyzed while empty; building an index records the row count, not the columns').
-   */
-  ready(): Promise<void> {
-    this.#checked ??= this.db
-      .query<{ rows: number; analyzed: boolean }>(
-        `SELECT reltuples::float8 AS rows,
-                EXISTS (SELECT 1 FROM pg_stats WHERE tablename = 'records' AND attname = 'doctype') AS analyzed
-           FROM pg_class WHERE oid = 'records'::regclass`,
-      )
-      .then(({ rows }) => {
-        this.#rows = Math.max(0, Number(rows[0]?.rows ?? 0));
-        if (rows[0]?.analyzed !== true) return this.#analyze();
-      })
-      .catch(() => {});
-    return this.#checked;
-  }
-
-  /** Counts one changed row; starts a refresh past the threshold. */
-  changed(): void {
-    this.#changes++;
-    if (this.#changes > ANALYZE_BASE_THRESHOLD + ANALYZE_SCALE_FACTOR * this.#rows) void this.#analyze();
-  }
-
-  #analyze(): Promise<void> {
-    this.#running ??= (async () => {
-      this.#changes = 0;
-      try {
-        await this.db.query('ANALYZE records');
-        const { rows } = await this.db.query<{ rows: number }>(
-          "SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'records'::regclass",
-        );
-        this.#rows = Math.max(0, Number(rows[0]?.rows ?? 0));
-      } catch {
-        // The database closed or refused: the old statistics stay, the next threshold tries again.
-      } finally {
-        this.#running = undefined;
-      }
-    })();
-    return this.#running;
-  }
 }
 
 /**

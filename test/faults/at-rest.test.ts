@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../backend/db/open-database';
+import { filesContaining } from './helpers/leak-search';
 import { type ServeProcess, signIn, spawnM, startServe } from './helpers/serve-process';
 
 // One real `m serve` (MONOLITH, PGlite) on a fresh data directory: a Customer with a known email and phone
@@ -40,18 +40,6 @@ afterAll(async () => {
   await server.stop();
   rmSync(temp, { recursive: true, force: true });
 });
-
-/** Every file under `dir` whose bytes contain `needle`. */
-async function filesContaining(dir: string, needle: string): Promise<string[]> {
-  const found: string[] = [];
-  const bytes = Buffer.from(needle, 'utf8');
-  for (const entry of await readdir(dir, { recursive: true })) {
-    const path = join(dir, entry);
-    if (!(await stat(path)).isFile()) continue;
-    if ((await readFile(path)).includes(bytes)) found.push(entry);
-  }
-  return found;
-}
 
 describe('personal data at rest, on a real server', () => {
   it('creates, reveals to an administrator and finds by exact email', async () => {
