@@ -26,7 +26,7 @@ export interface DiscoveryAnswers {
  * Browser-safe like the oracle.
  */
 export function createDiscoveryAnswers(
-  directory: Pick<ServiceDirectory, 'get' | 'ownerOf' | 'subscribe'>,
+  directory: Pick<ServiceDirectory, 'get' | 'ownerOf' | 'list' | 'subscribe'>,
   limits: DiscoveryLimits,
 ): DiscoveryAnswers {
   const cache = new Map<string, { json: string; bytes?: Uint8Array }>();

@@ -4,7 +4,7 @@
  */
 
 import { DOCTYPE_NAME_PATTERN } from '../../src/contract/doctype';
-import type { DiscoveryQuery, DiscoveryResult, RemotesMap } from '../../src/protocol';
+import type { DiscoveryQuery, DiscoveryResult, RemoteEntries, RemotesMap } from '../../src/protocol';
 import { PlatformError } from '../http/errors';
 import { parseSafeJson } from '../http/safe-json';
 import type { ServiceDirectory } from './service-directory';
@@ -51,7 +51,8 @@ function utf8Length(text: string): number {
  * prototype protection) or an already parsed value (a body the decryption middleware produced).
  * Rules (docs/security.md#hostile-inputs): an object; `resources` an array of at most `maxResources` strings,
  * each `<app>.<DocType>` (DOCTYPE_NAME_PATTERN); `services`, when present, an object of at most
- * `maxResources` service names mapped to non-negative integer revisions. Other keys are ignored. Throws 413
+ * `maxResources` service names mapped to non-negative integer revisions; `remotes`, when present, a boolean.
+ * Other keys are ignored. Throws 413
  * `payload_too_large` or 400 `invalid_query` naming the offending position, never echoing the input.
  * Duplicate resources are answered once.
  */
@@ -101,6 +102,10 @@ export function parseDiscoveryQuery(raw: unknown, limits: DiscoveryLimits): Disc
     }
     query.services = revs;
   }
+  if (body.remotes !== undefined) {
+    if (typeof body.remotes !== 'boolean') throw invalid('"remotes" must be true or false.');
+    if (body.remotes) query.remotes = true;
+  }
   return query;
 }
 
@@ -108,10 +113,11 @@ export function parseDiscoveryQuery(raw: unknown, limits: DiscoveryLimits): Disc
  * Answers a discovery query (docs/http-api.md#gateway-discovery, the `rev` handshake): every resource maps to
  * its owner or `null`; `services` holds the manifest of (a) each service the client named whose `rev` is
  * newer than the one it holds, and (b) each owner of a resolved resource the client did not name at all. A
- * service the client holds at the current `rev` is left out.
+ * service the client holds at the current `rev` is left out. With `remotes: true`, `remotes` names the entry
+ * of every service that ships a UI remote ({@link remoteEntries}).
  */
 export function answerDiscoveryQuery(
-  directory: Pick<ServiceDirectory, 'get' | 'ownerOf'>,
+  directory: Pick<ServiceDirectory, 'get' | 'ownerOf' | 'list'>,
   query: DiscoveryQuery,
 ): DiscoveryResult {
   const held = query.services ?? {};
@@ -129,7 +135,18 @@ export function answerDiscoveryQuery(
     const clientRev = Object.hasOwn(held, name) ? held[name]! : 0;
     if (manifest.rev > clientRev) result.services[name] = manifest;
   }
+  if (query.remotes) result.remotes = remoteEntries(directory);
   return result;
+}
+
+/**
+ * The `remotes` of a discovery answer: the entry URL of each service that ships a UI remote, what
+ * `GET /api/gateway/remotes` names, without the rest of each unit (the Desk compares entries only).
+ */
+export function remoteEntries(directory: Pick<ServiceDirectory, 'list'>): RemoteEntries {
+  const entries: RemoteEntries = {};
+  for (const m of directory.list()) if (m.url !== null) entries[m.service] = m.url;
+  return entries;
 }
 
 /** `GET /api/gateway/remotes`: services that ship a UI remote (`url` not null), as DiscoveryUnits. */

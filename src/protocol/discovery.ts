@@ -63,7 +63,19 @@ export interface ServiceManifest extends ReleaseAssignment {
 export interface DiscoveryQuery {
   resources: string[];
   services?: Record<string, number>;
+  /**
+   * `true`: the answer also carries {@link DiscoveryResult.remotes}, the remote entry of every service that
+   * ships a UI remote (the Desk asks for it at each navigation, for its offer of a new release). Optional: an
+   * older gateway ignores it and answers without `remotes`.
+   */
+  remotes?: boolean;
 }
+
+/**
+ * Service name -> the URL of the `remoteEntry.js` the gateway hands out now, for every service that ships a
+ * UI remote. A release's URL names its version (`/desk/assets/<service>/<version>/remoteEntry.js`).
+ */
+export type RemoteEntries = Record<string, string>;
 
 /**
  * `POST /api/gateway/discovery/query` response. `resources`: DocType -> owning service, `null` when unknown.
@@ -73,6 +85,14 @@ export interface DiscoveryQuery {
 export interface DiscoveryResult {
   resources: Record<string, string | null>;
   services: Record<string, ServiceManifest>;
+  /**
+   * Only when the query asked for it (`remotes: true`), and only when the gateway can answer it for this
+   * caller: the same entries as `GET /api/gateway/remotes`, as URLs. While a canary or pin sends some
+   * signed-in users to another release, an answer to a caller without credentials leaves it out (its
+   * entries might not be that user's): the caller then asks the remotes map with its session. Absent from
+   * an older gateway's answers.
+   */
+  remotes?: RemoteEntries;
 }
 
 /** `GET /api/gateway/discovery/{resource}` response. */

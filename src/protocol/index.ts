@@ -17,6 +17,7 @@ export type {
   DiscoveryResult,
   DiscoveryUnit,
   ReleaseAssignment,
+  RemoteEntries,
   RemotesMap,
   ServiceManifest,
   ServicesMap,

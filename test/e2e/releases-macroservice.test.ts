@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshot } from './support/browser';
 import { type DeskTarget, startDeskTarget } from './support/desk-target';
-import { crmRequests, type ReleaseWalk, startReleaseWalk } from './support/release-walk';
+import { crmRequests, gatewayRequests, type ReleaseWalk, startReleaseWalk } from './support/release-walk';
 
 let target: DeskTarget;
 let browser: Browser;
@@ -43,10 +43,14 @@ describe('releases of the crm remote in the Desk (macroservice)', () => {
     await screenshot(page, 'releases-macro-1-form-on-release-1');
 
     const v2 = await publishAndPromote(crmFolder('two', '1.1.0', 'release two'));
+    const discoveryAsked = gatewayRequests(page);
     await page.getByRole('button', { name: 'Save customer' }).click();
     await page.getByRole('status').getByText('Customer “Grace Hopper” saved.').waitFor();
     const offer = page.getByRole('status', { name: 'New versions' });
     await offer.getByText(/A new version of .+ is available/).waitFor();
+    // Brought by the navigation's discovery query alone, as in MONOLITH.
+    expect(discoveryAsked).toContain('POST /api/gateway/discovery/query');
+    expect(discoveryAsked).not.toContain('GET /api/gateway/remotes');
     // The saved record's own screen, still drawn by release 1's code.
     await page.getByLabel('Customer name').waitFor();
     expect(await page.getByLabel('Customer name').inputValue()).toBe('Grace Hopper');

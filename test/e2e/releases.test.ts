@@ -14,7 +14,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshot } from './support/browser';
 import { type DeskTarget, startDeskTarget } from './support/desk-target';
-import { crmRequests, type ReleaseWalk, startReleaseWalk } from './support/release-walk';
+import { crmRequests, gatewayRequests, type ReleaseWalk, startReleaseWalk } from './support/release-walk';
 
 let target: DeskTarget;
 let browser: Browser;
@@ -51,10 +51,14 @@ describe('releases of the crm remote in the Desk (monolith)', () => {
     expect(await page.getByLabel('Customer name').inputValue()).toBe('Ada Lovelace');
     const offer = page.getByRole('status', { name: 'New versions' });
     expect(await offer.count()).toBe(0);
+    const discoveryAsked = gatewayRequests(page);
     await page.getByRole('button', { name: 'Save customer' }).click();
     await page.getByRole('status').getByText('Customer “Ada Lovelace” saved.').waitFor();
-    // Saving opened the record's own screen: the next navigation, where the offer appears.
+    // Saving opened the record's own screen: the next navigation, where the offer appears, brought by the
+    // navigation's discovery query alone.
     await offer.getByText(/A new version of .+ is available/).waitFor();
+    expect(discoveryAsked).toContain('POST /api/gateway/discovery/query');
+    expect(discoveryAsked).not.toContain('GET /api/gateway/remotes');
     expect(await page.getByLabel('Customer name').inputValue()).toBe('Ada Lovelace');
 
     // Another screen of the app: no error, still release 1's files, the offer still there.

@@ -9,7 +9,7 @@
  * A failed batch rejects only its own callers with a coded error and writes nothing, so a retry starts clean.
  */
 
-import type { DiscoveryQuery, DiscoveryResult, ServiceManifest } from '../../protocol';
+import type { DiscoveryQuery, DiscoveryResult, RemoteEntries, ServiceManifest } from '../../protocol';
 import { SdkError } from '../errors';
 import { Hooks } from '../hooks';
 import { tryReadPlatformConfig } from '../platform-config';
@@ -136,6 +136,10 @@ export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
   #queuedServices = new Map<string, Deferred<ServiceManifest>>();
   readonly #inflightResources = new Map<string, Promise<string | null>>();
   readonly #inflightServices = new Map<string, Promise<ServiceManifest>>();
+  /** A revalidation waiting for the next batch: that batch asks for the remotes' entries too. */
+  #queuedRevalidation: Deferred<RemoteEntries | undefined> | undefined;
+  /** The revalidation queued or in flight, which a later one joins. */
+  #revalidation: Promise<RemoteEntries | undefined> | undefined;
   #scheduled = false;
   #generation = 0;
 
@@ -194,11 +198,28 @@ export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
    * Asks the gateway, in one query carrying the held revs, whether any held manifest changed; the answer
    * brings only the changed ones, which replace the held ones (subscribers are notified). The Desk calls it
    * at each in-app navigation, so a service's new DocType shows without a reload.
+   *
+   * The same query asks for the remote entry of every service with a UI remote (`remotes: true`,
+   * docs/http-api.md#gateway-discovery), which the revalidation resolves with: the Desk's offer of a new
+   * release reads it, so a navigation costs one request. It resolves with undefined when the answer has no
+   * entries (an older gateway; an anonymous answer while a canary or pin exists) or the query failed; it
+   * never rejects. A revalidation asked while one is queued or in flight joins it.
    */
-  revalidate(): Promise<void> {
-    const names = [...this.#manifests.keys()];
-    for (const name of names) this.#manifests.get(name)!.fetchedAt = Number.NEGATIVE_INFINITY;
-    return Promise.allSettled(names.map((name) => this.loadManifest(name))).then(() => undefined);
+  revalidate(): Promise<RemoteEntries | undefined> {
+    if (this.#revalidation) return this.#revalidation;
+    for (const [name, held] of this.#manifests) {
+      held.fetchedAt = Number.NEGATIVE_INFINITY;
+      // A service the gateway no longer knows rejects its own lookup; the revalidation goes on.
+      this.loadManifest(name).catch(() => {});
+    }
+    const waiter = deferred<RemoteEntries | undefined>();
+    this.#queuedRevalidation = waiter;
+    this.#scheduleFlush();
+    const revalidation = waiter.promise.finally(() => {
+      if (this.#revalidation === revalidation) this.#revalidation = undefined;
+    });
+    this.#revalidation = revalidation;
+    return revalidation;
   }
 
   /**
@@ -258,19 +279,28 @@ export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
     this.#scheduled = false;
     const resources = [...this.#queuedResources];
     const services = [...this.#queuedServices];
+    const revalidation = this.#queuedRevalidation;
     this.#queuedResources = new Map();
     this.#queuedServices = new Map();
+    this.#queuedRevalidation = undefined;
     const size = this.#options.maxBatchSize;
     const chunks = Math.max(1, Math.ceil(resources.length / size));
     for (let i = 0; i < chunks; i++) {
-      void this.#send(resources.slice(i * size, (i + 1) * size), i === 0 ? services : []);
+      const first = i === 0;
+      void this.#send(
+        resources.slice(i * size, (i + 1) * size),
+        first ? services : [],
+        first ? revalidation : undefined,
+      );
     }
     this.notify(); // `#send` registered the batch as in flight synchronously
   }
 
+  /** Sends one batch; `revalidation`, when given, is resolved with the answer's remote entries. */
   async #send(
     resources: Array<[string, Deferred<string | null>]>,
     services: Array<[string, Deferred<ServiceManifest>]>,
+    revalidation?: Deferred<RemoteEntries | undefined>,
   ): Promise<void> {
     for (const [docType, waiter] of resources) this.#inflightResources.set(docType, waiter.promise);
     for (const [service, waiter] of services) this.#inflightServices.set(service, waiter.promise);
@@ -278,6 +308,7 @@ export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
       resources.map(([d]) => d),
       services.map(([s]) => s),
     );
+    if (revalidation) query.remotes = true;
     const generation = this.#generation;
     try {
       this.hooks.emit('beforeQuery', { query });
@@ -302,12 +333,14 @@ export class DiscoveryClient extends SnapshotStore<DiscoverySnapshot> {
         if (manifest) waiter.resolve(manifest);
         else waiter.reject(new SdkError('unknown_service', `The gateway knows no service "${service}".`));
       }
+      revalidation?.resolve(result.remotes);
     } catch (err) {
       const error =
         err instanceof SdkError ? err : new SdkError('discovery_failed', 'Discovery failed.', { cause: err });
       this.hooks.emit('queryError', { query, error });
       for (const [, waiter] of resources) waiter.reject(error);
       for (const [, waiter] of services) waiter.reject(error);
+      revalidation?.resolve(undefined);
     } finally {
       for (const [docType] of resources) this.#inflightResources.delete(docType);
       for (const [service] of services) this.#inflightServices.delete(service);

@@ -8,6 +8,7 @@ import {
   DISCOVERY_QUERY_PATH,
   type DiscoveryQuery,
   type DiscoveryResult,
+  type RemoteEntries,
   type ServiceManifest,
 } from '../../protocol';
 import { isAbortError, SdkError } from '../errors';
@@ -125,5 +126,21 @@ function parseResult(body: unknown): DiscoveryResult {
       doctypes: manifest.doctypes ?? [],
     };
   }
-  return { resources, services };
+  const remotes = parseRemoteEntries(body.remotes);
+  return remotes ? { resources, services, remotes } : { resources, services };
+}
+
+/**
+ * The answer's `remotes`, when it has one (an older gateway's has none). Malformed, it is left out rather
+ * than failing the answer: the Desk then asks the remotes map itself, as it does without the field.
+ */
+function parseRemoteEntries(value: unknown): RemoteEntries | undefined {
+  if (!isRecord(value)) return undefined;
+  const entries: RemoteEntries = {};
+  for (const [name, url] of Object.entries(value)) {
+    if (name === '__proto__') continue;
+    if (typeof url !== 'string') return undefined;
+    entries[name] = url;
+  }
+  return entries;
 }

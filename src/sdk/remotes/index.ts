@@ -10,6 +10,7 @@ export type { CspRefusal, RemoteDiagnosis, RemoteDiagnosisCode } from './diagnos
 export { checkViewsShape, diagnosisOf, RemoteLoadError } from './diagnosis';
 export type { HintDocument } from './entry-hint';
 export { hintEntry } from './entry-hint';
+export type { FederationRuntime } from './federation-runtime';
 export type { IntegrityCheck } from './integrity';
 export { verifyIntegrity } from './integrity';
 export type { OverridePolicy, OverrideResult, OverrideStorage } from './overrides';
@@ -20,8 +21,8 @@ export {
   parseOverrideParams,
   RemoteOverrides,
 } from './overrides';
-export type { FederationRuntime, RemoteLoaderHookEvents, RemoteLoaderOptions } from './remote-loader';
 export { RemoteLoader } from './remote-loader';
+export type { RemoteLoaderHookEvents, RemoteLoaderOptions } from './remote-loader-options';
 export type { RemoteManifestView } from './remote-manifest';
 export {
   checkRemoteManifest,

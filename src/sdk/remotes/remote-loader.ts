@@ -11,90 +11,23 @@ import { VIEWS_MODULE } from '../../contract/remote';
 import type { ServiceManifest } from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { Hooks } from '../hooks';
-import {
-  type CspRefusal,
-  checkViewsShape,
-  diagnosisOf,
-  type RemoteDiagnosis,
-  RemoteLoadError,
-} from './diagnosis';
+import { watchCspRefusals } from './csp-refusals';
+import { checkViewsShape, diagnosisOf, type RemoteDiagnosis, RemoteLoadError } from './diagnosis';
 import { hintEntry } from './entry-hint';
-import { entryKey, integrityPlugin, type ScriptPlugin, verifyIntegrity } from './integrity';
-import { checkRemoteManifest, fetchRemoteManifest, type RemoteManifestView } from './remote-manifest';
+import type { FederationRuntime } from './federation-runtime';
+import { entryKey, integrityPlugin } from './integrity';
+import { loadFailureOf } from './integrity-failure';
+import type { RemoteLoaderHookEvents, RemoteLoaderOptions } from './remote-loader-options';
+import { checkRemoteManifest, type RemoteManifestView } from './remote-manifest';
+import { RemoteManifestCache } from './remote-manifest-cache';
 import {
-  declaredInShareScope,
-  describeIncompatible,
   describeMismatch,
   deskSharedVersions,
-  incompatibleShared,
   type SharedVersionMismatch,
-  type ShareScopeView,
   sharedVersionMismatches,
 } from './shared-versions';
-
-/** A runtime plugin hook run after a container's `init` (its shared packages registered, none of its modules run). */
-interface InitContainerPlugin {
-  name: string;
-  initContainer<A extends { remoteInfo: { name: string }; shareScope: unknown }>(args: A): A;
-}
-
-/** The part of the Module Federation runtime instance the loader uses. */
-export interface FederationRuntime {
-  registerRemotes(remotes: Array<{ name: string; entry: string }>, options?: { force?: boolean }): void;
-  loadRemote<T>(id: string): Promise<T | null>;
-  preloadRemote(options: Array<{ nameOrAlias: string; exposes?: string[] }>): Promise<void>;
-  /** Adds runtime plugins (the integrity and shared-version hooks); absent on minimal test doubles. */
-  registerPlugins?(plugins: Array<ScriptPlugin | InitContainerPlugin>): void;
-  /** The share scopes (who registered which shared version); read for version checks when present. */
-  shareScopeMap?: ShareScopeView;
-  /** The instance's own options; `name` identifies the Desk's registrations in the share scope. */
-  options?: { name?: string };
-}
-
-/** Payloads of the loader's lifecycle hooks. */
-export interface RemoteLoaderHookEvents {
-  [event: string]: unknown;
-  /** An attempt to load `service/exposed` starts (attempt 1, then 2 on the retry). */
-  beforeLoadRemote: { service: string; exposed: string; attempt: number };
-  /** The module arrived. */
-  afterLoadRemote: { service: string; exposed: string; attempt: number; module: unknown };
-  /** Every attempt failed; `error` is what `load` rejects with. */
-  loadRemoteError: { service: string; exposed: string; error: SdkError };
-  /** A loaded remote registered `react` or `react-dom` at another version than the Desk's. */
-  sharedVersionMismatch: SharedVersionMismatch;
-}
-
-/** Options of {@link RemoteLoader}. */
-export interface RemoteLoaderOptions {
-  /** Runtime instance; default the host's (`getInstance()`), else a new one, created on first use. */
-  runtime?: FederationRuntime;
-  /** Timeout of one load or preload attempt; default 10 s. */
-  timeoutMs?: number;
-  /** Retries after a failed load; default 1. */
-  retries?: number;
-  /** Name of the runtime instance created when the page has none; default `desk_sdk_host`. */
-  hostName?: string;
-  /** Fetch used to tell an integrity failure from another load failure; default the global one. */
-  fetch?: typeof fetch;
-  /**
-   * Read each remote's `mf-manifest.json` before running it, and refuse one that breaks the remote contract.
-   * Default: on in the Desk's page (the host's runtime instance) or when `fetch` is given.
-   */
-  checkManifests?: boolean;
-}
-
-/** How many CSP refusals the loader remembers to diagnose a failed load. */
-const KEPT_REFUSALS = 20;
-
-const TIMEOUT = Symbol('timeout');
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<typeof TIMEOUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMEOUT), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+import { sharedVersionsPlugin } from './shared-versions-plugin';
+import { TIMEOUT, withTimeout } from './with-timeout';
 
 /**
  * Registers and loads MFE remotes.
@@ -114,26 +47,17 @@ export class RemoteLoader {
   readonly #integrity = new Map<string, string>();
   #pluginRegistered = false;
   readonly #mismatches = new Map<string, SharedVersionMismatch[]>();
-  /** Entry URL -> its manifest (undefined when it has none), read once. */
-  readonly #manifests = new Map<string, Promise<RemoteManifestView | undefined>>();
+  /** Each entry's manifest, read once. */
+  readonly #manifests = new RemoteManifestCache(() => this.#options.fetch ?? fetch);
   #onHostPage = false;
   #sharedPluginRegistered = false;
-  readonly #refusals: CspRefusal[] = [];
+  /** The page's recent CSP refusals, read when a load fails. */
+  readonly #refusals = watchCspRefusals();
   readonly #gates: Array<Promise<unknown>> = [];
 
   constructor(options: RemoteLoaderOptions = {}) {
     this.#options = options;
     this.#runtime = options.runtime;
-    // A refused script or eval fires no error the runtime sees: only this event names the cause.
-    globalThis.document?.addEventListener?.('securitypolicyviolation', (event) => {
-      const e = event as SecurityPolicyViolationEvent;
-      this.#refusals.push({
-        blockedURI: e.blockedURI ?? '',
-        directive: e.effectiveDirective || e.violatedDirective || '',
-        sourceFile: e.sourceFile ?? '',
-      });
-      if (this.#refusals.length > KEPT_REFUSALS) this.#refusals.shift();
-    });
   }
 
   /** The runtime instance in use. */
@@ -163,26 +87,7 @@ export class RemoteLoader {
   #ensureSharedPlugin(runtime: FederationRuntime): void {
     if (this.#sharedPluginRegistered || !runtime.registerPlugins) return;
     this.#sharedPluginRegistered = true;
-    runtime.registerPlugins([
-      {
-        name: 'desk-remote-shared-versions',
-        initContainer: (args) => {
-          const service = args.remoteInfo.name;
-          const declared = declaredInShareScope(
-            { default: args.shareScope as ShareScopeView[string] },
-            service,
-          );
-          const found = incompatibleShared(declared, this.deskVersions(), satisfy);
-          if (found.length) {
-            throw new RemoteLoadError(service, {
-              code: 'remote_shared_incompatible',
-              detail: describeIncompatible(found),
-            });
-          }
-          return args;
-        },
-      },
-    ]);
+    runtime.registerPlugins([sharedVersionsPlugin(() => this.deskVersions())]);
   }
 
   /** The manifest beside `entry`, fetched once; undefined when not checking or there is none. */
@@ -191,12 +96,7 @@ export class RemoteLoader {
     void this.runtime;
     const enabled = this.#options.checkManifests ?? (this.#options.fetch !== undefined || this.#onHostPage);
     if (!enabled) return Promise.resolve(undefined);
-    let pending = this.#manifests.get(entry);
-    if (!pending) {
-      pending = fetchRemoteManifest(entry, this.#options.fetch ?? fetch);
-      this.#manifests.set(entry, pending);
-    }
-    return pending;
+    return this.#manifests.read(entry);
   }
 
   /** The requirement `service`'s manifest shows it breaks, before any of its code runs. */
@@ -227,7 +127,7 @@ export class RemoteLoader {
     const previous = this.#entries.get(service);
     if (previous === manifest.url) return true;
     // A changed entry (a redeploy, an override) may have another manifest.
-    if (previous !== undefined) this.#manifests.delete(previous);
+    if (previous !== undefined) this.#manifests.forget(previous);
     this.runtime.registerRemotes([{ name: service, entry: manifest.url }], { force: previous !== undefined });
     this.#entries.set(service, manifest.url);
     return true;
@@ -243,31 +143,6 @@ export class RemoteLoader {
     if (this.#pluginRegistered) return;
     this.#pluginRegistered = true;
     this.runtime.registerPlugins?.([integrityPlugin((url) => this.#integrity.get(url))]);
-  }
-
-  /**
-   * The error for a failed load: `remote_integrity_failed` when the entry's bytes no longer match the
-   * published hash (the browser refused to run it), else `remote_load_failed`.
-   */
-  async #loadFailure(service: string, exposed: string, entry: string, cause: unknown): Promise<SdkError> {
-    const expected = this.#integrity.get(entryKey(entry));
-    if (expected) {
-      const check = await verifyIntegrity(entry, expected, this.#options.fetch);
-      if (check.status === 'mismatch') {
-        // The hashes are for the developer console; the Desk's notice stays short.
-        console.error(
-          `${service}: remoteEntry.js integrity mismatch: published ${expected}, served ${check.actual}`,
-        );
-        return new SdkError(
-          'remote_integrity_failed',
-          `The UI remote of "${service}" does not match the integrity hash its service published; it was not run.`,
-          { cause },
-        );
-      }
-    }
-    return new SdkError('remote_load_failed', `The UI remote of "${service}" could not load ${exposed}.`, {
-      cause,
-    });
   }
 
   /** The shared-version mismatches found when `service`'s remote loaded (empty when none). */
@@ -376,7 +251,14 @@ export class RemoteLoader {
           error = this.#diagnosed(service, diagnosis, cause);
           break;
         }
-        error = await this.#loadFailure(service, exposed, entry, cause);
+        error = await loadFailureOf(
+          service,
+          exposed,
+          entry,
+          this.#integrity.get(entryKey(entry)),
+          cause,
+          this.#options.fetch,
+        );
         // A changed entry stays changed: retrying cannot help.
         if (error.code === 'remote_integrity_failed') break;
       }

@@ -4,7 +4,7 @@
  * release's URLs never change content), so a promotion or rollback never breaks it; the Desk only offers the
  * other version at the next navigation, and the user chooses when to load it.
  */
-import { type DiscoveryUnit, REMOTES_PATH, type RemotesMap } from '../../protocol';
+import { type DiscoveryUnit, REMOTES_PATH, type RemoteEntries, type RemotesMap } from '../../protocol';
 
 /**
  * How the release handed out now stands to the tab's: `newer` or `older` by version, `other` when the
@@ -111,19 +111,31 @@ export function releaseDirection(from: string, to: string): ReleaseDirection {
   return order === undefined || order === 0 ? 'other' : order > 0 ? 'newer' : 'older';
 }
 
+/** What a {@link ReleaseWatch} reads the current remotes from. */
+export interface ReleaseWatchOptions {
+  gatewayUrl: string;
+  /** Fetches `GET /api/gateway/remotes` (with the session: its answer is this user's). */
+  fetchRemotes: (url: string) => Promise<RemotesMap>;
+  /**
+   * The navigation's discovery revalidation (`DiscoveryClient.revalidate()`), whose answer names the
+   * current remote entries: read first, so a navigation costs one request. When it names none (an older
+   * gateway, a canary or pin the anonymous answer cannot speak for), the remotes map is fetched instead.
+   */
+  revalidate?: () => Promise<RemoteEntries | undefined>;
+}
+
 /**
  * Remembers the first remote entry URL seen for each service (the release the tab loads) and compares the
- * gateway's current remotes map with it. One request per {@link ReleaseWatch.check}: the Desk calls it on
- * navigation, never on a timer.
+ * gateway's current remote entries with it. The Desk calls {@link ReleaseWatch.check} on navigation, never
+ * on a timer; it reads the navigation's discovery answer, and fetches the remotes map only when that answer
+ * names no entries.
  */
 export class ReleaseWatch {
   readonly #startedWith = new Map<string, string>();
-  readonly #fetchRemotes: (url: string) => Promise<RemotesMap>;
-  readonly #gatewayUrl: string;
+  readonly #options: ReleaseWatchOptions;
 
-  constructor(options: { gatewayUrl: string; fetchRemotes: (url: string) => Promise<RemotesMap> }) {
-    this.#gatewayUrl = options.gatewayUrl;
-    this.#fetchRemotes = options.fetchRemotes;
+  constructor(options: ReleaseWatchOptions) {
+    this.#options = options;
   }
 
   /** Records the URLs of services this tab has not seen yet (the catalog's, at boot or first load). */
@@ -139,24 +151,30 @@ export class ReleaseWatch {
   }
 
   /**
-   * Asks the gateway for the current remotes and answers the services whose entry moved to another release
-   * (a promotion, a canary or pin now covering this user, a rollback). A failed request answers nothing:
-   * the offer waits for the next navigation.
+   * Reads the current remote entries and answers the services whose entry moved to another release (a
+   * promotion, a canary or pin now covering this user, a rollback). A failed request answers nothing: the
+   * offer waits for the next navigation.
    */
   async check(): Promise<ReleaseChange[]> {
-    let current: RemotesMap;
-    try {
-      current = await this.#fetchRemotes(`${this.#gatewayUrl}${REMOTES_PATH}`);
-    } catch {
-      return [];
-    }
+    const current = (await this.#options.revalidate?.()) ?? (await this.#fetchEntries());
+    if (!current) return [];
     const changes: ReleaseChange[] = [];
-    for (const [service, unit] of Object.entries(current)) {
+    for (const [service, to] of Object.entries(current)) {
       const from = this.#startedWith.get(service);
-      if (!from || !unit.url || unit.url === from) continue;
-      if (releaseOfUrl(unit.url) === undefined && releaseOfUrl(from) === undefined) continue;
-      changes.push({ service, from, to: unit.url, direction: releaseDirection(from, unit.url) });
+      if (!from || !to || to === from) continue;
+      if (releaseOfUrl(to) === undefined && releaseOfUrl(from) === undefined) continue;
+      changes.push({ service, from, to, direction: releaseDirection(from, to) });
     }
     return changes.sort((a, b) => a.service.localeCompare(b.service));
+  }
+
+  /** The entries of the remotes map, or undefined when it could not be fetched. */
+  async #fetchEntries(): Promise<RemoteEntries | undefined> {
+    try {
+      const map = await this.#options.fetchRemotes(`${this.#options.gatewayUrl}${REMOTES_PATH}`);
+      return Object.fromEntries(Object.entries(map).map(([service, unit]) => [service, unit.url]));
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -23,6 +23,8 @@ function watchOf(platform: DeskPlatform): ReleaseWatch {
     watch = new ReleaseWatch({
       gatewayUrl: platform.config.gatewayUrl,
       fetchRemotes: (url) => fetchWithCredentials<RemotesMap>(url),
+      // The navigation's own discovery revalidation (platform/create-platform.ts): one request for both.
+      revalidate: () => platform.discovery.revalidate(),
     });
     watches.set(platform, watch);
   }

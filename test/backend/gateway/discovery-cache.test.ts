@@ -22,8 +22,9 @@ function manifest(service: string, rev: number, doctypes: string[]): ServiceMani
 function mutableDirectory(initial: ServiceManifest[]) {
   let manifests = initial;
   const listeners = new Set<DirectoryListener>();
-  const directory: Pick<ServiceDirectory, 'get' | 'ownerOf' | 'subscribe'> = {
+  const directory: Pick<ServiceDirectory, 'get' | 'ownerOf' | 'list' | 'subscribe'> = {
     get: (service) => manifests.find((m) => m.service === service),
+    list: () => manifests,
     ownerOf: (doctype) => manifests.find((m) => m.doctypes.includes(doctype))?.service,
     subscribe(listener) {
       listeners.add(listener);

@@ -41,6 +41,14 @@ describe('parseDiscoveryQuery', () => {
     expect(q).toEqual({ resources: ['crm.Customer', 'stock.Item'], services: { crm: 0 } });
   });
 
+  it('keeps remotes: true and drops remotes: false', () => {
+    expect(parseDiscoveryQuery('{"resources":[],"remotes":true}', limits)).toEqual({
+      resources: [],
+      remotes: true,
+    });
+    expect(parseDiscoveryQuery('{"resources":[],"remotes":false}', limits)).toEqual({ resources: [] });
+  });
+
   it.each([
     ['not JSON', '{"resources":'],
     ['a non-object body', '[1,2]'],
@@ -54,6 +62,7 @@ describe('parseDiscoveryQuery', () => {
     ['a negative revision', '{"resources":[],"services":{"crm":-1}}'],
     ['a fractional revision', '{"resources":[],"services":{"crm":1.5}}'],
     ['a bad service name', '{"resources":[],"services":{"Crm!":0}}'],
+    ['remotes that is not a boolean', '{"resources":[],"remotes":"yes"}'],
   ])('rejects %s with 400 invalid_query', (_label, body) => {
     expect(codeOf(() => parseDiscoveryQuery(body, limits))).toMatchObject({
       code: 'invalid_query',
@@ -111,6 +120,12 @@ describe('answerDiscoveryQuery', () => {
   it('sends a requested manifest newer than the client’s even without resources', () => {
     const result = answerDiscoveryQuery(directory, { resources: [], services: { crm: 6, ghost: 0 } });
     expect(Object.keys(result.services)).toEqual(['crm']);
+  });
+
+  it('names the entry of every service with a UI remote only when asked, whatever the client holds', () => {
+    const asked = answerDiscoveryQuery(directory, { resources: [], services: { crm: 7 }, remotes: true });
+    expect(asked).toEqual({ resources: {}, services: {}, remotes: { crm: crm.url } });
+    expect('remotes' in answerDiscoveryQuery(directory, { resources: [], services: { crm: 7 } })).toBe(false);
   });
 });
 

@@ -68,6 +68,24 @@ describe('POST /api/gateway/discovery/query', () => {
     expect(again.services.crm).toBeUndefined();
   });
 
+  it('with remotes: true also names the entry of each service with a UI remote, as the remotes map does', async () => {
+    const map = (await (await t.request('GET', '/api/gateway/remotes')).json()) as RemotesMap;
+    const held = (await (await query(t, { resources: [], services: { crm: 0 } })).json()) as DiscoveryResult;
+    const answer = (await (
+      await query(t, { resources: [], services: { crm: held.services.crm!.rev }, remotes: true })
+    ).json()) as DiscoveryResult;
+    expect(answer.services).toEqual({});
+    expect(answer.remotes).toEqual({ crm: map.crm!.url, stock: map.stock!.url });
+    // Not asked: the answer is as before.
+    const plain = (await (await query(t, { resources: [] })).json()) as DiscoveryResult;
+    expect('remotes' in plain).toBe(false);
+    // A data-only service has no entry to name.
+    const dataOnlyAnswer = (await (
+      await query(dataOnly, { resources: [], remotes: true })
+    ).json()) as DiscoveryResult;
+    expect(dataOnlyAnswer.remotes).toEqual({ crm: `${TEST_ORIGIN}/desk/assets/crm/remoteEntry.js` });
+  });
+
   it('still resolves DocTypes of a data-only app, with a null remote url', async () => {
     const res = (await (await query(dataOnly, { resources: ['stock.Item'] })).json()) as DiscoveryResult;
     expect(res.resources).toEqual({ 'stock.Item': 'stock' });
@@ -82,6 +100,7 @@ describe('POST /api/gateway/discovery/query', () => {
       { resources: Array.from({ length: 501 }, (_, i) => `a.D${i}`) },
     ],
     ['no resources', { services: {} }],
+    ['remotes that is not a boolean', { resources: [], remotes: 1 }],
   ])('refuses %s with 400 invalid_query', async (_label, body) => {
     const res = await query(t, body);
     expect(res.status).toBe(400);

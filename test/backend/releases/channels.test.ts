@@ -34,6 +34,17 @@ async function crmUrls(authorization?: string): Promise<string[]> {
   return [remotes.crm!.url, services.crm!.url, query.services.crm!.url];
 }
 
+/** The crm entry a navigation's discovery query (`remotes: true`) names for one caller; undefined when none. */
+async function navigationEntry(authorization?: string): Promise<string | undefined> {
+  const answer = (await (
+    await t.request('POST', '/api/gateway/discovery/query', {
+      ...(authorization ? { headers: { authorization } } : { anonymous: true }),
+      body: { resources: [], remotes: true },
+    })
+  ).json()) as { remotes?: Record<string, string> };
+  return answer.remotes?.crm;
+}
+
 const urlOf = (version: string) => `http://desk.test/desk/assets/crm/${version}/remoteEntry.js`;
 
 interface Listing {
@@ -57,6 +68,8 @@ describe('channels', () => {
     expect((await act(t, 'promote', { version: v1 })).status).toBe(200);
     expect((await act(t, 'promote', { version: v2 })).status).toBe(200);
     expect(await crmUrls()).toEqual([urlOf(v2), urlOf(v2), urlOf(v2)]);
+    // No canary or pin: everyone gets the live release, so an anonymous answer names it.
+    expect(await navigationEntry()).toBe(urlOf(v2));
 
     const rolled = await act(t, 'rollback', {});
     expect(rolled.status).toBe(200);
@@ -98,6 +111,9 @@ describe('channels', () => {
     expect(second.map((urls) => urls[0])).toEqual(seen);
     // Not signed in: the live release.
     expect(await crmUrls()).toEqual([urlOf(v1), urlOf(v1), urlOf(v1)]);
+    // A navigation's query names each user's own release; an anonymous one, which cannot, names none.
+    for (const [i, user] of users.entries()) expect(await navigationEntry(user)).toBe(seen[i]);
+    expect(await navigationEntry()).toBeUndefined();
   });
 
   it('lets a user pin and a role pin override the canary and the live release', async () => {

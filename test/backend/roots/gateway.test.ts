@@ -11,7 +11,7 @@ import { ManifestPublisher } from '../../../backend/gateway/manifests/manifest-p
 import { schemaBroadcast } from '../../../backend/gateway/manifests/schema-broadcast';
 import { createGateway, type Gateway } from '../../../backend/roots/gateway';
 import { type RunningService, startService } from '../../../backend/roots/service';
-import type { DiscoveryResult, ServiceManifest } from '../../../src/protocol';
+import type { DiscoveryResult, RemotesMap, ServiceManifest } from '../../../src/protocol';
 import { apiKeyAuthorization } from '../../helpers/auth';
 import {
   GATEWAY_URL,
@@ -270,6 +270,17 @@ describe('MACROSERVICE gateway', () => {
     await waitUntil(() => proxied.directory.get('crm')?.url != null);
     const found = await discover(proxied, ['crm.Customer']);
     expect(found.services.crm?.url).toBe(`${GATEWAY_URL}/desk/assets/crm/remoteEntry.js`);
+    // A navigation's query (held revs, remotes: true) names the entry the remotes map does, in one answer.
+    const navigation = await send(proxied, 'POST', '/api/gateway/discovery/query', {
+      resources: [],
+      services: { crm: found.services.crm!.rev },
+      remotes: true,
+    });
+    const answer = (await navigation.json()) as DiscoveryResult;
+    const map = (await (await send(proxied, 'GET', '/api/gateway/remotes')).json()) as RemotesMap;
+    expect(answer.services).toEqual({});
+    expect(answer.remotes?.crm).toBe(`${GATEWAY_URL}/desk/assets/crm/remoteEntry.js`);
+    expect(answer.remotes).toEqual(Object.fromEntries(Object.entries(map).map(([n, u]) => [n, u.url])));
     const asset = await send(proxied, 'GET', '/desk/assets/crm/remoteEntry.js', undefined, {
       cookie: 'sid=x',
     });

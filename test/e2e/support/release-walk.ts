@@ -142,3 +142,17 @@ export function crmRequests(page: Page): string[] {
   });
   return seen;
 }
+
+/**
+ * The gateway discovery requests `page` sends from now on (`POST /api/gateway/discovery/query`,
+ * `GET /api/gateway/remotes`, ...), as `<method> <path>`: a navigation's offer of a new release comes with
+ * its one discovery query, without a request for the remotes map of its own.
+ */
+export function gatewayRequests(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    if (path.startsWith('/api/gateway/')) seen.push(`${request.method()} ${path}`);
+  });
+  return seen;
+}

@@ -8,7 +8,8 @@ const QUERY = '/api/gateway/discovery/query';
 let backend: TestBackend;
 
 beforeAll(async () => {
-  backend = await startBackend();
+  // crm ships a UI remote, so discovery answers name its entry.
+  backend = await startBackend({ remotes: ['crm'] });
 });
 afterEach(() => {
   DiscoveryClient.reset();
@@ -151,10 +152,55 @@ describe('DiscoveryClient', () => {
     await discovery.revalidate();
 
     const [, query] = await queriesSent();
-    expect(query).toEqual({ resources: [], services: { crm: crm.rev, stock: stock.rev } });
+    expect(query).toEqual({ resources: [], services: { crm: crm.rev, stock: stock.rev }, remotes: true });
     expect(discovery.getManifest('crm')!.rev).toBe(crm.rev + 1);
     expect(discovery.getManifest('stock')).toEqual(stock);
     expect(notified).toHaveBeenCalled();
+  });
+
+  it('revalidate() resolves with the remote entries the offline backend answers, in the same one query', async () => {
+    const discovery = client();
+    await discovery.prewarm(['crm']);
+
+    const entries = await discovery.revalidate();
+
+    const queries = await queriesSent();
+    expect(queries).toHaveLength(2);
+    expect(queries[1]).toEqual({
+      resources: [],
+      services: { crm: discovery.getManifest('crm')!.rev },
+      remotes: true,
+    });
+    // The backend's own routes answer: the entry of each service with a UI remote, as the remotes map names it.
+    const map = (await (await fetch(`${ORIGIN}/api/gateway/remotes`)).json()) as Record<
+      string,
+      { url: string }
+    >;
+    expect(Object.keys(map)).toEqual(['crm']);
+    expect(entries).toEqual(Object.fromEntries(Object.entries(map).map(([name, unit]) => [name, unit.url])));
+  });
+
+  it('revalidate() asks even when it holds no manifest, and a second call joins the one in flight', async () => {
+    const discovery = client();
+    const [first, second] = await Promise.all([discovery.revalidate(), discovery.revalidate()]);
+
+    expect(first).toBeDefined();
+    expect(second).toBe(first);
+    expect(await queriesSent()).toEqual([{ resources: [], remotes: true }]);
+    // Settled: the next navigation asks again.
+    await discovery.revalidate();
+    expect(await queriesSent()).toHaveLength(2);
+  });
+
+  it('revalidate() resolves with undefined for an answer without entries (an older gateway) or a failed query', async () => {
+    const discovery = client();
+    backend.server.use(
+      http.post(`*${QUERY}`, () => HttpResponse.json({ resources: {}, services: {} }), { once: true }),
+    );
+    expect(await discovery.revalidate()).toBeUndefined();
+    backend.server.use(http.post(`*${QUERY}`, () => HttpResponse.error(), { once: true }));
+    expect(await discovery.revalidate()).toBeUndefined();
+    expect(await queriesSent()).toHaveLength(2);
   });
 
   it('prewarms services in one query with all-settled semantics when one service fails', async () => {

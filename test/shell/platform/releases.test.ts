@@ -98,6 +98,33 @@ describe('ReleaseWatch', () => {
     down.observe({ crm: { url: first } });
     expect(await down.check()).toEqual([]);
   });
+
+  it("reads the navigation's discovery answer, and fetches the remotes map only when it names no entries", async () => {
+    const v1 = entry('crm', '1.0.0+3f9a0c1d2e4b');
+    const v2 = entry('crm', '1.1.0+0a1b2c3d4e5f');
+    const fetched: string[] = [];
+    let answered: Record<string, string> | undefined = {
+      crm: v2,
+      stock: entry('stock', '2.0.0+aaaaaaaaaaaa'),
+    };
+    const watch = new ReleaseWatch({
+      gatewayUrl: GATEWAY,
+      fetchRemotes: async (url) => {
+        fetched.push(url);
+        return { crm: unit(v1) };
+      },
+      revalidate: async () => answered,
+    });
+    watch.observe({ crm: { url: v1 } });
+
+    expect(await watch.check()).toEqual([{ service: 'crm', from: v1, to: v2, direction: 'newer' }]);
+    expect(fetched).toEqual([]);
+
+    // An older gateway's answer (or an anonymous one while a canary exists): the session's remotes map.
+    answered = undefined;
+    expect(await watch.check()).toEqual([]);
+    expect(fetched).toEqual([`${GATEWAY}/api/gateway/remotes`]);
+  });
 });
 
 describe('releaseInfo', () => {
