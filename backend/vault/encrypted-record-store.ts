@@ -135,24 +135,36 @@ export class EncryptedRecordStore implements RecordStore {
     // A value's associated data names its record: a projection with a flagged field always carries `name`
     // (also what the audit of a reveal records).
     const addName = query.fields?.some((f) => flagged.has(f)) === true && !query.fields.includes('name');
-    const page = await this.inner.list(stored, {
-      ...query,
-      fields: addName ? [...query.fields!, 'name'] : query.fields,
-      filters: query.filters.map((f) => this.#filter(doctype, f)),
-    });
+    // The wrapped store may leave out what no caller gets: the blind indexes, and the ciphertexts of the
+    // fields this caller receives masked (it returns the mask for those holding a value).
+    const inner: ReadView = {
+      masked: (view?.masked ?? []).filter((f) => flagged.has(f)),
+      omit: [...flagged].map(blindIndexKey),
+    };
+    const page = await this.inner.list(
+      stored,
+      {
+        ...query,
+        fields: addName ? [...query.fields!, 'name'] : query.fields,
+        filters: query.filters.map((f) => this.#filter(doctype, f)),
+      },
+      inner,
+    );
     return { ...page, data: page.data.map((r) => this.#open(doctype, r, view)) };
   }
 
   /** The record, decrypted but for the fields `view` names as masked (the mask), or undefined. */
   async get(doctype: DocTypeDefinition, name: string, view?: ReadView): Promise<DocRecord | undefined> {
-    const record = await this.inner.get(this.#shape(doctype).stored, name);
+    const record = await this.inner.get(this.#shape(doctype).stored, name, view);
     return record && this.#open(doctype, record, view);
   }
 
   /**
-   * Stores a new record. Its name is part of every value's associated data, so it is taken first
-   * ({@link RecordStore.nextName}) and the record inserted under it, encrypted, in one statement. Plaintext
-   * never reaches the wrapped store.
+   * Stores a new record. Its name is part of every value's associated data, so the values are encrypted
+   * for the name the record gets: through {@link RecordStore.insertNamed} where the wrapped store has it
+   * (one statement when its guess of the name holds), else the name is taken first
+   * ({@link RecordStore.nextName}) and the record inserted under it. Plaintext never reaches the wrapped
+   * store.
    */
   async insert(
     doctype: DocTypeDefinition,
@@ -162,6 +174,10 @@ export class EncryptedRecordStore implements RecordStore {
   ): Promise<DocRecord> {
     const { flagged, stored } = this.#shape(doctype);
     if (flagged.size === 0) return this.inner.insert(doctype, data, by, name);
+    if (name === undefined && this.inner.insertNamed) {
+      const record = await this.inner.insertNamed(stored, (named) => this.#seal(doctype, named, data), by);
+      return this.#written(doctype, record, data);
+    }
     const named = name ?? (await this.inner.nextName(stored));
     const record = await this.inner.insert(stored, this.#seal(doctype, named, data), by, named);
     return this.#written(doctype, record, data);
