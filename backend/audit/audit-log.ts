@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
 import type { CompanionInsert, ReadCompanion } from '../data/records';
 import type { Database } from '../db/database';
 import { registerMigration } from '../db/migrations';
 import type { AuditQuery, AuditStore } from './audit-store';
-import { type AuditEntry, type AuditFacts, chain, GENESIS_HASH } from './chain';
+import { type AuditEntry, type AuditFacts, chain, GENESIS_HASH, type Sha256Hex } from './chain';
+
+/** Node's native SHA-256: the same hashes as the portable one (`m audit verify` checks with that). */
+const nodeSha256: Sha256Hex = (text) => createHash('sha256').update(text).digest('hex');
 
 // Append-only in the database too: UPDATE, DELETE and TRUNCATE raise. An operator who drops the trigger can
 // still remove or edit rows; the hash chain is what detects that (`m audit verify`).
@@ -153,7 +157,7 @@ export class AuditLog implements AuditStore {
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       this.#head ??= await this.#readHead();
-      const entries = chain(this.#head, facts);
+      const entries = chain(this.#head, facts, nodeSha256);
       let result: { value: T; inserted: boolean };
       try {
         result = await write(entries);
