@@ -45,11 +45,14 @@ function dataSql(view: ReadView | undefined): string {
   return `data - ARRAY[${dropped.map((k) => nameLiteral(k)).join(', ')}]::text[] AS data${present.join('')}`;
 }
 
-/** `row.data` with the mask back on each masked field the row holds a value for (see {@link dataSql}). */
+/**
+ * `row.data` with the mask back on each masked field the row holds a value for (see {@link dataSql}). The
+ * driver parsed `data` for this row alone, so it is completed in place rather than copied.
+ */
 function maskedData(row: Row, view: ReadView | undefined): Record<string, unknown> {
   const masked = view?.masked ?? [];
   if (masked.length === 0) return row.data;
-  const data = { ...row.data };
+  const data = row.data;
   const flags = row as unknown as Record<string, unknown>;
   for (let i = 0; i < masked.length; i++) {
     // The JSON type of the value, or null when the record does not hold the field: a JSON null stays null.
@@ -222,7 +225,10 @@ export class DbRecordStore implements RecordStore {
       `SELECT name, ${dataSql(view)}, creation, modified, modified_by${keyset ? `, ${CURSOR_MODIFIED}` : ''} FROM records WHERE ${pageWhere} ORDER BY ${orderSql(doctype, query)} LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
-    const data = page.rows.map((r) => toRecord({ ...r, data: maskedData(r, view) }, query.fields));
+    const data = page.rows.map((r) => {
+      maskedData(r, view);
+      return toRecord(r, query.fields);
+    });
     const last = page.rows.at(-1);
     const next =
       keyset && last?.cursor_modified && data.length === query.pageLength
