@@ -221,33 +221,41 @@ export class DbRecordStore implements RecordStore {
       pageWhere += ` AND modified <= ${m} AND (modified < ${m} OR name > $${params.length})`;
     }
     params.push(query.pageLength, query.start);
-    const page = await this.db.query<Row>(
-      `SELECT name, ${dataSql(view)}, creation, modified, modified_by${keyset ? `, ${CURSOR_MODIFIED}` : ''} FROM records WHERE ${pageWhere} ORDER BY ${orderSql(doctype, query)} LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    );
-    const data = page.rows.map((r) => {
+    const order = orderSql(doctype, query);
+    const paging = `ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`;
+    const cursor = keyset ? `, ${CURSOR_MODIFIED}` : '';
+    const data = dataSql(view);
+    // A page that leaves keys out does so once the page is cut: the rows an OFFSET skips are computed too,
+    // and would each be rewritten for nothing. The outer ORDER BY keeps the page's order (its expressions
+    // read the page's own `data`, an output name counting only when it stands alone).
+    const sql =
+      data === 'data'
+        ? `SELECT ${COLUMNS}${cursor} FROM records WHERE ${pageWhere} ${paging}`
+        : `SELECT name, ${data}, creation, modified, modified_by${cursor} FROM (SELECT ${COLUMNS} FROM records WHERE ${pageWhere} ${paging}) AS page ORDER BY ${order}`;
+    const page = await this.db.query<Row>(sql, params);
+    const records = page.rows.map((r) => {
       maskedData(r, view);
       return toRecord(r, query.fields);
     });
     const last = page.rows.at(-1);
     const next =
-      keyset && last?.cursor_modified && data.length === query.pageLength
+      keyset && last?.cursor_modified && records.length === query.pageLength
         ? { next_cursor: encodeListCursor({ modified: last.cursor_modified, name: last.name }) }
         : {};
-    if (!query.after && data.length < query.pageLength && (data.length > 0 || query.start === 0)) {
-      return { data, total: query.start + data.length };
+    if (!query.after && records.length < query.pageLength && (records.length > 0 || query.start === 0)) {
+      return { data: records, total: query.start + records.length };
     }
     if (query.filters.length > 0) {
       const { rows } = await this.db.query<{ count: string | number }>(
         `SELECT count(*) AS count FROM records WHERE ${where}`,
         countParams,
       );
-      return { data, total: Number(rows[0]?.count ?? 0), ...next };
+      return { data: records, total: Number(rows[0]?.count ?? 0), ...next };
     }
     const total = await this.#boundedCount(countParams);
     return total > EXACT_TOTAL_LIMIT
-      ? { data, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true, ...next }
-      : { data, total, ...next };
+      ? { data: records, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true, ...next }
+      : { data: records, total, ...next };
   }
 
   /**

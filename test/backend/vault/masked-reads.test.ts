@@ -94,3 +94,28 @@ describe('a masked page as the database returns it', () => {
     expect(page.data).toEqual([{ name: names[1], email: PII_MASK }]);
   });
 });
+
+describe('a masked page in any order', () => {
+  it('is cut from the whole list in the order asked for', async () => {
+    const pageOf = async (start: number) => {
+      const query = new URLSearchParams({
+        filters: JSON.stringify([['customer_name', 'like', 'Unwrap %']]),
+        order_by: 'customer_name desc',
+        limit_start: String(start),
+        limit_page_length: '2',
+      });
+      const res = await t.request('GET', `${CUSTOMERS}?${query}`, { headers: { authorization: salesUser } });
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { data: { customer_name: string; email?: unknown }[] };
+      expect(
+        page.data.filter((r) => r.email !== undefined && r.email !== null).every((r) => r.email === PII_MASK),
+      ).toBe(true);
+      return page.data.map((r) => r.customer_name);
+    };
+    const pages = [];
+    for (let start = 0; start < N; start += 2) pages.push(...(await pageOf(start)));
+    expect(pages).toHaveLength(N);
+    expect(new Set(pages).size).toBe(N);
+    expect(pages).toEqual([...pages].sort().reverse());
+  });
+});
