@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
+import type { CompanionInsert, ReadCompanion } from '../data/records';
 import type { Database } from '../db/database';
 import { registerMigration } from '../db/migrations';
 import type { AuditQuery, AuditStore } from './audit-store';
-import { type AuditEntry, type AuditFacts, chain, GENESIS_HASH } from './chain';
+import { type AuditEntry, type AuditFacts, chain, GENESIS_HASH, type Sha256Hex } from './chain';
+
+/** Node's native SHA-256: the same hashes as the portable one (`m audit verify` checks with that). */
+const nodeSha256: Sha256Hex = (text) => createHash('sha256').update(text).digest('hex');
 
 // Append-only in the database too: UPDATE, DELETE and TRUNCATE raise. An operator who drops the trigger can
 // still remove or edit rows; the hash chain is what detects that (`m audit verify`).
@@ -42,20 +47,36 @@ function toEntry(row: Row): AuditEntry {
 }
 
 /**
- * One INSERT of `entries` with a row of parameters each: cheaper for the database than unpacking a JSON
- * document of them (most appends are one entry, a single record read), and a list's page stays well under
- * the protocol's 65,535 parameters (500 entries of 11).
+ * The parameters of `entries` (a row of 11 each) and their `VALUES` rows, numbered from `$first`. One
+ * INSERT with a row of parameters each is cheaper for the database than unpacking a JSON document of them
+ * (most appends are one entry, a single record read), and a list's page stays well under the protocol's
+ * 65,535 parameters (500 entries of 11).
  */
-function insertSql(entries: readonly AuditEntry[]): [string, unknown[]] {
+function valuesSql(entries: readonly AuditEntry[], first = 1): [string, unknown[]] {
   const params: unknown[] = [];
   const rows = entries.map((e) => {
-    const at = params.length;
+    const at = params.length + first - 1;
     params.push(e.seq, e.at, e.user, e.via, e.doctype, e.record, JSON.stringify(e.fields), e.route);
     params.push(e.client_address, e.prev_hash, e.hash);
     const p = (i: number) => `$${at + i}`;
     return `(${p(1)}::bigint, ${p(2)}::timestamptz, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::jsonb, ${p(8)}, ${p(9)}::text, ${p(10)}, ${p(11)})`;
   });
-  return [`INSERT INTO audit_log (${COLUMNS}) VALUES ${rows.join(', ')}`, params];
+  return [rows.join(', '), params];
+}
+
+/** One INSERT of `entries`. */
+function insertSql(entries: readonly AuditEntry[]): [string, unknown[]] {
+  const [rows, params] = valuesSql(entries);
+  return [`INSERT INTO audit_log (${COLUMNS}) VALUES ${rows}`, params];
+}
+
+/** The INSERT of `entries` as a read's companion: only where `condition` holds (the record exists). */
+function companionInsert(entries: readonly AuditEntry[]): CompanionInsert {
+  return {
+    params: valuesSql(entries)[1],
+    sql: (first, condition) =>
+      `INSERT INTO audit_log (${COLUMNS}) SELECT * FROM (VALUES ${valuesSql(entries, first)[0]}) AS entry WHERE ${condition}`,
+  };
 }
 
 /** How many times an append retries after another process extended the chain first. */
@@ -71,13 +92,17 @@ function isTaken(err: unknown): boolean {
  * platform database), append-only, each entry chained to the previous by hash. An append is one INSERT:
  * this process keeps the head of the chain in memory and serialises its own appends; `seq` is the primary
  * key, so if another process sharing the database extended the chain first the INSERT fails, the head is
- * read again and the entries re-chained, and no fork of the chain is ever stored.
+ * read again and the entries re-chained, and no fork of the chain is ever stored. The reveal of one record
+ * appends in the statement that reads it ({@link companion}), under the same rules.
  */
 export class AuditLog implements AuditStore {
   #head: { seq: number; hash: string } | undefined;
   #tail: Promise<unknown> = Promise.resolve();
+  readonly #database: object;
 
-  constructor(private readonly db: Pick<Database, 'query' | 'exec'>) {}
+  constructor(private readonly db: Pick<Database, 'query' | 'exec'> & Partial<Pick<Database, 'identity'>>) {
+    this.#database = db.identity ?? db;
+  }
 
   /** Creates the table (for a database opened before this module registered its migration). */
   async migrate(): Promise<void> {
@@ -87,25 +112,65 @@ export class AuditLog implements AuditStore {
   /** Appends `facts` as consecutive entries, in one statement; returns them chained. */
   append(facts: readonly AuditFacts[]): Promise<AuditEntry[]> {
     if (facts.length === 0) return Promise.resolve([]);
-    const done = this.#tail.then(() => this.#appendNow(facts));
+    return this.#serialised(() =>
+      this.#chained(facts, async (entries) => {
+        await this.db.query(...insertSql(entries));
+        return { value: entries, inserted: true };
+      }),
+    );
+  }
+
+  /**
+   * `facts` appended by the statement that reads their record ({@link ReadCompanion}): chained like
+   * {@link append}, in its order, and retried the same way when another process took the `seq`.
+   * `appended` is called once they are stored; a read that found no record stores none and leaves the
+   * head where it was. The reveal observer offers it for the read of one record (backend/audit).
+   */
+  companion(facts: readonly AuditFacts[], appended: () => void): ReadCompanion {
+    return {
+      database: this.#database,
+      run: (read) =>
+        this.#serialised(() =>
+          this.#chained(facts, async (entries) => {
+            const result = await read(companionInsert(entries));
+            if (result.inserted) appended();
+            return result;
+          }),
+        ),
+    };
+  }
+
+  /** Runs `work` after every append this process started before it. */
+  #serialised<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.#tail.then(work);
     this.#tail = done.catch(() => undefined);
     return done;
   }
 
-  async #appendNow(facts: readonly AuditFacts[]): Promise<AuditEntry[]> {
+  /**
+   * Chains `facts` after the head and runs `write` with the entries; the head moves on when `write` says
+   * they were inserted. A `seq` already taken (another process's append) re-reads the head and retries.
+   */
+  async #chained<T>(
+    facts: readonly AuditFacts[],
+    write: (entries: AuditEntry[]) => Promise<{ value: T; inserted: boolean }>,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       this.#head ??= await this.#readHead();
-      const entries = chain(this.#head, facts);
+      const entries = chain(this.#head, facts, nodeSha256);
+      let result: { value: T; inserted: boolean };
       try {
-        await this.db.query(...insertSql(entries));
+        result = await write(entries);
       } catch (err) {
         this.#head = undefined;
         if (isTaken(err) && attempt < APPEND_ATTEMPTS) continue;
         throw err;
       }
-      const last = entries[entries.length - 1]!;
-      this.#head = { seq: last.seq, hash: last.hash };
-      return entries;
+      if (result.inserted) {
+        const last = entries[entries.length - 1]!;
+        this.#head = { seq: last.seq, hash: last.hash };
+      }
+      return result.value;
     }
   }
 

@@ -10,11 +10,18 @@ export type { AuditEntry };
 /** An entry before it is chained. */
 export type AuditFacts = Omit<AuditEntry, 'seq' | 'prev_hash' | 'hash'>;
 
+/** SHA-256 of a UTF-8 text, as lower-case hex. */
+export type Sha256Hex = (text: string) => string;
+
+/** The portable {@link Sha256Hex}: synchronous and free of Node modules, so it runs in a browser too. */
+const portableSha256: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(text)));
+
 /**
  * The hash of an entry: SHA-256 over the previous hash and its fields as one JSON array (fixed order).
- * Synchronous and free of Node modules, so the offline mocks keep the same chain in a browser.
+ * `hash` is the portable one by default, so the offline mocks keep the same chain in a browser; a server
+ * passes Node's native one, the same function several times faster.
  */
-function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
+function entryHash(entry: Omit<AuditEntry, 'hash'>, hash: Sha256Hex = portableSha256): string {
   const facts = [
     entry.seq,
     entry.at,
@@ -26,16 +33,20 @@ function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
     entry.route,
     entry.client_address,
   ];
-  return bytesToHex(sha256(utf8ToBytes(`${entry.prev_hash}\n${JSON.stringify(facts)}`)));
+  return hash(`${entry.prev_hash}\n${JSON.stringify(facts)}`);
 }
 
-/** Chains `facts` after the entry at `seq` with `hash` (the head of the log). */
-export function chain(head: { seq: number; hash: string }, facts: readonly AuditFacts[]): AuditEntry[] {
+/** Chains `facts` after the entry at `seq` with `hash` (the head of the log), hashing with `sha256Hex`. */
+export function chain(
+  head: { seq: number; hash: string },
+  facts: readonly AuditFacts[],
+  sha256Hex?: Sha256Hex,
+): AuditEntry[] {
   const out: AuditEntry[] = [];
   let prev = head;
   for (const fact of facts) {
     const unhashed = { ...fact, seq: prev.seq + 1, prev_hash: prev.hash };
-    const entry = { ...unhashed, hash: entryHash(unhashed) };
+    const entry = { ...unhashed, hash: entryHash(unhashed, sha256Hex) };
     out.push(entry);
     prev = entry;
   }

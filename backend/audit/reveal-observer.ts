@@ -1,9 +1,12 @@
 import type { RecordObserver, RecordReadEvent } from '../data/record-observer';
+import type { ReadCompanion } from '../data/records';
 import type { AuditFacts } from './chain';
 
 /** Where reveals are appended (the {@link AuditLog}, or anything with its `append`). */
 export interface RevealSink {
   append(facts: readonly AuditFacts[]): Promise<unknown>;
+  /** Appends `facts` in the statement that reads their record, where the store can ({@link AuditLog}). */
+  companion?(facts: readonly AuditFacts[], appended: () => void): ReadCompanion;
 }
 
 /** The entries a read adds: one per record whose flagged fields went out in clear to a person or API key. */
@@ -31,10 +34,20 @@ function revealFacts(event: RecordReadEvent, now: Date = new Date()): AuditFacts
  * The data API's observer that audits reveals (docs/permissions.md#reveals-are-audited): every read that
  * returns `pii` or `encrypted` fields unmasked appends one entry per record before the answer goes out; a
  * reader who got the mask adds none. If the append fails, so does the read: nothing is revealed unaudited.
+ * The read of one record carries its entry in its own statement when the sink and the store allow it
+ * ({@link RecordObserver.alongside}); `read` then has nothing left to append.
  */
 export function revealObserver(sink: RevealSink, now: () => Date = () => new Date()): RecordObserver {
+  /** Reads whose entries the store already wrote with the record's read. */
+  const appended = new WeakSet<RecordReadEvent>();
   return {
+    alongside(event) {
+      if (!sink.companion) return undefined;
+      const facts = revealFacts(event, now());
+      return facts.length > 0 ? sink.companion(facts, () => appended.add(event)) : undefined;
+    },
     async read(event) {
+      if (appended.has(event)) return;
       const facts = revealFacts(event, now());
       if (facts.length > 0) await sink.append(facts);
     },

@@ -1,5 +1,6 @@
 import type { DocRecord, DocTypeDefinition, Principal } from '../../src/contract';
 import type { Transaction } from '../security/idempotency/idempotency-store';
+import type { ReadCompanion } from './records';
 
 /** A read the data API answered: which records, to whom, and which flagged fields it gave in clear. */
 export interface RecordReadEvent {
@@ -37,6 +38,12 @@ export interface RecordWriteEvent {
  * the write's transaction: its throwing also rolls the write back.
  */
 export interface RecordObserver {
+  /**
+   * Offers, before the read of one record, a row to write in the read's own statement
+   * ({@link ReadCompanion}). The observer's `read` is still called after it and must then write whatever
+   * the companion did not (the store ignored it, or the record did not exist).
+   */
+  alongside?(event: RecordReadEvent): ReadCompanion | undefined;
   read?(event: RecordReadEvent): void | Promise<void>;
   written?(event: RecordWriteEvent): void | Promise<void>;
 }

@@ -1,10 +1,11 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from '../db/database';
-import { fieldExpression, searchExpression } from '../db/record-indexes';
+import { fieldExpression, nameLiteral, searchExpression } from '../db/record-indexes';
+import { PII_MASK } from '../permissions/mask';
 import { encodeListCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, type Filter, fieldKind, isDefaultOrder, type ListQuery } from './list-query';
 import { PlannerStatistics } from './planner-statistics';
-import type { DocRecord, ListPage, RecordStore, SumOptions } from './records';
+import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions } from './records';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -26,6 +27,39 @@ const COLUMNS = 'name, data, creation, modified, modified_by';
 /** `<prefix>-<counter>`, at least five digits: what the insert of an unnamed record computes in SQL. */
 function seriesName(prefix: string, counter: number): string {
   return `${prefix}-${String(counter).padStart(5, '0')}`;
+}
+
+/**
+ * The `data` a page selects for `view`: the keys it omits and the fields it masks are left out by the
+ * database (a masked value is read only to learn whether it is there), so they are neither
+ * sent nor parsed (`masked_<i>` is the JSON type of the value, null when absent), the ciphertexts of personal data at rest being most of a masked record's bytes
+ * (docs/performance.md#personal-data-at-rest). Field names are identifiers of the definition, checked by
+ * `nameLiteral` before they are written into the SQL.
+ */
+function dataSql(view: ReadView | undefined): string {
+  const dropped = [...(view?.masked ?? []), ...(view?.omit ?? [])];
+  if (dropped.length === 0) return 'data';
+  const present = (view?.masked ?? []).map(
+    (field, i) => `, jsonb_typeof(data->${nameLiteral(field)}) AS masked_${i}`,
+  );
+  return `data - ARRAY[${dropped.map((k) => nameLiteral(k)).join(', ')}]::text[] AS data${present.join('')}`;
+}
+
+/**
+ * `row.data` with the mask back on each masked field the row holds a value for (see {@link dataSql}). The
+ * driver parsed `data` for this row alone, so it is completed in place rather than copied.
+ */
+function maskedData(row: Row, view: ReadView | undefined): Record<string, unknown> {
+  const masked = view?.masked ?? [];
+  if (masked.length === 0) return row.data;
+  const data = row.data;
+  const flags = row as unknown as Record<string, unknown>;
+  for (let i = 0; i < masked.length; i++) {
+    // The JSON type of the value, or null when the record does not hold the field: a JSON null stays null.
+    const type = flags[`masked_${i}`];
+    if (typeof type === 'string') data[masked[i]!] = type === 'null' ? null : PII_MASK;
+  }
+  return data;
 }
 
 function toRecord(row: Row, fields?: string[]): DocRecord {
@@ -125,6 +159,13 @@ function orderSql(doctype: DocTypeDefinition, query: ListQuery): string {
  */
 export class DbRecordStore implements RecordStore {
   readonly #statistics: PlannerStatistics;
+  /**
+   * The counter each naming prefix had after this process's last use of it: the guess of
+   * {@link insertNamed}. Shared by every store over this database (transactions' included).
+   */
+  readonly #series: Map<string, number>;
+  /** What identifies the database this store reads (a companion row must belong in it). */
+  readonly #database: object;
 
   /**
    * `db` with `transaction` gives {@link atomically} a transaction of its own; a store on a transaction's
@@ -133,8 +174,11 @@ export class DbRecordStore implements RecordStore {
   constructor(
     private readonly db: Pick<Database, 'query'> & Partial<Pick<Database, 'transaction'>>,
     statistics?: PlannerStatistics,
+    series?: Map<string, number>,
   ) {
     this.#statistics = statistics ?? new PlannerStatistics(db);
+    this.#series = series ?? new Map();
+    this.#database = (db as Partial<Pick<Database, 'identity'>>).identity ?? db;
   }
 
   /**
@@ -143,7 +187,7 @@ export class DbRecordStore implements RecordStore {
    * ended by then.
    */
   over(handle: Pick<Database, 'query'>): DbRecordStore {
-    return new DbRecordStore(handle, this.#statistics);
+    return new DbRecordStore(handle, this.#statistics, this.#series);
   }
 
   /** See {@link RecordStore.atomically}: one transaction; the planner statistics stay the outer store's. */
@@ -151,7 +195,7 @@ export class DbRecordStore implements RecordStore {
     work: (store: RecordStore, tx: Pick<Database, 'query'> | undefined) => Promise<T>,
   ): Promise<T> {
     if (!this.db.transaction) return work(this, this.db);
-    return this.db.transaction((tx) => work(new DbRecordStore(tx, this.#statistics), tx));
+    return this.db.transaction((tx) => work(new DbRecordStore(tx, this.#statistics, this.#series), tx));
   }
 
   /**
@@ -159,7 +203,7 @@ export class DbRecordStore implements RecordStore {
    * {@link RecordStore.list}): exact with filters (counted on their index), and without filters counted up
    * to {@link EXACT_TOTAL_LIMIT}. A page shorter than asked already tells the total, so no count is sent.
    */
-  async list(doctype: DocTypeDefinition, query: ListQuery): Promise<ListPage> {
+  async list(doctype: DocTypeDefinition, query: ListQuery, view?: ReadView): Promise<ListPage> {
     const ready = this.#statistics.ready();
     // Inside a transaction (a uniqueness check of a write, an import's batch) the first analysis, which runs
     // on the database's own handle, waits for the transaction to end: waiting for it here would never end.
@@ -177,30 +221,41 @@ export class DbRecordStore implements RecordStore {
       pageWhere += ` AND modified <= ${m} AND (modified < ${m} OR name > $${params.length})`;
     }
     params.push(query.pageLength, query.start);
-    const page = await this.db.query<Row>(
-      `SELECT ${COLUMNS}${keyset ? `, ${CURSOR_MODIFIED}` : ''} FROM records WHERE ${pageWhere} ORDER BY ${orderSql(doctype, query)} LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    );
-    const data = page.rows.map((r) => toRecord(r, query.fields));
+    const order = orderSql(doctype, query);
+    const paging = `ORDER BY ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`;
+    const cursor = keyset ? `, ${CURSOR_MODIFIED}` : '';
+    const data = dataSql(view);
+    // A page that leaves keys out does so once the page is cut: the rows an OFFSET skips are computed too,
+    // and would each be rewritten for nothing. The outer ORDER BY keeps the page's order (its expressions
+    // read the page's own `data`, an output name counting only when it stands alone).
+    const sql =
+      data === 'data'
+        ? `SELECT ${COLUMNS}${cursor} FROM records WHERE ${pageWhere} ${paging}`
+        : `SELECT name, ${data}, creation, modified, modified_by${cursor} FROM (SELECT ${COLUMNS} FROM records WHERE ${pageWhere} ${paging}) AS page ORDER BY ${order}`;
+    const page = await this.db.query<Row>(sql, params);
+    const records = page.rows.map((r) => {
+      maskedData(r, view);
+      return toRecord(r, query.fields);
+    });
     const last = page.rows.at(-1);
     const next =
-      keyset && last?.cursor_modified && data.length === query.pageLength
+      keyset && last?.cursor_modified && records.length === query.pageLength
         ? { next_cursor: encodeListCursor({ modified: last.cursor_modified, name: last.name }) }
         : {};
-    if (!query.after && data.length < query.pageLength && (data.length > 0 || query.start === 0)) {
-      return { data, total: query.start + data.length };
+    if (!query.after && records.length < query.pageLength && (records.length > 0 || query.start === 0)) {
+      return { data: records, total: query.start + records.length };
     }
     if (query.filters.length > 0) {
       const { rows } = await this.db.query<{ count: string | number }>(
         `SELECT count(*) AS count FROM records WHERE ${where}`,
         countParams,
       );
-      return { data, total: Number(rows[0]?.count ?? 0), ...next };
+      return { data: records, total: Number(rows[0]?.count ?? 0), ...next };
     }
     const total = await this.#boundedCount(countParams);
     return total > EXACT_TOTAL_LIMIT
-      ? { data, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true, ...next }
-      : { data, total, ...next };
+      ? { data: records, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true, ...next }
+      : { data: records, total, ...next };
   }
 
   /**
@@ -215,8 +270,25 @@ export class DbRecordStore implements RecordStore {
     return Number(rows[0]?.count ?? 0);
   }
 
-  /** The record, or undefined. */
-  async get(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
+  /**
+   * The record, or undefined. A companion row of this database (`view.alongside`, the audit entry of a
+   * reveal) is inserted by the same statement, if and only if the record exists: PostgreSQL runs a `WITH`'s
+   * sub-statements and the main query on one snapshot, so the record the INSERT's condition saw is the one
+   * the SELECT returns.
+   */
+  async get(doctype: DocTypeDefinition, name: string, view?: ReadView): Promise<DocRecord | undefined> {
+    const companion = view?.alongside;
+    if (companion && companion.database === this.#database) {
+      return companion.run(async (insert) => {
+        const { rows } = await this.db.query<Row>(
+          `WITH found AS (SELECT ${COLUMNS} FROM records WHERE doctype = $1 AND name = $2),
+           companion AS (${insert.sql(3, 'EXISTS (SELECT 1 FROM found)')})
+           SELECT * FROM found`,
+          [doctype.name, name, ...insert.params],
+        );
+        return { value: rows[0] ? toRecord(rows[0]) : undefined, inserted: rows.length > 0 };
+      });
+    }
     const { rows } = await this.db.query<Row>(
       `SELECT ${COLUMNS} FROM records WHERE doctype = $1 AND name = $2`,
       [doctype.name, name],
@@ -257,6 +329,8 @@ export class DbRecordStore implements RecordStore {
       [doctype.name, doctype.namePrefix, JSON.stringify(data), by ?? null],
     );
     this.#statistics.changed();
+    // The counter it took, for the guess of a later insertNamed of the same prefix.
+    this.#series.set(doctype.namePrefix, Number(rows[0]!.name.slice(doctype.namePrefix.length + 1)));
     return toRecord(rows[0]!);
   }
 
@@ -268,7 +342,49 @@ export class DbRecordStore implements RecordStore {
        RETURNING current`,
       [doctype.namePrefix],
     );
-    return seriesName(doctype.namePrefix, Number(rows[0]!.current));
+    const current = Number(rows[0]!.current);
+    this.#series.set(doctype.namePrefix, current);
+    return seriesName(doctype.namePrefix, current);
+  }
+
+  /**
+   * See {@link RecordStore.insertNamed}. The next name is guessed from this process's last use of the
+   * prefix, and the counter's move and the insert are one statement that only stores the record if the
+   * guess was right (the counter was still one below it: no other process or rolled-back write moved it).
+   * The database then runs one statement per new record, as for a record whose data does not depend on its
+   * name. A wrong guess stores nothing and changes nothing: the name is then taken ({@link nextName}) and
+   * the record inserted under it, as before.
+   */
+  async insertNamed(
+    doctype: DocTypeDefinition,
+    data: (name: string) => Record<string, unknown>,
+    by?: string,
+  ): Promise<DocRecord> {
+    const prefix = doctype.namePrefix;
+    const last = this.#series.get(prefix);
+    if (last !== undefined) {
+      const guess = last + 1;
+      const name = seriesName(prefix, guess);
+      // Under concurrent writers the UPDATE waits for the row's lock and re-checks its condition on the
+      // committed counter, so two guesses of the same name never both succeed.
+      const { rows } = await this.db.query<Row>(
+        `WITH next AS (
+           UPDATE naming_series SET current = $5::bigint WHERE prefix = $6 AND current = $5::bigint - 1
+           RETURNING current
+         )
+         INSERT INTO records (doctype, name, data, modified_by)
+         SELECT $1, $2, $3::jsonb, $4::text FROM next
+         RETURNING ${COLUMNS}`,
+        [doctype.name, name, JSON.stringify(data(name)), by ?? null, guess, prefix],
+      );
+      if (rows[0]) {
+        this.#series.set(prefix, guess);
+        this.#statistics.changed();
+        return toRecord(rows[0]);
+      }
+    }
+    const name = await this.nextName(doctype);
+    return this.insert(doctype, data(name), by, name);
   }
 
   /** Replaces a record's fields; undefined when it does not exist. */

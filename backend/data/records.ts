@@ -37,6 +37,41 @@ export interface SumOptions {
  */
 export interface ReadView {
   readonly masked: readonly string[];
+  /**
+   * Stored keys the caller never returns (the blind indexes of personal data at rest): a store may leave
+   * them out of what it reads, so they are neither transferred nor parsed.
+   */
+  readonly omit?: readonly string[];
+  /**
+   * A row to insert with the read of one record (the audit entry of a reveal): a database store runs it in
+   * the read's own statement when the row belongs to its database; any other store ignores it, and the
+   * caller then writes the row itself (see {@link ReadCompanion}).
+   */
+  readonly alongside?: ReadCompanion;
+}
+
+/**
+ * The INSERT of a {@link ReadCompanion}: `sql(first, condition)` is `INSERT ... SELECT ... WHERE condition`
+ * with its own parameters numbered from `$first`, and `params` are those parameters, in order.
+ */
+export interface CompanionInsert {
+  sql(first: number, condition: string): string;
+  readonly params: readonly unknown[];
+}
+
+/**
+ * A row written in the same statement as a read (PostgreSQL's data-modifying `WITH`). On the embedded
+ * database a statement's fixed cost (parse, plan, commit, the trip into WebAssembly) outweighs a small
+ * insert's own work, so an insert that rides on the read costs a fraction of one of its own
+ * (docs/performance.md#personal-data-at-rest). The read runs inside {@link run}, which may run it again
+ * (the owner of the row decides, e.g. after another process took the row's key); `inserted` tells the
+ * owner whether its row was written, which the store knows from the read: the INSERT's condition is that
+ * the record exists, evaluated in the statement's one snapshot.
+ */
+export interface ReadCompanion {
+  /** The database the row belongs in (its `identity`, backend/db/database.ts); a store over another ignores it. */
+  readonly database: object;
+  run<T>(read: (insert: CompanionInsert) => Promise<{ value: T; inserted: boolean }>): Promise<T>;
 }
 
 /**
@@ -72,6 +107,17 @@ export interface RecordStore {
    * that name in one statement. A name taken and never used leaves a gap, as a rolled-back insert does.
    */
   nextName(doctype: DocTypeDefinition): Promise<string>;
+  /**
+   * Stores a new record under the next name of the DocType's prefix whose data depends on that name
+   * (personal data at rest binds each value to its record): `data(name)` gives what is stored, and may be
+   * called more than once (for a name guessed, then for the one taken). Optional: without it a writer
+   * takes the name with {@link nextName} and inserts under it.
+   */
+  insertNamed?(
+    doctype: DocTypeDefinition,
+    data: (name: string) => Record<string, unknown>,
+    by?: string,
+  ): Promise<DocRecord>;
   /**
    * Replaces a record's fields; undefined when it does not exist. `by` becomes its `modified_by` (without
    * it, none: a write no one made is not credited to the last person who did).

@@ -17,8 +17,8 @@ import { atomicWrite } from './atomic-write';
 import { checkLinks, checkNotLinked, checkUnique, type IntegrityDeps, type LinkResolver } from './integrity';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
-import { notifyRead, type RecordObserver } from './record-observer';
-import type { DocRecord } from './records';
+import { notifyRead, type RecordObserver, type RecordReadEvent } from './record-observer';
+import type { DocRecord, ReadCompanion } from './records';
 import { validateDocument, validateKwargs } from './validate';
 
 /** Keys a client may send back with a document (from a previous read) that are not fields: ignored. */
@@ -132,6 +132,21 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
       .filter((f) => (f.pii || f.encrypted) && !access.masked.includes(f.name))
       .filter((f) => projection === undefined || projection.includes(f.name))
       .map((f) => f.name);
+  const readEvent = (
+    c: Context<AppEnv>,
+    doctype: DocTypeDefinition,
+    access: RecordAccess,
+    route: 'list' | 'get',
+    names: string[],
+    projection?: readonly string[],
+  ): RecordReadEvent => ({
+    doctype,
+    names,
+    route,
+    principal: c.get('principal'),
+    revealed: revealedBy(doctype, access, projection),
+    clientAddress: clientAddress(c, trustedProxies),
+  });
   const read = (
     c: Context<AppEnv>,
     doctype: DocTypeDefinition,
@@ -142,14 +157,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
   ) =>
     observers.length === 0
       ? Promise.resolve()
-      : notifyRead(observers, {
-          doctype,
-          names,
-          route,
-          principal: c.get('principal'),
-          revealed: revealedBy(doctype, access, projection),
-          clientAddress: clientAddress(c, trustedProxies),
-        });
+      : notifyRead(observers, readEvent(c, doctype, access, route, names, projection));
   const integrity: IntegrityDeps = {
     records: store,
     doctypes: ctx.doctypes,
@@ -209,9 +217,17 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const doctype = doctypeOf(ctx, c.req.param('doctype'));
     const access = await accessTo(ctx, c, doctype);
     access.require('read');
-    const record = await db(c, () => store.get(doctype, c.req.param('name'), { masked: access.masked }));
+    const name = c.req.param('name');
+    // The event is known before the read (the name asked for is the name read), so an observer may write
+    // with the read's own statement what it would otherwise write after it (the audit of a reveal).
+    const event = observers.length > 0 ? readEvent(c, doctype, access, 'get', [name]) : undefined;
+    let alongside: ReadCompanion | undefined;
+    for (const observer of event ? observers : []) {
+      alongside ??= observer.alongside?.(event!);
+    }
+    const record = await db(c, () => store.get(doctype, name, { masked: access.masked, alongside }));
     if (!record) throw notFound();
-    await read(c, doctype, access, 'get', [record.name]);
+    if (event) await notifyRead(observers, event);
     c.header('Cache-Control', 'no-store');
     return c.json({ data: access.mask(record), ...maskedFields(access) });
   });

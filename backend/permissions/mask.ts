@@ -22,10 +22,14 @@ export function piiFields(doctype: MaskableDocType): string[] {
 
 /**
  * A copy of `record` with each pii field that holds a value replaced by {@link PII_MASK}. A field the record
- * does not carry stays absent (a reader learns only that a value exists, as the Desk shows it).
+ * does not carry stays absent (a reader learns only that a value exists, as the Desk shows it). A record
+ * whose pii fields are all masked or empty already (the record store masks what it does not decrypt) is
+ * returned as it is, not copied.
  */
 export function maskRecord<R extends Record<string, unknown>>(record: R, fields: readonly string[]): R {
-  if (fields.length === 0) return record;
+  if (fields.every((f) => record[f] === undefined || record[f] === null || record[f] === PII_MASK)) {
+    return record;
+  }
   const copy: Record<string, unknown> = { ...record };
   for (const field of fields) {
     if (copy[field] !== undefined && copy[field] !== null) copy[field] = PII_MASK;

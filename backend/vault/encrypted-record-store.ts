@@ -28,6 +28,18 @@ function isBlindIndex(flagged: ReadonlySet<string>, key: string): boolean {
 }
 
 /**
+ * Whether `record` holds a ciphertext or a blind index of one of its flagged fields (`indexKeys`: each
+ * field and its index's key): not so for a page whose store already left them out (masked fields, blind
+ * indexes; see `ReadView.omit`), which is then returned as it is, uncopied.
+ */
+function sealed(indexKeys: readonly [string, string][], record: DocRecord): boolean {
+  for (const [field, index] of indexKeys) {
+    if (isCiphertext(record[field]) || index in record) return true;
+  }
+  return false;
+}
+
+/**
  * A {@link RecordStore} that keeps the values of `pii` and `encrypted` fields as ciphertext in the store it
  * wraps (docs/security.md#personal-data-at-rest), with a blind index beside each for equality filters.
  * Routes and the database store are unchanged: this decorator encrypts on the way in, decrypts on the way
@@ -38,7 +50,10 @@ function isBlindIndex(flagged: ReadonlySet<string>, key: string): boolean {
  */
 export class EncryptedRecordStore implements RecordStore {
   /** Per definition: its flagged fields, and the definition the wrapped store sees (blind indexes added). */
-  readonly #shapes = new WeakMap<DocTypeDefinition, { flagged: Set<string>; stored: DocTypeDefinition }>();
+  readonly #shapes = new WeakMap<
+    DocTypeDefinition,
+    { flagged: Set<string>; stored: DocTypeDefinition; indexKeys: [field: string, index: string][] }
+  >();
 
   constructor(
     private readonly inner: RecordStore,
@@ -59,7 +74,11 @@ export class EncryptedRecordStore implements RecordStore {
         required: false,
       }));
       const stored = flagged.size === 0 ? doctype : { ...doctype, fields: [...doctype.fields, ...indexes] };
-      shape = { flagged, stored };
+      shape = {
+        flagged,
+        stored,
+        indexKeys: [...flagged].map((f) => [f, blindIndexKey(f)] as [string, string]),
+      };
       this.#shapes.set(doctype, shape);
     }
     return shape;
@@ -88,8 +107,8 @@ export class EncryptedRecordStore implements RecordStore {
    * who is not shown the value.
    */
   #open(doctype: DocTypeDefinition, record: DocRecord, view?: ReadView): DocRecord {
-    const { flagged } = this.#shape(doctype);
-    if (flagged.size === 0) return record;
+    const { flagged, indexKeys } = this.#shape(doctype);
+    if (flagged.size === 0 || !sealed(indexKeys, record)) return record;
     const masked = view?.masked ?? [];
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(record)) {
@@ -127,7 +146,7 @@ export class EncryptedRecordStore implements RecordStore {
     query: ListQuery,
     view?: ReadView,
   ): Promise<{ data: DocRecord[]; total: number }> {
-    const { flagged, stored } = this.#shape(doctype);
+    const { flagged, stored, indexKeys } = this.#shape(doctype);
     if (flagged.size === 0) return this.inner.list(doctype, query);
     for (const key of query.orderBy) {
       if (flagged.has(key.field)) throw notQueryable(doctype, key.field, 'sorted');
@@ -135,24 +154,36 @@ export class EncryptedRecordStore implements RecordStore {
     // A value's associated data names its record: a projection with a flagged field always carries `name`
     // (also what the audit of a reveal records).
     const addName = query.fields?.some((f) => flagged.has(f)) === true && !query.fields.includes('name');
-    const page = await this.inner.list(stored, {
-      ...query,
-      fields: addName ? [...query.fields!, 'name'] : query.fields,
-      filters: query.filters.map((f) => this.#filter(doctype, f)),
-    });
+    // The wrapped store may leave out what no caller gets: the blind indexes, and the ciphertexts of the
+    // fields this caller receives masked (it returns the mask for those holding a value).
+    const inner: ReadView = {
+      masked: (view?.masked ?? []).filter((f) => flagged.has(f)),
+      omit: indexKeys.map(([, index]) => index),
+    };
+    const page = await this.inner.list(
+      stored,
+      {
+        ...query,
+        fields: addName ? [...query.fields!, 'name'] : query.fields,
+        filters: query.filters.map((f) => this.#filter(doctype, f)),
+      },
+      inner,
+    );
     return { ...page, data: page.data.map((r) => this.#open(doctype, r, view)) };
   }
 
   /** The record, decrypted but for the fields `view` names as masked (the mask), or undefined. */
   async get(doctype: DocTypeDefinition, name: string, view?: ReadView): Promise<DocRecord | undefined> {
-    const record = await this.inner.get(this.#shape(doctype).stored, name);
+    const record = await this.inner.get(this.#shape(doctype).stored, name, view);
     return record && this.#open(doctype, record, view);
   }
 
   /**
-   * Stores a new record. Its name is part of every value's associated data, so it is taken first
-   * ({@link RecordStore.nextName}) and the record inserted under it, encrypted, in one statement. Plaintext
-   * never reaches the wrapped store.
+   * Stores a new record. Its name is part of every value's associated data, so the values are encrypted
+   * for the name the record gets: through {@link RecordStore.insertNamed} where the wrapped store has it
+   * (one statement when its guess of the name holds), else the name is taken first
+   * ({@link RecordStore.nextName}) and the record inserted under it. Plaintext never reaches the wrapped
+   * store.
    */
   async insert(
     doctype: DocTypeDefinition,
@@ -162,6 +193,10 @@ export class EncryptedRecordStore implements RecordStore {
   ): Promise<DocRecord> {
     const { flagged, stored } = this.#shape(doctype);
     if (flagged.size === 0) return this.inner.insert(doctype, data, by, name);
+    if (name === undefined && this.inner.insertNamed) {
+      const record = await this.inner.insertNamed(stored, (named) => this.#seal(doctype, named, data), by);
+      return this.#written(doctype, record, data);
+    }
     const named = name ?? (await this.inner.nextName(stored));
     const record = await this.inner.insert(stored, this.#seal(doctype, named, data), by, named);
     return this.#written(doctype, record, data);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../../backend/audit/audit-log';
 import type { AuditEntry } from '../../../backend/audit/chain';
 import { verifyChain } from '../../../backend/audit/chain';
+import { openDatabase } from '../../../backend/db/open-database';
 import { userWithRoles } from '../../helpers/roles';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
@@ -87,6 +88,19 @@ describe('reveals are audited', () => {
     expect((await allEntries()).length).toBe(before);
   });
 
+  it('adds nothing for a record that does not exist, and the next reveal follows the last entry', async () => {
+    const res = await t.request('GET', `${CUSTOMERS}/CUST-99999`, {
+      headers: { authorization: salesManager },
+    });
+    expect(res.status).toBe(404);
+    expect((await allEntries()).length).toBe(before);
+    const last = (await allEntries()).at(-1)!;
+    expect(
+      (await t.request('GET', `${CUSTOMERS}/${ada}`, { headers: { authorization: salesManager } })).status,
+    ).toBe(200);
+    expect((await allEntries()).slice(before)).toMatchObject([{ seq: last.seq + 1, prev_hash: last.hash }]);
+  });
+
   it('keeps the log append-only in the database', async () => {
     await expect(t.ctx.db.query('DELETE FROM audit_log')).rejects.toThrow(/append-only/);
     await expect(t.ctx.db.query(`UPDATE audit_log SET "user" = 'someone'`)).rejects.toThrow(/append-only/);
@@ -139,6 +153,31 @@ describe('the hash chain', () => {
     const next = entries.find((e) => e.seq === theirs!.seq + 1)!;
     expect(next).toMatchObject({ record: ada, prev_hash: theirs!.hash });
     expect(await verifyChain(t.ctx.audit!.entries())).toMatchObject({ ok: true });
+  });
+
+  it('goes on after a restart from the head stored, and verifies as one chain', async () => {
+    const database = await openDatabase({ memory: true });
+    try {
+      const first = await createTestApp({ database });
+      const created = await first.request('POST', CUSTOMERS, {
+        body: { customer_name: 'Restart', email: 'r@example.com' },
+      });
+      const name = ((await created.json()) as { data: { name: string } }).data.name;
+      for (let i = 0; i < 2; i++)
+        expect((await first.request('GET', `${CUSTOMERS}/${name}`)).status).toBe(200);
+      await first.close();
+      const second = await createTestApp({ database });
+      try {
+        for (let i = 0; i < 2; i++)
+          expect((await second.request('GET', `${CUSTOMERS}/${name}`)).status).toBe(200);
+        const res = await second.request('GET', '/api/audit/verify');
+        expect(((await res.json()) as { data: unknown }).data).toMatchObject({ ok: true, entries: 4 });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await database.close();
+    }
   });
 
   it('names the entry after a removed one, and an edited one', async () => {

@@ -92,6 +92,9 @@ describe('personal data at rest', () => {
     const body = await moved.text();
     expect(JSON.parse(body).error.code).toBe('integrity_failed');
     expect(body).not.toContain('source@example.com');
+    // The refused read was an attempt to reveal: its audit entry, written with the read, stays.
+    const { data: audited } = await t.ctx.audit!.list({ record: to, limit: 10 });
+    expect(audited.map((e) => e.route)).toEqual(['get']);
 
     await t.ctx.db.query(
       `UPDATE records SET data = jsonb_set(data, '{phone}', $3::jsonb) WHERE doctype = $1 AND name = $2`,

@@ -66,3 +66,56 @@ describe('masked reads decrypt nothing', () => {
     expect(decrypt).toHaveBeenCalledTimes(N);
   });
 });
+
+describe('a masked page as the database returns it', () => {
+  it('masks a value, keeps a missing one missing and a null one null, and carries no blind index', async () => {
+    const customer = t.ctx.doctypes.get('crm.Customer')!;
+    const none = await t.ctx.records.insert(customer, { customer_name: 'Unwrap none' });
+    const empty = await t.ctx.records.insert(customer, { customer_name: 'Unwrap null', email: null });
+    const res = await t.request('GET', OURS, { headers: { authorization: salesUser } });
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as { data: Record<string, unknown>[] };
+    const byName = new Map(page.data.map((r) => [r.name, r]));
+    expect(byName.get(names[0]!)).toMatchObject({ email: PII_MASK });
+    expect(byName.get(none.name)).not.toHaveProperty('email');
+    expect(byName.get(empty.name)).toHaveProperty('email', null);
+    expect(JSON.stringify(page)).not.toContain('__bidx');
+    expect(JSON.stringify(page)).not.toContain('enc1.');
+  });
+
+  it('masks a projected field the same way', async () => {
+    const query = new URLSearchParams({
+      filters: JSON.stringify([['customer_name', '=', 'Unwrap 1']]),
+      fields: JSON.stringify(['email']),
+    });
+    const res = await t.request('GET', `${CUSTOMERS}?${query}`, { headers: { authorization: salesUser } });
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as { data: Record<string, unknown>[] };
+    expect(page.data).toEqual([{ name: names[1], email: PII_MASK }]);
+  });
+});
+
+describe('a masked page in any order', () => {
+  it('is cut from the whole list in the order asked for', async () => {
+    const pageOf = async (start: number) => {
+      const query = new URLSearchParams({
+        filters: JSON.stringify([['customer_name', 'like', 'Unwrap %']]),
+        order_by: 'customer_name desc',
+        limit_start: String(start),
+        limit_page_length: '2',
+      });
+      const res = await t.request('GET', `${CUSTOMERS}?${query}`, { headers: { authorization: salesUser } });
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { data: { customer_name: string; email?: unknown }[] };
+      expect(
+        page.data.filter((r) => r.email !== undefined && r.email !== null).every((r) => r.email === PII_MASK),
+      ).toBe(true);
+      return page.data.map((r) => r.customer_name);
+    };
+    const pages = [];
+    for (let start = 0; start < N; start += 2) pages.push(...(await pageOf(start)));
+    expect(pages).toHaveLength(N);
+    expect(new Set(pages).size).toBe(N);
+    expect(pages).toEqual([...pages].sort().reverse());
+  });
+});
