@@ -4,11 +4,14 @@
  *
  * The request: `POST /api/resource/crm.Customer` (the stock CRM's DocType whose `email` and `phone` are
  * `pii`), a compact JWE body as the browser SDK makes it (`encryptJwe`: RSA-OAEP-256 + A256GCM, `kid`,
- * `htm`, `htu`, `iat`, `jti`), each with an `Idempotency-Key` of its own, answered 201 with the record.
+ * `htm`, `htu`, `iat`, `jti`), answered 201 with the record. The SDK sends no `Idempotency-Key`; a third
+ * side sends the same request with one of its own each (an API client that retries safely), whose record
+ * the platform stores beside the write.
  *
  * - platform: the real MONOLITH app (`createMonolith`, payload encryption in its default `metadata` mode) on
  *   @hono/node-server: the middleware chain (host check, rate limit, body limit, JWE decryption with the
- *   replay check of `jti`/`iat`, CSRF, idempotency with its stored record, API-key auth), the permission
+ *   replay check of `jti`/`iat`, CSRF, idempotency (with a key: the claim, then the answer stored in the
+ *   write's transaction), API-key auth), the permission
  *   check, validation against the DocType's model, naming, at-rest encryption of `email` and `phone` with a
  *   data key each and their blind indexes, the insert and its audit, the answer (docs/security.md);
  * - bare: a one-route Hono app on @hono/node-server that reads the body, opens the JWE (one
@@ -20,8 +23,8 @@
  * is in the figure, while the PostgreSQL server's own processes are not). The load generator is a child
  * process (bench/support/post-generator.mjs, concurrency `CONCURRENCY`, every body sent once), so this
  * process's CPU (`process.cpuUsage`, every thread) over a load is the serving side's alone. The sides
- * alternate in `ROUNDS` rounds (the order flipped every round); printed are the medians of the rounds' CPU
- * per request, their ratio, and the throughput.
+ * alternate in `ROUNDS` rounds (the order reversed every other round); printed are the medians of the
+ * rounds' CPU per request, the ratios to the bare server, and the throughput.
  */
 
 import { generateKeyPairSync } from 'node:crypto';
@@ -131,47 +134,41 @@ async function bodies(target: Target, count: number): Promise<string[]> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** The sides of a comparison, in the order of the odd rounds (the even rounds run them reversed). */
+const SIDES = ['bare', 'platform', 'platformKeyed'] as const;
+type SideName = (typeof SIDES)[number];
+
+/** Per side, each round's CPU milliseconds per request and requests per second. */
+type Figures = Record<SideName, { cpu: number[]; rate: number[] }>;
+
 /** One comparison: the platform and the bare server on databases opened by `open`. */
 async function compare(
-  label: string,
   open: (name: string) => Promise<Database>,
   generator: ReturnType<typeof startGenerator>,
-): Promise<{
-  label: string;
-  platform: number[];
-  bare: number[];
-  platformRate: number[];
-  bareRate: number[];
-}> {
+): Promise<Figures> {
   const platform = await startPlatform(await open('platform'));
   const bare = await startBare(await open('bare'));
-  const figures = {
-    label,
-    platform: [] as number[],
-    bare: [] as number[],
-    platformRate: [] as number[],
-    bareRate: [] as number[],
-  };
-  const load = async (target: Target, count: number): Promise<LoadFigures> =>
-    runLoad(generator, {
+  const figures = Object.fromEntries(SIDES.map((side) => [side, { cpu: [], rate: [] }])) as Figures;
+  const load = async (side: SideName, count: number): Promise<LoadFigures> => {
+    const target = side === 'bare' ? bare : platform;
+    return runLoad(generator, {
       url: target.url,
       path: PATH,
       headers: target.headers,
       bodies: await bodies(target, count),
       connections: CONCURRENCY,
       status: 201,
-      keyHeader: 'Idempotency-Key',
+      keyHeader: side === 'platformKeyed' ? 'Idempotency-Key' : undefined,
     });
+  };
   try {
     // Warm-up (JIT, connection pools, key copies), not counted.
-    await load(bare, WARMUP);
-    await load(platform, WARMUP);
+    for (const side of SIDES) await load(side, WARMUP);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 ? (['platform', 'bare'] as const) : (['bare', 'platform'] as const);
-      for (const side of order) {
-        const f = await load(side === 'platform' ? platform : bare, PER_ROUND);
-        figures[side].push(f.cpuMs / PER_ROUND);
-        figures[side === 'platform' ? 'platformRate' : 'bareRate'].push(PER_ROUND / (f.wallMs / 1000));
+      for (const side of round % 2 ? [...SIDES].reverse() : SIDES) {
+        const f = await load(side, PER_ROUND);
+        figures[side].cpu.push(f.cpuMs / PER_ROUND);
+        figures[side].rate.push(PER_ROUND / (f.wallMs / 1000));
       }
     }
   } finally {
@@ -182,46 +179,48 @@ async function compare(
 }
 
 const generator = startGenerator();
-const results = [];
+const results: { label: string; figures: Figures }[] = [];
 try {
   const postgres = await startPostgres();
   if (postgres === undefined) {
-    console.log('PostgreSQL is not installed: the PostgreSQL row is skipped');
+    console.log('PostgreSQL is not installed: the PostgreSQL rows are skipped');
   } else {
     try {
-      results.push(
-        await compare(
-          'PostgreSQL',
-          (name) => openDatabase({ databaseUrl: postgres.createDatabase(name) }),
-          generator,
-        ),
-      );
+      const open = (name: string) => openDatabase({ databaseUrl: postgres.createDatabase(name) });
+      results.push({ label: 'PostgreSQL', figures: await compare(open, generator) });
     } finally {
       await postgres.stop();
     }
   }
-  results.push(await compare('PGlite', () => openDatabase({ memory: true }), generator));
+  results.push({ label: 'PGlite', figures: await compare(() => openDatabase({ memory: true }), generator) });
 } finally {
   generator.kill();
 }
 
+const LABELS: Record<SideName, string> = {
+  bare: 'bare Hono: decrypt + one INSERT',
+  platform: "platform, the SDK's request",
+  platformKeyed: 'platform, with Idempotency-Key',
+};
 console.log(
   `\nserver CPU per encrypted POST ${PATH} (process.cpuUsage of the serving process, every thread), ` +
     `medians of ${ROUNDS} alternating rounds of ${PER_ROUND}, concurrency ${CONCURRENCY}`,
 );
-console.log(
-  `${''.padEnd(12)} ${'platform'.padStart(10)} ${'bare'.padStart(10)} ${'ratio'.padStart(8)}   req/s platform / bare`,
-);
-for (const r of results) {
-  const p = median(r.platform);
-  const b = median(r.bare);
-  console.log(
-    `${r.label.padEnd(12)} ${p.toFixed(3).padStart(7)} ms ${b.toFixed(3).padStart(7)} ms ${(p / b).toFixed(2).padStart(7)}x   ` +
-      `${median(r.platformRate).toFixed(0)} / ${median(r.bareRate).toFixed(0)}`,
-  );
+for (const { label, figures } of results) {
+  const bareCpu = median(figures.bare.cpu);
+  console.log(`  ${label}`);
+  for (const side of SIDES) {
+    const cpu = median(figures[side].cpu);
+    console.log(
+      `    ${LABELS[side].padEnd(34)} ${cpu.toFixed(3)} ms CPU/request  ${(cpu / bareCpu).toFixed(2)}x  ` +
+        `${median(figures[side].rate).toFixed(0).padStart(5)} req/s`,
+    );
+  }
 }
-for (const r of results) {
+for (const { label, figures } of results) {
+  const ratio = (side: SideName) => (median(figures[side].cpu) / median(figures.bare.cpu)).toFixed(2);
+  console.log(`encrypted create CPU / bare server, ${label}: ${ratio('platform')}x`);
   console.log(
-    `encrypted create CPU / bare server, ${r.label}: ${(median(r.platform) / median(r.bare)).toFixed(2)}x`,
+    `encrypted create with Idempotency-Key CPU / bare server, ${label}: ${ratio('platformKeyed')}x`,
   );
 }
