@@ -148,7 +148,11 @@ async function compare(
 ): Promise<Figures> {
   const platform = await startPlatform(await open('platform'));
   const bare = await startBare(await open('bare'));
-  const figures = Object.fromEntries(SIDES.map((side) => [side, { cpu: [], rate: [] }])) as Figures;
+  const figures: Figures = {
+    bare: { cpu: [], rate: [] },
+    platform: { cpu: [], rate: [] },
+    platformKeyed: { cpu: [], rate: [] },
+  };
   const load = async (side: SideName, count: number): Promise<LoadFigures> => {
     const target = side === 'bare' ? bare : platform;
     return runLoad(generator, {
