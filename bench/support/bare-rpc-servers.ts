@@ -67,7 +67,8 @@ async function serve(handle: (body: Buffer) => void): Promise<BareServer> {
   };
 }
 
-function openJwe(token: string, key: KeyObject): Buffer {
+/** Opens a compact JWE (RSA-OAEP-256 + A256GCM): one `privateDecrypt`, one AES-256-GCM decipher; its plaintext. */
+export function openJwe(token: string, key: KeyObject): Buffer {
   const [protectedB64, encryptedKey, iv, ciphertext, tag] = token.split('.') as [
     string,
     string,

@@ -2,9 +2,13 @@
 // do not share an event loop or a core's time with it. Plain JavaScript, so starting it needs no loader.
 //
 // Protocol over IPC:
-//   parent -> { type: 'load', url, path, headers, bodies, connections }   child -> { type: 'loaded' }
+//   parent -> { type: 'load', url, path, headers, bodies, connections, status?, keyHeader? }
+//                                                                          child -> { type: 'loaded' }
+//   `status` is the answer every request must get (default 200); `keyHeader` names a header sent with a
+//   fresh random value on every request (an `Idempotency-Key`).
 //   parent -> { type: 'go' }    child sends every body once, `connections` at a time, then
 //                               child -> { type: 'done', ms } or { type: 'failed', message }
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 
 let job;
@@ -15,7 +19,7 @@ process.on('message', async (message) => {
     return;
   }
   if (message.type !== 'go') return;
-  const { url, path, headers, bodies, connections } = job;
+  const { url, path, headers, bodies, connections, status = 200, keyHeader } = job;
   const pool = new Pool(url, { connections, pipelining: 1 });
   let next = 0;
   const start = performance.now();
@@ -24,9 +28,10 @@ process.on('message', async (message) => {
       Array.from({ length: connections }, async () => {
         while (next < bodies.length) {
           const body = bodies[next++];
-          const res = await pool.request({ method: 'POST', path, headers, body });
+          const sent = keyHeader ? { ...headers, [keyHeader]: randomUUID() } : headers;
+          const res = await pool.request({ method: 'POST', path, headers: sent, body });
           const text = await res.body.text();
-          if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+          if (res.statusCode !== status) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
         }
       }),
     );

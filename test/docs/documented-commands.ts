@@ -669,6 +669,7 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
     'lighthouse',
     'memory',
     'decrypt',
+    'encrypted-create',
     'gateway',
     'durability',
     'list-growth',

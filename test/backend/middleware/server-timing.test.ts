@@ -4,12 +4,15 @@
  * (`db`), the rest of the handler and the total; a caller without that role, a caller who did not ask, and
  * an anonymous caller get no such header.
  */
+import { request as httpRequest } from 'node:http';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../../backend/http/env';
 import { handleError, PlatformError } from '../../../backend/http/errors';
 import { timeStage, withServerTiming } from '../../../backend/middleware/server-timing';
 import { type ChainStep, foldSteps } from '../../../backend/middleware/step';
+import { startServer } from '../../../backend/server';
+import { apiKeyAuthorization } from '../../helpers/auth';
 import { userWithRoles } from '../../helpers/roles';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
@@ -104,6 +107,37 @@ describe('Server-Timing', () => {
     expect(Object.keys(metrics(res.headers.get('server-timing')))).toEqual(
       expect.arrayContaining(['decrypt', 'idempotency', 'auth', 'app', 'total']),
     );
+  });
+
+  it('reads the asking header from node:http on a real server, and times only the request that asks', async () => {
+    const server = await startServer(t.app, { host: '127.0.0.1', port: 0 });
+    const authorization = await apiKeyAuthorization(t.ctx);
+    // node:http, not fetch: the Host must be the public URL's for the host check.
+    const timingOf = (headers: Record<string, string>) =>
+      new Promise<string | undefined>((resolve, reject) => {
+        const req = httpRequest(`${server.url}/api/resource/stock.Item`, {
+          headers: { host: 'desk.test', authorization, ...headers },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(res.headers['server-timing'] as string | undefined)
+              : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      expect(Object.keys(metrics((await timingOf(ASK)) ?? null))).toEqual(
+        expect.arrayContaining(['host', 'auth', 'db', 'app', 'total']),
+      );
+      expect(await timingOf({})).toBeUndefined();
+      expect(await timingOf({ 'X-Platform-Timing': '0' })).toBeUndefined();
+    } finally {
+      await server.close();
+    }
   });
 
   it('sends nothing to a System Manager who did not ask', async () => {
