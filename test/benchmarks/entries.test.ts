@@ -138,7 +138,7 @@ targets: [{ type: endpoint, name: e, method: GET, path: /threads }]
     }
   });
 
-  it('a run against plain http never loads the https client, NATS, the cryptography or the live servers', async () => {
+  it('a run against plain http never loads the https client, NATS, the cryptography, the live servers or faker', async () => {
     expect(run('npm', ['run', '--silent', 'build:harness']).status).toBe(0);
     const server = await startRecordingServer();
     try {
