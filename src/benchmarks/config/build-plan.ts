@@ -1,6 +1,6 @@
-import { faker } from '@faker-js/faker/locale/en';
 import { compileChecks } from '../checks/checks';
 import { shorthandStages, stagesDuration } from '../engine/stages';
+import { loadedFaker } from '../template/faker-source';
 import { compileTemplate, type TemplateProblem } from '../template/template';
 import { buildFlowSteps } from './build-flow';
 import type { CompileAt } from './compile-at';
@@ -53,6 +53,10 @@ export function buildPlan(
   };
   const compile: CompileAt = (value, path, scope) => {
     const problems: TemplateProblem[] = [];
+    const faker = loadedFaker();
+    // Loaded by whoever read the plan when its text or variables name faker (loadFakerFor).
+    if (!faker && JSON.stringify(value).includes('faker'))
+      throw new Error('a plan that uses faker is compiled after loadFaker()');
     const renderer = compileTemplate(value, faker, c.seed, problems, [], scope);
     for (const p of problems) issues.push(src.issue('unknown_template', [...path, ...p.path], p.message));
     return renderer;

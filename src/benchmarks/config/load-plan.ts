@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
+import { loadFakerFor } from '../template/faker-source';
 import { buildPlan } from './build-plan';
 import { crossKeyIssues } from './cross-keys';
 import { checkInlineSecrets, referencedEnv, substituteEnv } from './env';
@@ -31,14 +32,17 @@ export async function loadPlanFile(
   overrides: PlanOverrides = {},
   options: LoadOptions = {},
 ): Promise<PlanResult> {
-  return loadPlan(await readFile(configPath, 'utf8'), configPath, env, overrides, options);
+  const text = await readFile(configPath, 'utf8');
+  await loadFakerFor(text, env);
+  return loadPlan(text, configPath, env, overrides, options);
 }
 
 /**
  * Validates a load-test YAML text into a {@link LoadPlan}. Every problem is collected before returning,
  * each with its YAML line and column: syntax errors, schema errors (types, unknown and missing keys),
  * inline secrets, unset environment variables, unknown templates, duplicate scenario names and factory
- * modules that do not exist. The plan keeps its exact inputs (`plan.source`) for generator threads.
+ * modules that do not exist. The plan keeps its exact inputs (`plan.source`) for generator threads. A
+ * plan whose text or variables name faker is compiled after `loadFakerFor` (as {@link loadPlanFile} does).
  */
 export function loadPlan(
   text: string,
@@ -82,7 +86,8 @@ export function loadPlan(
  * Compiles a plan again from the inputs the main thread validated (a generator thread's copy): the same
  * text, variables and overrides, so the same plan; nothing is read from disk.
  */
-export function planFromSource(source: PlanSource, configPath: string): LoadPlan {
+export async function planFromSource(source: PlanSource, configPath: string): Promise<LoadPlan> {
+  await loadFakerFor(source.text, source.env);
   const r = loadPlan(source.text, configPath, source.env, source.overrides, {
     placeholders: source.placeholders,
     files: source.files,

@@ -1,22 +1,34 @@
-import * as hdr from 'hdr-histogram-js';
+import { deflateSync, inflateSync } from 'node:zlib';
+import type Histogram from 'hdr-histogram-js/dist/Histogram';
+// The class itself, not the package's index: the index also loads the WebAssembly build, pako and the
+// log writer (which builds an Intl.NumberFormat when loaded, about 10 ms of start-up), none of which a
+// run uses. The compressed form is written here on node:zlib, as the library does in Node.
+import Int32Module from 'hdr-histogram-js/dist/Int32Histogram';
+
+/**
+ * The class: a CommonJS module's `exports.default`, which Node's ES module interop hands over as the
+ * `default` of `module.exports` (a bundler honouring `__esModule` hands over the class itself).
+ */
+const Int32Histogram = (Int32Module as unknown as { default?: typeof Int32Module }).default ?? Int32Module;
 
 /** A latency histogram in microseconds (hdr-histogram-js, mergeable with `add`). */
-export type LatencyHistogram = hdr.Histogram;
+export type LatencyHistogram = Histogram;
 
 /** Highest latency tracked: 10 minutes in microseconds; anything slower is clamped to it. */
 const MAX_LATENCY_US = 600_000_000;
+/** Lowest value told apart, and the significant digits kept (0.1 % value precision). */
+const LOWEST_US = 1;
+const SIGNIFICANT_DIGITS = 3;
 
 /**
- * A new histogram from 1 us to 10 min with 3 significant digits (0.1 % value precision) and 32-bit counts.
+ * A new histogram from 1 us to 10 min with 3 significant digits (0.1 % value precision) and 32-bit counts,
+ * growing its range when a larger one is added into it (as the library's `build` makes them).
  * (The `packed` variant is smaller but costs milliseconds per merge: too slow for a load generator.)
  */
 export function newHistogram(): LatencyHistogram {
-  return hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: MAX_LATENCY_US,
-    numberOfSignificantValueDigits: 3,
-    bitBucketSize: 32,
-  });
+  const h = new Int32Histogram(LOWEST_US, MAX_LATENCY_US, SIGNIFICANT_DIGITS);
+  h.autoResize = true;
+  return h;
 }
 
 /** Records a latency, clamped into the trackable range. */
@@ -24,14 +36,130 @@ export function recordUs(h: LatencyHistogram, us: number): void {
   h.recordValue(Math.min(MAX_LATENCY_US, Math.max(1, Math.round(us))));
 }
 
-/** Compressed base64 form (HdrHistogram's V2 encoding), for worker messages and result files. */
-export function encodeHistogram(h: LatencyHistogram): string {
-  return hdr.encodeIntoCompressedBase64(h);
+/**
+ * HdrHistogram's V2 encoding cookies (word size 9, run-length zeros): uncompressed, and compressed
+ * (the cookie, the deflated length, then the zlib stream of the uncompressed form).
+ */
+const V2_COOKIE = 0x1c849303 | 0x10;
+const V2_COMPRESSED_COOKIE = 0x1c849304 | 0x10;
+/** Bytes of the V2 header: cookie, payload length, index offset, digits, lowest, highest, ratio. */
+const V2_HEADER_BYTES = 40;
+
+/** The internals of hdr-histogram-js's JavaScript histograms that the codec and the merge read. */
+interface CountsView {
+  countsArrayLength: number;
+  maxValue: number;
+  minNonZeroValue: number;
+  totalCount: number;
+  numberOfSignificantValueDigits: number;
+  lowestDiscernibleValue: number;
+  highestTrackableValue: number;
+  getCountAtIndex(i: number): number;
+  setCountAtIndex(i: number, count: number): void;
+  valueFromIndex(i: number): number;
+  highestEquivalentValue(v: number): number;
+  medianEquivalentValue(v: number): number;
+  countsArrayIndex(v: number): number;
+  addToCountAtIndex(i: number, count: number): void;
+  setTotalCount(n: number): void;
+  updatedMaxValue(v: number): void;
+  updateMinNonZeroValue(v: number): void;
+  establishInternalTackingValues(lengthToCover: number): void;
 }
 
-/** Decodes {@link encodeHistogram}'s output. */
+/** Writes `v` (a count, or minus a run of zero counts) ZigZag LEB128 at `at`; returns the next offset. */
+function putZigZag(out: Buffer, at: number, v: number): number {
+  // ZigZag on doubles: counts reach 2^32 - 1, past what 32-bit operators keep.
+  let z = v >= 0 ? v * 2 : -v * 2 - 1;
+  while (z >= 0x80) {
+    out[at++] = (z % 0x80) | 0x80;
+    z = Math.floor(z / 0x80);
+  }
+  out[at++] = z;
+  return at;
+}
+
+/** Reads a ZigZag LEB128 value at `at.i` of `buf`, moving `at.i` past it. */
+function getZigZag(buf: Buffer, at: { i: number }): number {
+  let z = 0;
+  let scale = 1;
+  for (let n = 0; n < 9; n++) {
+    const b = buf[at.i++];
+    if (b === undefined) throw new Error('truncated histogram');
+    // The ninth byte carries eight bits (LEB128-64b9B).
+    if (n === 8) {
+      z += b * scale;
+      break;
+    }
+    z += (b & 0x7f) * scale;
+    if (b < 0x80) break;
+    scale *= 0x80;
+  }
+  return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+}
+
+/**
+ * Compressed base64 form (HdrHistogram's V2 compressed encoding, as `encodeIntoCompressedBase64` of
+ * hdr-histogram-js writes it), for worker messages and result files.
+ */
+export function encodeHistogram(h: LatencyHistogram): string {
+  const v = h as unknown as CountsView;
+  const limit = v.countsArrayIndex(v.maxValue) + 1;
+  // At most 9 bytes per count (fewer: zero runs take one word).
+  const raw = Buffer.allocUnsafe(V2_HEADER_BYTES + 9 * limit);
+  raw.writeInt32BE(V2_COOKIE | 0, 0);
+  raw.writeInt32BE(1, 8);
+  raw.writeInt32BE(v.numberOfSignificantValueDigits, 12);
+  raw.writeBigInt64BE(BigInt(v.lowestDiscernibleValue), 16);
+  raw.writeBigInt64BE(BigInt(v.highestTrackableValue), 24);
+  raw.writeBigInt64BE(1n, 32);
+  let at = V2_HEADER_BYTES;
+  for (let i = 0; i < limit; ) {
+    const count = v.getCountAtIndex(i++);
+    if (count !== 0) {
+      at = putZigZag(raw, at, count);
+      continue;
+    }
+    let zeros = 1;
+    while (i < limit && v.getCountAtIndex(i) === 0) {
+      zeros++;
+      i++;
+    }
+    at = putZigZag(raw, at, zeros > 1 ? -zeros : 0);
+  }
+  raw.writeInt32BE(at - V2_HEADER_BYTES, 4);
+  const deflated = deflateSync(raw.subarray(0, at));
+  const out = Buffer.allocUnsafe(8 + deflated.length);
+  out.writeInt32BE(V2_COMPRESSED_COOKIE | 0, 0);
+  out.writeInt32BE(deflated.length, 4);
+  deflated.copy(out, 8);
+  return out.toString('base64');
+}
+
+/** Decodes {@link encodeHistogram}'s output (and the library's). */
 export function decodeHistogram(s: string): LatencyHistogram {
-  return hdr.decodeFromCompressedBase64(s, 32);
+  const data = Buffer.from(s.trim(), 'base64');
+  if (data.length < 8 || ((data.readInt32BE(0) & ~0xf0) | 0) !== (0x1c849304 | 0))
+    throw new Error('not a V2 compressed histogram');
+  const raw = inflateSync(data.subarray(8, 8 + data.readInt32BE(4)));
+  if (raw.length < V2_HEADER_BYTES || raw.readInt32BE(0) !== (V2_COOKIE | 0))
+    throw new Error('not a V2 histogram');
+  const payload = raw.readInt32BE(4);
+  const h = new Int32Histogram(
+    Number(raw.readBigInt64BE(16)),
+    Number(raw.readBigInt64BE(24)),
+    raw.readInt32BE(12),
+  ) as unknown as CountsView & LatencyHistogram;
+  const at = { i: V2_HEADER_BYTES };
+  const end = V2_HEADER_BYTES + payload;
+  let index = 0;
+  while (at.i < end) {
+    const count = getZigZag(raw, at);
+    if (count < 0) index -= count;
+    else h.setCountAtIndex(index++, count);
+  }
+  h.establishInternalTackingValues(index);
+  return h;
 }
 
 /** Percentiles and max in milliseconds (0 for an empty histogram). */
@@ -41,23 +169,6 @@ export interface LatencySummary {
   p99: number;
   max: number;
   mean: number;
-}
-
-/** The internals of hdr-histogram-js's JavaScript histograms that one pass over the counts needs. */
-interface CountsView {
-  countsArrayLength: number;
-  maxValue: number;
-  minNonZeroValue: number;
-  totalCount: number;
-  getCountAtIndex(i: number): number;
-  valueFromIndex(i: number): number;
-  highestEquivalentValue(v: number): number;
-  medianEquivalentValue(v: number): number;
-  countsArrayIndex(v: number): number;
-  addToCountAtIndex(i: number, count: number): void;
-  setTotalCount(n: number): void;
-  updatedMaxValue(v: number): void;
-  updateMinNonZeroValue(v: number): void;
 }
 
 /**

@@ -27,7 +27,7 @@ export async function workerMain(data: WorkerData, port: MessagePort): Promise<v
     } else started(m.startAt);
   });
   try {
-    const plan = planFromSource(data.source, data.configPath);
+    const plan = await planFromSource(data.source, data.configPath);
     const generator = await prepareGenerator(plan, data.target, data.shard);
     post({ type: 'ready' });
     const startAt = await start;

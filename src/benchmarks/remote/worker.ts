@@ -180,7 +180,7 @@ async function runAssignment(
     nc.publish(SUBJECTS.done(a.run), JSON.stringify({ name, ...d }));
   let alive: NodeJS.Timeout | undefined;
   try {
-    const plan = planFromSource(a.source, a.configPath);
+    const plan = await planFromSource(a.source, a.configPath);
     const unreachable = await reachable(plan.targetUrl, Math.min(plan.http.timeoutMs, 5000));
     if (unreachable) {
       reply({

@@ -1,9 +1,7 @@
 import type { ScenarioPlan } from '../config/plan';
 import { DataFeeder } from '../data/feeder';
 import type { Runtime } from '../engine/types';
-import { doctypeScenario } from './doctype';
 import { endpointScenario } from './endpoint';
-import { flowScenario } from './flow';
 import { rpcScenario } from './rpc';
 import type { ScenarioRunner } from './runner';
 
@@ -22,15 +20,19 @@ export function createRunners(rt: Runtime): Promise<ScenarioRunner[]> {
   );
 }
 
+/**
+ * The runner of one scenario. The doctype and flow scenarios generate records with faker: they (and it)
+ * are loaded only by a plan that has one.
+ */
 async function createRunner(s: ScenarioPlan, rt: Runtime): Promise<ScenarioRunner> {
   switch (s.type) {
     case 'doctype':
-      return doctypeScenario(s, rt);
+      return (await import('./doctype')).doctypeScenario(s, rt);
     case 'endpoint':
       return endpointScenario(s, rt);
     case 'rpc':
       return rpcScenario(s, rt);
     case 'flow':
-      return flowScenario(s, rt);
+      return (await import('./flow')).flowScenario(s, rt);
   }
 }

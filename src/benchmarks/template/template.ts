@@ -46,13 +46,13 @@ type Piece = (ctx?: RenderContext) => unknown;
  */
 function compileExpression(
   expr: string,
-  faker: Faker,
+  faker: Faker | undefined,
   seed: Record<string, unknown>,
   scope: TemplateScope,
 ): Piece | string {
   const call = CALL.exec(expr);
   if (call) {
-    const gen = resolveFakerPath(faker, call[1]!);
+    const gen = faker && resolveFakerPath(faker, call[1]!);
     if (!gen) return `"faker.${call[1]}" is not a faker generator (e.g. faker.person.fullName)`;
     let args: unknown[] = [];
     if (call[2]?.trim()) {
@@ -118,7 +118,8 @@ export function constantOf(r: Renderer): { value: unknown } | undefined {
  */
 export function compileTemplate(
   value: unknown,
-  faker: Faker,
+  /** Undefined for a plan that names no faker generator (faker is loaded only when one does). */
+  faker: Faker | undefined,
   seed: Record<string, unknown>,
   problems: TemplateProblem[],
   path: (string | number)[] = [],

@@ -2,8 +2,8 @@
  * The compact JWE of a request body (RFC 7516 section 7.1), made with WebCrypto alone: `alg RSA-OAEP-256`
  * (RFC 7518 section 4.3), `enc A256GCM` (RFC 7518 section 5.3). What does not change from one body to the
  * next is prepared once per key, in a {@link JweRecipient}: the imported public key and the protected
- * header's start. Per body: one random draw (key, IV and `jti` from one buffer), the content key's import,
- * and the two encryptions, run side by side.
+ * header's start. Per body: one random draw (key, IV and `jti` from one buffer), the content key's wrap
+ * side by side with its import, then the body's sealing.
  */
 import { type EncryptionJwk, JWE_ALG, JWE_ENC, type RequestBinding } from '../../protocol';
 import { base64url } from './base64url';
@@ -66,15 +66,20 @@ export async function encryptCompact(
     `${recipient.headerStart},"htm":${JSON.stringify(binding.htm)},"htu":${JSON.stringify(binding.htu)}` +
     `,"iat":${Math.floor(issuedAtMs / 1000)},"jti":"${base64url(random.subarray(CEK_BYTES + IV_BYTES))}"}`;
   const protectedHeader = base64url(utf8.encode(header));
-  const cek = await crypto.subtle.importKey('raw', cekBytes, 'AES-GCM', false, ['encrypt']);
-  const [wrapped, sealed] = await Promise.all([
-    crypto.subtle.encrypt(RSA_OAEP, recipient.key, cekBytes),
-    crypto.subtle.encrypt(
-      { name: 'AES-GCM', iv, additionalData: utf8.encode(protectedHeader) },
-      cek,
-      utf8.encode(plaintext),
-    ),
-  ]);
+  // The key is wrapped while the content key is imported: the wrap needs only its bytes, so the body's
+  // sealing is the one step that waits for the import (in a browser each WebCrypto call is a round trip
+  // to another thread, and these two overlap).
+  const wrapping = crypto.subtle.encrypt(RSA_OAEP, recipient.key, cekBytes);
+  const sealing = crypto.subtle
+    .importKey('raw', cekBytes, 'AES-GCM', false, ['encrypt'])
+    .then((cek) =>
+      crypto.subtle.encrypt(
+        { name: 'AES-GCM', iv, additionalData: utf8.encode(protectedHeader) },
+        cek,
+        utf8.encode(plaintext),
+      ),
+    );
+  const [wrapped, sealed] = await Promise.all([wrapping, sealing]);
   // WebCrypto's AES-GCM gives the ciphertext followed by the tag: two views of one buffer.
   const tagAt = sealed.byteLength - TAG_BYTES;
   return `${protectedHeader}.${base64url(new Uint8Array(wrapped))}.${base64url(iv)}.${base64url(

@@ -12,10 +12,27 @@ export interface EncryptedPayload {
   contentType: string;
 }
 
+/** Most URLs whose path is kept (a page sends its bodies to a handful of URLs, over and over). */
+const PATH_CACHE_SIZE = 64;
+const paths = new Map<string, string>();
+/**
+ * A URL whose path does not depend on the page's own URL: an absolute path (`/api/...`, not `//host` or
+ * `/\host`, which name a host) or an absolute http(s) URL. Only those are kept: a relative path resolves
+ * against the page, which a single-page app changes.
+ */
+const BASE_FREE = /^(?:\/(?![/\\])|https?:\/\/)/i;
+
 /** The path of `url` (absolute, or relative to the page), without query or fragment. */
 export function pathOf(url: string): string {
+  const known = paths.get(url);
+  if (known !== undefined) return known;
   const base = (globalThis as { location?: { href?: string } }).location?.href ?? 'http://localhost/';
-  return new URL(url, base).pathname;
+  const path = new URL(url, base).pathname;
+  if (BASE_FREE.test(url)) {
+    if (paths.size >= PATH_CACHE_SIZE) paths.clear();
+    paths.set(url, path);
+  }
+  return path;
 }
 
 /**

@@ -1,9 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatIssues } from '../../../src/benchmarks/config/issues';
 import { loadPlan } from '../../../src/benchmarks/config/load-plan';
+import { loadFaker } from '../../../src/benchmarks/template/faker-source';
+
+// Some plans here name faker: it is loaded first, as loadPlanFile does for such a file.
+beforeAll(() => loadFaker());
 
 const dir = mkdtempSync(join(tmpdir(), 'load-plan-'));
 const configPath = join(dir, 'load.yaml');

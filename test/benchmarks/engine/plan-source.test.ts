@@ -23,7 +23,7 @@ targets: [{ type: endpoint, name: e, method: GET, path: /x }]
     expect(r.plan.source.overrides).toEqual({ workers: 3 });
     rmSync(path);
     // Compiled again from the source alone, with the file gone: the same plan.
-    const copy = planFromSource(r.plan.source, path);
+    const copy = await planFromSource(r.plan.source, path);
     expect(copy.generator.workers).toBe(3);
     expect(copy.auth).toEqual({ mode: 'bearer', token: 't' });
   });

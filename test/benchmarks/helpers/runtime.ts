@@ -11,6 +11,10 @@ import { createRunners } from '../../../src/benchmarks/scenarios';
 import type { ScenarioRunner } from '../../../src/benchmarks/scenarios/runner';
 import { discoverTarget } from '../../../src/benchmarks/target/discover';
 import { createEncoder } from '../../../src/benchmarks/target/encoder';
+import { loadFaker } from '../../../src/benchmarks/template/faker-source';
+
+// planFrom compiles plans that may name faker synchronously: it is loaded first, as loadPlanFile does.
+await loadFaker();
 
 const tempDirs: string[] = [];
 // Registered on the root suite of every test file importing this module: its temporary files go at the end.

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from 'jose';
 import { HttpResponse, http } from 'msw';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FlaggedSchema } from '../../../src/protocol';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { isSdkError } from '../../../src/sdk/errors';
@@ -116,6 +116,23 @@ describe('encryptPayload', () => {
     ).rejects.toMatchObject({
       code: 'decryption_failed',
     });
+  });
+
+  it('binds a relative URL to the page it is sent from, each time (the app moves between pages)', async () => {
+    const client = security();
+    const htuOf = async (url: string) =>
+      decodeProtectedHeader((await client.encryptPayload(BODY, url, 'POST', piiSchema)).body).htu;
+    try {
+      vi.stubGlobal('location', { href: `${ORIGIN}/desk/crm/` });
+      expect(await htuOf('api/records')).toBe('/desk/crm/api/records');
+      expect(await htuOf('/api/resource/crm.Customer')).toBe('/api/resource/crm.Customer');
+      vi.stubGlobal('location', { href: `${ORIGIN}/desk/hr/` });
+      expect(await htuOf('api/records')).toBe('/desk/hr/api/records');
+      expect(await htuOf('/api/resource/crm.Customer')).toBe('/api/resource/crm.Customer');
+      expect(await htuOf('/api/x/../resource/crm.Lead')).toBe('/api/resource/crm.Lead');
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('fetches the config and the JWKS once for concurrent callers and reuses the cached key', async () => {
