@@ -17,9 +17,8 @@
  * them alike. Printed: CPU milliseconds per request of each side, the ratios to the baselines, and the
  * throughput of each side.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { constants, generateKeyPairSync, privateDecrypt, publicEncrypt } from 'node:crypto';
-import { join } from 'node:path';
 import { importJWK } from 'jose';
 import { loadConfig } from '../backend/config/load-config';
 import { openDatabase } from '../backend/db/open-database';
@@ -28,6 +27,7 @@ import { MemoryKeyStore } from '../backend/security/keys/memory-key-store';
 import { startServer } from '../backend/server';
 import { encryptJwe } from '../src/sdk/security/encrypt-payload';
 import { startBareHonoServer, startBareJweServer, startBarePlainServer } from './support/bare-rpc-servers';
+import { runLoad, startGenerator } from './support/post-load';
 
 const CONCURRENCY = 32;
 const PATH = '/api/method/crm.api.ping';
@@ -65,25 +65,6 @@ async function startPlatform(mode: 'strict' | 'disabled') {
   };
 }
 
-/** One load generator process, reused for every run. */
-function startGenerator(): ChildProcess {
-  return fork(join(import.meta.dirname, 'support', 'post-generator.mjs'), [], {
-    cwd: join(import.meta.dirname, '..'),
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-}
-
-function reply(child: ChildProcess): Promise<{ type: string; ms?: number; message?: string }> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`the load generator exited (${code})`));
-    child.once('exit', onExit);
-    child.once('message', (message) => {
-      child.off('exit', onExit);
-      resolve(message as { type: string; ms?: number; message?: string });
-    });
-  });
-}
-
 /** A side of the comparison: where to send, with which headers, and its bodies for each run. */
 interface Side {
   label: string;
@@ -96,23 +77,18 @@ interface Side {
 
 /** Sends `bodies` to `side` from the generator; adds this process's CPU and the wall time to the side. */
 async function run(generator: ChildProcess, side: Side, bodies: string[], counted = true): Promise<void> {
-  generator.send({
-    type: 'load',
+  const figures = await runLoad(generator, {
     url: side.url,
     path: PATH,
     headers: side.headers,
     bodies,
     connections: CONCURRENCY,
+  }).catch((error: Error) => {
+    throw new Error(`${side.label}: ${error.message}`);
   });
-  await reply(generator);
-  const cpu = process.cpuUsage();
-  generator.send({ type: 'go' });
-  const result = await reply(generator);
-  const used = process.cpuUsage(cpu);
-  if (result.type !== 'done') throw new Error(`${side.label}: ${result.message}`);
   if (!counted) return;
-  side.cpuMs += (used.user + used.system) / 1000;
-  side.wallMs += result.ms!;
+  side.cpuMs += figures.cpuMs;
+  side.wallMs += figures.wallMs;
   side.requests += bodies.length;
 }
 
