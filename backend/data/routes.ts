@@ -147,17 +147,6 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     revealed: revealedBy(doctype, access, projection),
     clientAddress: clientAddress(c, trustedProxies),
   });
-  const read = (
-    c: Context<AppEnv>,
-    doctype: DocTypeDefinition,
-    access: RecordAccess,
-    route: 'list' | 'get',
-    names: string[],
-    projection?: readonly string[],
-  ) =>
-    observers.length === 0
-      ? Promise.resolve()
-      : notifyRead(observers, readEvent(c, doctype, access, route, names, projection));
   const integrity: IntegrityDeps = {
     records: store,
     doctypes: ctx.doctypes,
@@ -174,14 +163,10 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access.requireQueryable([...query.filters, ...query.orderBy].map((f) => f.field));
     // The store is told what this caller gets masked, so it decrypts none of it (docs/security.md).
     const page = await db(c, () => store.list(doctype, query, { masked: access.masked }));
-    await read(
-      c,
-      doctype,
-      access,
-      'list',
-      page.data.map((r) => r.name),
-      query.fields,
-    );
+    if (observers.length > 0) {
+      const names = page.data.map((r) => r.name);
+      await notifyRead(observers, readEvent(c, doctype, access, 'list', names, query.fields));
+    }
     c.header('Cache-Control', 'no-store');
     return c.json({ ...page, data: access.maskAll(page.data), ...maskedFields(access) });
   });
