@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { link, readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { PlatformError } from '../http/errors';
 
@@ -66,10 +66,9 @@ export function lockedError(path: string, holder: LockHolder): PlatformError {
  * Takes an exclusive lock file (created with `O_EXCL`, mode 0600, holding {@link LockHolder} as JSON).
  *
  * When the file exists, its holder is checked: a live one throws `data_dir_locked` naming its PID; a dead one
- * (killed without releasing) is taken over safely: the stale file is renamed away under a unique name and read
- * back, and only when it still names the dead holder is it removed (otherwise another process renamed a fresh
- * lock in between, which is put back). The exclusive create is then retried, so two processes taking over the
- * same stale lock never both win.
+ * (killed without releasing) is taken over safely: under a takeover guard (`<path>.takeover`, itself created
+ * with `O_EXCL`) the stale file is removed only while it still holds what was read, and the exclusive create
+ * is then retried, so two processes taking over the same stale lock never both win.
  */
 export async function acquireLockFile(path: string, purpose: string): Promise<HeldLock> {
   const me: LockHolder = {
@@ -102,22 +101,42 @@ export async function acquireLockFile(path: string, purpose: string): Promise<He
     } else if (holderAlive(holder)) {
       throw lockedError(path, holder);
     }
-    const aside = `${path}.stale-${process.pid}-${attempt}`;
+    // Only the holder of the takeover guard removes a stale lock, and only while it still holds what was
+    // read: a fresh lock can only be created once the stale file is gone, so it is never removed by mistake,
+    // and every taker then races on the exclusive create, which exactly one wins.
+    const guard = `${path}.takeover`;
+    if (!(await takeGuard(guard, me, attempt))) continue;
     try {
-      await rename(path, aside);
-    } catch {
-      continue; // someone else moved it first
-    }
-    const moved = await readFile(aside, 'utf8').catch(() => '');
-    if (moved === text) {
-      await rm(aside, { force: true });
-    } else {
-      // A fresh lock replaced the stale one before the rename: give it back (link fails if a newer one exists).
-      await link(aside, path).catch(() => {});
-      await rm(aside, { force: true });
+      const now = await readFile(path, 'utf8').catch(() => undefined);
+      if (now === text) await rm(path, { force: true });
+    } finally {
+      rmSync(guard, { force: true });
     }
   }
   throw new PlatformError('data_dir_locked', `${path}: could not take the lock (it keeps changing hands).`);
+}
+
+/**
+ * Takes the guard of a stale lock's takeover (an `O_EXCL` file naming `me`); false when another taker holds
+ * it (after a short wait, so the caller looks at the lock again). A guard left by a taker that died during its
+ * takeover (a window of a few system calls) is removed, as is one still empty after several attempts.
+ */
+async function takeGuard(guard: string, me: LockHolder, attempt: number): Promise<boolean> {
+  try {
+    const fd = openSync(guard, 'wx', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify(me)}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const holder = parseHolder(await readFile(guard, 'utf8').catch(() => ''));
+  if (holder ? !holderAlive(holder) : attempt >= 5) await rm(guard, { force: true });
+  else await new Promise((r) => setTimeout(r, 20));
+  return false;
 }
 
 function heldLock(path: string, me: LockHolder): HeldLock {
