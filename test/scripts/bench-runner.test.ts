@@ -1,7 +1,8 @@
 /**
  * `npm run bench` (scripts/bench.js) runs the benchmarks of bench/, not the type declarations beside them:
  * asked for an unknown name, it exits 2 and lists what it would run. Arguments starting with `--` are options
- * for the benchmarks, never names.
+ * for the benchmarks, never names. A run of all of them covers every goal: the reference run and, after it, the
+ * highest passing rate with 60 users (`reference --rate-60`).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -30,5 +31,23 @@ describe('scripts/bench.js', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('Unknown benchmark(s): no-such-bench.');
     expect(/Available: (.*)$/m.exec(run.stderr)?.[1]?.split(', ')).toContain('reference');
+  });
+
+  it('runs every benchmark, and the reference run twice: as is and with --rate-60', () => {
+    const list = (...args: string[]) =>
+      spawnSync(process.execPath, [join(root, 'scripts', 'bench.js'), '--list', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+    const all = list();
+    expect(all.status).toBe(0);
+    const runs = all.stdout.trim().split('\n');
+    expect(runs).toEqual(expect.arrayContaining(['bench/lighthouse', 'bench/loadtest-whole', 'bench/sdk']));
+    expect(runs.filter((r) => r.startsWith('bench/reference'))).toEqual([
+      'bench/reference',
+      'bench/reference --rate-60',
+    ]);
+    // Named, a benchmark runs once with the command line's options only.
+    expect(list('reference').stdout.trim().split('\n')).toEqual(['bench/reference']);
   });
 });
