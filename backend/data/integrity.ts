@@ -6,6 +6,7 @@
  */
 
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import { uniqueFields, uniqueIndexName } from '../db/record-indexes';
 import type { DocTypeRegistry } from '../doctypes/registry';
 import type { Principal } from '../http/env';
 import { type FieldError, PlatformError } from '../http/errors';
@@ -49,7 +50,7 @@ export async function checkUnique(
   data: Record<string, unknown>,
   self?: string,
 ): Promise<void> {
-  const fields: FieldError[] = [];
+  const fields: string[] = [];
   for (const field of doctype.fields) {
     const value = data[field.name];
     if (!field.unique || value === undefined || value === null) continue;
@@ -60,17 +61,37 @@ export async function checkUnique(
       pageLength: 2,
       orderBy: [],
     });
-    if (page.data.some((r) => r.name !== self)) {
-      fields.push({
-        field: field.name,
-        code: 'duplicate',
-        message: `${field.label} is already used by another record.`,
-      });
-    }
+    if (page.data.some((r) => r.name !== self)) fields.push(field.name);
   }
-  if (fields.length > 0) {
-    throw new PlatformError('duplicate', 'Another record already has this value.', { status: 409, fields });
-  }
+  if (fields.length > 0) throw duplicate(doctype, fields);
+}
+
+/** The 409 `duplicate` answer naming `fields` of `doctype`. */
+function duplicate(doctype: DocTypeDefinition, fields: readonly string[]): PlatformError {
+  return new PlatformError('duplicate', 'Another record already has this value.', {
+    status: 409,
+    fields: fields.map((name) => ({
+      field: name,
+      code: 'duplicate',
+      message: `${doctype.fields.find((f) => f.name === name)?.label ?? name} is already used by another record.`,
+    })),
+  });
+}
+
+/** PostgreSQL's `unique_violation`. */
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The 409 `duplicate` for a write the database refused because one of `doctype`'s unique indexes already
+ * holds the value (a concurrent write took it between {@link checkUnique} and the write, which the check
+ * alone cannot see), or undefined for any other error. The answer names the field, never the value the
+ * database's error detail carries.
+ */
+export function duplicateRefusal(doctype: DocTypeDefinition, err: unknown): PlatformError | undefined {
+  const { code, constraint } = (err ?? {}) as { code?: unknown; constraint?: unknown };
+  if (code !== UNIQUE_VIOLATION || typeof constraint !== 'string') return undefined;
+  const field = uniqueFields(doctype).find((f) => uniqueIndexName(doctype.name, f) === constraint);
+  return field === undefined ? undefined : duplicate(doctype, [field]);
 }
 
 /**

@@ -14,7 +14,14 @@ import { requireMethod } from '../permissions/guard';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
 import { atomicWrite } from './atomic-write';
-import { checkLinks, checkNotLinked, checkUnique, type IntegrityDeps, type LinkResolver } from './integrity';
+import {
+  checkLinks,
+  checkNotLinked,
+  checkUnique,
+  duplicateRefusal,
+  type IntegrityDeps,
+  type LinkResolver,
+} from './integrity';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
 import { notifyRead, type RecordObserver, type RecordReadEvent } from './record-observer';
@@ -66,10 +73,15 @@ function accessTo(
 
 /**
  * `work`, a call to the record store, timed as the `db` stage of a timed request
- * (docs/performance.md#where-a-request-spends-its-time).
+ * (docs/performance.md#where-a-request-spends-its-time). A write of `writing` that the database refused for
+ * a value one of its unique indexes already holds is 409 `duplicate` (integrity.ts).
  */
-function db<T>(c: Context<AppEnv>, work: () => Promise<T>): Promise<T> {
-  return timeStage(c, 'db', 'Database', work);
+async function db<T>(c: Context<AppEnv>, work: () => Promise<T>, writing?: DocTypeDefinition): Promise<T> {
+  try {
+    return await timeStage(c, 'db', 'Database', work);
+  } catch (err) {
+    throw (writing && duplicateRefusal(writing, err)) || err;
+  }
 }
 
 /** `masked_fields` names what the reply masked; absent when nothing was. */
@@ -181,19 +193,22 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
-    const record = await db(c, () =>
-      atomicWrite(c, store, observers, {
-        write: (s) => s.insert(doctype, data, authorOf(c)),
-        event: (stored) => ({
-          kind: 'create',
-          doctype,
-          name: stored.name,
-          after: stored,
-          principal: c.get('principal'),
+    const record = await db(
+      c,
+      () =>
+        atomicWrite(c, store, observers, {
+          write: (s) => s.insert(doctype, data, authorOf(c)),
+          event: (stored) => ({
+            kind: 'create',
+            doctype,
+            name: stored.name,
+            after: stored,
+            principal: c.get('principal'),
+          }),
+          status: 201,
+          answer,
         }),
-        status: 201,
-        answer,
-      }),
+      doctype,
     );
     return c.json(answer(record), 201);
   });
@@ -247,20 +262,23 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
-    const record = await db(c, () =>
-      atomicWrite(c, store, observers, {
-        write: (s) => s.update(doctype, name, data, authorOf(c)),
-        event: (stored) => ({
-          kind: 'update',
-          doctype,
-          name,
-          before: existing,
-          after: stored,
-          principal: c.get('principal'),
+    const record = await db(
+      c,
+      () =>
+        atomicWrite(c, store, observers, {
+          write: (s) => s.update(doctype, name, data, authorOf(c)),
+          event: (stored) => ({
+            kind: 'update',
+            doctype,
+            name,
+            before: existing,
+            after: stored,
+            principal: c.get('principal'),
+          }),
+          status: 200,
+          answer,
         }),
-        status: 200,
-        answer,
-      }),
+      doctype,
     );
     if (!record) throw notFound();
     return c.json(answer(record));

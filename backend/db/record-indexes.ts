@@ -97,21 +97,66 @@ function indexName(doctype: string, field: string, suffix: string): string {
   return `${base.slice(0, 54)}_${hash.toString(36)}`;
 }
 
-/** The `CREATE INDEX IF NOT EXISTS` statements for one DocType. */
-export function indexStatements(doctype: DocTypeDefinition): string[] {
+/**
+ * The `unique` fields of `doctype` whose values the database itself keeps unique, with a UNIQUE partial
+ * index on the field's expression: the plain ones. A flagged (`pii`/`encrypted`) field's stored value is a
+ * ciphertext that differs for equal values, so its uniqueness is the write's own check only.
+ */
+export function uniqueFields(doctype: DocTypeDefinition): string[] {
+  return doctype.fields
+    .filter((f) => (f as { unique?: boolean }).unique === true && !f.pii && !f.encrypted)
+    .map((f) => f.name)
+    .filter((name) => SAFE_NAME.test(name));
+}
+
+/**
+ * The name of the UNIQUE index that keeps `field` of `doctype` unique: what a refused write's error names
+ * as its constraint (SQLSTATE 23505), which integrity.ts turns into 409 `duplicate` for that field.
+ */
+export function uniqueIndexName(doctype: string, field: string): string {
+  return indexName(doctype, field, '_unique');
+}
+
+/** The statements giving one field of a DocType its index. */
+interface FieldIndex {
+  /** `CREATE [UNIQUE] INDEX IF NOT EXISTS ...` */
+  create: string;
+  /**
+   * For a `unique` field: the plain index it replaces (an index created before uniqueness was the
+   * database's), dropped once the unique one exists, and created instead when existing records already
+   * share a value (the unique index then cannot be built).
+   */
+  replaces?: { drop: string; fallback: string };
+}
+
+function fieldIndexes(doctype: DocTypeDefinition): FieldIndex[] {
   const where = `WHERE doctype = ${doctypeLiteral(doctype.name)}`;
-  const statements: string[] = [];
+  const unique = new Set(uniqueFields(doctype));
+  const indexes: FieldIndex[] = [];
   for (const field of indexedFields(doctype)) {
-    statements.push(
-      `CREATE INDEX IF NOT EXISTS ${indexName(doctype.name, field, '')} ON records (${fieldExpression(doctype, field)}) ${where}`,
+    const plain = indexName(doctype.name, field, '');
+    const on = `ON records (${fieldExpression(doctype, field)}) ${where}`;
+    const create = `CREATE INDEX IF NOT EXISTS ${plain} ${on}`;
+    indexes.push(
+      unique.has(field)
+        ? {
+            create: `CREATE UNIQUE INDEX IF NOT EXISTS ${uniqueIndexName(doctype.name, field)} ${on}`,
+            replaces: { drop: `DROP INDEX IF EXISTS ${plain}`, fallback: create },
+          }
+        : { create },
     );
     if (kindOf(doctype, field) === 'text') {
-      statements.push(
-        `CREATE INDEX IF NOT EXISTS ${indexName(doctype.name, field, '_search')} ON records (${searchExpression(field)} text_pattern_ops) ${where}`,
-      );
+      indexes.push({
+        create: `CREATE INDEX IF NOT EXISTS ${indexName(doctype.name, field, '_search')} ON records (${searchExpression(field)} text_pattern_ops) ${where}`,
+      });
     }
   }
-  return statements;
+  return indexes;
+}
+
+/** The `CREATE INDEX IF NOT EXISTS` statements for one DocType (a `unique` field's index is UNIQUE). */
+export function indexStatements(doctype: DocTypeDefinition): string[] {
+  return fieldIndexes(doctype).map((index) => index.create);
 }
 
 /** Whether the list query can use an index for `field` of `doctype` (the search index for text). */
@@ -122,7 +167,10 @@ export function isIndexed(doctype: DocTypeDefinition, field: string): boolean {
 /**
  * Creates the indexes of the installed DocTypes (idempotent: run at every start). An index whose
  * expression fails on existing data (a field whose type changed) is reported and skipped, not fatal:
- * lists still work, only slower.
+ * lists still work, only slower. A `unique` field whose existing records already share a value gets its
+ * plain index instead, and the report says so: the write's own check still refuses new duplicates one
+ * request at a time, but not two concurrent writes of the same value, until the duplicates are resolved
+ * and the server restarted (docs/operators.md#unique-fields).
  */
 export async function ensureRecordIndexes(
   db: Pick<Database, 'query'>,
@@ -130,11 +178,19 @@ export async function ensureRecordIndexes(
   log: (line: string) => void = () => {},
 ): Promise<void> {
   for (const doctype of doctypes) {
-    for (const sql of indexStatements(doctype)) {
+    for (const index of fieldIndexes(doctype)) {
       try {
-        await db.query(sql);
+        await db.query(index.create);
+        if (index.replaces) await db.query(index.replaces.drop);
       } catch (err) {
+        // The message names the index, never the duplicated value (that is in the error's detail).
         log(`index of ${doctype.name} not created: ${(err as Error).message}`);
+        if (!index.replaces) continue;
+        try {
+          await db.query(index.replaces.fallback);
+        } catch (fallbackErr) {
+          log(`index of ${doctype.name} not created: ${(fallbackErr as Error).message}`);
+        }
       }
     }
   }

@@ -73,6 +73,42 @@ describe('unique fields', () => {
   });
 });
 
+describe('unique fields under concurrent writes', () => {
+  // The check before a write and the write are two statements: without the database's own unique index,
+  // writes sent together all pass the check and all store the value.
+  it('stores one of several creates of the same value sent together and answers 409 duplicate to the rest', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        create('stock.Item', { item_code: 'U-RACE', item_name: `Racer ${i}` }),
+      ),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    for (const refused of answers.filter((r) => r.status === 409)) {
+      const body = await refused.text();
+      expect(JSON.parse(body)).toMatchObject({
+        error: { code: 'duplicate', fields: [{ field: 'item_code', code: 'duplicate' }] },
+      });
+    }
+    expect(await t.ctx.records.count('stock.Item', { item_code: 'U-RACE' })).toBe(1);
+  });
+
+  it('lets one of two updates to the same free value win', async () => {
+    const names = await Promise.all(
+      ['U-5', 'U-6'].map(async (code) => {
+        const res = await create('stock.Item', { item_code: code, item_name: code });
+        return (await json<{ data: { name: string } }>(res)).data.name;
+      }),
+    );
+    const answers = await Promise.all(
+      names.map((name) =>
+        t.request('PUT', `/api/resource/stock.Item/${name}`, { body: { item_code: 'U-FREE' } }),
+      ),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(await t.ctx.records.count('stock.Item', { item_code: 'U-FREE' })).toBe(1);
+  });
+});
+
 describe('Link fields', () => {
   it('stores a ticket linking an existing customer, and refuses one linking no record with 422 link_not_found', async () => {
     const customer = (

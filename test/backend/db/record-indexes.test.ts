@@ -9,7 +9,12 @@ import { parseListQuery } from '../../../backend/data/list-query';
 import { DbRecordStore } from '../../../backend/data/record-store';
 import type { Database } from '../../../backend/db/database';
 import { openDatabase } from '../../../backend/db/open-database';
-import { ensureRecordIndexes, indexedFields, indexStatements } from '../../../backend/db/record-indexes';
+import {
+  ensureRecordIndexes,
+  indexedFields,
+  indexStatements,
+  uniqueIndexName,
+} from '../../../backend/db/record-indexes';
 import { defineDocType } from '../../../src/contract/doctype';
 
 const Order = defineDocType({
@@ -105,5 +110,61 @@ describe('record indexes', () => {
       if (!params.order_by) expect(count, JSON.stringify(params)).toContain(index);
       for (const plan of plans) expect(plan).not.toMatch(/Seq Scan on records/);
     }
+  });
+
+  it('keeps a unique field unique in the database, and falls back to a plain index over existing duplicates', async () => {
+    const Part = defineDocType({
+      name: 'shop.Part',
+      label: 'Part',
+      titleField: 'code',
+      model: z.object({
+        code: z.string().meta({ unique: true }),
+        secret: z.string().meta({ pii: true, unique: true }),
+      }),
+    });
+    const Bin = defineDocType({
+      name: 'shop.Bin',
+      label: 'Bin',
+      titleField: 'code',
+      model: z.object({ code: z.string().meta({ unique: true }) }),
+    });
+    // An older database: Bin's records already share a code, under the plain index of an earlier start.
+    await db.exec(`
+      INSERT INTO records (doctype, name, data) VALUES
+        ('shop.Bin', 'BIN-1', '{"code":"B"}'), ('shop.Bin', 'BIN-2', '{"code":"B"}');
+      CREATE INDEX records_shop_bin_code ON records ((data->>'code')) WHERE doctype = 'shop.Bin';
+    `);
+    const log: string[] = [];
+    await ensureRecordIndexes(db, [Part, Bin], (line) => log.push(line));
+    const indexes = async (pattern: string) =>
+      (
+        await db.query<{ indexname: string; indexdef: string }>(
+          'SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 ORDER BY indexname',
+          ['records', pattern],
+        )
+      ).rows;
+    // Part: the plain field is unique in the database; the flagged one is a ciphertext, left to the check.
+    const part = await indexes('records_shop_part_%');
+    expect(part.map((r) => r.indexname)).toEqual([
+      'records_shop_part_code_search',
+      uniqueIndexName('shop.Part', 'code'),
+      'records_shop_part_secret',
+      'records_shop_part_secret_search',
+    ]);
+    expect(part.find((r) => r.indexname === uniqueIndexName('shop.Part', 'code'))!.indexdef).toMatch(
+      /^CREATE UNIQUE INDEX/,
+    );
+    await db.query(`INSERT INTO records (doctype, name, data) VALUES ('shop.Part', 'P-1', '{"code":"X"}')`);
+    await expect(
+      db.query(`INSERT INTO records (doctype, name, data) VALUES ('shop.Part', 'P-2', '{"code":"X"}')`),
+    ).rejects.toMatchObject({ code: '23505', constraint: uniqueIndexName('shop.Part', 'code') });
+    // Bin: its duplicates keep the plain index, and the log says which index was not made, not the value.
+    expect((await indexes('records_shop_bin_%')).map((r) => r.indexname)).toEqual([
+      'records_shop_bin_code',
+      'records_shop_bin_code_search',
+    ]);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toContain('index of shop.Bin not created');
+    expect(log[0]).not.toContain('"B"');
   });
 });
