@@ -12,5 +12,7 @@ export function attachmentObserver(attachments: Pick<AttachmentStore, 'removeAll
     async written(event) {
       if (event.kind === 'delete') await attachments.removeAll(event.doctype.name, event.name, event.tx);
     },
+    // A create or update removes nothing, so it needs no transaction on this observer's account.
+    alongsideWrite: () => null,
   };
 }

@@ -122,6 +122,9 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
   const routes = new Hono<AppEnv>();
   const store = ctx.records;
   const observers = ctx.recordObservers ?? [];
+  // A create or update with its observers' rows in one statement, where the store has it (atomic-write.ts).
+  const insertAlongside = store.insertAlongside?.bind(store);
+  const updateAlongside = store.updateAlongside?.bind(store);
   const trustedProxies = new Set(ctx.config.server.trusted_proxies);
   /**
    * The flagged fields a caller with `access` receives in clear: of those the answer carries (`projection`,
@@ -181,18 +184,18 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const author = authorOf(c);
+    const principal = c.get('principal');
     const record = await db(c, () =>
       atomicWrite(c, store, observers, {
-        write: (s) => s.insert(doctype, data, authorOf(c)),
-        event: (stored) => ({
-          kind: 'create',
-          doctype,
-          name: stored.name,
-          after: stored,
-          principal: c.get('principal'),
-        }),
+        write: (s) => s.insert(doctype, data, author),
+        event: (stored) => ({ kind: 'create', doctype, name: stored.name, after: stored, principal }),
         status: 201,
         answer,
+        alone: insertAlongside && {
+          event: { kind: 'create', doctype, after: data, principal },
+          write: (alongside) => insertAlongside(doctype, () => data, author, alongside),
+        },
       }),
     );
     return c.json(answer(record), 201);
@@ -247,19 +250,18 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const author = authorOf(c);
+    const principal = c.get('principal');
     const record = await db(c, () =>
       atomicWrite(c, store, observers, {
-        write: (s) => s.update(doctype, name, data, authorOf(c)),
-        event: (stored) => ({
-          kind: 'update',
-          doctype,
-          name,
-          before: existing,
-          after: stored,
-          principal: c.get('principal'),
-        }),
+        write: (s) => s.update(doctype, name, data, author),
+        event: (stored) => ({ kind: 'update', doctype, name, before: existing, after: stored, principal }),
         status: 200,
         answer,
+        alone: updateAlongside && {
+          event: { kind: 'update', doctype, name, before: existing, after: data, principal },
+          write: (alongside) => updateAlongside(doctype, name, data, author, alongside),
+        },
       }),
     );
     if (!record) throw notFound();
