@@ -16,6 +16,7 @@ import {
   whereSql,
 } from './record-sql';
 import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions, WriteCompanion } from './records';
+import { insertAlongsideSql, updateAlongsideSql } from './write-companion-sql';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -275,19 +276,7 @@ export class DbRecordStore implements RecordStore {
       const guess = last + 1;
       const name = seriesName(prefix, guess);
       const params: unknown[] = [doctype.name, name, JSON.stringify(data(name)), by ?? null, guess, prefix];
-      const { rows } = await this.db.query<Row>(
-        `WITH next AS (
-           UPDATE naming_series SET current = $5::bigint WHERE prefix = $6 AND current = $5::bigint - 1
-           RETURNING current
-         ),
-         rec AS (
-           INSERT INTO records (doctype, name, data, modified_by)
-           SELECT $1, $2, $3::jsonb, $4::text FROM next
-           RETURNING ${COLUMNS}
-         )${companionsSql(alongside, name, params)}
-         SELECT * FROM rec`,
-        params,
-      );
+      const { rows } = await this.db.query<Row>(insertAlongsideSql(alongside, name, params), params);
       if (!rows[0]) return undefined;
       this.#series.took(prefix, guess);
       this.#statistics.changed();
@@ -308,14 +297,7 @@ export class DbRecordStore implements RecordStore {
   ): Promise<DocRecord | undefined> {
     if (!this.#alone(alongside)) return undefined;
     const params: unknown[] = [doctype.name, name, JSON.stringify(data), by ?? null];
-    const { rows } = await this.db.query<Row>(
-      `WITH rec AS (
-         UPDATE records SET data = $3::jsonb, modified = now(), modified_by = $4::text
-          WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}
-       )${companionsSql(alongside, name, params)}
-       SELECT * FROM rec`,
-      params,
-    );
+    const { rows } = await this.db.query<Row>(updateAlongsideSql(alongside, name, params), params);
     if (!rows[0]) return undefined;
     this.#statistics.changed();
     return toRecord(rows[0]);
@@ -378,20 +360,6 @@ export class DbRecordStore implements RecordStore {
     );
     return Number(rows[0]?.total ?? 0);
   }
-}
-
-/**
- * The companions' INSERTs of a write for record `name`, as `, companion<i> AS (...)` to follow the `WITH`
- * whose `rec` is the written record; their parameters are appended to `params`.
- */
-function companionsSql(alongside: readonly WriteCompanion[], name: string, params: unknown[]): string {
-  let sql = '';
-  alongside.forEach((companion, i) => {
-    const insert = companion.insert(name);
-    sql += `,\n companion${i} AS (${insert.sql(params.length + 1, 'EXISTS (SELECT 1 FROM rec)')})`;
-    params.push(...insert.params);
-  });
-  return sql;
 }
 
 /**
