@@ -19,9 +19,9 @@ export interface AtomicWrite<R extends DocRecord | undefined> {
   status: number;
   answer: (record: DocRecord) => unknown;
   /**
-   * The write as one statement with the observers' rows (a create or an update): what the observers are
-   * told of it beforehand, and the store's write with their rows (`RecordStore.insertAlongside`,
-   * `updateAlongside`), which answers undefined when it stored nothing.
+   * The write as one statement with the observers' rows: what the observers are told of it beforehand, and
+   * the store's write with their rows (`RecordStore.insertAlongside`, `updateAlongside`, `deleteAlongside`),
+   * which answers undefined when it stored nothing.
    */
   alone?: {
     event: PendingWriteEvent;
@@ -39,7 +39,8 @@ export interface AtomicWrite<R extends DocRecord | undefined> {
  * Without an `Idempotency-Key`, and when every observer can say what it stores as a row of the write's own
  * statement ({@link writeCompanions}), the store is first asked to write the record and those rows in ONE
  * statement, without BEGIN and COMMIT: PostgreSQL runs a statement atomically, its data-modifying `WITH`s
- * included, so the promise holds without a transaction, at one round trip instead of four or five. When the
+ * included, so the promise holds without a transaction, at one round trip instead of four or five (a
+ * delete's attachment rows go in that statement too, their files once it stored the delete). When the
  * store declines (or its guess of the new name was wrong, which stores nothing), the write runs in a
  * transaction, with the observers told in it.
  */

@@ -32,15 +32,14 @@ export interface RecordWriteEvent {
 }
 
 /**
- * A create or update about to be stored with its observers' rows in one statement, as the observers are
- * told of it beforehand: what its {@link RecordWriteEvent} will say, but that a create's `name` is not
- * known yet (the statement takes it) and `after` holds the fields as written, without `name`, `creation`
- * and the other standard fields.
+ * A write about to be stored with its observers' rows in one statement, as the observers are told of it
+ * beforehand: what its {@link RecordWriteEvent} will say, but that a create's `name` is not known yet (the
+ * statement takes it), `after` (absent for a delete) holds the fields as written, without `name`,
+ * `creation` and the other standard fields, and a delete's `before` is the record as the route read it.
  */
 export type PendingWriteEvent = Omit<RecordWriteEvent, 'tx' | 'name' | 'after'> & {
-  kind: 'create' | 'update';
   name?: string;
-  after: Record<string, unknown>;
+  after?: Record<string, unknown>;
 };
 
 /**
@@ -59,7 +58,7 @@ export interface RecordObserver {
   read?(event: RecordReadEvent): void | Promise<void>;
   written?(event: RecordWriteEvent): void | Promise<void>;
   /**
-   * Offers, before a create or update is stored, what {@link written} would store of it as a row the store
+   * Offers, before a write is stored, what {@link written} would store of it as a row the store
    * may insert in the write's own statement ({@link WriteCompanion}); `null` when it would store nothing of
    * this write. When the store writes that way, `written` is not called for the write: the row is what it
    * would have stored. An observer with `written` that offers nothing (no method, or undefined) has the

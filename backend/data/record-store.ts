@@ -16,7 +16,7 @@ import {
   whereSql,
 } from './record-sql';
 import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions, WriteCompanion } from './records';
-import { insertAlongsideSql, updateAlongsideSql } from './write-companion-sql';
+import { deleteAlongsideSql, insertAlongsideSql, updateAlongsideSql } from './write-companion-sql';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -276,10 +276,12 @@ export class DbRecordStore implements RecordStore {
       const guess = last + 1;
       const name = seriesName(prefix, guess);
       const params: unknown[] = [doctype.name, name, JSON.stringify(data(name)), by ?? null, guess, prefix];
-      const { rows } = await this.db.query<Row>(insertAlongsideSql(alongside, name, params), params);
+      const statement = insertAlongsideSql(alongside, name, params);
+      const { rows } = await this.db.query<Row>(statement.sql, params);
       if (!rows[0]) return undefined;
       this.#series.took(prefix, guess);
       this.#statistics.changed();
+      statement.tell(rows[0] as unknown as Record<string, unknown>);
       return toRecord(rows[0]);
     });
   }
@@ -297,9 +299,32 @@ export class DbRecordStore implements RecordStore {
   ): Promise<DocRecord | undefined> {
     if (!this.#alone(alongside)) return undefined;
     const params: unknown[] = [doctype.name, name, JSON.stringify(data), by ?? null];
-    const { rows } = await this.db.query<Row>(updateAlongsideSql(alongside, name, params), params);
+    const statement = updateAlongsideSql(alongside, name, params);
+    const { rows } = await this.db.query<Row>(statement.sql, params);
     if (!rows[0]) return undefined;
     this.#statistics.changed();
+    statement.tell(rows[0] as unknown as Record<string, unknown>);
+    return toRecord(rows[0]);
+  }
+
+  /**
+   * See {@link RecordStore.deleteAlongside}: the DELETE of {@link delete} and each companion's statement in
+   * one, the companions conditioned on the DELETE having found the record. Nothing of a delete's companions
+   * depends on the record's fields (its history entry names no field, its attachments go by its name), so
+   * a write that changed the record since the caller read it changes nothing of what the statement stores.
+   */
+  async deleteAlongside(
+    doctype: DocTypeDefinition,
+    name: string,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined> {
+    if (!this.#alone(alongside)) return undefined;
+    const params: unknown[] = [doctype.name, name];
+    const statement = deleteAlongsideSql(alongside, name, params);
+    const { rows } = await this.db.query<Row>(statement.sql, params);
+    if (!rows[0]) return undefined;
+    this.#statistics.changed();
+    statement.tell(rows[0] as unknown as Record<string, unknown>);
     return toRecord(rows[0]);
   }
 

@@ -78,12 +78,18 @@ export interface ReadCompanion {
  * A row an observer stores of a write (the record's history entry), offered to the store to insert in the
  * write's own statement, so the record and the row commit together without a transaction around them: one
  * statement is atomic. `insert(name)` is the INSERT for the record named `name` (for a create, the name the
- * statement is about to take), run with the condition that the write stored the record.
+ * statement is about to take), run with the condition that the write stored the record; for a delete it may
+ * as well be the DELETE of rows that go with the record (its attachments).
  */
 export interface WriteCompanion {
   /** The database the row belongs in (its `identity`, backend/db/database.ts); a store over another declines. */
   readonly database: object;
   insert(name: string): CompanionInsert;
+  /**
+   * Told, once the statement stored the write, the values its SQL returned (it then ends in a `RETURNING`
+   * of one column): the digests of the attachments a delete removed, whose files go once no row needs them.
+   */
+  returned?(values: readonly unknown[]): void;
 }
 
 /**
@@ -153,6 +159,16 @@ export interface RecordStore {
     name: string,
     data: Record<string, unknown>,
     by: string | undefined,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined>;
+  /**
+   * Deletes a record, as {@link delete} does, and runs the `alongside` statements in the same statement when
+   * it did (see {@link insertAlongside}). Undefined when it deleted nothing: it declined, or the record does
+   * not exist (the caller's ordinary delete then tells which). Optional.
+   */
+  deleteAlongside?(
+    doctype: DocTypeDefinition,
+    name: string,
     alongside: readonly WriteCompanion[],
   ): Promise<DocRecord | undefined>;
   /**

@@ -122,9 +122,10 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
   const routes = new Hono<AppEnv>();
   const store = ctx.records;
   const observers = ctx.recordObservers ?? [];
-  // A create or update with its observers' rows in one statement, where the store has it (atomic-write.ts).
+  // A write with its observers' rows in one statement, where the store has it (atomic-write.ts).
   const insertAlongside = store.insertAlongside?.bind(store);
   const updateAlongside = store.updateAlongside?.bind(store);
+  const deleteAlongside = store.deleteAlongside?.bind(store);
   const trustedProxies = new Set(ctx.config.server.trusted_proxies);
   /**
    * The flagged fields a caller with `access` receives in clear: of those the answer carries (`projection`,
@@ -273,15 +274,21 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const access = await accessTo(ctx, c, doctype);
     access.require('delete');
     const name = c.req.param('name');
-    if (!(await db(c, () => store.get(doctype, name)))) throw notFound();
+    const existing = await db(c, () => store.get(doctype, name));
+    if (!existing) throw notFound();
     await checkNotLinked(integrity, doctype, name);
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const principal = c.get('principal');
     const record = await db(c, () =>
       atomicWrite(c, store, observers, {
         write: (s) => s.delete(doctype, name),
-        event: (stored) => ({ kind: 'delete', doctype, name, before: stored, principal: c.get('principal') }),
+        event: (stored) => ({ kind: 'delete', doctype, name, before: stored, principal }),
         status: 200,
         answer,
+        alone: deleteAlongside && {
+          event: { kind: 'delete', doctype, name, before: existing, principal },
+          write: (alongside) => deleteAlongside(doctype, name, alongside),
+        },
       }),
     );
     if (!record) throw notFound();

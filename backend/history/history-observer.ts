@@ -45,9 +45,9 @@ export function fieldChanges(
 
 /**
  * The observer; give it to the data API through `ContextOptions.recordObservers` or the root. Given a
- * history that can say its entry as a companion row (`companion`), it offers the entry of a create or an
- * update to be stored in the write's own statement: the entry depends on nothing but the event (an
- * update's `before` is the record the route read), so it is known before the write.
+ * history that can say its entry as a companion row (`companion`), it offers the entry of every write to
+ * be stored in the write's own statement: the entry depends on nothing but the event (an update's `before`
+ * is the record the route read; a delete's entry names no field), so it is known before the write.
  */
 export function historyObserver(
   history: Pick<RecordHistory, 'record'> & Partial<Pick<RecordHistory, 'companion'>>,

@@ -276,6 +276,17 @@ export class EncryptedRecordStore implements RecordStore {
     return out as DocRecord;
   }
 
+  /** See {@link RecordStore.deleteAlongside}: the deleted record returned decrypted, as {@link delete}. */
+  async deleteAlongside(
+    doctype: DocTypeDefinition,
+    name: string,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined> {
+    if (!this.inner.deleteAlongside) return undefined;
+    const record = await this.inner.deleteAlongside(this.#shape(doctype).stored, name, alongside);
+    return record && this.#open(doctype, record);
+  }
+
   /** Deletes a record and returns it, decrypted. */
   async delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
     const record = await this.inner.delete(this.#shape(doctype).stored, name);

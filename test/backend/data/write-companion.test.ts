@@ -4,8 +4,13 @@
  * the database receives are counted. The promise that the record and its history commit together or not at
  * all still holds: a history entry the database refuses (a trigger raising disk full) leaves no record and
  * no gap in the names, and a wrong guess of the next name falls back to the transaction, which stores both.
+ * A delete takes its history entry and its attachments' rows along in one statement the same way.
  */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Attachment } from '../../../backend/attachments/attachment';
 import type { Database } from '../../../backend/db/database';
 import { openDatabase } from '../../../backend/db/open-database';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
@@ -34,15 +39,18 @@ function counting(inner: Database): Database {
 
 let inner: Database;
 let t: TestApp;
+let dataDir: string;
 beforeAll(async () => {
   inner = await openDatabase({ memory: true });
-  t = await createTestApp({ database: counting(inner) });
+  dataDir = mkdtempSync(join(tmpdir(), 'write-companion-'));
+  t = await createTestApp({ database: counting(inner), config: { 'server.data_dir': dataDir } });
   // The process learns the counter of the prefix from its first create (which takes the name first).
   expect((await create({ customer_name: 'First' })).status).toBe(201);
 });
 afterAll(async () => {
   await t?.close();
   await inner?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 beforeEach(() => {
   statements.length = 0;
@@ -64,6 +72,10 @@ interface HistoryRow {
   user: string;
   changes: Array<{ field: string; old?: unknown; new?: unknown; hidden?: true }>;
 }
+const recordOf = async (name: string) =>
+  (await inner.query(`SELECT name FROM records WHERE doctype = 'crm.Customer' AND name = $1`, [name]))
+    .rows[0];
+
 const historyOf = async (name: string) =>
   (
     await inner.query<HistoryRow>(
@@ -213,5 +225,96 @@ describe('an update without Idempotency-Key', () => {
         ],
       ],
     ]);
+  });
+});
+
+describe('a delete without Idempotency-Key', () => {
+  const attach = async (record: string, content: string) => {
+    const bytes = new TextEncoder().encode(content);
+    const res = await t.request('POST', `${CUSTOMERS}/${record}/attachments?filename=note.txt`, {
+      body: bytes,
+      headers: { 'content-type': 'text/plain', 'content-length': String(bytes.byteLength) },
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { data: Attachment }).data;
+  };
+  const attachmentRows = async (record: string) =>
+    (await inner.query('SELECT id FROM record_attachments WHERE record = $1', [record])).rows;
+  const fileOf = (attachment: Attachment) => join(dataDir, 'attachments', attachment.sha256);
+
+  it('deletes the record, stores its history entry and removes its attachments in one statement', async () => {
+    const name = await nameOf(await create({ customer_name: 'Leaving', email: 'leaving@example.com' }));
+    const attachment = await attach(name, 'only this record has it');
+    statements.length = 0;
+    const res = await t.request('DELETE', `${CUSTOMERS}/${name}`);
+    expect(res.status).toBe(200);
+    // The answer is the deleted record, its personal data decrypted as any read's.
+    expect(((await res.json()) as { data: Record<string, unknown> }).data).toMatchObject({
+      name,
+      email: 'leaving@example.com',
+    });
+    expect(writes()).toHaveLength(1);
+    expect(writes()[0]).toMatch(
+      /DELETE FROM records[\s\S]*INSERT INTO record_history[\s\S]*DELETE FROM record_attachments/,
+    );
+    expect(statements).not.toContain('BEGIN');
+    expect(await recordOf(name)).toBeUndefined();
+    expect((await historyOf(name)).map((e) => [e.kind, e.user, e.changes])).toEqual([
+      ['create', 'Administrator', expect.any(Array)],
+      ['attach', 'Administrator', expect.any(Array)],
+      ['delete', 'Administrator', []],
+    ]);
+    expect(await attachmentRows(name)).toEqual([]);
+    // The file no other attachment uses goes once the statement stored the delete.
+    await t.ctx.attachments!.idle();
+    expect(existsSync(fileOf(attachment))).toBe(false);
+  });
+
+  it('keeps the record, its attachments and their files when the database refuses the history entry', async () => {
+    const name = await nameOf(await create({ customer_name: 'Staying' }));
+    const attachment = await attach(name, 'kept with its record');
+    await inner.exec(`
+      CREATE FUNCTION refuse_history() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$;
+      CREATE TRIGGER refuse_history BEFORE INSERT ON record_history
+        FOR EACH ROW EXECUTE FUNCTION refuse_history();`);
+    statements.length = 0;
+    try {
+      const refused = await t.request('DELETE', `${CUSTOMERS}/${name}`);
+      expect(refused.status).toBe(507);
+      expect((await errorOf(refused)).code).toBe('insufficient_storage');
+      expect(writes()).toHaveLength(1);
+      expect(statements).not.toContain('BEGIN');
+    } finally {
+      await inner.exec('DROP TRIGGER refuse_history ON record_history; DROP FUNCTION refuse_history();');
+    }
+    await t.ctx.attachments!.idle();
+    expect(await recordOf(name)).toBeDefined();
+    expect(await attachmentRows(name)).toHaveLength(1);
+    expect(existsSync(fileOf(attachment))).toBe(true);
+    expect((await historyOf(name)).map((e) => e.kind)).toEqual(['create', 'attach']);
+  });
+
+  it('answers 404 for a record deleted in the meantime, and stores no entry for it', async () => {
+    const name = await nameOf(await create({ customer_name: 'Twice' }));
+    const [first, second] = await Promise.all([
+      t.request('DELETE', `${CUSTOMERS}/${name}`),
+      t.request('DELETE', `${CUSTOMERS}/${name}`),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 404]);
+    expect((await historyOf(name)).map((e) => e.kind)).toEqual(['create', 'delete']);
+  });
+
+  it('with an Idempotency-Key, deletes in a transaction that stores the entry and removes the attachments', async () => {
+    const name = await nameOf(await create({ customer_name: 'Keyed delete' }));
+    await attach(name, 'keyed delete attachment');
+    statements.length = 0;
+    const res = await t.request('DELETE', `${CUSTOMERS}/${name}`, {
+      headers: { 'idempotency-key': 'write-companion-keyed-delete' },
+    });
+    expect(res.status).toBe(200);
+    expect(statements).toContain('BEGIN');
+    expect((await historyOf(name)).map((e) => e.kind)).toEqual(['create', 'attach', 'delete']);
+    expect(await attachmentRows(name)).toEqual([]);
   });
 });
