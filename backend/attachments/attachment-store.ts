@@ -3,6 +3,7 @@
  * the content in files under `<data_dir>/attachments` (db-attachment-store.ts); in the offline mocks, in
  * memory ({@link MemoryAttachmentStore}).
  */
+import type { WriteCompanion } from '../data/records';
 import type { Database } from '../db/database';
 import { type Attachment, sha256Hex } from './attachment';
 
@@ -34,6 +35,13 @@ export interface AttachmentStore {
    * any more are removed once that transaction is over: a delete that rolls back keeps them.
    */
   removeAll(doctype: string, record: string, tx?: Pick<Database, 'query'>): Promise<number>;
+  /**
+   * {@link removeAll} of a record as a companion of its delete's own statement (`WriteCompanion`,
+   * backend/data/records.ts): the rows go with the record in that one statement, and the files nothing
+   * refers to any more once it stored the delete. Optional: a store without it has the delete run in a
+   * transaction.
+   */
+  removeAllAlongside?(doctype: string, record: string): WriteCompanion;
   /** Resolves once the file removals a transactional `removeAll` left for after its commit are done. */
   idle(): Promise<void>;
 }

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { WriteCompanion } from '../data/records';
 import type { Database } from '../db/database';
 import { type Attachment, sha256Hex } from './attachment';
 import { type AttachmentStore, type NewAttachment, newAttachmentId } from './attachment-store';
@@ -133,12 +134,31 @@ export class DbAttachmentStore implements AttachmentStore {
     );
     // Not awaited: these statements run on the database's own handle, which waits for `tx` to end; after a
     // rollback the rows are back and the files stay.
-    for (const sha256 of new Set(rows.map((r) => r.sha256))) {
+    this.sweep(rows.map((r) => r.sha256));
+    return rows.length;
+  }
+
+  removeAllAlongside(doctype: string, record: string): WriteCompanion {
+    return {
+      database: (this.db as Partial<Pick<Database, 'identity'>>).identity ?? this.db,
+      insert: () => ({
+        params: [doctype, record],
+        sql: (first, condition) =>
+          `DELETE FROM record_attachments WHERE doctype = $${first}::text AND record = $${first + 1}::text
+              AND ${condition} RETURNING sha256`,
+      }),
+      // Told only once the statement stored the delete: the rows are gone for good.
+      returned: (digests) => this.sweep(digests as string[]),
+    };
+  }
+
+  /** Removes, in the background ({@link idle}), the files of `digests` no row refers to any more. */
+  private sweep(digests: readonly string[]): void {
+    for (const sha256 of new Set(digests)) {
       const sweep = this.serialised(sha256, () => this.dropIfUnreferenced(sha256)).catch(() => {});
       this.sweeps.add(sweep);
       void sweep.finally(() => this.sweeps.delete(sweep));
     }
-    return rows.length;
   }
 
   async idle(): Promise<void> {

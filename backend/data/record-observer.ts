@@ -1,6 +1,6 @@
 import type { DocRecord, DocTypeDefinition, Principal } from '../../src/contract';
 import type { Transaction } from '../security/idempotency/idempotency-store';
-import type { ReadCompanion } from './records';
+import type { ReadCompanion, WriteCompanion } from './records';
 
 /** A read the data API answered: which records, to whom, and which flagged fields it gave in clear. */
 export interface RecordReadEvent {
@@ -32,6 +32,17 @@ export interface RecordWriteEvent {
 }
 
 /**
+ * A write about to be stored with its observers' rows in one statement, as the observers are told of it
+ * beforehand: what its {@link RecordWriteEvent} will say, but that a create's `name` is not known yet (the
+ * statement takes it), `after` (absent for a delete) holds the fields as written, without `name`,
+ * `creation` and the other standard fields, and a delete's `before` is the record as the route read it.
+ */
+export type PendingWriteEvent = Omit<RecordWriteEvent, 'tx' | 'name' | 'after'> & {
+  name?: string;
+  after?: Record<string, unknown>;
+};
+
+/**
  * Told of what the data API did, after it did it and before it answers (a record's history, the audit log
  * of reveals). An observer cannot change the answer; if it throws, the request fails with its error, so
  * an audit entry that could not be stored is never an answer that went out unaudited. `written` runs inside
@@ -46,6 +57,14 @@ export interface RecordObserver {
   alongside?(event: RecordReadEvent): ReadCompanion | undefined;
   read?(event: RecordReadEvent): void | Promise<void>;
   written?(event: RecordWriteEvent): void | Promise<void>;
+  /**
+   * Offers, before a write is stored, what {@link written} would store of it as a row the store
+   * may insert in the write's own statement ({@link WriteCompanion}); `null` when it would store nothing of
+   * this write. When the store writes that way, `written` is not called for the write: the row is what it
+   * would have stored. An observer with `written` that offers nothing (no method, or undefined) has the
+   * write run in a transaction, and `written` called in it, as always.
+   */
+  alongsideWrite?(event: PendingWriteEvent): WriteCompanion | null | undefined;
 }
 
 /** Calls every observer's `read`, in order. */
@@ -54,6 +73,24 @@ export async function notifyRead(
   event: RecordReadEvent,
 ): Promise<void> {
   for (const observer of observers) await observer.read?.(event);
+}
+
+/**
+ * The rows every observer with a `written` stores of `event`, as companions of the write's statement; or
+ * undefined when one of them cannot say it that way (the write then runs in a transaction).
+ */
+export function writeCompanions(
+  observers: readonly RecordObserver[],
+  event: PendingWriteEvent,
+): WriteCompanion[] | undefined {
+  const companions: WriteCompanion[] = [];
+  for (const observer of observers) {
+    if (!observer.written) continue;
+    const companion = observer.alongsideWrite?.(event);
+    if (companion === undefined) return undefined;
+    if (companion !== null) companions.push(companion);
+  }
+  return companions;
 }
 
 /** Calls every observer's `written`, in order. */

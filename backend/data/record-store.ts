@@ -2,6 +2,7 @@ import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from '../db/database';
 import { encodeListCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, isDefaultOrder, type ListQuery } from './list-query';
+import { NamingGuesses } from './naming-guesses';
 import { PlannerStatistics } from './planner-statistics';
 import {
   COLUMNS,
@@ -14,7 +15,8 @@ import {
   toRecord,
   whereSql,
 } from './record-sql';
-import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions } from './records';
+import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions, WriteCompanion } from './records';
+import { deleteAlongsideSql, insertAlongsideSql, updateAlongsideSql } from './write-companion-sql';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -28,7 +30,7 @@ export class DbRecordStore implements RecordStore {
    * The counter each naming prefix had after this process's last use of it: the guess of
    * {@link insertNamed}. Shared by every store over this database (transactions' included).
    */
-  readonly #series: Map<string, number>;
+  readonly #series: NamingGuesses;
   /** What identifies the database this store reads (a companion row must belong in it). */
   readonly #database: object;
 
@@ -39,10 +41,10 @@ export class DbRecordStore implements RecordStore {
   constructor(
     private readonly db: Pick<Database, 'query'> & Partial<Pick<Database, 'transaction'>>,
     statistics?: PlannerStatistics,
-    series?: Map<string, number>,
+    series?: NamingGuesses,
   ) {
     this.#statistics = statistics ?? new PlannerStatistics(db);
-    this.#series = series ?? new Map();
+    this.#series = series ?? new NamingGuesses();
     this.#database = (db as Partial<Pick<Database, 'identity'>>).identity ?? db;
   }
 
@@ -195,7 +197,7 @@ export class DbRecordStore implements RecordStore {
     );
     this.#statistics.changed();
     // The counter it took, for the guess of a later insertNamed of the same prefix.
-    this.#series.set(doctype.namePrefix, Number(rows[0]!.name.slice(doctype.namePrefix.length + 1)));
+    this.#series.took(doctype.namePrefix, Number(rows[0]!.name.slice(doctype.namePrefix.length + 1)));
     return toRecord(rows[0]!);
   }
 
@@ -208,7 +210,7 @@ export class DbRecordStore implements RecordStore {
       [doctype.namePrefix],
     );
     const current = Number(rows[0]!.current);
-    this.#series.set(doctype.namePrefix, current);
+    this.#series.took(doctype.namePrefix, current);
     return seriesName(doctype.namePrefix, current);
   }
 
@@ -226,7 +228,7 @@ export class DbRecordStore implements RecordStore {
     by?: string,
   ): Promise<DocRecord> {
     const prefix = doctype.namePrefix;
-    const last = this.#series.get(prefix);
+    const last = this.#series.last(prefix);
     if (last !== undefined) {
       const guess = last + 1;
       const name = seriesName(prefix, guess);
@@ -243,13 +245,95 @@ export class DbRecordStore implements RecordStore {
         [doctype.name, name, JSON.stringify(data(name)), by ?? null, guess, prefix],
       );
       if (rows[0]) {
-        this.#series.set(prefix, guess);
+        this.#series.took(prefix, guess);
         this.#statistics.changed();
         return toRecord(rows[0]);
       }
     }
     const name = await this.nextName(doctype);
     return this.insert(doctype, data(name), by, name);
+  }
+
+  /**
+   * See {@link RecordStore.insertAlongside}: {@link insertNamed}'s guessed statement, with each companion's
+   * INSERT as one more data-modifying `WITH`, conditioned on the record's INSERT having returned a row. A
+   * statement is atomic in PostgreSQL: a companion that fails (a full device, a constraint) fails the
+   * statement and stores neither the record nor the counter's move; a wrong guess stores none of them, and
+   * the caller's transaction takes over. Guesses of one prefix wait for their turn (see
+   * {@link NamingGuesses.inTurn}), which is why only a store outside a transaction runs them.
+   */
+  async insertAlongside(
+    doctype: DocTypeDefinition,
+    data: (name: string) => Record<string, unknown>,
+    by: string | undefined,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined> {
+    if (!this.#alone(alongside)) return undefined;
+    const prefix = doctype.namePrefix;
+    return this.#series.inTurn(prefix, async () => {
+      const last = this.#series.last(prefix);
+      if (last === undefined) return undefined;
+      const guess = last + 1;
+      const name = seriesName(prefix, guess);
+      const params: unknown[] = [doctype.name, name, JSON.stringify(data(name)), by ?? null, guess, prefix];
+      const statement = insertAlongsideSql(alongside, name, params);
+      const { rows } = await this.db.query<Row>(statement.sql, params);
+      if (!rows[0]) return undefined;
+      this.#series.took(prefix, guess);
+      this.#statistics.changed();
+      statement.tell(rows[0] as unknown as Record<string, unknown>);
+      return toRecord(rows[0]);
+    });
+  }
+
+  /**
+   * See {@link RecordStore.updateAlongside}: the UPDATE of {@link update} and each companion's INSERT in
+   * one statement, the INSERTs conditioned on the UPDATE having found the record.
+   */
+  async updateAlongside(
+    doctype: DocTypeDefinition,
+    name: string,
+    data: Record<string, unknown>,
+    by: string | undefined,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined> {
+    if (!this.#alone(alongside)) return undefined;
+    const params: unknown[] = [doctype.name, name, JSON.stringify(data), by ?? null];
+    const statement = updateAlongsideSql(alongside, name, params);
+    const { rows } = await this.db.query<Row>(statement.sql, params);
+    if (!rows[0]) return undefined;
+    this.#statistics.changed();
+    statement.tell(rows[0] as unknown as Record<string, unknown>);
+    return toRecord(rows[0]);
+  }
+
+  /**
+   * See {@link RecordStore.deleteAlongside}: the DELETE of {@link delete} and each companion's statement in
+   * one, the companions conditioned on the DELETE having found the record. Nothing of a delete's companions
+   * depends on the record's fields (its history entry names no field, its attachments go by its name), so
+   * a write that changed the record since the caller read it changes nothing of what the statement stores.
+   */
+  async deleteAlongside(
+    doctype: DocTypeDefinition,
+    name: string,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined> {
+    if (!this.#alone(alongside)) return undefined;
+    const params: unknown[] = [doctype.name, name];
+    const statement = deleteAlongsideSql(alongside, name, params);
+    const { rows } = await this.db.query<Row>(statement.sql, params);
+    if (!rows[0]) return undefined;
+    this.#statistics.changed();
+    statement.tell(rows[0] as unknown as Record<string, unknown>);
+    return toRecord(rows[0]);
+  }
+
+  /**
+   * Whether this store writes a record with `alongside` in one statement of its own: it is not inside a
+   * transaction (there, the transaction already keeps them together) and every row belongs in its database.
+   */
+  #alone(alongside: readonly WriteCompanion[]): boolean {
+    return this.db.transaction !== undefined && alongside.every((c) => c.database === this.#database);
   }
 
   /** Replaces a record's fields; undefined when it does not exist. */

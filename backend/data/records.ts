@@ -75,6 +75,24 @@ export interface ReadCompanion {
 }
 
 /**
+ * A row an observer stores of a write (the record's history entry), offered to the store to insert in the
+ * write's own statement, so the record and the row commit together without a transaction around them: one
+ * statement is atomic. `insert(name)` is the INSERT for the record named `name` (for a create, the name the
+ * statement is about to take), run with the condition that the write stored the record; for a delete it may
+ * as well be the DELETE of rows that go with the record (its attachments).
+ */
+export interface WriteCompanion {
+  /** The database the row belongs in (its `identity`, backend/db/database.ts); a store over another declines. */
+  readonly database: object;
+  insert(name: string): CompanionInsert;
+  /**
+   * Told, once the statement stored the write, the values its SQL returned (it then ends in a `RETURNING`
+   * of one column): the digests of the attachments a delete removed, whose files go once no row needs them.
+   */
+  returned?(values: readonly unknown[]): void;
+}
+
+/**
  * Where the records of every installed DocType live. The data routes and RPC methods use only this, so the
  * same routes run over the platform database (`DbRecordStore`) or over memory (`MemoryRecordStore`, the
  * offline mocks). List queries arrive already validated by `parseListQuery`; both implementations give them
@@ -118,6 +136,41 @@ export interface RecordStore {
     data: (name: string) => Record<string, unknown>,
     by?: string,
   ): Promise<DocRecord>;
+  /**
+   * Stores a new record, as {@link insertNamed} does, and the `alongside` rows in ONE statement, outside any
+   * transaction: the record and the rows are stored together or, if any of them fails, none is. Undefined
+   * when it stored nothing without failing: it declines inside a transaction, for a row of another
+   * database, before this process knows the prefix's counter, and when its guess of the name was wrong. The
+   * caller then writes the record and the rows the ordinary way, in a transaction. Optional.
+   */
+  insertAlongside?(
+    doctype: DocTypeDefinition,
+    data: (name: string) => Record<string, unknown>,
+    by: string | undefined,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined>;
+  /**
+   * Replaces a record's fields, as {@link update} does, and stores the `alongside` rows in the same
+   * statement when it did (see {@link insertAlongside}). Undefined when it stored nothing: it declined, or
+   * the record does not exist (the caller's ordinary write then tells which). Optional.
+   */
+  updateAlongside?(
+    doctype: DocTypeDefinition,
+    name: string,
+    data: Record<string, unknown>,
+    by: string | undefined,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined>;
+  /**
+   * Deletes a record, as {@link delete} does, and runs the `alongside` statements in the same statement when
+   * it did (see {@link insertAlongside}). Undefined when it deleted nothing: it declined, or the record does
+   * not exist (the caller's ordinary delete then tells which). Optional.
+   */
+  deleteAlongside?(
+    doctype: DocTypeDefinition,
+    name: string,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined>;
   /**
    * Replaces a record's fields; undefined when it does not exist. `by` becomes its `modified_by` (without
    * it, none: a write no one made is not credited to the last person who did).

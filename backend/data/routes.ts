@@ -134,6 +134,10 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
   const routes = new Hono<AppEnv>();
   const store = ctx.records;
   const observers = ctx.recordObservers ?? [];
+  // A write with its observers' rows in one statement, where the store has it (atomic-write.ts).
+  const insertAlongside = store.insertAlongside?.bind(store);
+  const updateAlongside = store.updateAlongside?.bind(store);
+  const deleteAlongside = store.deleteAlongside?.bind(store);
   const trustedProxies = new Set(ctx.config.server.trusted_proxies);
   /**
    * The flagged fields a caller with `access` receives in clear: of those the answer carries (`projection`,
@@ -193,20 +197,20 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const author = authorOf(c);
+    const principal = c.get('principal');
     const record = await db(
       c,
       () =>
         atomicWrite(c, store, observers, {
-          write: (s) => s.insert(doctype, data, authorOf(c)),
-          event: (stored) => ({
-            kind: 'create',
-            doctype,
-            name: stored.name,
-            after: stored,
-            principal: c.get('principal'),
-          }),
+          write: (s) => s.insert(doctype, data, author),
+          event: (stored) => ({ kind: 'create', doctype, name: stored.name, after: stored, principal }),
           status: 201,
           answer,
+          alone: insertAlongside && {
+            event: { kind: 'create', doctype, after: data, principal },
+            write: (alongside) => insertAlongside(doctype, () => data, author, alongside),
+          },
         }),
       doctype,
     );
@@ -262,21 +266,20 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const author = authorOf(c);
+    const principal = c.get('principal');
     const record = await db(
       c,
       () =>
         atomicWrite(c, store, observers, {
-          write: (s) => s.update(doctype, name, data, authorOf(c)),
-          event: (stored) => ({
-            kind: 'update',
-            doctype,
-            name,
-            before: existing,
-            after: stored,
-            principal: c.get('principal'),
-          }),
+          write: (s) => s.update(doctype, name, data, author),
+          event: (stored) => ({ kind: 'update', doctype, name, before: existing, after: stored, principal }),
           status: 200,
           answer,
+          alone: updateAlongside && {
+            event: { kind: 'update', doctype, name, before: existing, after: data, principal },
+            write: (alongside) => updateAlongside(doctype, name, data, author, alongside),
+          },
         }),
       doctype,
     );
@@ -289,15 +292,21 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const access = await accessTo(ctx, c, doctype);
     access.require('delete');
     const name = c.req.param('name');
-    if (!(await db(c, () => store.get(doctype, name)))) throw notFound();
+    const existing = await db(c, () => store.get(doctype, name));
+    if (!existing) throw notFound();
     await checkNotLinked(integrity, doctype, name);
     const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const principal = c.get('principal');
     const record = await db(c, () =>
       atomicWrite(c, store, observers, {
         write: (s) => s.delete(doctype, name),
-        event: (stored) => ({ kind: 'delete', doctype, name, before: stored, principal: c.get('principal') }),
+        event: (stored) => ({ kind: 'delete', doctype, name, before: stored, principal }),
         status: 200,
         answer,
+        alone: deleteAlongside && {
+          event: { kind: 'delete', doctype, name, before: existing, principal },
+          write: (alongside) => deleteAlongside(doctype, name, alongside),
+        },
       }),
     );
     if (!record) throw notFound();

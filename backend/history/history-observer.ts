@@ -6,7 +6,7 @@
  * no entry describes a change that was not stored.
  */
 import type { DocTypeDefinition } from '../../src/contract/doctype';
-import type { RecordObserver, RecordWriteEvent } from '../data/record-observer';
+import type { PendingWriteEvent, RecordObserver, RecordWriteEvent } from '../data/record-observer';
 import type { RecordHistory } from './record-history';
 import type { FieldChange } from './timeline';
 
@@ -17,8 +17,14 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The fields a write changed, in the DocType's order; values of flagged fields are left out. */
-export function fieldChanges(event: Pick<RecordWriteEvent, 'doctype' | 'before' | 'after'>): FieldChange[] {
+/**
+ * The fields a write changed, in the DocType's order; values of flagged fields are left out. `after` may
+ * be the stored record or the fields as written (a {@link PendingWriteEvent}): only the DocType's fields
+ * are compared, so both give the same changes.
+ */
+export function fieldChanges(
+  event: Pick<RecordWriteEvent, 'doctype' | 'before'> & { after?: Record<string, unknown> },
+): FieldChange[] {
   const doctype: DocTypeDefinition = event.doctype;
   const changes: FieldChange[] = [];
   if (!event.after) return changes; // a delete: the entry itself says what happened
@@ -37,9 +43,24 @@ export function fieldChanges(event: Pick<RecordWriteEvent, 'doctype' | 'before' 
   return changes;
 }
 
-/** The observer; give it to the data API through `ContextOptions.recordObservers` or the root. */
-export function historyObserver(history: Pick<RecordHistory, 'record'>): RecordObserver {
+/**
+ * The observer; give it to the data API through `ContextOptions.recordObservers` or the root. Given a
+ * history that can say its entry as a companion row (`companion`), it offers the entry of every write to
+ * be stored in the write's own statement: the entry depends on nothing but the event (an update's `before`
+ * is the record the route read; a delete's entry names no field), so it is known before the write.
+ */
+export function historyObserver(
+  history: Pick<RecordHistory, 'record'> & Partial<Pick<RecordHistory, 'companion'>>,
+): RecordObserver {
   return {
+    alongsideWrite(event: PendingWriteEvent) {
+      return history.companion?.({
+        doctype: event.doctype.name,
+        kind: event.kind,
+        user: event.principal?.user ?? SYSTEM_USER,
+        changes: fieldChanges(event),
+      });
+    },
     async written(event) {
       await history.record(
         {

@@ -4,6 +4,7 @@
  * written here: the history says such a field changed, not from what to what, so personal data stays only
  * in the record, where it is protected at rest (docs/security.md#personal-data-at-rest).
  */
+import type { WriteCompanion } from '../data/records';
 import type { Database } from '../db/database';
 import { registerMigration } from '../db/migrations';
 import type { ChangeEntry, CommentEntry, FieldChange, TimelineEntry } from './timeline';
@@ -61,19 +62,43 @@ function toComment(row: CommentRow): CommentEntry {
   };
 }
 
+/** A change to append: a record's history entry without what the database gives it (`id`, `at`). */
+export type NewChange = Omit<ChangeEntry, 'id' | 'at'> & { doctype: string; name: string };
+
 /** The history and comments of every record this process stores. */
 export class RecordHistory {
-  constructor(private readonly db: Pick<Database, 'query'>) {}
+  /** What identifies the database of the history (a write's companion row must belong in it). */
+  readonly #database: object;
+
+  constructor(private readonly db: Pick<Database, 'query'> & Partial<Pick<Database, 'identity'>>) {
+    this.#database = db.identity ?? db;
+  }
 
   /** Appends one change (create, update or delete) of a record; in `tx`, the write's transaction, when given. */
-  async record(
-    entry: Omit<ChangeEntry, 'id' | 'at'> & { doctype: string; name: string },
-    tx?: Pick<Database, 'query'>,
-  ): Promise<void> {
+  async record(entry: NewChange, tx?: Pick<Database, 'query'>): Promise<void> {
     await (tx ?? this.db).query(
       'INSERT INTO record_history (doctype, name, kind, "user", changes) VALUES ($1, $2, $3, $4, $5::jsonb)',
       [entry.doctype, entry.name, entry.kind, entry.user, JSON.stringify(entry.changes)],
     );
+  }
+
+  /**
+   * `entry` as the companion row of its record's write ({@link WriteCompanion}): the same INSERT as
+   * {@link record}, for the record the write names, run in the write's statement only if it stored it.
+   */
+  companion(entry: Omit<NewChange, 'name'>): WriteCompanion {
+    const changes = JSON.stringify(entry.changes);
+    return {
+      database: this.#database,
+      insert: (name) => ({
+        params: [entry.doctype, name, entry.kind, entry.user, changes],
+        sql: (first, condition) =>
+          `INSERT INTO record_history (doctype, name, kind, "user", changes)
+           SELECT $${first}::text, $${first + 1}::text, $${first + 2}::text, $${first + 3}::text,
+                  $${first + 4}::jsonb
+            WHERE ${condition}`,
+      }),
+    };
   }
 
   /** The record's changes and comments, oldest first (a change and a comment at the same instant: the change). */

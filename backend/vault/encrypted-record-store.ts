@@ -1,6 +1,6 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Filter, ListQuery } from '../data/list-query';
-import type { DocRecord, ReadView, RecordStore, SumOptions } from '../data/records';
+import type { DocRecord, ReadView, RecordStore, SumOptions, WriteCompanion } from '../data/records';
 import { PlatformError } from '../http/errors';
 import { PII_MASK } from '../permissions/mask';
 import type { Transaction } from '../security/idempotency/idempotency-store';
@@ -202,6 +202,49 @@ export class EncryptedRecordStore implements RecordStore {
     return this.#written(doctype, record, data);
   }
 
+  /**
+   * See {@link RecordStore.insertAlongside}: the values encrypted for the name the wrapped store guesses,
+   * in the one statement that stores the record and the companions' rows. Undefined where the wrapped store
+   * has no such statement or declines.
+   */
+  async insertAlongside(
+    doctype: DocTypeDefinition,
+    data: (name: string) => Record<string, unknown>,
+    by: string | undefined,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined> {
+    if (!this.inner.insertAlongside) return undefined;
+    const { flagged, stored } = this.#shape(doctype);
+    if (flagged.size === 0) return this.inner.insertAlongside(doctype, data, by, alongside);
+    const record = await this.inner.insertAlongside(
+      stored,
+      (named) => this.#seal(doctype, named, data(named)),
+      by,
+      alongside,
+    );
+    return record && this.#written(doctype, record, data(record.name));
+  }
+
+  /** See {@link RecordStore.updateAlongside}: flagged values encrypted for the record, as {@link update}. */
+  async updateAlongside(
+    doctype: DocTypeDefinition,
+    name: string,
+    data: Record<string, unknown>,
+    by: string | undefined,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined> {
+    if (!this.inner.updateAlongside) return undefined;
+    const { stored } = this.#shape(doctype);
+    const record = await this.inner.updateAlongside(
+      stored,
+      name,
+      this.#seal(doctype, name, data),
+      by,
+      alongside,
+    );
+    return record && this.#written(doctype, record, data);
+  }
+
   /** See {@link RecordStore.nextName}. */
   nextName(doctype: DocTypeDefinition): Promise<string> {
     return this.inner.nextName(this.#shape(doctype).stored);
@@ -231,6 +274,17 @@ export class EncryptedRecordStore implements RecordStore {
       else if (!isBlindIndex(flagged, key)) out[key] = value;
     }
     return out as DocRecord;
+  }
+
+  /** See {@link RecordStore.deleteAlongside}: the deleted record returned decrypted, as {@link delete}. */
+  async deleteAlongside(
+    doctype: DocTypeDefinition,
+    name: string,
+    alongside: readonly WriteCompanion[],
+  ): Promise<DocRecord | undefined> {
+    if (!this.inner.deleteAlongside) return undefined;
+    const record = await this.inner.deleteAlongside(this.#shape(doctype).stored, name, alongside);
+    return record && this.#open(doctype, record);
   }
 
   /** Deletes a record and returns it, decrypted. */
