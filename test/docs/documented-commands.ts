@@ -672,6 +672,7 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
     'encrypted-create',
     'gateway',
     'durability',
+    'pglite-tiering',
     'list-growth',
     'export-memory',
     'loadtest-whole',
