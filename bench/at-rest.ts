@@ -4,9 +4,11 @@
  * (encrypted with a fresh data key each, blind-indexed, and for a reader with `read_pii` decrypted and an
  * audit entry appended), against the same DocType without the flags.
  *
- * Each side runs in a process of its own (this file with `--worker`): the real MONOLITH app over an
- * in-memory database, `OPS` creates then `OPS` single-record reads through `app.fetch` as Administrator (no
- * network, so the figures are the server's work alone). A worker reports its CPU per phase
+ * Each side runs in a process of its own (this file with `--worker`): the real MONOLITH app over the
+ * embedded database in a fresh data directory (as `m serve` runs by default: a write waits for its WAL sync,
+ * a revealing read for its audit entry's, docs/operators.md#the-audit-log), `OPS` creates then `OPS`
+ * single-record reads through `app.fetch` as Administrator (no network, so the figures are the server's
+ * work alone). A worker reports its CPU per phase
  * (`process.cpuUsage`: every thread of the process), and `/usr/bin/time` measures each whole process from
  * the outside; a worker with no operations gives the start-up cost, subtracted from the whole-process
  * figure. The sides alternate over `ROUNDS` rounds and the medians are printed.
@@ -72,7 +74,9 @@ async function worker(appDir: string, doctype: string, ops: number, lists?: numb
     env: {},
     overrides: { apps: [appDir], 'security.payload_encryption.mode': 'disabled' },
   });
-  const database = await openDatabase({ memory: true });
+  // On disk, as a server runs by default: each write waits for its WAL sync, a reveal for its audit entry's.
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-at-rest-data-'));
+  const database = await openDatabase({ dataDir });
   const keys = await MemoryKeyStore.create({ graceMs: 86_400_000 });
   const { app, ctx, close } = await createMonolith(config, { log: () => {}, database, keys });
   const { api_key, api_secret } = await ctx.security.auth.generateApiKey('Administrator');
@@ -113,6 +117,7 @@ async function worker(appDir: string, doctype: string, ops: number, lists?: numb
     const listCpu = ms(process.cpuUsage(cpu));
     await close();
     await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
     console.log(JSON.stringify({ listCpu, listWall }));
     return;
   }
@@ -125,6 +130,7 @@ async function worker(appDir: string, doctype: string, ops: number, lists?: numb
   const read = process.cpuUsage(cpu);
   await close();
   await database.close();
+  rmSync(dataDir, { recursive: true, force: true });
   console.log(JSON.stringify({ create: ms(create), read: ms(read) }));
 }
 

@@ -1,82 +1,30 @@
 import { createHash } from 'node:crypto';
-import type { CompanionInsert, ReadCompanion } from '../data/records';
+import { dirname, join } from 'node:path';
+import type { ReadCompanion } from '../data/records';
 import type { Database } from '../db/database';
-import { registerMigration } from '../db/migrations';
+import { embeddedDatabase } from '../db/embedded';
+import { AuditJournal } from './audit-journal';
+import { AUDIT_SQL, COLUMNS, companionInsert, insertSql, type Row, toEntry } from './audit-sql';
 import type { AuditQuery, AuditStore } from './audit-store';
 import { type AuditEntry, type AuditFacts, chain, GENESIS_HASH, type Sha256Hex } from './chain';
 
 /** Node's native SHA-256: the same hashes as the portable one (`m audit verify` checks with that). */
 const nodeSha256: Sha256Hex = (text) => createHash('sha256').update(text).digest('hex');
 
-// Append-only in the database too: UPDATE, DELETE and TRUNCATE raise. An operator who drops the trigger can
-// still remove or edit rows; the hash chain is what detects that (`m audit verify`).
-const AUDIT_SQL = `
-  CREATE TABLE IF NOT EXISTS audit_log (
-    seq            bigint PRIMARY KEY,
-    at             timestamptz NOT NULL,
-    "user"         text NOT NULL,
-    via            text NOT NULL,
-    doctype        text NOT NULL,
-    record         text NOT NULL,
-    fields         jsonb NOT NULL,
-    route          text NOT NULL,
-    client_address text,
-    prev_hash      text NOT NULL,
-    hash           text NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS audit_log_record ON audit_log (doctype, record, seq);
-  CREATE INDEX IF NOT EXISTS audit_log_user ON audit_log ("user", seq);
-  CREATE OR REPLACE FUNCTION audit_log_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN RAISE EXCEPTION 'audit_log is append-only'; END $$;
-  CREATE OR REPLACE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
-    FOR EACH ROW EXECUTE FUNCTION audit_log_refuse_change();
-  CREATE OR REPLACE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
-    FOR EACH STATEMENT EXECUTE FUNCTION audit_log_refuse_change();
-`;
-registerMigration({ id: 'audit.log', sql: AUDIT_SQL });
-
 export type { AuditQuery };
 
-/** An entry as the database driver returns it: `seq` may come back as text, `at` as a Date. */
-type Row = Omit<AuditEntry, 'seq' | 'at'> & { seq: string | number; at: Date | string };
+/** The most entries loaded into the table by one INSERT (11 parameters each, well under 65,535). */
+const BATCH = 500;
+/** How long entries wait in the journal for more to load with them (docs/operators.md#the-audit-log). */
+const LOAD_DELAY_MS = 50;
 
-const COLUMNS = 'seq, at, "user", via, doctype, record, fields, route, client_address, prev_hash, hash';
-
-function toEntry(row: Row): AuditEntry {
-  return { ...row, seq: Number(row.seq), at: new Date(row.at).toISOString() };
-}
-
-/**
- * The parameters of `entries` (a row of 11 each) and their `VALUES` rows, numbered from `$first`. One
- * INSERT with a row of parameters each is cheaper for the database than unpacking a JSON document of them
- * (most appends are one entry, a single record read), and a list's page stays well under the protocol's
- * 65,535 parameters (500 entries of 11).
- */
-function valuesSql(entries: readonly AuditEntry[], first = 1): [string, unknown[]] {
-  const params: unknown[] = [];
-  const rows = entries.map((e) => {
-    const at = params.length + first - 1;
-    params.push(e.seq, e.at, e.user, e.via, e.doctype, e.record, JSON.stringify(e.fields), e.route);
-    params.push(e.client_address, e.prev_hash, e.hash);
-    const p = (i: number) => `$${at + i}`;
-    return `(${p(1)}::bigint, ${p(2)}::timestamptz, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}::jsonb, ${p(8)}, ${p(9)}::text, ${p(10)}, ${p(11)})`;
-  });
-  return [rows.join(', '), params];
-}
-
-/** One INSERT of `entries`. */
-function insertSql(entries: readonly AuditEntry[]): [string, unknown[]] {
-  const [rows, params] = valuesSql(entries);
-  return [`INSERT INTO audit_log (${COLUMNS}) VALUES ${rows}`, params];
-}
-
-/** The INSERT of `entries` as a read's companion: only where `condition` holds (the record exists). */
-function companionInsert(entries: readonly AuditEntry[]): CompanionInsert {
-  return {
-    params: valuesSql(entries)[1],
-    sql: (first, condition) =>
-      `INSERT INTO audit_log (${COLUMNS}) SELECT * FROM (VALUES ${valuesSql(entries, first)[0]}) AS entry WHERE ${condition}`,
-  };
+/** How an embedded database's log appends: to the journal, loaded into the table in batches. */
+interface Journalled {
+  journal: AuditJournal;
+  /** Entries chained and journalled, not yet in the table, in chain order. */
+  pending: AuditEntry[];
+  loading: Promise<void> | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** How many times an append retries after another process extended the chain first. */
@@ -93,15 +41,51 @@ function isTaken(err: unknown): boolean {
  * this process keeps the head of the chain in memory and serialises its own appends; `seq` is the primary
  * key, so if another process sharing the database extended the chain first the INSERT fails, the head is
  * read again and the entries re-chained, and no fork of the chain is ever stored. The reveal of one record
- * appends in the statement that reads it ({@link companion}), under the same rules.
+ * appends in the statement that reads it ({@link companion}), under the same rules. Opened over an embedded
+ * database on disk ({@link AuditLog.open}), an append is instead a synced line of the audit journal, and
+ * the table receives the entries in batches.
  */
 export class AuditLog implements AuditStore {
   #head: { seq: number; hash: string } | undefined;
   #tail: Promise<unknown> = Promise.resolve();
   readonly #database: object;
+  #journalled: Journalled | undefined;
 
+  /** A log appending to the table itself (any database); {@link AuditLog.open} picks the journal where it can. */
   constructor(private readonly db: Pick<Database, 'query' | 'exec'> & Partial<Pick<Database, 'identity'>>) {
     this.#database = db.identity ?? db;
+  }
+
+  /**
+   * The log of `db`, its table created. Over an embedded database on disk, which this process alone writes, an
+   * append goes to the audit journal beside it (synced before the read is answered) and reaches the table
+   * in batches off the request path; entries a crash left in the journal are loaded first. Over PostgreSQL,
+   * which several processes may share, and over a database in memory, which nothing outlives, every append
+   * is a statement of its own on the table (a reveal's rides on the read of its record).
+   */
+  static async open(
+    db: Pick<Database, 'query' | 'exec'> & Partial<Pick<Database, 'identity'>>,
+  ): Promise<AuditLog> {
+    const log = new AuditLog(db);
+    await log.migrate();
+    const dir = embeddedDatabase(db)?.dir;
+    if (!dir) return log;
+    const journal = new AuditJournal(join(dirname(dir), 'audit.journal'));
+    try {
+      const head = await log.#readHead();
+      const missing = journal.entries().filter((e) => e.seq > head.seq);
+      for (let i = 0; i < missing.length; i += BATCH) {
+        await db.query(...insertSql(missing.slice(i, i + BATCH)));
+      }
+      journal.clear();
+      const last = missing.at(-1);
+      log.#head = last ? { seq: last.seq, hash: last.hash } : head;
+    } catch (err) {
+      await journal.close();
+      throw err;
+    }
+    log.#journalled = { journal, pending: [], loading: undefined, timer: undefined };
+    return log;
   }
 
   /** Creates the table (for a database opened before this module registered its migration). */
@@ -112,6 +96,7 @@ export class AuditLog implements AuditStore {
   /** Appends `facts` as consecutive entries, in one statement; returns them chained. */
   append(facts: readonly AuditFacts[]): Promise<AuditEntry[]> {
     if (facts.length === 0) return Promise.resolve([]);
+    if (this.#journalled) return this.#journal(this.#journalled, facts);
     return this.#serialised(() =>
       this.#chained(facts, async (entries) => {
         await this.db.query(...insertSql(entries));
@@ -126,7 +111,9 @@ export class AuditLog implements AuditStore {
    * `appended` is called once they are stored; a read that found no record stores none and leaves the
    * head where it was. The reveal observer offers it for the read of one record (backend/audit).
    */
-  companion(facts: readonly AuditFacts[], appended: () => void): ReadCompanion {
+  companion(facts: readonly AuditFacts[], appended: () => void): ReadCompanion | undefined {
+    // A journalled append costs less than an INSERT on the read: the read is then a plain SELECT.
+    if (this.#journalled) return undefined;
     return {
       database: this.#database,
       run: (read) =>
@@ -138,6 +125,57 @@ export class AuditLog implements AuditStore {
           }),
         ),
     };
+  }
+
+  /**
+   * Chains `facts` after the head and writes them to the journal at once, so the journal holds the chain in
+   * order without waiting on another append's sync; resolves once they are synced.
+   */
+  async #journal(state: Journalled, facts: readonly AuditFacts[]): Promise<AuditEntry[]> {
+    const entries = chain(this.#head!, facts, nodeSha256);
+    const synced = state.journal.append(entries);
+    const last = entries[entries.length - 1]!;
+    this.#head = { seq: last.seq, hash: last.hash };
+    state.pending.push(...entries);
+    if (state.pending.length >= BATCH) void this.flush().catch(() => {});
+    else state.timer ??= setTimeout(() => void this.flush().catch(() => {}), LOAD_DELAY_MS);
+    await synced;
+    return entries;
+  }
+
+  /** Loads every journalled entry into the table (a no-op for a log appending to the table itself). */
+  async flush(): Promise<void> {
+    const state = this.#journalled;
+    if (!state) return;
+    clearTimeout(state.timer);
+    state.timer = undefined;
+    while (state.pending.length > 0 || state.loading) {
+      if (!state.loading) {
+        state.loading = this.#load(state).finally(() => {
+          state.loading = undefined;
+        });
+      }
+      await state.loading;
+    }
+  }
+
+  async #load(state: Journalled): Promise<void> {
+    const batch = state.pending.slice(0, BATCH);
+    await this.db.query(...insertSql(batch));
+    state.pending.splice(0, batch.length);
+    // Only when no entry is waiting: one journalled meanwhile is in the journal alone.
+    if (state.pending.length === 0) state.journal.clear();
+  }
+
+  /** Loads what the journal holds into the table and closes it. */
+  async close(): Promise<void> {
+    const state = this.#journalled;
+    if (!state) return;
+    try {
+      await this.flush();
+    } finally {
+      await state.journal.close();
+    }
   }
 
   /** Runs `work` after every append this process started before it. */
@@ -183,6 +221,7 @@ export class AuditLog implements AuditStore {
 
   /** Entries matching every given filter, in chain order (or newest first), and how many match in all. */
   async list(query: AuditQuery = {}): Promise<{ data: AuditEntry[]; total: number }> {
+    await this.flush();
     const params: unknown[] = [];
     const where: string[] = [];
     for (const [column, value] of [
@@ -209,6 +248,7 @@ export class AuditLog implements AuditStore {
 
   /** Every entry in chain order, a page at a time (for verification of a large log). */
   async *entries(pageSize = 1000): AsyncGenerator<AuditEntry> {
+    await this.flush();
     let after = 0;
     for (;;) {
       const { rows } = await this.db.query<Row>(

@@ -5,8 +5,8 @@ import type { AuditFacts } from './chain';
 /** Where reveals are appended (the {@link AuditLog}, or anything with its `append`). */
 export interface RevealSink {
   append(facts: readonly AuditFacts[]): Promise<unknown>;
-  /** Appends `facts` in the statement that reads their record, where the store can ({@link AuditLog}). */
-  companion?(facts: readonly AuditFacts[], appended: () => void): ReadCompanion;
+  /** Appends `facts` in the statement that reads their record, where the store can and the sink would ({@link AuditLog}). */
+  companion?(facts: readonly AuditFacts[], appended: () => void): ReadCompanion | undefined;
 }
 
 /** The entries a read adds: one per record whose flagged fields went out in clear to a person or API key. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database } from './database';
+import { markEmbedded } from './embedded';
 import { chooseWasmTiering, initdbOutOfProcess, pgliteStartParams } from './pglite-settings';
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -125,7 +126,7 @@ export async function openPglite(dir?: string, options: PgliteOptions = {}): Pro
   await pg.waitReady;
   const wal = dir && !options.unsyncedCommits ? new WalSync(join(dir, 'pg_wal')) : undefined;
   let closed = false;
-  return {
+  const db: Database = {
     async query<T>(sql: string, params: unknown[] = []) {
       const result = await pg.query<T>(sql, params);
       if (wal && !readsOnly(sql)) await wal.sync();
@@ -154,4 +155,6 @@ export async function openPglite(dir?: string, options: PgliteOptions = {}): Pro
       await pg.close();
     },
   };
+  markEmbedded(db, { dir });
+  return db;
 }

@@ -177,8 +177,8 @@ export async function buildContext(
       )
     : undefined;
   if (vault) await ensureBlindIndexes(db, doctypes.list(), log);
-  const audit = new AuditLog(db);
-  await audit.migrate();
+  const audit = await AuditLog.open(db);
+  stack.defer(() => audit.close());
   const appsDir = options.appsDir ?? join(ROOT_DIR, 'backend', 'apps');
   const security = await createSecurityContext({
     config,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../backend/audit/audit-log';
 import { openDatabase } from '../../backend/db/open-database';
 import { filesContaining } from './helpers/leak-search';
 import { type ServeProcess, signIn, spawnM, startServe } from './helpers/serve-process';
@@ -10,8 +11,9 @@ import { type ServeProcess, signIn, spawnM, startServe } from './helpers/serve-p
 // One real `m serve` (MONOLITH, PGlite) on a fresh data directory: a Customer with a known email and phone
 // is created and read through the API, then the server is stopped and every file of the data directory
 // (tables, WAL, keys) is searched for those bytes. The customer's name, stored in clear, is searched too:
-// finding it proves the search would find a value stored in clear. Then the audit chain is verified, an
-// entry is deleted behind the log's back, and verification fails naming it.
+// finding it proves the search would find a value stored in clear. A third reveal is answered and the server
+// killed at once: its audit entry is still there. Then the audit chain is verified, an entry is deleted
+// behind the log's back, and verification fails naming it.
 const temp = mkdtempSync(join(tmpdir(), 'fault-at-rest-'));
 const dataDir = join(temp, 'data');
 const marker = randomBytes(6).toString('hex');
@@ -80,8 +82,30 @@ describe('personal data at rest, on a real server', () => {
     expect(verify.output()).toMatch(/audit log intact: 2 entries; head 2 [0-9a-f]{64}/);
   });
 
+  it('keeps the entry of a reveal answered just before the server is killed (kill -9)', async () => {
+    const read = await fetch(`${server.url}/api/resource/crm.Customer/${customer}`, {
+      headers: { authorization },
+    });
+    expect(((await read.json()) as { data: { email: string } }).data.email).toBe(email);
+    server.child.kill('SIGKILL');
+    await server.exited;
+    // Loaded into the table in a batch after the answer, if at all before the kill: the journal holds it.
+    const db = await openDatabase({ dataDir });
+    try {
+      const log = await AuditLog.open(db);
+      const { data } = await log.list({ record: customer });
+      await log.close();
+      expect(data.map((e) => [e.seq, e.route])).toEqual([
+        [1, 'get'],
+        [2, 'list'],
+        [3, 'get'],
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('leaves no byte of the email or phone in any file of the stopped server’s data directory', async () => {
-    expect(await server.stop()).toBe(0);
     expect(await filesContaining(dataDir, clearName)).not.toEqual([]);
     expect(await filesContaining(dataDir, email)).toEqual([]);
     expect(await filesContaining(dataDir, phone)).toEqual([]);
@@ -90,7 +114,7 @@ describe('personal data at rest, on a real server', () => {
   it('verifies the chain offline, and names the entry after one deleted behind its back', async () => {
     const intact = spawnM(['audit', 'verify', '--data-dir', dataDir]);
     expect(await intact.exited).toBe(0);
-    expect(intact.output()).toContain('audit log intact: 2 entries');
+    expect(intact.output()).toContain('audit log intact: 3 entries');
 
     const db = await openDatabase({ dataDir });
     try {

@@ -61,7 +61,13 @@ async function offlineVerdict(
       optimizeWasm: config.server.pglite_optimize,
     });
     try {
-      return await verifyChain(new AuditLog(db).entries());
+      // Opening the log loads what a crash left in the embedded database's journal into the table first.
+      const log = await AuditLog.open(db);
+      try {
+        return await verifyChain(log.entries());
+      } finally {
+        await log.close();
+      }
     } finally {
       await db.close();
     }
