@@ -6,10 +6,10 @@
  */
 
 import type { DocTypeDefinition } from '../../src/contract/doctype';
-import { uniqueFields, uniqueIndexName } from '../db/record-indexes';
 import type { DocTypeRegistry } from '../doctypes/registry';
 import type { Principal } from '../http/env';
 import { type FieldError, PlatformError } from '../http/errors';
+import { uniqueFields, uniqueIndexName } from './index-names';
 import type { RecordStore } from './records';
 
 /**

@@ -5,16 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { uniqueIndexName } from '../../../backend/data/index-names';
 import { parseListQuery } from '../../../backend/data/list-query';
 import { DbRecordStore } from '../../../backend/data/record-store';
 import type { Database } from '../../../backend/db/database';
 import { openDatabase } from '../../../backend/db/open-database';
-import {
-  ensureRecordIndexes,
-  indexedFields,
-  indexStatements,
-  uniqueIndexName,
-} from '../../../backend/db/record-indexes';
+import { ensureRecordIndexes, indexedFields, indexStatements } from '../../../backend/db/record-indexes';
 import { defineDocType } from '../../../src/contract/doctype';
 
 const Order = defineDocType({
