@@ -1,5 +1,6 @@
 import { closeSync, fdatasync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { GroupSync } from '../db/group-sync';
 import type { AuditEntry } from './chain';
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -16,9 +17,7 @@ const fdatasyncAsync = promisify(fdatasync);
  */
 export class AuditJournal {
   readonly #fd: number;
-  readonly #syncFile: (fd: number) => Promise<void>;
-  #running: Promise<void> | undefined;
-  #next: Promise<void> | undefined;
+  readonly #group: GroupSync;
   #closed = false;
 
   /** Opens (creating) the journal at `path`; `syncFile` syncs its data (default `fdatasync`). */
@@ -27,7 +26,7 @@ export class AuditJournal {
     syncFile: (fd: number) => Promise<void> = fdatasyncAsync,
   ) {
     this.#fd = openSync(path, 'a+', 0o600);
-    this.#syncFile = syncFile;
+    this.#group = new GroupSync(() => syncFile(this.#fd));
   }
 
   /** The entries the journal holds, in the order written. */
@@ -48,7 +47,7 @@ export class AuditJournal {
   append(entries: readonly AuditEntry[]): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the audit journal is closed'));
     writeSync(this.#fd, `${entries.map((e) => JSON.stringify(e)).join('\n')}\n`);
-    return this.#sync();
+    return this.#group.sync();
   }
 
   /** Empties the journal: every entry it held is stored elsewhere. */
@@ -56,33 +55,11 @@ export class AuditJournal {
     ftruncateSync(this.#fd, 0);
   }
 
-  #sync(): Promise<void> {
-    // A sync already running may have started before this caller's write: the caller waits for the next one.
-    if (this.#next) return this.#next;
-    if (!this.#running) return this.#start();
-    const next = this.#running.then(
-      () => this.#start(),
-      () => this.#start(),
-    );
-    this.#next = next;
-    return next;
-  }
-
-  #start(): Promise<void> {
-    this.#next = undefined;
-    const run = this.#syncFile(this.#fd).finally(() => {
-      if (this.#running === run) this.#running = undefined;
-    });
-    this.#running = run;
-    return run;
-  }
-
   /** Waits for a sync in progress and closes the file. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#next?.catch(() => {});
-    await this.#running?.catch(() => {});
+    await this.#group.settled();
     closeSync(this.#fd);
   }
 }

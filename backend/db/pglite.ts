@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database } from './database';
 import { markEmbedded } from './embedded';
+import { GroupSync } from './group-sync';
 import { chooseWasmTiering, initdbOutOfProcess, pgliteStartParams } from './pglite-settings';
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -38,8 +39,7 @@ export class WalSync {
   readonly #syncFile: (fd: number) => Promise<void>;
   #segment: string | undefined;
   #fd: number | undefined;
-  #running: Promise<void> | undefined;
-  #next: Promise<void> | undefined;
+  readonly #group = new GroupSync(() => this.#round());
 
   /** `syncFile` syncs one open segment's data (default `fdatasync`); tests count its calls. */
   constructor(walDir: string, syncFile: (fd: number) => Promise<void> = fdatasyncAsync) {
@@ -49,24 +49,7 @@ export class WalSync {
 
   /** Resolves once everything written to the WAL before this call is on stable storage. */
   sync(): Promise<void> {
-    // A sync already running may have started before this caller's write: the caller waits for the next one.
-    if (this.#next) return this.#next;
-    if (!this.#running) return this.#start();
-    const next = this.#running.then(
-      () => this.#start(),
-      () => this.#start(),
-    );
-    this.#next = next;
-    return next;
-  }
-
-  #start(): Promise<void> {
-    this.#next = undefined;
-    const run = this.#round().finally(() => {
-      if (this.#running === run) this.#running = undefined;
-    });
-    this.#running = run;
-    return run;
+    return this.#group.sync();
   }
 
   async #round(): Promise<void> {
@@ -97,8 +80,7 @@ export class WalSync {
 
   /** Waits for a sync in progress and closes the segment. */
   async close(): Promise<void> {
-    await this.#next?.catch(() => {});
-    await this.#running?.catch(() => {});
+    await this.#group.settled();
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
   }
