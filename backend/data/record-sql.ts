@@ -7,7 +7,7 @@ import type { DocTypeDefinition } from '../../src/contract/doctype';
 import { fieldExpression, nameLiteral, searchExpression } from '../db/record-indexes';
 import { PII_MASK } from '../permissions/mask';
 import { type Filter, fieldKind, type ListQuery } from './list-query';
-import type { DocRecord, ReadView } from './records';
+import type { DocRecord, ReadView, SumOptions } from './records';
 
 /** A row of `records` as the store's statements select it. */
 export interface Row {
@@ -153,4 +153,25 @@ export function orderSql(doctype: DocTypeDefinition, query: ListQuery): string {
     return `${fieldSql(doctype, o.field)} ${direction} NULLS LAST`;
   });
   return [...keys, 'name ASC'].join(', ');
+}
+
+/**
+ * The SQL and parameters of `RecordStore.sum` (records.ts): the sum over `doctype`'s records of the product of
+ * `fields` (each read as numeric), optionally of the records whose `whereIn.field` is one of its values.
+ * Field names are parameters, never SQL text.
+ */
+export function sumSql(doctype: string, fields: readonly string[], options: SumOptions): [string, unknown[]] {
+  const params: unknown[] = [doctype];
+  const product = fields
+    .map((f) => {
+      params.push(f);
+      return `(data->>$${params.length})::numeric`;
+    })
+    .join(' * ');
+  let where = 'doctype = $1';
+  if (options.whereIn) {
+    params.push(options.whereIn.field, options.whereIn.values);
+    where += ` AND data->>$${params.length - 1} = ANY($${params.length}::text[])`;
+  }
+  return [`SELECT COALESCE(SUM(${product}), 0) AS total FROM records WHERE ${where}`, params];
 }

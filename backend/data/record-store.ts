@@ -12,6 +12,7 @@ import {
   orderSql,
   type Row,
   seriesName,
+  sumSql,
   toRecord,
   whereSql,
 } from './record-sql';
@@ -367,22 +368,8 @@ export class DbRecordStore implements RecordStore {
   }
 
   async sum(doctype: string, fields: readonly string[], options: SumOptions = {}): Promise<number> {
-    const params: unknown[] = [doctype];
-    const product = fields
-      .map((f) => {
-        params.push(f);
-        return `(data->>$${params.length})::numeric`;
-      })
-      .join(' * ');
-    let where = 'doctype = $1';
-    if (options.whereIn) {
-      params.push(options.whereIn.field, options.whereIn.values);
-      where += ` AND data->>$${params.length - 1} = ANY($${params.length}::text[])`;
-    }
-    const { rows } = await this.db.query<{ total: string | number | null }>(
-      `SELECT COALESCE(SUM(${product}), 0) AS total FROM records WHERE ${where}`,
-      params,
-    );
+    const [sql, params] = sumSql(doctype, fields, options);
+    const { rows } = await this.db.query<{ total: string | number | null }>(sql, params);
     return Number(rows[0]?.total ?? 0);
   }
 }
