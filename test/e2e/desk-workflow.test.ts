@@ -398,7 +398,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
         .filter(Boolean);
     // Every list ends with who changed each record last, whatever columns are picked.
     expect(await headers()).toEqual(['Customer Name', 'Status', 'Last changed by']);
-    await list.getByRole('button', { name: 'Columns' }).click();
+    await list.getByRole('button', { name: 'Columns', exact: true }).click();
     const picker = list.getByRole('group', { name: 'Shown columns' });
     await picker.getByRole('checkbox', { name: 'Email' }).check();
     await picker.getByRole('button', { name: 'Move Status up' }).click();
@@ -439,7 +439,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
 
     // Back to an unfiltered list with the default columns (remembered for this user, like the filters).
     await list.getByRole('button', { name: 'Clear filters' }).click();
-    await list.getByRole('button', { name: 'Columns' }).click();
+    await list.getByRole('button', { name: 'Columns', exact: true }).click();
     await list
       .getByRole('group', { name: 'Shown columns' })
       .getByRole('button', { name: 'Default columns' })

@@ -19,6 +19,7 @@ export function navigateTo(to: DeskRoute, options: NavigateOptions = {}): void {
   if (window.location.hash === hash) return;
   if (options.replace) window.location.replace(hash);
   else window.location.hash = hash;
+  leaveGuard().followUrl();
 }
 
 /** The current Desk route (from the URL hash) and a `navigate` that pushes (or replaces) a history entry. */

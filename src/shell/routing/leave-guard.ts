@@ -106,8 +106,19 @@ export class LeaveGuardStore extends SnapshotStore<LeaveState> {
     this.#set({ hash: this.win.location.hash });
   }
 
+  /**
+   * Reads the URL now, as its `hashchange` will a task later. The Desk's own navigations call it, so the
+   * screen follows in the same event as the click that moved the URL: a controlled control (a column's
+   * checkbox) shows its new state at once instead of its old one until the event arrives.
+   */
+  followUrl(): void {
+    this.#onHashChange();
+  }
+
   #onHashChange(): void {
     const hash = this.win.location.hash;
+    // Already followed (the Desk's own navigation called followUrl before its event arrived).
+    if (hash === this.#state.hash && this.#state.pending === undefined) return;
     if (this.#state.pending !== undefined) {
       // A change while the question is open: the user went on anyway (typed a URL); the question stays.
       if (hash !== this.#state.hash) this.#set({ ...this.#state, pending: hash });

@@ -40,6 +40,20 @@ describe('LeaveGuardStore', () => {
     expect(store.getSnapshot()).toEqual({ hash: '#/' });
   });
 
+  it("follows the Desk's own navigation in the same event, and its later hashchange changes nothing", async () => {
+    await goTo('#/app/stock.Item');
+    const store = newStore();
+    const seen: string[] = [];
+    store.subscribe(() => seen.push(store.getSnapshot().hash));
+    const changed = new Promise((resolve) => window.addEventListener('hashchange', resolve, { once: true }));
+    window.location.replace('#/app/stock.Item?columns=item_code');
+    store.followUrl();
+    // Before the browser's event: what a click handler's re-render reads.
+    expect(store.getSnapshot()).toEqual({ hash: '#/app/stock.Item?columns=item_code' });
+    await changed;
+    expect(seen).toEqual(['#/app/stock.Item?columns=item_code']);
+  });
+
   it('holds a change away from a dirty form; Stay puts the URL back', async () => {
     await goTo('#/app/stock.Item/A');
     const store = newStore();
