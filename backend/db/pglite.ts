@@ -1,11 +1,19 @@
-import { closeSync, fdatasync, fsync, openSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, fdatasync, fsync, openSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { CheckpointWatch, syncTree } from './checkpoint-sync';
 import type { Database } from './database';
 import { markEmbedded } from './embedded';
 import { GroupSync } from './group-sync';
 import { chooseWasmTiering, initdbOutOfProcess, pgliteStartParams } from './pglite-settings';
+import {
+  holdsSegment,
+  nextSegmentName,
+  type OpenSegment,
+  openCurrentSegment,
+  openIfPresent,
+} from './wal-segments';
 
 const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);
@@ -22,29 +30,44 @@ export interface PgliteOptions {
   unsyncedCommits?: boolean;
 }
 
-/** A WAL segment's file name: 24 hexadecimal digits (timeline, log and segment numbers). */
-const SEGMENT = /^[0-9A-F]{24}$/;
-
 /**
  * Syncs the write-ahead log PGlite writes through Node's file system, which never syncs it itself: PGlite's
  * Postgres writes each commit's WAL records into the current segment of `pg_wal` with plain writes, so
  * without this a power loss or kernel crash loses every acknowledged write the kernel had not written back
  * yet. One `fdatasync` of the current segment covers every commit written before it started, so callers that
  * ask while a sync is running share the next one (group commit): under concurrency there are fewer syncs than
- * commits. When the current segment changes, the previous one is synced too (a commit may end in it) and so
- * is the `pg_wal` directory, which then holds a new file name.
+ * commits.
+ *
+ * Which segment is current is read from the segments themselves, not from their names: after a checkpoint
+ * `pg_wal` also holds old segments recycled under future names (wal-segments.ts). Postgres writes its
+ * segments in order, so each round looks only at the one after the current: once its first page is its own,
+ * Postgres has moved on, and the previous segment (a commit may end in it), the new one and the `pg_wal`
+ * directory (which holds a new file name) are synced. A round that finds a checkpoint completed since the
+ * last one also syncs the whole cluster first (checkpoint-sync.ts).
  */
 export class WalSync {
   readonly #walDir: string;
   readonly #syncFile: (fd: number) => Promise<void>;
-  #segment: string | undefined;
-  #fd: number | undefined;
+  #current: OpenSegment | undefined;
+  /** The segment after the current one, once its file exists (prepared or recycled ahead of use). */
+  #next: { name: string; fd: number } | undefined;
   readonly #group = new GroupSync(() => this.#round());
+  readonly #checkpoints: CheckpointWatch;
+  readonly #syncCluster: () => Promise<void>;
 
-  /** `syncFile` syncs one open segment's data (default `fdatasync`); tests count its calls. */
-  constructor(walDir: string, syncFile: (fd: number) => Promise<void> = fdatasyncAsync) {
+  /**
+   * `syncFile` syncs one open segment's data (default `fdatasync`), `syncCluster` the cluster after a
+   * checkpoint (default every file of the folder holding `walDir`); tests count their calls.
+   */
+  constructor(
+    walDir: string,
+    syncFile: (fd: number) => Promise<void> = fdatasyncAsync,
+    syncCluster: () => Promise<void> = () => syncTree(dirname(walDir)),
+  ) {
     this.#walDir = walDir;
     this.#syncFile = syncFile;
+    this.#checkpoints = new CheckpointWatch(dirname(walDir));
+    this.#syncCluster = syncCluster;
   }
 
   /** Resolves once everything written to the WAL before this call is on stable storage. */
@@ -53,21 +76,26 @@ export class WalSync {
   }
 
   async #round(): Promise<void> {
-    let newest: string | undefined;
-    for (const name of readdirSync(this.#walDir)) {
-      if (SEGMENT.test(name) && (newest === undefined || name > newest)) newest = name;
+    if (this.#checkpoints.changed()) await this.#syncCluster();
+    let moved = false;
+    if (!this.#current) {
+      this.#current = openCurrentSegment(this.#walDir);
+      if (!this.#current) return;
+      moved = true;
     }
-    if (newest !== undefined && newest !== this.#segment) {
-      const previous = this.#fd;
-      this.#fd = openSync(join(this.#walDir, newest), 'r');
-      this.#segment = newest;
-      if (previous !== undefined) {
-        try {
-          await this.#syncFile(previous);
-        } finally {
-          closeSync(previous);
-        }
+    for (let next = this.#following(); next && holdsSegment(next.fd, next.name, this.#current.size); ) {
+      const previous = this.#current.fd;
+      this.#current = { ...next, size: this.#current.size };
+      this.#next = undefined;
+      moved = true;
+      try {
+        await this.#syncFile(previous);
+      } finally {
+        closeSync(previous);
       }
+      next = this.#following();
+    }
+    if (moved) {
       const dir = openSync(this.#walDir, 'r');
       try {
         await fsyncAsync(dir);
@@ -75,14 +103,25 @@ export class WalSync {
         closeSync(dir);
       }
     }
-    if (this.#fd !== undefined) await this.#syncFile(this.#fd);
+    await this.#syncFile(this.#current.fd);
   }
 
-  /** Waits for a sync in progress and closes the segment. */
+  /** The segment after the current one, opened once its file exists. */
+  #following(): { name: string; fd: number } | undefined {
+    if (!this.#next) {
+      const name = nextSegmentName(this.#current!.name, this.#current!.size);
+      const fd = openIfPresent(join(this.#walDir, name));
+      if (fd !== undefined) this.#next = { name, fd };
+    }
+    return this.#next;
+  }
+
+  /** Waits for a sync in progress and closes the segments. */
   async close(): Promise<void> {
     await this.#group.settled();
-    if (this.#fd !== undefined) closeSync(this.#fd);
-    this.#fd = undefined;
+    for (const open of [this.#current, this.#next]) if (open) closeSync(open.fd);
+    this.#current = undefined;
+    this.#next = undefined;
   }
 }
 
@@ -135,6 +174,8 @@ export async function openPglite(dir?: string, options: PgliteOptions = {}): Pro
       closed = true;
       await wal?.close();
       await pg.close();
+      // The close ran a last checkpoint: its pages are synced before the process may end.
+      if (wal && dir) await syncTree(dir);
     },
   };
   markEmbedded(db, { dir });
