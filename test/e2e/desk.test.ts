@@ -8,7 +8,7 @@
  */
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshot } from './support/browser';
+import { launchChromium, savedRecordOpened, screenshot } from './support/browser';
 import { type DeskMode, type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } from './support/desk-target';
 
 /** A compact JWE: five base64url segments (the second, the encrypted key, is never empty for RSA-OAEP). */
@@ -100,6 +100,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
     const created = (await response!.json()) as { data: { name: string; email: string } };
     expect(created.data.email).toBe(customer.email);
     customerName = created.data.name;
+    await savedRecordOpened(page, 'crm.Customer');
 
     await page.goto(`${target.deskUrl}#/app/crm.Customer`);
     await page.getByRole('cell', { name: customer.name, exact: true }).waitFor();
@@ -125,6 +126,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
     });
     expect(response?.status()).toBe(201);
     itemName = ((await response!.json()) as { data: { name: string } }).data.name;
+    await savedRecordOpened(page, 'stock.Item');
 
     await page.goto(`${target.deskUrl}#/app/stock.Item`);
     await page.getByRole('cell', { name: item.name, exact: true }).waitFor();

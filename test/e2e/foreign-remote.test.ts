@@ -8,7 +8,7 @@
  */
 import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshot } from './support/browser';
+import { launchChromium, savedRecordOpened, screenshot } from './support/browser';
 import {
   buildRemoteAppFolder,
   remoteAppParent,
@@ -112,6 +112,7 @@ describe('a remote from a plain webpack configuration', () => {
     );
     await page.getByRole('button', { name: 'Save gadget' }).click();
     expect((await saved).status()).toBe(201);
+    await savedRecordOpened(page, 'gadgets.Gadget');
     await page.goto(`${server.deskUrl}#/app/gadgets.Gadget`);
     await page.getByRole('cell', { name: 'Sprocket', exact: true }).waitFor();
     await screenshot(page, 'foreign-remote-gadgets-list');

@@ -13,7 +13,7 @@ import { decodeProtectedHeader } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NatsServerHandle, startNatsServer } from '../helpers/nats-server';
-import { launchChromium, screenshot } from './support/browser';
+import { launchChromium, savedRecordOpened, screenshot } from './support/browser';
 import { E2E_ADMIN_PASSWORD, freePort, stopProcess } from './support/desk-target';
 import { type ScaffoldedApp, type StartedApp, scaffold, startApp } from './support/scaffolded-app';
 
@@ -84,6 +84,7 @@ async function createNote(
   expect(response?.status()).toBe(201);
   const created = (await response!.json()) as { data: { name: string; email: string; title: string } };
   expect(created.data).toMatchObject({ title: note.title, email: note.email });
+  await savedRecordOpened(page, 'notes.Note');
   await page.goto(`${deskUrl}#/app/notes.Note`);
   await page.getByRole('cell', { name: note.title, exact: true }).waitFor();
   await steps.listed?.();
@@ -417,6 +418,7 @@ describe('the scaffolded app offline: npm run dev -- --offline, its backend insi
     );
     await page.getByRole('button', { name: 'Save note' }).click();
     expect((await saved).status()).toBe(201);
+    await savedRecordOpened(page, 'notes.Note');
     await page.goto(`${deskUrl}#/app/notes.Note`);
     await page.getByRole('cell', { name: 'Written offline', exact: true }).waitFor();
     await screenshot(page, 'mfe-app-offline-list');

@@ -63,3 +63,17 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/**
+ * Waits until the Desk shows the record a form just saved: after a create the Desk replaces the form's route
+ * with the record's (`#/app/<docType>/<name>`). A test that goes elsewhere before that would be overtaken by it.
+ */
+export async function savedRecordOpened(page: Page, docType: string): Promise<void> {
+  await page.waitForFunction(
+    (prefix) =>
+      location.hash.startsWith(prefix) &&
+      !/[/?]/.test(location.hash.slice(prefix.length)) &&
+      location.hash !== `${prefix}new`,
+    `#/app/${docType}/`,
+  );
+}
