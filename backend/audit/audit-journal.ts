@@ -1,4 +1,15 @@
-import { closeSync, fdatasync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fdatasync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { GroupSync } from '../db/group-sync';
 import type { AuditEntry } from './chain';
@@ -16,7 +27,9 @@ const fdatasyncAsync = promisify(fdatasync);
  * covers all of them (group commit, as the database's WAL sync does).
  */
 export class AuditJournal {
-  readonly #fd: number;
+  #fd: number;
+  /** Bytes the file holds (written since it was last emptied or rewritten). */
+  #size = 0;
   readonly #group: GroupSync;
   #closed = false;
 
@@ -26,6 +39,7 @@ export class AuditJournal {
     syncFile: (fd: number) => Promise<void> = fdatasyncAsync,
   ) {
     this.#fd = openSync(path, 'a+', 0o600);
+    this.#size = readFileSync(path).length;
     this.#group = new GroupSync(() => syncFile(this.#fd));
   }
 
@@ -46,13 +60,50 @@ export class AuditJournal {
   /** Writes `entries` at the end of the journal now; the promise resolves once they are on stable storage. */
   append(entries: readonly AuditEntry[]): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the audit journal is closed'));
-    writeSync(this.#fd, `${entries.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    this.#size += writeSync(this.#fd, lines(entries));
     return this.#group.sync();
+  }
+
+  /** The bytes the journal holds. */
+  get size(): number {
+    return this.#size;
   }
 
   /** Empties the journal: every entry it held is stored elsewhere. */
   clear(): void {
     ftruncateSync(this.#fd, 0);
+    this.#size = 0;
+  }
+
+  /**
+   * Replaces the journal by one holding only `entries` (those not stored elsewhere yet), so a journal that
+   * reveals never leave empty does not grow without end. Atomic: the new file is written and synced beside
+   * the journal, then renamed over it and the folder synced, all before any other append can run; a crash
+   * leaves either file whole. Syncs under way finish on the old file, which is closed after them.
+   */
+  rewrite(entries: readonly AuditEntry[]): void {
+    const next = `${this.path}.next`;
+    const fd = openSync(next, 'w', 0o600);
+    let size = 0;
+    try {
+      if (entries.length > 0) size = writeSync(fd, lines(entries));
+      fdatasyncSync(fd);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    closeSync(fd);
+    renameSync(next, this.path);
+    const dir = openSync(dirname(this.path), 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    const old = this.#fd;
+    this.#fd = openSync(this.path, 'a+', 0o600);
+    this.#size = size;
+    void this.#group.settled().then(() => closeSync(old));
   }
 
   /** Waits for a sync in progress and closes the file. */
@@ -62,4 +113,9 @@ export class AuditJournal {
     await this.#group.settled();
     closeSync(this.#fd);
   }
+}
+
+/** `entries` as the journal's lines. */
+function lines(entries: readonly AuditEntry[]): string {
+  return `${entries.map((e) => JSON.stringify(e)).join('\n')}\n`;
 }

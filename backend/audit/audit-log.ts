@@ -18,6 +18,9 @@ const BATCH = 500;
 /** How long entries wait in the journal for more to load with them (docs/operators.md#the-audit-log). */
 const LOAD_DELAY_MS = 50;
 
+/** The size beyond which a journal that is never empty after a load is rewritten with what still waits. */
+const JOURNAL_REWRITE_BYTES = 1 << 20;
+
 /** How an embedded database's log appends: to the journal, loaded into the table in batches. */
 interface Journalled {
   journal: AuditJournal;
@@ -137,10 +140,33 @@ export class AuditLog implements AuditStore {
     const last = entries[entries.length - 1]!;
     this.#head = { seq: last.seq, hash: last.hash };
     state.pending.push(...entries);
-    if (state.pending.length >= BATCH) void this.flush().catch(() => {});
-    else state.timer ??= setTimeout(() => void this.flush().catch(() => {}), LOAD_DELAY_MS);
+    if (state.pending.length >= BATCH) this.#loadBatch(state);
+    else this.#scheduleLoad(state);
     await synced;
     return entries;
+  }
+
+  /** Loads what is waiting in `LOAD_DELAY_MS`, unless a load is already due. */
+  #scheduleLoad(state: Journalled): void {
+    state.timer ??= setTimeout(() => {
+      state.timer = undefined;
+      this.#loadBatch(state);
+    }, LOAD_DELAY_MS);
+  }
+
+  /**
+   * Loads one batch of what is waiting, off the request path. Entries journalled during the load wait for
+   * the next one, `LOAD_DELAY_MS` later, with those that follow them: a load that went straight on to them
+   * would load the entries of a steady stream of reveals one `INSERT` each. A failed load is tried again.
+   */
+  #loadBatch(state: Journalled): void {
+    if (state.loading || state.pending.length === 0) return;
+    state.loading = this.#load(state)
+      .catch(() => {})
+      .finally(() => {
+        state.loading = undefined;
+        if (state.pending.length > 0) this.#scheduleLoad(state);
+      });
   }
 
   /** Loads every journalled entry into the table (a no-op for a log appending to the table itself). */
@@ -163,8 +189,10 @@ export class AuditLog implements AuditStore {
     const batch = state.pending.slice(0, BATCH);
     await this.db.query(...insertSql(batch));
     state.pending.splice(0, batch.length);
-    // Only when no entry is waiting: one journalled meanwhile is in the journal alone.
+    // Only when no entry is waiting: one journalled meanwhile is in the journal alone. A journal that a
+    // steady stream of reveals never leaves empty is rewritten with the waiting entries once it is large.
     if (state.pending.length === 0) state.journal.clear();
+    else if (state.journal.size >= JOURNAL_REWRITE_BYTES) state.journal.rewrite(state.pending);
   }
 
   /** Loads what the journal holds into the table and closes it. */
@@ -174,6 +202,8 @@ export class AuditLog implements AuditStore {
     try {
       await this.flush();
     } finally {
+      clearTimeout(state.timer);
+      state.timer = undefined;
       await state.journal.close();
     }
   }

@@ -3,10 +3,10 @@
  * during a sync share the next one, the table receives the entries in batches, and entries a crash left
  * in the journal alone (a torn last line included) are loaded when the log is opened again, as one chain.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { AuditJournal } from '../../../backend/audit/audit-journal';
 import { AuditLog } from '../../../backend/audit/audit-log';
 import { type AuditFacts, chain, verifyChain } from '../../../backend/audit/chain';
@@ -64,6 +64,26 @@ describe('the audit journal file', () => {
   });
 });
 
+describe('rewriting the audit journal', () => {
+  it('keeps only the entries given, and appends after them to the new file', async () => {
+    const path = join(temp, 'rewritten.journal');
+    const journal = new AuditJournal(path);
+    const entries = chain({ seq: 0, hash: '0'.repeat(64) }, ['A', 'B', 'C', 'D', 'E'].map(reveal));
+    await journal.append(entries.slice(0, 4));
+    journal.rewrite(entries.slice(2, 4));
+    expect(journal.entries().map((e) => e.record)).toEqual(['C', 'D']);
+    expect(journal.size).toBe(readFileSync(path).length);
+    await journal.append([entries[4]!]);
+    expect(journal.entries().map((e) => e.record)).toEqual(['C', 'D', 'E']);
+    expect(existsSync(`${path}.next`)).toBe(false);
+    await journal.close();
+    // Opened again, it knows its size.
+    const reopened = new AuditJournal(path);
+    expect(reopened.size).toBe(readFileSync(path).length);
+    await reopened.close();
+  });
+});
+
 describe('the log of an embedded database on disk', () => {
   it('loads appends into the table, and on open what a crash left in the journal alone', async () => {
     const dataDir = join(temp, 'data');
@@ -91,6 +111,53 @@ describe('the log of an embedded database on disk', () => {
     const [next] = await log.append([reveal('CUST-00001')]);
     expect(next).toMatchObject({ seq: 4, prev_hash: lost!.hash });
     expect(await verifyChain(log.entries())).toMatchObject({ ok: true, entries: 4 });
+    await log.close();
+    await db.close();
+  }, 120_000);
+
+  it('loads the entries journalled during a load with those after them, one batch a delay later', async () => {
+    const db = await openDatabase({ dataDir: join(temp, 'steady') });
+    // Counts the loads into the table, and holds the first until the test lets it go.
+    const loads: number[] = [];
+    let loaded = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const counted: typeof db = {
+      ...db,
+      identity: db.identity ?? db,
+      async query<T>(sql: string, params?: unknown[]) {
+        if (/^INSERT INTO audit_log/.test(sql)) {
+          loads.push(params?.length ?? 0);
+          if (loads.length === 1) await held;
+          const result = await db.query<T>(sql, params);
+          loaded += 1;
+          return result;
+        }
+        return db.query<T>(sql, params);
+      },
+    };
+    const log = await AuditLog.open(counted);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await log.append([reveal('A')]);
+      await vi.advanceTimersByTimeAsync(50); // the first load starts, and is held
+      expect(loads).toHaveLength(1);
+      await log.append([reveal('B')]);
+      await log.append([reveal('C')]);
+      release();
+      // (vi.waitFor would move the fake clock on.)
+      while (loaded < 1) await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(loads).toHaveLength(1); // B and C wait for the next load
+      await vi.advanceTimersByTimeAsync(50);
+      while (loaded < 2) await new Promise((resolve) => setImmediate(resolve));
+      expect(loads[1]).toBe(2 * loads[0]!); // one INSERT for both
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await log.list()).data.map((e) => e.record)).toEqual(['A', 'B', 'C']);
     await log.close();
     await db.close();
   }, 120_000);
