@@ -6,7 +6,7 @@
  */
 
 import type { DocTypeDefinition } from '../../src/contract/doctype';
-import type { IntegrityDeps } from '../data/integrity';
+import { duplicateRefusal, type IntegrityDeps } from '../data/integrity';
 import { notifyWritten, type RecordObserver } from '../data/record-observer';
 import type { Principal } from '../http/env';
 import type { RecordAccess } from '../permissions/record-access';
@@ -17,6 +17,12 @@ import { RowChecker } from './row-check';
 
 /** Rows settled per commit unless configured otherwise. */
 export const DEFAULT_IMPORT_BATCH = 100;
+
+/**
+ * How many times one batch is checked again after the database refused it for a `unique` value another
+ * write stored after the check; each time, at least the row holding that value fails `duplicate`.
+ */
+const SETTLE_ATTEMPTS = 5;
 
 /** What a run uses of the process. */
 export interface ImportRunDeps {
@@ -54,22 +60,43 @@ export async function runImport(
   const batchSize = deps.batchSize ?? DEFAULT_IMPORT_BATCH;
   const settled = await deps.imports.settledRows(plan.job.id);
   const pending = plan.table.rows.filter((r) => !settled.has(r.row));
-  const checker = new RowChecker({
-    integrity: deps.integrity,
-    doctype: plan.doctype,
-    mapping: plan.mapping,
-    access: plan.access,
-    principal: plan.principal,
-  });
-  let done = 0;
-  for (let start = 0; start < pending.length; start += batchSize) {
-    hooks.signal?.throwIfAborted();
+  const newChecker = () =>
+    new RowChecker({
+      integrity: deps.integrity,
+      doctype: plan.doctype,
+      mapping: plan.mapping,
+      access: plan.access,
+      principal: plan.principal,
+    });
+  let checker = newChecker();
+  const check = async (rows: typeof pending) => {
     const batch: SettledRow[] = [];
-    for (const row of pending.slice(start, start + batchSize)) {
+    for (const row of rows) {
       const outcome = await checker.check(row);
       batch.push(outcome.ok ? { row: outcome.row, data: outcome.data } : outcome);
     }
-    const created = await deps.imports.settle(plan.job.id, plan.doctype, batch);
+    return batch;
+  };
+  let done = 0;
+  for (let start = 0; start < pending.length; start += batchSize) {
+    hooks.signal?.throwIfAborted();
+    const rows = pending.slice(start, start + batchSize);
+    let batch = await check(rows);
+    let created: Awaited<ReturnType<ImportStore['settle']>>;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        created = await deps.imports.settle(plan.job.id, plan.doctype, batch);
+        break;
+      } catch (err) {
+        // Another write stored a `unique` value of this batch after it was checked (the unique index
+        // refused the commit, of which nothing was kept): check the batch again, which now finds the
+        // value stored and fails that row `duplicate`, as the data API answers its create. A new checker,
+        // since the one that checked the batch remembers the batch's own values; earlier batches' are stored.
+        if (attempt >= SETTLE_ATTEMPTS || !duplicateRefusal(plan.doctype, err)) throw err;
+        checker = newChecker();
+        batch = await check(rows);
+      }
+    }
     for (const record of created) {
       await notifyWritten(deps.observers, {
         kind: 'create',

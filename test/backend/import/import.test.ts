@@ -308,6 +308,57 @@ describe('import', () => {
   });
 });
 
+describe('an import racing a create', () => {
+  it('fails the row whose unique value a create stored after the check, and imports the others', async () => {
+    const doctype = t.ctx.doctypes.get('stock.Item')!;
+    const principal = { user: 'Administrator', via: 'api_key' as const, roles: ['System Manager'] };
+    const csv = 'Item Code,Item Name\r\nRACE-1,First\r\nRACE-2,Second\r\nRACE-3,Third\r\n';
+    const plan = await planImport(t.ctx.imports!, {
+      doctype,
+      access: await recordAccess(t.ctx.permissions, principal.roles, doctype),
+      principal,
+      csv,
+      mapping: {},
+      importId: 'race-0001',
+    });
+    // Between the batch's check and its commit, another user creates RACE-2.
+    const imports = t.ctx.imports!;
+    let raced = 0;
+    const racing: typeof imports = Object.create(imports);
+    racing.settle = async (...args: Parameters<typeof imports.settle>) => {
+      if (raced++ === 0) {
+        const res = await t.request('POST', '/api/resource/stock.Item', {
+          body: { item_code: 'RACE-2', item_name: 'Created meanwhile' },
+        });
+        expect(res.status).toBe(201);
+      }
+      return imports.settle(...args);
+    };
+    const deps = {
+      imports: racing,
+      integrity: { records: t.ctx.records, doctypes: t.ctx.doctypes },
+      observers: [],
+    };
+    await runImport(deps, plan);
+
+    expect(raced).toBe(2); // refused once by the unique index, then settled
+    expect(await imports.problems('race-0001', 10)).toEqual([
+      expect.objectContaining({ row: 3, field: 'item_code', code: 'duplicate' }),
+    ]);
+    const page = await t.ctx.records.list(doctype, {
+      filters: [{ field: 'item_code', op: 'like', value: 'RACE-%' }],
+      start: 0,
+      pageLength: 10,
+      orderBy: [{ field: 'item_code', direction: 'asc' }],
+    });
+    expect(page.data.map((r) => [r.item_code, r.item_name])).toEqual([
+      ['RACE-1', 'First'],
+      ['RACE-2', 'Created meanwhile'],
+      ['RACE-3', 'Third'],
+    ]);
+  });
+});
+
 // The routes are also what a MACROSERVICE service mounts; building them over the context must not need more.
 it('builds over a context’s records, DocTypes, rules and import store', () => {
   expect(() => importRoutes({ ...t.ctx, imports: t.ctx.imports! })).not.toThrow();
