@@ -47,7 +47,7 @@ interface PendingClaim {
  * Claims are committed in groups, like syncs in backend/db/group-sync.ts: the first claim's statement is sent
  * at once, and the claims that arrive while it runs go together in the next one (at most
  * {@link MAX_CLAIMS_PER_STATEMENT} ids each), so concurrent requests share a round trip instead of each
- * sending their own. Every `add` still resolves only once the statement carrying its id has committed.
+ * sending their own. An `add` accepted resolves only once the statement carrying its id has committed.
  */
 export class DbSeenSet implements SeenSet {
   readonly #db: Pick<Database, 'query' | 'exec'>;
