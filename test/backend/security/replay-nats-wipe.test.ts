@@ -4,7 +4,8 @@
  * store deleted and the server started again empty, a JWE accepted before is still refused with 400
  * `replayed`, because the gateway's database remembers it (the NATS KV bucket only adds what other gateways
  * saw), and a create retried with the same `Idempotency-Key` is replayed, not stored twice, because the
- * service keeps the record in its database, written with the create.
+ * service keeps the record in its database, written with the create. Before that, concurrent copies of one
+ * JWE sent with distinct ones: exactly one copy passes, the others get 400 `replayed`, every distinct one passes.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,6 +101,31 @@ const login = (jwe: string) =>
     headers: { 'content-type': 'application/jose', origin: GATEWAY_URL },
     body: jwe,
   });
+
+describe('a gateway receiving encrypted requests at once', () => {
+  it('accepts one of concurrent copies of a JWE and every distinct one sent with them', async () => {
+    const client = new SecurityClient({ baseUrl: GATEWAY_URL, fetch: viaGateway });
+    const encrypt = () =>
+      client.encryptPayload(
+        { usr: 'Administrator', pwd: 'admin' },
+        `${GATEWAY_URL}/api/method/login`,
+        'POST',
+      );
+    const copied = await encrypt();
+    const distinct = await Promise.all([1, 2, 3].map(encrypt));
+    // Sent together, so the gateway's database claims the copies' one id and the others in shared statements.
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, () => login(copied.body)),
+      ...distinct.map((payload) => login(payload.body)),
+    ]);
+    const copies = answers.slice(0, 4);
+    expect(copies.map((res) => res.status).sort()).toEqual([200, 400, 400, 400]);
+    for (const res of copies.filter((r) => r.status === 400)) {
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('replayed');
+    }
+    expect(answers.slice(4).map((res) => res.status)).toEqual([200, 200, 200]);
+  }, 60_000);
+});
 
 describe('a gateway after NATS lost its store', () => {
   it('still refuses a JWE it accepted before with 400 replayed', async () => {
