@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A WAL segment's file name: 24 hexadecimal digits (timeline, log and segment numbers). */
@@ -63,6 +63,9 @@ export function openCurrentSegment(walDir: string): OpenSegment | undefined {
 
 /** Opens `path` for reading, or undefined when it does not exist (yet). */
 export function openIfPresent(path: string): number | undefined {
+  // Asked on every sync while the next segment does not exist: a `stat` that does not throw is cheaper
+  // than the error of a failed open.
+  if (!statSync(path, { throwIfNoEntry: false })) return undefined;
   try {
     return openSync(path, 'r');
   } catch (error) {
