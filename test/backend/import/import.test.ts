@@ -68,11 +68,11 @@ const ticketCount = (subjectPrefix: string) =>
     })
     .then((p) => p.total);
 
-/** Starts the import `importId` of `csv` as the Administrator and stops it after its first batch. */
-async function stopAfterFirstBatch(csv: string, importId: string): Promise<void> {
-  const doctype = t.ctx.doctypes.get('support.Ticket')!;
+/** The plan of the import `importId` of `csv` into `doctypeName`, run as the Administrator. */
+async function adminPlan(doctypeName: string, csv: string, importId: string) {
+  const doctype = t.ctx.doctypes.get(doctypeName)!;
   const principal = { user: 'Administrator', via: 'api_key' as const, roles: ['System Manager'] };
-  const plan = await planImport(t.ctx.imports!, {
+  return planImport(t.ctx.imports!, {
     doctype,
     access: await recordAccess(t.ctx.permissions, principal.roles, doctype),
     principal,
@@ -80,6 +80,11 @@ async function stopAfterFirstBatch(csv: string, importId: string): Promise<void>
     mapping: {},
     importId,
   });
+}
+
+/** Starts the import `importId` of `csv` as the Administrator and stops it after its first batch. */
+async function stopAfterFirstBatch(csv: string, importId: string): Promise<void> {
+  const plan = await adminPlan('support.Ticket', csv, importId);
   const stop = new AbortController();
   const deps = {
     imports: t.ctx.imports!,
@@ -311,16 +316,8 @@ describe('import', () => {
 describe('an import racing a create', () => {
   it('fails the row whose unique value a create stored after the check, and imports the others', async () => {
     const doctype = t.ctx.doctypes.get('stock.Item')!;
-    const principal = { user: 'Administrator', via: 'api_key' as const, roles: ['System Manager'] };
     const csv = 'Item Code,Item Name\r\nRACE-1,First\r\nRACE-2,Second\r\nRACE-3,Third\r\n';
-    const plan = await planImport(t.ctx.imports!, {
-      doctype,
-      access: await recordAccess(t.ctx.permissions, principal.roles, doctype),
-      principal,
-      csv,
-      mapping: {},
-      importId: 'race-0001',
-    });
+    const plan = await adminPlan('stock.Item', csv, 'race-0001');
     // Between the batch's check and its commit, another user creates RACE-2.
     const imports = t.ctx.imports!;
     let raced = 0;
