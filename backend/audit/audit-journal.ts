@@ -2,6 +2,7 @@ import {
   closeSync,
   fdatasync,
   fdatasyncSync,
+  fstatSync,
   fsyncSync,
   ftruncateSync,
   openSync,
@@ -39,7 +40,7 @@ export class AuditJournal {
     syncFile: (fd: number) => Promise<void> = fdatasyncAsync,
   ) {
     this.#fd = openSync(path, 'a+', 0o600);
-    this.#size = readFileSync(path).length;
+    this.#size = fstatSync(this.#fd).size;
     this.#group = new GroupSync(() => syncFile(this.#fd));
   }
 
