@@ -7,6 +7,7 @@ import type { Database } from './database';
 import { markEmbedded } from './embedded';
 import { GroupSync } from './group-sync';
 import { chooseWasmTiering, initdbOutOfProcess, pgliteStartParams } from './pglite-settings';
+import { PreparedStatements } from './pglite-statements';
 import {
   holdsSegment,
   nextSegmentName,
@@ -146,12 +147,16 @@ export async function openPglite(dir?: string, options: PgliteOptions = {}): Pro
   const pg = new PGlite({ dataDir: dir, startParams: pgliteStartParams() });
   await pg.waitReady;
   const wal = dir && !options.unsyncedCommits ? new WalSync(join(dir, 'pg_wal')) : undefined;
+  const statements = new PreparedStatements(pg);
   let closed = false;
   const db: Database = {
     async query<T>(sql: string, params: unknown[] = []) {
-      const result = await pg.query<T>(sql, params);
+      // PGlite's own `query` takes both locks too: no statement runs inside another caller's transaction.
+      const result = await pg._runExclusiveTransaction(() =>
+        pg._runExclusiveQuery(() => statements.run<T>(sql, params)),
+      );
       if (wal && !readsOnly(sql)) await wal.sync();
-      return { rows: result.rows, affectedRows: result.affectedRows };
+      return result;
     },
     async exec(sql: string) {
       await pg.exec(sql);
@@ -160,10 +165,12 @@ export async function openPglite(dir?: string, options: PgliteOptions = {}): Pro
     async transaction<T>(fn: (tx: Pick<Database, 'query'>) => Promise<T>) {
       const result = await pg.transaction(async (tx) =>
         fn({
-          async query<R>(sql: string, params: unknown[] = []) {
-            const result = await tx.query<R>(sql, params);
-            return { rows: result.rows, affectedRows: result.affectedRows };
-          },
+          // The transaction holds PGlite's transaction lock; each statement takes the query lock, as
+          // PGlite's `tx.query` does.
+          query: <R>(sql: string, params: unknown[] = []) =>
+            tx.closed
+              ? Promise.reject(new Error('Transaction is closed'))
+              : pg._runExclusiveQuery(() => statements.run<R>(sql, params)),
         }),
       );
       await wal?.sync();
