@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import { embeddedDatabase } from '../db/embedded';
 
 /** Rows changed, besides 10% of the table, before its statistics are refreshed (autovacuum's defaults). */
 const ANALYZE_BASE_THRESHOLD = 50;
@@ -9,8 +10,12 @@ const ANALYZE_SCALE_FACTOR = 0.1;
  * autovacuum): `ANALYZE records` on first use when the table was never analyzed, and again once the rows
  * this store changed pass 50 plus 10% of the table. Without them the planner takes any DocType for 0.5% of
  * the table and, for a large one, sorts all of it for a count or a deep page instead of walking the index
- * (docs/performance.md#lists-on-large-tables). Refreshes run in the background, one at a time; a failure
- * only leaves the old statistics.
+ * (docs/performance.md#lists-on-large-tables). On the embedded database each refresh also vacuums the
+ * table (`VACUUM (ANALYZE)`), which nothing else would do there: the space of updated and deleted rows is
+ * reclaimed, and pages whose rows all stay visible are marked so, so that a count read from an index no
+ * longer visits the table for them (docs/performance.md#vacuum-on-the-embedded-database). A PostgreSQL
+ * server's autovacuum does that itself. Refreshes run in the background, one at a time; a failure only
+ * leaves the old statistics.
  */
 export class PlannerStatistics {
   #checked: Promise<void> | undefined;
@@ -18,7 +23,11 @@ export class PlannerStatistics {
   #rows = 0;
   #changes = 0;
 
-  constructor(private readonly db: Pick<Database, 'query'>) {}
+  readonly #refresh: string;
+
+  constructor(private readonly db: Pick<Database, 'query'>) {
+    this.#refresh = embeddedDatabase(db) ? 'VACUUM (ANALYZE) records' : 'ANALYZE records';
+  }
 
   /** Whether refreshes run on `handle` (the database's own handle, not a transaction's). */
   runsOn(handle: Pick<Database, 'query'>): boolean {
@@ -54,7 +63,7 @@ export class PlannerStatistics {
     this.#running ??= (async () => {
       this.#changes = 0;
       try {
-        await this.db.query('ANALYZE records');
+        await this.db.query(this.#refresh);
         const { rows } = await this.db.query<{ rows: number }>(
           "SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'records'::regclass",
         );
