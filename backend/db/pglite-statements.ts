@@ -79,7 +79,10 @@ export class PreparedStatements {
     );
     // Errors are read from the messages, not thrown, to learn whether the Parse succeeded before a later
     // step failed (the statement then exists and is kept). The Sync always ends the exchange.
-    const { messages } = await this.#pg.execProtocol(concat(parts), { syncToFs: false, throwOnError: false });
+    const { messages } = await this.#pg.execProtocol(Buffer.concat(parts), {
+      syncToFs: false,
+      throwOnError: false,
+    });
     if (parsing && messages.some((m) => m.name === 'parseComplete')) this.#remember(sql, name);
     const error = messages.find(isError);
     if (error) throw error;
@@ -107,18 +110,6 @@ export class PreparedStatements {
 
 function isError(message: BackendMessage): message is BackendMessage & Error {
   return message.name === 'error';
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /**
