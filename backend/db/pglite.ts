@@ -8,6 +8,7 @@ import { markEmbedded } from './embedded';
 import { GroupSync } from './group-sync';
 import { chooseWasmTiering, initdbOutOfProcess, pgliteStartParams } from './pglite-settings';
 import { PreparedStatements } from './pglite-statements';
+import { startFromTemplate } from './pglite-template';
 import {
   holdsSegment,
   nextSegmentName,
@@ -131,6 +132,13 @@ function readsOnly(sql: string): boolean {
   return /^\s*select\b/i.test(sql);
 }
 
+/** PGlite started on `dir`, or in memory from `template` (a cluster's tar) or from a cluster initdb makes. */
+async function startPglite(dir: string | undefined, template?: Blob): Promise<PGlite> {
+  const pg = new PGlite({ dataDir: dir, startParams: pgliteStartParams(), loadDataDir: template });
+  await pg.waitReady;
+  return pg;
+}
+
 /**
  * The embedded database: PGlite in memory (`dir` undefined) or persisted under `dir`. PGlite runs one
  * statement at a time, so concurrent callers queue inside it; a transaction holds the queue until it ends.
@@ -144,8 +152,9 @@ function readsOnly(sql: string): boolean {
 export async function openPglite(dir?: string, options: PgliteOptions = {}): Promise<Database> {
   chooseWasmTiering(options.optimizeWasm ?? false);
   if (dir) await initdbOutOfProcess(dir);
-  const pg = new PGlite({ dataDir: dir, startParams: pgliteStartParams() });
-  await pg.waitReady;
+  const pg = dir
+    ? await startPglite(dir)
+    : await startFromTemplate((template) => startPglite(undefined, template));
   const wal = dir && !options.unsyncedCommits ? new WalSync(join(dir, 'pg_wal')) : undefined;
   const statements = new PreparedStatements(pg);
   let closed = false;
