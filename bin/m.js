@@ -37,7 +37,8 @@ if (args[0] === '--bundle-current') process.exit(bundleIsCurrent() ? 0 : 1);
 if (args[0] === 'serve' && process.env.PLATFORM_GROW_YOUNG_GENERATION !== '1') {
   // V8's young generation starts at 2 x 1 MB and doubles whenever a scavenge finds much of it alive, which
   // loading the modules and opening the database do, up to 2 x 16 MB that then stay resident. A server keeps
-  // little alive between requests, so it stays at the start size (docs/performance.md#memory).
+  // little alive between requests, so it stays at the start size until the server has started; then
+  // `m serve` lets it grow under load (src/cli/serve/young-generation.ts, docs/performance.md#memory).
   // PLATFORM_GROW_YOUNG_GENERATION=1 keeps V8's default. Read by V8 on each growth, so it is set before any.
   setFlagsFromString('--semi-space-growth-factor=1');
 }

@@ -9,6 +9,7 @@ import { ROOT_DIR } from '../../../backend/roots/context';
 import type { PlatformMode } from '../../contract';
 import type { Command } from '../command';
 import type { ModeRunner, ServeFlags, StartedService } from '../serve/mode-runner';
+import { letYoungGenerationGrow } from '../serve/young-generation';
 
 /**
  * Exit codes of `m serve` (a public API, like k6's): 0 clean shutdown after SIGINT/SIGTERM (or `--help`),
@@ -233,6 +234,7 @@ export const serveCommand: Command = {
       // An unsafe setting found while starting (the default password off loopback) is a configuration error.
       return (err as { code?: string }).code === 'config_invalid' ? SERVE_EXIT.config : SERVE_EXIT.failed;
     }
+    letYoungGenerationGrow();
     const received = await signal;
     console.log(`m serve: ${received} received, shutting down ...`);
     await service.stop();
