@@ -20,7 +20,8 @@ export const Customer = defineDocType({
       .regex(/^\+?[0-9][0-9 ()./-]{3,24}$/)
       .meta({ label: 'Phone', type: 'phone', pii: true })
       .optional(),
-    status: z.enum(CUSTOMER_STATUSES).meta({ label: 'Status', inList: true }).default('Active'),
+    // Indexed: the home card and `crm.api.customer_count` count customers by status.
+    status: z.enum(CUSTOMER_STATUSES).meta({ label: 'Status', inList: true, index: true }).default('Active'),
   }),
 });
 

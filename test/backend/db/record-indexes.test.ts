@@ -108,6 +108,49 @@ describe('record indexes', () => {
     }
   });
 
+  it("counts by an indexed field's string from its index (an RPC method's records.count)", async () => {
+    const store = new DbRecordStore(explaining(db) as Database);
+    plans.length = 0;
+    expect(await store.count(Order.name, { region: 'R7' })).toBe(10);
+    expect(plans).toHaveLength(1);
+    expect(plans[0]).toContain('records_shop_order_region');
+    expect(plans[0]).not.toMatch(/Seq Scan on records/);
+  });
+
+  it('counts the same records as JSON containment would, whatever the type of the stored value', async () => {
+    const store = new DbRecordStore(db);
+    await db.exec(`
+      INSERT INTO records (doctype, name, data) VALUES
+        ('shop.Tag', 'T-1', '{"code": "1", "label": "Red"}'),
+        ('shop.Tag', 'T-2', '{"code": 1, "label": "Red"}'),
+        ('shop.Tag', 'T-3', '{"code": "true", "label": "Blue"}'),
+        ('shop.Tag', 'T-4', '{"code": true, "label": "Red "}'),
+        ('shop.Tag', 'T-5', '{"label": "red"}'),
+        ('shop.Tag', 'T-6', '{"code": {"label": "Red"}, "label": "Ré"}')
+    `);
+    const cases: Array<Record<string, unknown>> = [
+      { label: 'Red' },
+      { label: 'Ré' },
+      { code: '1' },
+      { code: 1 },
+      { code: 'true' },
+      { code: true },
+      { code: '{"label": "Red"}' },
+      { code: '1', label: 'Red' },
+      { label: 'nothing' },
+      {},
+    ];
+    for (const equals of cases) {
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE doctype = 'shop.Tag' AND data @> $1::jsonb",
+        [JSON.stringify(equals)],
+      );
+      expect(await store.count('shop.Tag', equals), JSON.stringify(equals)).toBe(rows[0]!.n);
+    }
+    expect(await store.count('shop.Tag', { label: 'Red' })).toBe(2);
+    expect(await store.count('shop.Tag', { code: '1' })).toBe(1);
+  });
+
   it('keeps a unique field unique in the database, and falls back to a plain index over existing duplicates', async () => {
     const Part = defineDocType({
       name: 'shop.Part',
