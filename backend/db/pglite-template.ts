@@ -40,7 +40,7 @@ export function templatePath(packageDir: string = pglitePackageDir()): string | 
 }
 
 /** The kept template (read from the file as PGlite loads it), or undefined when there is none yet. */
-export async function readTemplate(path: string | undefined = templatePath()): Promise<Blob | undefined> {
+async function readTemplate(path: string | undefined = templatePath()): Promise<Blob | undefined> {
   if (!path) return undefined;
   try {
     return await openAsBlob(path);
@@ -54,7 +54,7 @@ export async function readTemplate(path: string | undefined = templatePath()): P
  * written to it. Checkpointed first, so a database loaded from it replays no WAL. Written beside its final
  * name and renamed over it, so a reader never sees half a file; any failure leaves no template.
  */
-export async function saveTemplate(pg: PGlite, path: string | undefined = templatePath()): Promise<void> {
+async function saveTemplate(pg: PGlite, path: string | undefined = templatePath()): Promise<void> {
   if (!path) return;
   const partial = `${path}.${process.pid}.partial`;
   try {

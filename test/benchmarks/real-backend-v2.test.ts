@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMINISTRATOR } from '../../backend/auth/auth-service';
-import { countRecords } from '../../backend/data/record-store';
+import { countRecords } from '../../backend/data/record-count';
 import { type RunningServer, startServer } from '../../backend/server';
 import { benchmarkCli } from '../../src/benchmarks/cli';
 import { EXIT } from '../../src/benchmarks/exit-codes';
