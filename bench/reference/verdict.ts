@@ -22,11 +22,23 @@ export interface ReferenceVerdict {
   cpuMsPerRequest?: number;
 }
 
-/** Mean CPU (% of one core) of the samples taken in `(from, to]` seconds; undefined with none. */
+/** The watched process's samples after the first, each with the seconds it covers (since the one before). */
+function intervals(result: LoadResult): { t: number; cpuPercent: number; seconds: number }[] {
+  const samples = result.targetProcess?.samples ?? [];
+  return samples.slice(1).map((s, i) => ({ ...s, seconds: s.t - samples[i]!.t }));
+}
+
+/**
+ * Mean CPU (% of one core) over the samples taken in `(from, to]` seconds, each weighted by the time it
+ * covers: the CPU time used over that time, divided by it. The last sample is taken when the load stops, a
+ * fraction of a second after the one before, and its few clock ticks would sway an unweighted mean by
+ * several points. Undefined with no sample.
+ */
 function meanCpu(result: LoadResult, from: number, to = Number.POSITIVE_INFINITY): number | undefined {
-  const samples = (result.targetProcess?.samples ?? []).slice(1).filter((s) => s.t > from && s.t <= to);
-  if (samples.length === 0) return undefined;
-  return samples.reduce((sum, s) => sum + s.cpuPercent, 0) / samples.length;
+  const window = intervals(result).filter((s) => s.t > from && s.t <= to);
+  const seconds = window.reduce((sum, s) => sum + s.seconds, 0);
+  if (window.length === 0 || seconds <= 0) return undefined;
+  return window.reduce((sum, s) => sum + s.cpuPercent * s.seconds, 0) / seconds;
 }
 
 /**
@@ -76,9 +88,8 @@ export function judge(result: LoadResult, sustainedSeconds?: number): ReferenceV
       passed: !saturation.saturated,
     },
   ];
-  // Samples are one second apart; the first only starts the count.
-  const cpuSeconds =
-    (result.targetProcess?.samples ?? []).slice(1).reduce((sum, s) => sum + s.cpuPercent, 0) / 100;
+  // The first sample only starts the count; each later one covers the time since the one before.
+  const cpuSeconds = intervals(result).reduce((sum, s) => sum + (s.cpuPercent * s.seconds) / 100, 0);
   const cpuMsPerRequest =
     result.targetProcess && total.count > 0 ? (cpuSeconds * 1000) / total.count : undefined;
   return { passed: criteria.every((c) => c.passed), criteria, cpuMsPerRequest };

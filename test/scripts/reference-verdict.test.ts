@@ -54,6 +54,18 @@ describe('reference verdict', () => {
     expect(judge(run, 2).criteria.find((c) => c.name === 'server CPU')!.passed).toBe(false);
   });
 
+  it('weighs each sample by the time it covers, so the short last one does not sway the mean', () => {
+    const run = result({ p95: 50, errorRate: 0, cpu: 10 });
+    // Four whole seconds at 60 %, then the sample taken as the load stopped, 0.2 s later, at 100 %.
+    const samples = [0, 1, 2, 3, 4].map((t) => ({ t, cpuPercent: t === 0 ? 0 : 60, rssMb: 1 }));
+    run.targetProcess!.samples = [...samples, { t: 4.2, cpuPercent: 100, rssMb: 1 }];
+    const cpu = judge(run, 4).criteria.find((c) => c.name === 'server CPU')!;
+    // The window (0.2, 4.2] s: (4 s * 60 % + 0.2 s * 100 %) / 4.2 s, where an unweighted mean gives 68 %.
+    expect(cpu.actual).toMatch(/^61\.9 % of a core sustained/);
+    // 2.4 s + 0.2 s of CPU over the 1000 requests.
+    expect(judge(run).cpuMsPerRequest).toBeCloseTo(2.6, 6);
+  });
+
   it('passes a run under every limit', () => {
     const verdict = judge(result({ p95: 150, errorRate: 0.002, cpu: 55 }));
     expect(verdict.passed).toBe(true);
