@@ -4,7 +4,15 @@ import type { ReadCompanion } from '../data/records';
 import type { Database } from '../db/database';
 import { embeddedDatabase } from '../db/embedded';
 import { AuditJournal } from './audit-journal';
-import { AUDIT_SQL, COLUMNS, companionInsert, insertSql, type Row, toEntry } from './audit-sql';
+import {
+  AUDIT_SQL,
+  batchInsertSql,
+  COLUMNS,
+  companionInsert,
+  insertSql,
+  type Row,
+  toEntry,
+} from './audit-sql';
 import type { AuditQuery, AuditStore } from './audit-store';
 import { type AuditEntry, type AuditFacts, chain, GENESIS_HASH, type Sha256Hex } from './chain';
 
@@ -13,7 +21,7 @@ const nodeSha256: Sha256Hex = (text) => createHash('sha256').update(text).digest
 
 export type { AuditQuery };
 
-/** The most entries loaded into the table by one INSERT (11 parameters each, well under 65,535). */
+/** The most entries loaded into the table by one INSERT (its 11 array parameters hold one element each). */
 const BATCH = 500;
 /** How long entries wait in the journal for more to load with them (docs/operators.md#the-audit-log). */
 const LOAD_DELAY_MS = 50;
@@ -78,7 +86,7 @@ export class AuditLog implements AuditStore {
       const head = await log.#readHead();
       const missing = journal.entries().filter((e) => e.seq > head.seq);
       for (let i = 0; i < missing.length; i += BATCH) {
-        await db.query(...insertSql(missing.slice(i, i + BATCH)));
+        await db.query(...batchInsertSql(missing.slice(i, i + BATCH)));
       }
       journal.clear();
       const last = missing.at(-1);
@@ -187,7 +195,7 @@ export class AuditLog implements AuditStore {
 
   async #load(state: Journalled): Promise<void> {
     const batch = state.pending.slice(0, BATCH);
-    await this.db.query(...insertSql(batch));
+    await this.db.query(...batchInsertSql(batch));
     state.pending.splice(0, batch.length);
     // Only when no entry is waiting: one journalled meanwhile is in the journal alone. A journal that a
     // steady stream of reveals never leaves empty is rewritten with the waiting entries once it is large.

@@ -70,6 +70,32 @@ export function insertSql(entries: readonly AuditEntry[]): [string, unknown[]] {
   return [`INSERT INTO audit_log (${COLUMNS}) VALUES ${rows}`, params];
 }
 
+/**
+ * One INSERT of a batch of `entries` whose text does not depend on how many there are: each column is one
+ * array parameter, unnested into rows. The embedded database prepares a statement once per text
+ * (backend/db/pglite-statements.ts), so a `VALUES` list of one row per entry would be parsed and planned
+ * again for every batch size and would crowd other statements out of the prepared ones.
+ */
+export function batchInsertSql(entries: readonly AuditEntry[]): [string, unknown[]] {
+  const column = <K extends keyof AuditEntry>(key: K) => entries.map((e) => e[key]);
+  return [
+    `INSERT INTO audit_log (${COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+    [
+      column('seq'),
+      column('at'),
+      column('user'),
+      column('via'),
+      column('doctype'),
+      column('record'),
+      entries.map((e) => JSON.stringify(e.fields)),
+      column('route'),
+      column('client_address'),
+      column('prev_hash'),
+      column('hash'),
+    ],
+  ];
+}
+
 /** The INSERT of `entries` as a read's companion: only where `condition` holds (the record exists). */
 export function companionInsert(entries: readonly AuditEntry[]): CompanionInsert {
   return {
