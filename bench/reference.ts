@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PLAN_FILE, referenceShape, runHarness } from './reference/harness';
 import { ROOT, startPlatform } from './reference/server';
+import { medianMs, SpeedProbe, speedLine } from './reference/speed-probe';
 import { judge, verdictLines } from './reference/verdict';
 
 /** Requests per minute tried with 60 users, lowest first; the search stops at the first that fails. */
@@ -44,16 +45,28 @@ const outRoot =
 const planFile = values.plan!;
 /** The window at the end of the reference run whose CPU is judged. */
 const SUSTAINED_SECONDS = 60;
+/** How long the machine-speed probe runs before any load, with the server started and idle. */
+const BASELINE_MS = 5000;
 
 const platform = await startPlatform({
   cpuProfileDir: values['cpu-prof'],
   logFile: join(outRoot, 'server.log'),
 });
 let passed = false;
-// Other processes' load shows in every criterion on a shared machine: each verdict says how busy it was.
+// Other processes' load shows in every criterion on a shared machine: each verdict says how busy it was,
+// and how fast a fixed computation ran while the run was judged against before any load.
 const machine = () =>
   `machine: ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)} (1 min) at the end`;
+const probe = new SpeedProbe();
+let before: number | undefined;
+/** The probe's line for the `seconds` that just ended. */
+const speed = (seconds: number) =>
+  speedLine(before, medianMs(probe.samples, performance.now() - seconds * 1000, performance.now()));
 try {
+  probe.start();
+  const baselineFrom = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, BASELINE_MS));
+  before = medianMs(probe.samples, baselineFrom, performance.now());
   if (values['rate-60']) {
     let highest: number | undefined;
     for (const rate of RATE_60_STEPS) {
@@ -69,6 +82,7 @@ try {
         verdictLines(`${RATE_60_USERS} users, ${rate}/min, ${RATE_60_STEP_SECONDS} s:`, verdict).join('\n'),
       );
       console.log(`  ${machine()}`);
+      console.log(`  ${speed(RATE_60_SUSTAINED_SECONDS)}`);
       if (!verdict.passed) break;
       highest = rate;
     }
@@ -84,9 +98,11 @@ try {
     const title = `reference run: ${shape.users} users over ${shape.rampUpSeconds} s, ${shape.requestsPerMinute}/min, ${shape.durationSeconds} s (results in ${outRoot}):`;
     console.log(verdictLines(title, verdict).join('\n'));
     console.log(`  ${machine()}`);
+    console.log(`  ${speed(SUSTAINED_SECONDS)}`);
     passed = verdict.passed;
   }
 } finally {
+  probe.stop();
   await platform.stop();
 }
 process.exit(passed ? 0 : 1);
