@@ -45,8 +45,6 @@ const outRoot =
 const planFile = values.plan!;
 /** The window at the end of the reference run whose CPU is judged. */
 const SUSTAINED_SECONDS = 60;
-/** How long the machine-speed probe runs before any load, with the server started and idle. */
-const BASELINE_MS = 5000;
 
 const platform = await startPlatform({
   cpuProfileDir: values['cpu-prof'],
@@ -54,19 +52,15 @@ const platform = await startPlatform({
 });
 let passed = false;
 // Other processes' load shows in every criterion on a shared machine: each verdict says how busy it was,
-// and how fast a fixed computation ran while the run was judged against before any load.
+// and how fast a fixed computation ran while the run was judged.
 const machine = () =>
   `machine: ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)} (1 min) at the end`;
 const probe = new SpeedProbe();
-let before: number | undefined;
 /** The probe's line for the `seconds` that just ended. */
 const speed = (seconds: number) =>
-  speedLine(before, medianMs(probe.samples, performance.now() - seconds * 1000, performance.now()));
+  speedLine(medianMs(probe.samples, performance.now() - seconds * 1000, performance.now()));
 try {
   probe.start();
-  const baselineFrom = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, BASELINE_MS));
-  before = medianMs(probe.samples, baselineFrom, performance.now());
   if (values['rate-60']) {
     let highest: number | undefined;
     for (const rate of RATE_60_STEPS) {

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 /** The fixed computation: SHA-256 of a 4 kB buffer, this many times (about 4 ms on the reference machine). */
 const HASHES = 1000;
 const BLOCK = Buffer.alloc(4096, 7);
+/** Untimed runs before the first timed one: the first runs of the computation are compiled, and slower. */
+const WARM_UP_RUNS = 20;
 
 /** One run of the fixed computation; returns the CPU milliseconds it took. */
 export function timeFixedWork(): number {
@@ -31,22 +33,15 @@ export function medianMs(samples: readonly SpeedSample[], from: number, to: numb
 }
 
 /**
- * The verdict's line on the machine's speed: how long the fixed computation took while the run was judged,
- * against before the load. On a machine shared with others (a virtual machine's host) the same work can
- * take longer in one minute than in the next, and the server's CPU for the same requests rises with it
- * (docs/performance.md#why-the-20000min-step-varies).
+ * The verdict's line on the machine's speed: how long the fixed computation took while the run was judged.
+ * On a machine shared with others (a virtual machine's host) the same work can take longer in one minute
+ * than in the next, and the server's CPU for the same requests rises with it
+ * (docs/performance.md#why-the-20000min-step-varies). Compare it between runs on one machine, under load:
+ * on an idle machine the same computation takes longer still, each run starting on a core that was idle.
  */
-export function speedLine(before: number | undefined, during: number | undefined): string {
-  if (before === undefined || during === undefined) return 'machine speed: not measured';
-  const change = (during / before - 1) * 100;
-  const how =
-    Math.abs(change) < 0.5
-      ? 'as fast as'
-      : `${Math.abs(change).toFixed(0)} % ${change > 0 ? 'slower' : 'faster'} than`;
-  return (
-    `machine speed: a fixed computation took ${during.toFixed(2)} ms of CPU while judged, ` +
-    `${before.toFixed(2)} ms before the load (${how} before)`
-  );
+export function speedLine(during: number | undefined): string {
+  if (during === undefined) return 'machine speed: not measured';
+  return `machine speed: a fixed computation took ${during.toFixed(2)} ms of CPU while judged (median; lower is faster)`;
 }
 
 /**
@@ -59,7 +54,9 @@ export class SpeedProbe {
 
   constructor(private readonly intervalMs = 500) {}
 
+  /** Starts timing, after untimed runs: the first few runs of the computation are compiled and slower. */
   start(): void {
+    for (let i = 0; i < WARM_UP_RUNS; i++) timeFixedWork();
     this.#timer = setInterval(() => {
       this.samples.push({ at: performance.now(), ms: timeFixedWork() });
     }, this.intervalMs);
