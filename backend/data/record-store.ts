@@ -1,5 +1,6 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from '../db/database';
+import { embeddedDatabase } from '../db/embedded';
 import { encodeListCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, isDefaultOrder, type ListQuery } from './list-query';
 import { NamingGuesses } from './naming-guesses';
@@ -18,7 +19,14 @@ import {
   whereSql,
 } from './record-sql';
 import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions, WriteCompanion } from './records';
+import { TotalBounds } from './total-bounds';
 import { deleteAlongsideSql, insertAlongsideSql, updateAlongsideSql } from './write-companion-sql';
+
+/**
+ * How far an unfiltered count goes where {@link TotalBounds} are kept: twice the exact bound, so that a
+ * DocType found over it answers "1,000+" without counting until about a thousand of its records are deleted.
+ */
+const KEPT_COUNT_LIMIT = 2 * EXACT_TOTAL_LIMIT;
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -35,6 +43,16 @@ export class DbRecordStore implements RecordStore {
   readonly #series: NamingGuesses;
   /** What identifies the database this store reads (a companion row must belong in it). */
   readonly #database: object;
+  /**
+   * Lower bounds of each DocType's count, kept only over an embedded database (no other process deletes
+   * there); shared by every store over this database, like {@link #series}.
+   */
+  readonly #bounds: TotalBounds | undefined;
+  /**
+   * Whether this store's counts set those bounds: not inside a transaction, whose count sees its own
+   * uncommitted creates (a rollback would leave the bound too high).
+   */
+  readonly #boundsFromCounts: boolean;
 
   /**
    * `db` with `transaction` gives {@link atomically} a transaction of its own; a store on a transaction's
@@ -44,10 +62,14 @@ export class DbRecordStore implements RecordStore {
     private readonly db: Pick<Database, 'query'> & Partial<Pick<Database, 'transaction'>>,
     statistics?: PlannerStatistics,
     series?: NamingGuesses,
+    bounds?: TotalBounds,
+    inTransaction = false,
   ) {
     this.#statistics = statistics ?? new PlannerStatistics(db);
     this.#series = series ?? new NamingGuesses();
     this.#database = (db as Partial<Pick<Database, 'identity'>>).identity ?? db;
+    this.#bounds = bounds ?? (embeddedDatabase(db) ? new TotalBounds() : undefined);
+    this.#boundsFromCounts = !inTransaction;
   }
 
   /**
@@ -56,7 +78,7 @@ export class DbRecordStore implements RecordStore {
    * ended by then.
    */
   over(handle: Pick<Database, 'query'>): DbRecordStore {
-    return new DbRecordStore(handle, this.#statistics, this.#series);
+    return new DbRecordStore(handle, this.#statistics, this.#series, this.#bounds, true);
   }
 
   /** See {@link RecordStore.atomically}: one transaction; the planner statistics stay the outer store's. */
@@ -64,13 +86,16 @@ export class DbRecordStore implements RecordStore {
     work: (store: RecordStore, tx: Pick<Database, 'query'> | undefined) => Promise<T>,
   ): Promise<T> {
     if (!this.db.transaction) return work(this, this.db);
-    return this.db.transaction((tx) => work(new DbRecordStore(tx, this.#statistics, this.#series), tx));
+    return this.db.transaction((tx) =>
+      work(new DbRecordStore(tx, this.#statistics, this.#series, this.#bounds, true), tx),
+    );
   }
 
   /**
    * One page of records matching the filters, plus the total number matching (see
    * {@link RecordStore.list}): exact with filters (counted on their index), and without filters counted up
-   * to {@link EXACT_TOTAL_LIMIT}. A page shorter than asked already tells the total, so no count is sent.
+   * to {@link EXACT_TOTAL_LIMIT}, or not counted while the kept lower bound is past it (an embedded
+   * database's {@link TotalBounds}). A page shorter than asked already tells the total, so no count is sent.
    */
   async list(doctype: DocTypeDefinition, query: ListQuery, view?: ReadView): Promise<ListPage> {
     const ready = this.#statistics.ready();
@@ -121,20 +146,23 @@ export class DbRecordStore implements RecordStore {
       );
       return { data: records, total: Number(rows[0]?.count ?? 0), ...next };
     }
-    const total = await this.#boundedCount(countParams);
-    return total > EXACT_TOTAL_LIMIT
-      ? { data: records, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true, ...next }
-      : { data: records, total, ...next };
+    const beyond = { data: records, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true as const, ...next };
+    if (this.#bounds?.exceeds(doctype.name, EXACT_TOTAL_LIMIT)) return beyond;
+    // Where the bound is kept, the count goes further once, so that deletes do not bring it back at once.
+    const found = this.#boundsFromCounts ? this.#bounds?.counting(doctype.name) : undefined;
+    const total = await this.#boundedCount(countParams, found ? KEPT_COUNT_LIMIT : EXACT_TOTAL_LIMIT);
+    found?.(total);
+    return total > EXACT_TOTAL_LIMIT ? beyond : { data: records, total, ...next };
   }
 
   /**
-   * Counts a DocType's records up to one past {@link EXACT_TOTAL_LIMIT}, walking the primary key
-   * (`doctype, name`) for at most that many entries instead of reading every record of the DocType.
+   * Counts a DocType's records up to one past `limit`, walking the primary key (`doctype, name`) for at most
+   * that many entries instead of reading every record of the DocType.
    */
-  async #boundedCount(params: unknown[]): Promise<number> {
+  async #boundedCount(params: unknown[], limit: number): Promise<number> {
     const { rows } = await this.db.query<{ count: string | number }>(
       'SELECT count(*) AS count FROM (SELECT 1 FROM records WHERE doctype = $1 ORDER BY name LIMIT $2) AS matching',
-      [params[0], EXACT_TOTAL_LIMIT + 1],
+      [params[0], limit + 1],
     );
     return Number(rows[0]?.count ?? 0);
   }
@@ -326,6 +354,7 @@ export class DbRecordStore implements RecordStore {
     const { rows } = await this.db.query<Row>(statement.sql, params);
     if (!rows[0]) return undefined;
     this.#statistics.changed();
+    this.#bounds?.deleted(doctype.name);
     statement.tell(rows[0] as unknown as Record<string, unknown>);
     return toRecord(rows[0]);
   }
@@ -360,7 +389,10 @@ export class DbRecordStore implements RecordStore {
       `DELETE FROM records WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}`,
       [doctype.name, name],
     );
-    if (rows[0]) this.#statistics.changed();
+    if (rows[0]) {
+      this.#statistics.changed();
+      this.#bounds?.deleted(doctype.name);
+    }
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
