@@ -78,7 +78,9 @@ export class DbRecordStore implements RecordStore {
    * ended by then.
    */
   over(handle: Pick<Database, 'query'>): DbRecordStore {
-    return new DbRecordStore(handle, this.#statistics, this.#series, this.#bounds, true);
+    // A handle that can open transactions is the database's own; one that cannot is a transaction's.
+    const inTransaction = !(handle as Partial<Pick<Database, 'transaction'>>).transaction;
+    return new DbRecordStore(handle, this.#statistics, this.#series, this.#bounds, inTransaction);
   }
 
   /** See {@link RecordStore.atomically}: one transaction; the planner statistics stay the outer store's. */

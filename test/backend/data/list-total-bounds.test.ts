@@ -3,7 +3,7 @@
  * (backend/data/total-bounds.ts): an unfiltered list past the exact-count bound answers "1,000+" without
  * counting again until deletes could have brought the DocType back under it; a count inside a transaction
  * sets no bound (a rollback would undo what it saw); a store over a database another process may write
- * (anything not embedded) counts every time.
+ * (anything not embedded) counts every time. The app's own store (through the API) keeps the bound too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Item } from '../../../backend/apps/stock/doctypes';
@@ -11,6 +11,7 @@ import { EXACT_TOTAL_LIMIT, parseListQuery } from '../../../backend/data/list-qu
 import { DbRecordStore } from '../../../backend/data/record-store';
 import type { Database } from '../../../backend/db/database';
 import { openDatabase } from '../../../backend/db/open-database';
+import { createTestApp } from '../../helpers/test-app';
 
 let db: Database;
 /** Counts sent through {@link counted} so far. */
@@ -85,6 +86,30 @@ describe('the kept lower bound of a DocType count', () => {
     expect(counts).toBe(1);
     await db.exec("DELETE FROM records WHERE doctype = 'stock.Item'");
   });
+
+  it("is kept by the app's store: a list through the API counts once past the bound", async () => {
+    const own = await openDatabase({ memory: true });
+    let sent = 0;
+    const database: Database = {
+      ...own,
+      identity: own.identity ?? own,
+      query: (sql, params) => {
+        if (/^SELECT count\(\*\)/.test(sql)) sent++;
+        return own.query(sql, params);
+      },
+    };
+    const t = await createTestApp({ database });
+    try {
+      await insertItems(own, 1, EXACT_TOTAL_LIMIT + 5);
+      for (let i = 0; i < 3; i++) {
+        const res = await t.request('GET', '/api/resource/stock.Item');
+        expect(await res.json()).toMatchObject(beyond);
+      }
+      expect(sent).toBe(1);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 
   it('counts every time over a database that is not embedded', async () => {
     await insertItems(db, 1, EXACT_TOTAL_LIMIT + 5);
