@@ -27,7 +27,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseStatTicks } from '../src/benchmarks/watch/proc-sampler';
+import { parseStatTicks, USER_HZ } from '../src/benchmarks/watch/proc-sampler';
 import { runLoad, startGenerator } from './support/post-load';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -180,9 +180,6 @@ async function startWorker(appDir: string): Promise<Worker> {
     },
   };
 }
-
-/** Clock ticks per second of `/proc/<pid>/stat` times (USER_HZ, 100 on Linux). */
-const USER_HZ = 100;
 
 /** `count` create bodies, each a different customer. */
 function createBodies(count: number): string[] {

@@ -19,14 +19,8 @@ import {
   whereSql,
 } from './record-sql';
 import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions, WriteCompanion } from './records';
-import { TotalBounds } from './total-bounds';
+import { TotalBounds, unfilteredTotal } from './total-bounds';
 import { deleteAlongsideSql, insertAlongsideSql, updateAlongsideSql } from './write-companion-sql';
-
-/**
- * How far an unfiltered count goes where {@link TotalBounds} are kept: twice the exact bound, so that a
- * DocType found over it answers "1,000+" without counting until about a thousand of its records are deleted.
- */
-const KEPT_COUNT_LIMIT = 2 * EXACT_TOTAL_LIMIT;
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -148,25 +142,10 @@ export class DbRecordStore implements RecordStore {
       );
       return { data: records, total: Number(rows[0]?.count ?? 0), ...next };
     }
-    const beyond = { data: records, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true as const, ...next };
-    if (this.#bounds?.exceeds(doctype.name, EXACT_TOTAL_LIMIT)) return beyond;
-    // Where the bound is kept, the count goes further once, so that deletes do not bring it back at once.
-    const found = this.#boundsFromCounts ? this.#bounds?.counting(doctype.name) : undefined;
-    const total = await this.#boundedCount(countParams, found ? KEPT_COUNT_LIMIT : EXACT_TOTAL_LIMIT);
-    found?.(total);
-    return total > EXACT_TOTAL_LIMIT ? beyond : { data: records, total, ...next };
-  }
-
-  /**
-   * Counts a DocType's records up to one past `limit`, walking the primary key (`doctype, name`) for at most
-   * that many entries instead of reading every record of the DocType.
-   */
-  async #boundedCount(params: unknown[], limit: number): Promise<number> {
-    const { rows } = await this.db.query<{ count: string | number }>(
-      'SELECT count(*) AS count FROM (SELECT 1 FROM records WHERE doctype = $1 ORDER BY name LIMIT $2) AS matching',
-      [params[0], limit + 1],
-    );
-    return Number(rows[0]?.count ?? 0);
+    const total = await unfilteredTotal(this.db, doctype.name, this.#bounds, this.#boundsFromCounts);
+    return total === undefined
+      ? { data: records, total: EXACT_TOTAL_LIMIT, total_is_lower_bound: true, ...next }
+      : { data: records, total, ...next };
   }
 
   /**

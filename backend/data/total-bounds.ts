@@ -1,3 +1,12 @@
+import type { Database } from '../db/database';
+import { EXACT_TOTAL_LIMIT } from './list-query';
+
+/**
+ * How far an unfiltered count goes where {@link TotalBounds} are kept: twice the exact bound, so that a
+ * DocType found over it answers "1,000+" without counting until about a thousand of its records are deleted.
+ */
+const KEPT_COUNT_LIMIT = 2 * EXACT_TOTAL_LIMIT;
+
 /**
  * What this process knows of each DocType's number of records on an embedded database, which no other
  * process writes (docs/performance.md#lists-on-large-tables): a lower bound, from the last count less the
@@ -32,4 +41,29 @@ export class TotalBounds {
   exceeds(doctype: string, bound: number): boolean {
     return (this.#atLeast.get(doctype) ?? 0) > bound;
   }
+}
+
+/**
+ * The total of an unfiltered list of `doctype`: exact up to {@link EXACT_TOTAL_LIMIT}, undefined past it.
+ * Counted by walking the primary key (`doctype, name`) under a `LIMIT` instead of reading every record of
+ * the DocType, and not counted at all while `bounds` know the DocType is past the limit. `setBound`: this
+ * count may set the bound (not one inside a transaction, which sees its own uncommitted creates).
+ */
+export async function unfilteredTotal(
+  db: Pick<Database, 'query'>,
+  doctype: string,
+  bounds: TotalBounds | undefined,
+  setBound: boolean,
+): Promise<number | undefined> {
+  if (bounds?.exceeds(doctype, EXACT_TOTAL_LIMIT)) return undefined;
+  // Where the bound is kept, the count goes further once, so that deletes do not bring it back at once.
+  const found = setBound ? bounds?.counting(doctype) : undefined;
+  const limit = found ? KEPT_COUNT_LIMIT : EXACT_TOTAL_LIMIT;
+  const { rows } = await db.query<{ count: string | number }>(
+    'SELECT count(*) AS count FROM (SELECT 1 FROM records WHERE doctype = $1 ORDER BY name LIMIT $2) AS matching',
+    [doctype, limit + 1],
+  );
+  const total = Number(rows[0]?.count ?? 0);
+  found?.(total);
+  return total > EXACT_TOTAL_LIMIT ? undefined : total;
 }

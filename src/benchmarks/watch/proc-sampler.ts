@@ -27,7 +27,7 @@ export interface TargetWatch {
 }
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
-const USER_HZ = 100;
+export const USER_HZ = 100;
 const STABLE_SLOPE_MB_PER_MIN = 0.5;
 
 /** utime + stime in ticks from a /proc/<pid>/stat line (fields 14 and 15, after the parenthesised comm). */
