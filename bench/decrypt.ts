@@ -149,7 +149,7 @@ try {
   };
   const plainBodies = (n: number) => Array.from({ length: n }, () => '{}');
 
-  // Warm-up (JIT, connection pools, key copies), not counted.
+  // Warm-up (JIT, connection pools), not counted.
   await run(generator, sides.bareJwe, await jwes(bareKey, 'bare', WARMUP_ENCRYPTED), false);
   await run(generator, sides.chainJwe, await jwes(platformKey, active.kid, WARMUP_ENCRYPTED), false);
   await run(generator, sides.barePlain, plainBodies(WARMUP_PLAIN), false);

@@ -166,7 +166,7 @@ async function compare(
     });
   };
   try {
-    // Warm-up (JIT, connection pools, key copies), not counted.
+    // Warm-up (JIT, connection pools), not counted.
     for (const side of SIDES) await load(side, WARMUP);
     for (let round = 0; round < ROUNDS; round++) {
       for (const side of round % 2 ? [...SIDES].reverse() : SIDES) {

@@ -1,9 +1,10 @@
 import { base64url } from 'jose';
 import { serviceOfKid } from '../../../src/protocol';
-import { type KeyStore, withPrivateKey } from '../keys/key-store';
+import type { KeyStore } from '../keys/key-store';
 import { decryptionFailed, unknownKey } from './errors';
 import { openA256Gcm } from './open-gcm';
 import { parseProtectedHeader, type RequestJweHeader, type RequestTarget } from './protected-header';
+import { unwrapCek } from './unwrap-cek';
 
 /**
  * Five base64url segments and nothing else (no whitespace, no padding); only the ciphertext may be empty
@@ -48,11 +49,10 @@ export interface DecryptedRequest {
  * failure, bound to its request): `alg RSA-OAEP-256`, `enc A256GCM` only, the key found by `kid` in the
  * server's own store, the protected header bound to the request's method and path.
  *
- * All header checks run before any crypto. The CEK is unwrapped with WebCrypto (Node runs it on the libuv
- * thread pool; each concurrent unwrap gets its own copy of the key, so requests use every core) and the
- * content is opened with AES-256-GCM using the ASCII protected header as AAD (RFC 7516 section 5.2), which
- * authenticates `htm`/`htu` and `kid` (`openA256Gcm`: node:crypto on the server, WebCrypto in a browser), so
- * the same code decrypts on the server and in the offline mock inside a browser.
+ * All header checks run before any crypto. The CEK is unwrapped with RSA-OAEP (`unwrapCek`) and the content
+ * is opened with AES-256-GCM using the ASCII protected header as AAD (RFC 7516 section 5.2), which
+ * authenticates `htm`/`htu` and `kid` (`openA256Gcm`); both use node:crypto on the server and WebCrypto in a
+ * browser, so the same code decrypts on the server and in the offline mock inside a browser.
  * Compressed payloads (`zip`) are refused by the header check, so nothing is ever inflated.
  *
  * Produces exactly the same bytes as jose `compactDecrypt(token, key, { keyManagementAlgorithms:
@@ -84,10 +84,7 @@ export async function decryptRequestJwe(
 
   let cek: Uint8Array<ArrayBuffer>;
   try {
-    const unwrapped = await withPrivateKey(key, (privateKey) =>
-      crypto.subtle.decrypt({ name: 'RSA-OAEP' }, privateKey, encryptedKey),
-    );
-    cek = new Uint8Array(unwrapped);
+    cek = await unwrapCek(key, encryptedKey);
     if (cek.length !== CEK_BYTES) cek = randomCek();
   } catch {
     // RFC 7516 section 11.5: on a key-unwrap failure continue with a random CEK, so a bad key and a bad tag

@@ -1,12 +1,4 @@
-import type * as NodeCrypto from 'node:crypto';
-
-/**
- * node:crypto when this runs on Node, undefined in a browser (the offline mock runs the same app there). Taken
- * through `process.getBuiltinModule`, so no bundler for the browser sees a Node import.
- */
-const nodeCrypto = (
-  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-).process?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
+import { nodeCrypto } from './node-crypto';
 
 const TAG_BYTES = 16;
 const ascii = new TextEncoder();

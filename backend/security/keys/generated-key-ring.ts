@@ -1,7 +1,7 @@
 import { type EncryptionKey, isUsable, type KeyStore, type KeyStoreOptions, newestFirst } from './key-store';
 
 /** The pieces of a new key pair a {@link GeneratedKeyRing} needs from its generator. */
-export type GeneratedKey = Pick<EncryptionKey, 'kid' | 'privateKeys' | 'publicJwk'>;
+export type GeneratedKey = Pick<EncryptionKey, 'kid' | 'privateKey' | 'publicJwk'>;
 
 /**
  * A key ring held in memory whose keys this process generates itself: rotation is a method call, and a
@@ -23,13 +23,13 @@ export class GeneratedKeyRing implements KeyStore {
 
   /** Adds a new active key and retires the previous one (it keeps decrypting during the grace period). */
   async rotate(): Promise<EncryptionKey> {
-    const { kid, privateKeys, publicJwk } = await this.#generate();
+    const { kid, privateKey, publicJwk } = await this.#generate();
     const now = this.#now();
     for (const key of this.#keys) key.retiredAt ??= now;
     // Strictly after the previous key even on a clock that has not moved, so newest-first stays exact.
     const key: EncryptionKey = {
       kid,
-      privateKeys,
+      privateKey,
       publicJwk,
       createdAt: Math.max(now, (this.#keys[0]?.createdAt ?? 0) + 1),
     };

@@ -16,18 +16,12 @@ const generateKeyPair = promisify(generateKeyPairCb);
 /** RSA modulus size of generated keys; docs/security.md#one-allowlist-for-jwe requires at least 2048 bits. */
 export const RSA_MODULUS_BITS = 2048;
 
-/**
- * How many copies of each private key to hold: twice the libuv thread pool (`UV_THREADPOOL_SIZE`, default 4),
- * so the next operation's copy is ready while every pool thread is busy.
- */
-const KEY_COPIES = 2 * Math.max(1, Math.min(64, Number(process.env.UV_THREADPOOL_SIZE) || 4));
-
 /** A freshly generated or loaded key pair: PKCS#8 PEM for storage, the pieces the server uses. */
 export interface KeyMaterial {
   kid: string;
   privatePem: string;
-  /** Copies of the private key, one per thread-pool thread (see `EncryptionKey.privateKeys`). */
-  privateKeys: CryptoKey[];
+  /** The private key, non-extractable (see `EncryptionKey.privateKey`). */
+  privateKey: CryptoKey;
   publicJwk: EncryptionJwk;
 }
 
@@ -52,17 +46,13 @@ export async function loadKeyMaterial(privatePem: string): Promise<KeyMaterial> 
   const jwk = createPublicKey(keyObject).export({ format: 'jwk' }) as { n: string; e: string };
   const kid = await calculateJwkThumbprint({ kty: 'RSA', n: jwk.n, e: jwk.e }, 'sha256');
   const der = keyObject.export({ format: 'der', type: 'pkcs8' });
-  const privateKeys: CryptoKey[] = [];
-  for (let i = 0; i < KEY_COPIES; i++) {
-    const copy = await webcrypto.subtle.importKey(
-      'pkcs8',
-      der,
-      { name: 'RSA-OAEP', hash: 'SHA-256' },
-      false,
-      ['decrypt'],
-    );
-    privateKeys.push(copy as CryptoKey);
-  }
+  const privateKey = (await webcrypto.subtle.importKey(
+    'pkcs8',
+    der,
+    { name: 'RSA-OAEP', hash: 'SHA-256' },
+    false,
+    ['decrypt'],
+  )) as CryptoKey;
   const publicJwk: EncryptionJwk = { kty: 'RSA', use: 'enc', alg: JWE_ALG, kid, n: jwk.n, e: jwk.e };
-  return { kid, privatePem, privateKeys, publicJwk };
+  return { kid, privatePem, privateKey, publicJwk };
 }

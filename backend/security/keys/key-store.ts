@@ -5,18 +5,13 @@ import type { EncryptionJwk } from '../../../src/protocol';
 type CryptoKey = webcrypto.CryptoKey;
 
 /**
- * One payload-encryption key as the server holds it. The private half is held as non-extractable WebCrypto
- * keys so decryption runs on Node's thread pool and the key material cannot be exported by accident.
+ * One payload-encryption key as the server holds it. The private half is held as a non-extractable WebCrypto
+ * key, so the key material cannot be exported by accident.
  */
 export interface EncryptionKey {
   kid: string;
-  /**
-   * The same RSA-OAEP (SHA-256) private key imported several times (usage `decrypt` only), one per
-   * thread-pool thread: OpenSSL serialises concurrent operations on one key object (RSA blinding), so
-   * giving each concurrent operation its own copy is what lets decryption use every core. Use them through
-   * {@link withPrivateKey}.
-   */
-  privateKeys: readonly CryptoKey[];
+  /** The RSA-OAEP (SHA-256) private key, usage `decrypt` only. */
+  privateKey: CryptoKey;
   /** Public members only (`kty`, `use`, `alg`, `kid`, `n`, `e`): what the JWKS publishes. */
   publicJwk: EncryptionJwk;
   /** Epoch milliseconds. */
@@ -72,7 +67,7 @@ export interface RingEntry {
 export async function keysOfRing<E extends RingEntry>(
   entries: readonly E[],
   held: readonly EncryptionKey[],
-  load: (entry: E) => Promise<Pick<EncryptionKey, 'kid' | 'privateKeys' | 'publicJwk'>>,
+  load: (entry: E) => Promise<Pick<EncryptionKey, 'kid' | 'privateKey' | 'publicJwk'>>,
 ): Promise<EncryptionKey[]> {
   const known = new Map(held.map((k) => [k.kid, k]));
   const keys: EncryptionKey[] = [];
@@ -86,42 +81,13 @@ export async function keysOfRing<E extends RingEntry>(
     const material = await load(entry);
     keys.push({
       kid: material.kid,
-      privateKeys: material.privateKeys,
+      privateKey: material.privateKey,
       publicJwk: material.publicJwk,
       createdAt: Date.parse(entry.created_at),
       retiredAt,
     });
   }
   return keys.sort(newestFirst);
-}
-
-interface CopyPool {
-  free: CryptoKey[];
-  waiters: Array<(key: CryptoKey) => void>;
-}
-const pools = new WeakMap<readonly CryptoKey[], CopyPool>();
-
-/**
- * Runs `fn` with a private-key copy no other operation is using (see {@link EncryptionKey.privateKeys}); when
- * all copies are busy the call waits for one, so the thread pool never blocks on a key's lock.
- */
-export async function withPrivateKey<T>(
-  key: Pick<EncryptionKey, 'privateKeys'>,
-  fn: (privateKey: CryptoKey) => Promise<T>,
-): Promise<T> {
-  let pool = pools.get(key.privateKeys);
-  if (!pool) {
-    pool = { free: [...key.privateKeys], waiters: [] };
-    pools.set(key.privateKeys, pool);
-  }
-  const copy = pool.free.pop() ?? (await new Promise<CryptoKey>((resolve) => pool.waiters.push(resolve)));
-  try {
-    return await fn(copy);
-  } finally {
-    const waiter = pool.waiters.shift();
-    if (waiter) waiter(copy);
-    else pool.free.push(copy);
-  }
 }
 
 /**

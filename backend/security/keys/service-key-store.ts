@@ -36,7 +36,7 @@ export class ServiceKeyStore implements KeyStore {
     return (await this.usable()).map((key) => ({ ...key.publicJwk }));
   }
 
-  /** The same key under the service's kid; the private-key copies are the same objects (their pool). */
+  /** The same key under the service's kid; its private key is the same object, not a new import. */
   #named(key: EncryptionKey): EncryptionKey {
     const kid = `${this.#prefix}${key.kid}`;
     return { ...key, kid, publicJwk: { ...key.publicJwk, kid } };

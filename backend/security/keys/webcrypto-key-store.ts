@@ -25,7 +25,7 @@ async function generateKey(): Promise<GeneratedKey> {
   const { n, e } = (await crypto.subtle.exportKey('jwk', pair.publicKey)) as { n: string; e: string };
   const kid = await calculateJwkThumbprint({ kty: 'RSA', n, e }, 'sha256');
   const publicJwk: EncryptionJwk = { kty: 'RSA', use: 'enc', alg: JWE_ALG, kid, n, e };
-  return { kid, privateKeys: [pair.privateKey], publicJwk };
+  return { kid, privateKey: pair.privateKey, publicJwk };
 }
 
 /**

@@ -16,7 +16,7 @@ describe('decryptRequestJwe', () => {
         .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: key.kid, htm: 'PUT', htu: '/a/b' })
         .encrypt(publicKey);
       const ours = await decryptRequestJwe(token, { method: 'put', paths: ['/a/b'] }, keys);
-      const theirs = await compactDecrypt(token, key.privateKeys[0]!, {
+      const theirs = await compactDecrypt(token, key.privateKey, {
         keyManagementAlgorithms: ['RSA-OAEP-256'],
         contentEncryptionAlgorithms: ['A256GCM'],
       });
@@ -46,7 +46,7 @@ describe('decryptRequestJwe', () => {
     const token = await new CompactEncrypt(plaintext).setProtectedHeader(header).encrypt(publicKey);
     const target = { method: 'POST', paths: ['/api/resource/crm.Customer'] };
     const ours = await decryptRequestJwe(token, target, keys);
-    const theirs = await compactDecrypt(token, key.privateKeys[0]!, {
+    const theirs = await compactDecrypt(token, key.privateKey, {
       keyManagementAlgorithms: ['RSA-OAEP-256'],
       contentEncryptionAlgorithms: ['A256GCM'],
     });

@@ -25,8 +25,8 @@ describe('ServiceKeyStore', () => {
     expect(active.kid).toBe(`svc:crm:${inner.kid}`);
     expect(active.publicJwk.kid).toBe(active.kid);
     expect(serviceOfKid(active.kid)).toBe('crm');
-    // The same private-key copies (their pool is shared), not new ones.
-    expect(active.privateKeys).toBe(inner.privateKeys);
+    // The same private key, not a new import of it.
+    expect(active.privateKey).toBe(inner.privateKey);
     expect((await keys.find(active.kid))?.kid).toBe(active.kid);
     expect(await keys.find(inner.kid)).toBeUndefined();
     expect(await keys.find(`svc:stock:${inner.kid}`)).toBeUndefined();
