@@ -3,7 +3,16 @@
  * during a sync share the next one, the table receives the entries in batches, and entries a crash left
  * in the journal alone (a torn last line included) are loaded when the log is opened again, as one chain.
  */
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -26,6 +35,23 @@ const reveal = (record: string): AuditFacts => ({
   route: 'get',
   client_address: null,
 });
+
+/** The journal's text: what lies before its first zero byte (the zeros after it are its room to grow). */
+function journalText(path: string): string {
+  const file = readFileSync(path);
+  const zero = file.indexOf(0);
+  return file.subarray(0, zero === -1 ? file.length : zero).toString('utf8');
+}
+
+/** Writes `text` right after the journal's text, where its next entry would go, as a crash would leave it. */
+function writeAfterText(path: string, text: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    writeSync(fd, text, Buffer.byteLength(journalText(path)));
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** A sync that finishes only when the test says so, counting its calls. */
 function heldSync() {
@@ -65,6 +91,43 @@ describe('the audit journal file', () => {
   });
 });
 
+describe('the file of the audit journal', () => {
+  it('keeps its length: emptied, it is written from its start again, and what follows the new entries is not read', async () => {
+    const path = join(temp, 'reused.journal');
+    const journal = new AuditJournal(path);
+    const entries = chain({ seq: 0, hash: '0'.repeat(64) }, ['A', 'B', 'C', 'D', 'E', 'F'].map(reveal));
+    await journal.append(entries.slice(0, 3));
+    const length = statSync(path).size;
+    expect(length).toBeGreaterThanOrEqual(1 << 20);
+    journal.clear();
+    // Emptied: nothing is read, though the old lines are still in the file after its first byte.
+    expect(journal.entries()).toEqual([]);
+    expect(journal.size).toBe(0);
+    // A shorter entry over the first old line: the rest of that line does not parse.
+    const shorter = { ...entries[3]!, record: 'D' };
+    await journal.append([shorter]);
+    expect(journal.entries().map((e) => e.record)).toEqual(['D']);
+    // An entry that ends exactly where an old line ended: the next old line parses, but its seq is older.
+    journal.clear();
+    const old = JSON.stringify(entries[0]);
+    const same = {
+      ...entries[4]!,
+      record: 'E'.padEnd(1 + old.length - JSON.stringify(entries[4]).length, 'E'),
+    };
+    expect(JSON.stringify(same).length).toBe(old.length);
+    await journal.append([same]);
+    expect(journal.entries().map((e) => e.seq)).toEqual([5]);
+    expect(statSync(path).size).toBe(length);
+    await journal.close();
+    // Opened again, it reads the same and writes after its entries.
+    const reopened = new AuditJournal(path);
+    expect(reopened.size).toBe(old.length + 1);
+    await reopened.append([entries[5]!]);
+    expect(reopened.entries().map((e) => e.seq)).toEqual([5, 6]);
+    await reopened.close();
+  });
+});
+
 describe('rewriting the audit journal', () => {
   it('keeps only the entries given, and appends after them to the new file', async () => {
     const path = join(temp, 'rewritten.journal');
@@ -73,14 +136,14 @@ describe('rewriting the audit journal', () => {
     await journal.append(entries.slice(0, 4));
     journal.rewrite(entries.slice(2, 4));
     expect(journal.entries().map((e) => e.record)).toEqual(['C', 'D']);
-    expect(journal.size).toBe(readFileSync(path).length);
+    expect(journal.size).toBe(Buffer.byteLength(journalText(path)));
     await journal.append([entries[4]!]);
     expect(journal.entries().map((e) => e.record)).toEqual(['C', 'D', 'E']);
     expect(existsSync(`${path}.next`)).toBe(false);
     await journal.close();
     // Opened again, it knows its size.
     const reopened = new AuditJournal(path);
-    expect(reopened.size).toBe(readFileSync(path).length);
+    expect(reopened.size).toBe(Buffer.byteLength(journalText(path)));
     await reopened.close();
   });
 });
@@ -113,12 +176,12 @@ describe('the log of an embedded database on disk', () => {
     expect((await log.list()).data.map((e) => e.seq)).toEqual([1, 2]);
     await log.close();
     // The journal holds nothing the table holds.
-    expect(readFileSync(join(dataDir, 'audit.journal'), 'utf8')).toBe('');
+    expect(journalText(join(dataDir, 'audit.journal'))).toBe('');
 
     // A reveal answered just before a crash: its entry in the journal, not yet in the table; then a
     // line whose write the crash cut short (never synced, so never answered).
     const [lost] = chain({ seq: 2, hash: written[1]!.hash }, [reveal('CUST-00003')]);
-    appendFileSync(join(dataDir, 'audit.journal'), `${JSON.stringify(lost)}\n{"seq":4,"at":"20`);
+    writeAfterText(join(dataDir, 'audit.journal'), `${JSON.stringify(lost)}\n{"seq":4,"at":"20`);
     log = await AuditLog.open(db);
     const { data } = await log.list();
     expect(data.map((e) => [e.seq, e.record])).toEqual([
@@ -126,7 +189,7 @@ describe('the log of an embedded database on disk', () => {
       [2, 'CUST-00002'],
       [3, 'CUST-00003'],
     ]);
-    expect(readFileSync(join(dataDir, 'audit.journal'), 'utf8')).toBe('');
+    expect(journalText(join(dataDir, 'audit.journal'))).toBe('');
     // The chain goes on after the recovered entry, and verifies as one.
     const [next] = await log.append([reveal('CUST-00001')]);
     expect(next).toMatchObject({ seq: 4, prev_hash: lost!.hash });
