@@ -1,4 +1,4 @@
-import { webcrypto } from 'node:crypto';
+import nodeCrypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -43,7 +43,7 @@ const randomJwe = () =>
 describe('RateLimitMiddleware', () => {
   it('answers 429 with Retry-After past the limit, before any decryption', async () => {
     const base = await start();
-    const decrypt = vi.spyOn(webcrypto.subtle, 'decrypt');
+    const decrypt = vi.spyOn(nodeCrypto, 'privateDecrypt');
     const kid = (await t!.ctx.security.keys.active()).kid;
     const statuses: number[] = [];
     let last: Response | undefined;
@@ -62,9 +62,8 @@ describe('RateLimitMiddleware', () => {
     expect(statuses[LIMIT]).toBe(429);
     expect((await errorOf(last!)).code).toBe('rate_limited');
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
-    // One key unwrap (RSA-OAEP) per request under the limit, none for the refused one.
-    const unwraps = decrypt.mock.calls.filter(([algorithm]) => (algorithm as Algorithm).name === 'RSA-OAEP');
-    expect(unwraps).toHaveLength(LIMIT);
+    // One key unwrap (RSA-OAEP, on the event loop) per request under the limit, none for the refused one.
+    expect(decrypt).toHaveBeenCalledTimes(LIMIT);
   });
 
   it('treats rotating X-Forwarded-For from an untrusted peer as one client', async () => {
