@@ -12,8 +12,9 @@ const keyObjects = new WeakMap<webcrypto.CryptoKey, KeyObject>();
  * On Node this is node:crypto's `privateDecrypt`, synchronous, on the event loop: about 0.3 ms of CPU for a
  * 2048-bit key on the reference machine. WebCrypto's `decrypt` would run it on libuv's thread pool, which
  * lets a server whose event loop is its bottleneck use another core, and costs a job and a wake-up on each
- * side; on the reference machine an encrypted create cost less CPU with the unwrap on the loop and answered
- * as many creates per second, since its loop waits on the database (docs/performance.md#an-encrypted-create).
+ * side. On the reference machine an encrypted create cost about a tenth less CPU with the unwrap on the loop,
+ * its rate at saturation within the spread of runs, while a request that does almost nothing else was
+ * answered a quarter less often (docs/performance.md#the-unwrap-on-the-event-loop).
  * In a browser (the offline mock) it is WebCrypto.
  */
 export async function unwrapCek(
