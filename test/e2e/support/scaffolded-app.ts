@@ -119,22 +119,31 @@ export async function startApp(
   return started;
 }
 
-/** npm runs the app's command in a child: stop the whole process group. */
+/**
+ * npm runs the app's command in a child: stop the whole process group, and wait until every process in it
+ * is gone. npm itself can exit on SIGTERM before the server it started has closed its stores, and removing
+ * the data folder under a server still writing to it fails with ENOTEMPTY.
+ */
 async function stopGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    return stopProcess(child);
-  }
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {}
-  }, 20_000);
-  await exited;
+  if (child.pid === undefined) return;
+  const group = -child.pid;
+  if (!signalGroup(group, 'SIGTERM')) return child.exitCode === null ? stopProcess(child) : undefined;
+  const timer = setTimeout(() => signalGroup(group, 'SIGKILL'), 20_000);
+  // Signal 0 checks that some process of the group still exists. An exited process nobody reaps answers it
+  // too, so the wait is bounded as well as the SIGKILL above.
+  const deadline = Date.now() + 30_000;
+  while (signalGroup(group, 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   clearTimeout(timer);
+}
+
+/** Sends `signal` to a process group; false once no process of the group is left. */
+function signalGroup(group: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(group, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function owns(origin: string, docType: string, service: string): Promise<boolean> {
