@@ -2,13 +2,17 @@ import { randomBytes, type ScryptOptions, scrypt as scryptCb, timingSafeEqual } 
 import type { PasswordHasher } from './password-hasher';
 
 /**
- * scrypt cost parameters (RFC 7914) of new hashes: N = 2^15, r = 8, p = 1, a 64-byte hash; 32 MiB (and 1 KiB)
- * per hash. Besides the cost, the size matters to the server's resident memory: glibc's allocator returns an
- * allocation above 32 MiB to the system when it is freed, while one of 16 MiB (N = 2^14) stays in the arena of
- * the thread-pool thread that hashed, after the first, for the life of the process
- * (docs/performance.md#memory). Stored hashes name their own parameters and still verify.
+ * scrypt cost parameters (RFC 7914) of new hashes: N = 2^14, r = 8, p = 2, a 64-byte hash. The work per hash
+ * is that of N = 2^15 with p = 1 (scrypt's work grows with N x p), in 16 MiB of memory instead of 32.
+ *
+ * The size decides what a hash costs on top of its work. glibc's allocator maps an allocation above 32 MiB
+ * fresh from the system on every call and returns it when freed, and on a virtual machine each of the 8,192
+ * pages first touched is a fault the hypervisor handles: at N = 2^15, p = 1 more than half of a hash's 180 ms
+ * went there, and two hashes at once stalled the thread pool's other work. One of 16 MiB, after the first,
+ * comes from the arena of the thread-pool thread that hashed and stays resident there
+ * (docs/performance.md#a-sign-ins-memory). Stored hashes name their own parameters and still verify.
  */
-const COST = { N: 32_768, r: 8, p: 1 } as const;
+const COST = { N: 16_384, r: 8, p: 2 } as const;
 const KEY_LENGTH = 64;
 
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {

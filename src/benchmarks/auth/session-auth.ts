@@ -21,7 +21,7 @@ export interface SessionOptions {
 /** Sign-ins sent again after a 503 or 429 with `Retry-After`, before the login counts as failed. */
 export const LOGIN_RETRIES = 5;
 /** The longest pause taken on one `Retry-After`: a server asking for more is treated as having failed. */
-export const MAX_RETRY_AFTER_MS = 30_000;
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * The pause a `Retry-After` field asks for (RFC 9110, section 10.2.3: delay-seconds or an HTTP-date), in

@@ -87,6 +87,9 @@ describe('session sign-in honours Retry-After', () => {
     expect(retryAfterMs('Thu, 26 Nov 2026 10:00:05 GMT', now)).toBe(5000);
     expect(retryAfterMs('Thu, 26 Nov 2026 09:59:00 GMT', now)).toBe(0);
     expect(retryAfterMs('soon', now)).toBeUndefined();
+    // The platform's sign-in asks for at most 60 s; longer is treated as a server that has failed.
+    expect(retryAfterMs('60', now)).toBe(60_000);
+    expect(retryAfterMs('61', now)).toBeUndefined();
     expect(retryAfterMs('3600', now)).toBeUndefined();
     expect(retryAfterMs(undefined, now)).toBeUndefined();
   });
