@@ -120,9 +120,16 @@ export class AuthService {
     return this.#passwords.verify(password, await this.#store.passwordHash(name));
   }
 
-  /** Starts a session after a password check; undefined for wrong credentials. */
+  /**
+   * Starts a session after a password check; undefined for wrong credentials. A right password whose stored
+   * hash was made with older parameters is hashed again with the current ones, once: the sign-in costs a
+   * second hash, and the user's later ones the current cost (docs/security.md#login-throttling).
+   */
   async login(name: string, password: string): Promise<NewSession | undefined> {
-    if (!(await this.checkPassword(name, password))) return undefined;
+    const stored = await this.#store.passwordHash(name);
+    if (!(await this.#passwords.verify(password, stored))) return undefined;
+    if (stored !== undefined && this.#passwords.needsRehash(stored))
+      await this.#store.replacePasswordHash(name, stored, await this.#passwords.hash(password));
     const token = randomToken();
     await this.#store.addSession(sha256(token), name, this.#now() + this.#sessionTtlMs);
     return { token, csrfToken: this.csrfToken(token), user: name };

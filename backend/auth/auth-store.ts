@@ -13,6 +13,11 @@ export interface AuthStore {
   passwordHash(name: string): Promise<string | undefined>;
   /** Replaces a user's password hash. */
   setPasswordHash(name: string, passwordHash: string): Promise<void>;
+  /**
+   * Replaces a user's password hash only while it is still `previous`; false when it has changed meanwhile
+   * (a password change between a sign-in's check and its rehash wins).
+   */
+  replacePasswordHash(name: string, previous: string, next: string): Promise<boolean>;
   addSession(idHash: string, user: string, expiresAt: number): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session of `user` except the one with `keepIdHash`. */

@@ -46,6 +46,14 @@ export class DbAuthStore implements AuthStore {
     await this.db.query('UPDATE auth_users SET password_hash = $2 WHERE name = $1', [name, passwordHash]);
   }
 
+  async replacePasswordHash(name: string, previous: string, next: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'UPDATE auth_users SET password_hash = $3 WHERE name = $1 AND password_hash = $2 RETURNING name',
+      [name, previous, next],
+    );
+    return rows.length > 0;
+  }
+
   async addSession(idHash: string, user: string, expiresAt: number): Promise<void> {
     await this.#addExpiring('auth_sessions', idHash, user, expiresAt);
   }

@@ -43,6 +43,13 @@ export class MemoryAuthStore implements AuthStore {
     if (user) user.passwordHash = passwordHash;
   }
 
+  async replacePasswordHash(name: string, previous: string, next: string): Promise<boolean> {
+    const user = this.#users.get(name);
+    if (user?.passwordHash !== previous) return false;
+    user.passwordHash = next;
+    return true;
+  }
+
   async addSession(idHash: string, user: string, expiresAt: number): Promise<void> {
     this.#sessions.set(idHash, { user, expiresAt });
   }

@@ -11,4 +11,9 @@ export interface PasswordHasher {
    * does the work of one check, so response time does not reveal which user names exist.
    */
   verify(password: string, stored: string | undefined): Promise<boolean>;
+  /**
+   * True when `stored` was made with other parameters (or another scheme) than new hashes: after a sign-in
+   * that checked it, the password is hashed again with the current ones.
+   */
+  needsRehash(stored: string): boolean;
 }

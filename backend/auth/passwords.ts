@@ -61,6 +61,14 @@ export async function verifyPassword(password: string, stored: string | undefine
   return stored !== undefined && actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
+/** The prefix of a hash made with the current parameters. */
+const CURRENT_PREFIX = `scrypt$${COST.N}$${COST.r}$${COST.p}$`;
+
+/** True when `stored` was not made with the current parameters (see {@link PasswordHasher.needsRehash}). */
+export function needsRehash(stored: string): boolean {
+  return !stored.startsWith(CURRENT_PREFIX);
+}
+
 /** The server's {@link PasswordHasher}: scrypt through Node's crypto ({@link hashPassword}, {@link verifyPassword}). */
 export class ScryptPasswordHasher implements PasswordHasher {
   hash(password: string): Promise<string> {
@@ -69,5 +77,9 @@ export class ScryptPasswordHasher implements PasswordHasher {
 
   verify(password: string, stored: string | undefined): Promise<boolean> {
     return verifyPassword(password, stored);
+  }
+
+  needsRehash(stored: string): boolean {
+    return needsRehash(stored);
   }
 }

@@ -38,6 +38,10 @@ export class Pbkdf2PasswordHasher implements PasswordHasher {
     return ['pbkdf2-sha256', this.iterations, base64url.encode(salt), hash].join('$');
   }
 
+  needsRehash(stored: string): boolean {
+    return !stored.startsWith(`pbkdf2-sha256$${this.iterations}$`);
+  }
+
   async verify(password: string, stored: string | undefined): Promise<boolean> {
     this.#dummy ??= this.hash(randomToken(16));
     const encoded = stored ?? (await this.#dummy);
