@@ -66,6 +66,7 @@ export type {
   ReleasePinListing,
   ServiceReleasesAnswer,
 } from './releases';
+export { parseRetryAfter } from './retry-after';
 export { globToRegExp, matchesRoute } from './route-match';
 export type { SearchAnswer, SearchGap, SearchGroup, SearchHit } from './search';
 export { HITS_PER_DOCTYPE, MAX_SEARCH_LENGTH } from './search';

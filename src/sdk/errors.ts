@@ -32,6 +32,8 @@ export interface SdkErrorOptions {
   /** HTTP status, for errors that come from a response. */
   status?: number;
   fields?: SdkFieldError[];
+  /** How long the server asked to wait before trying again (its `Retry-After`), in ms. */
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -50,12 +52,15 @@ export class SdkError extends Error {
   readonly code: string;
   readonly status?: number;
   readonly fields?: SdkFieldError[];
+  /** How long the server asked to wait before trying again (its `Retry-After`, e.g. on 503 `login_busy`), in ms. */
+  readonly retryAfterMs?: number;
 
   constructor(code: SdkErrorCode | (string & {}), message: string, options: SdkErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.code = code;
     if (options.status !== undefined) this.status = options.status;
     if (options.fields?.length) this.fields = options.fields;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
     Object.defineProperty(this, BRAND, { value: true });
   }
 }

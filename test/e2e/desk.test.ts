@@ -70,6 +70,33 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
     target?.dispose();
   });
 
+  it("counts a busy server's Retry-After down on the sign-in screen, then signs in by itself", async () => {
+    // Its own context: the page the other tests share signs in below.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const busy = await context.newPage();
+    let signIns = 0;
+    // The first sign-in is answered as a server whose password checks are all taken answers it.
+    await busy.route('**/api/method/login', async (route) => {
+      if (++signIns > 1) return route.continue();
+      await route.fulfill({
+        status: 503,
+        headers: { 'retry-after': '3' },
+        contentType: 'application/json',
+        body: JSON.stringify({
+          error: { code: 'login_busy', message: 'Too many sign-ins at once; try again.' },
+        }),
+      });
+    });
+    await busy.goto(target.deskUrl);
+    await busy.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
+    await busy.getByRole('button', { name: 'Sign in' }).click();
+    await busy.getByRole('status').filter({ hasText: 'Many people are signing in right now' }).waitFor();
+    await screenshot(busy, `${mode}-sign-in-busy`);
+    await appLink(busy, 'Items').waitFor();
+    expect(signIns).toBe(2);
+    await context.close();
+  });
+
   it('signs in and lists both sample apps in the sidebar', async () => {
     await signIn(page, target.deskUrl);
     await appLink(page, 'Customers').waitFor();

@@ -1,4 +1,4 @@
-import { CSRF_HEADER, isSafeMethod } from '../../protocol';
+import { CSRF_HEADER, isSafeMethod, parseRetryAfter } from '../../protocol';
 import type { HttpClient } from '../engine/http-client';
 import { jsonOf } from '../engine/http-client';
 import { harnessError } from '../errors';
@@ -28,12 +28,8 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  * ms; undefined when absent, malformed, or longer than {@link MAX_RETRY_AFTER_MS}.
  */
 export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const field = Array.isArray(value) ? value[0] : value;
-  if (field === undefined) return undefined;
-  const text = field.trim();
-  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
-  if (!Number.isFinite(ms) || ms > MAX_RETRY_AFTER_MS) return undefined;
-  return Math.max(0, ms);
+  const ms = parseRetryAfter(Array.isArray(value) ? value[0] : value, now);
+  return ms === undefined || ms > MAX_RETRY_AFTER_MS ? undefined : ms;
 }
 
 const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -3,6 +3,7 @@
  * `{ "error": { "code", "message", "fields"? } }` (docs/http-api.md#errors); the SDK keeps the server's
  * `code` (falling back to `http_error`), the status and the field errors, so callers switch on `err.code`.
  */
+import { parseRetryAfter } from '../../protocol';
 import { SdkError, type SdkFieldError } from '../errors';
 
 /** A non-2xx HTTP answer, as an {@link SdkError} whose `status` is always set. */
@@ -10,8 +11,14 @@ export class HttpError extends SdkError {
   override name = 'HttpError';
   declare readonly status: number;
 
-  constructor(code: string, message: string, status: number, fields?: SdkFieldError[]) {
-    super(code, message, { status, fields });
+  constructor(
+    code: string,
+    message: string,
+    status: number,
+    fields?: SdkFieldError[],
+    retryAfterMs?: number,
+  ) {
+    super(code, message, { status, fields, retryAfterMs });
   }
 }
 
@@ -35,5 +42,6 @@ export async function httpErrorFrom(response: Response): Promise<HttpError> {
   } catch {
     // Not the platform's JSON error body (a proxy's HTML page, an empty body): keep the generic code.
   }
-  return new HttpError(code, message, response.status, fields);
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+  return new HttpError(code, message, response.status, fields, retryAfterMs);
 }

@@ -44,6 +44,7 @@ const BY_CODE: Record<string, { message: string; retryable: boolean }> = {
     retryable: false,
   },
   csrf_failed: { message: 'The page is out of date. Reload it and try again.', retryable: false },
+  login_busy: { message: 'Many people are signing in right now. Try again in a moment.', retryable: true },
   rate_limited: { message: 'Too many requests right now. Wait a moment, then try again.', retryable: true },
   payload_too_large: { message: 'This is too large to save. Shorten the long fields.', retryable: false },
   network_error: {
