@@ -18,6 +18,8 @@ export interface Row {
   modified_by: string | null;
   /** Default-order pages: `modified` to the microsecond, for the next page's cursor. */
   cursor_modified?: string;
+  /** Pages with masked fields: what each held (see {@link dataSql}). */
+  masked_state?: string;
 }
 
 /** `modified` as UTC ISO text with the microseconds the column keeps (a JS Date would drop them). */
@@ -33,18 +35,25 @@ export function seriesName(prefix: string, counter: number): string {
 
 /**
  * The `data` a page selects for `view`: the keys it omits and the fields it masks are left out by the
- * database (a masked value is read only to learn whether it is there), so they are neither
- * sent nor parsed (`masked_<i>` is the JSON type of the value, null when absent), the ciphertexts of personal data at rest being most of a masked record's bytes
- * (docs/performance.md#personal-data-at-rest). Field names are identifiers of the definition, checked by
- * `nameLiteral` before they are written into the SQL.
+ * database (a masked value is read only to learn whether it is there), so they are neither sent nor
+ * parsed, the ciphertexts of personal data at rest being most of a masked record's bytes
+ * (docs/performance.md#personal-data-at-rest). What the masked fields held comes in one more column,
+ * `masked_state`, a character per field in `view.masked`'s order: `-` absent, `0` a JSON null, `1` a
+ * value. One column rather than one per field: the driver copies every column of every row out of the
+ * wire message on its own, which costs a page more than the state itself. Field names are identifiers of
+ * the definition, checked by `nameLiteral` before they are written into the SQL.
  */
 export function dataSql(view: ReadView | undefined): string {
-  const dropped = [...(view?.masked ?? []), ...(view?.omit ?? [])];
+  const masked = view?.masked ?? [];
+  const dropped = [...masked, ...(view?.omit ?? [])];
   if (dropped.length === 0) return 'data';
-  const present = (view?.masked ?? []).map(
-    (field, i) => `, jsonb_typeof(data->${nameLiteral(field)}) AS masked_${i}`,
-  );
-  return `data - ARRAY[${dropped.map((k) => nameLiteral(k)).join(', ')}]::text[] AS data${present.join('')}`;
+  const stripped = `data - ARRAY[${dropped.map((k) => nameLiteral(k)).join(', ')}]::text[] AS data`;
+  if (masked.length === 0) return stripped;
+  const state = masked.map((field) => {
+    const key = nameLiteral(field);
+    return `CASE WHEN NOT data ? ${key} THEN '-' WHEN data->${key} = 'null'::jsonb THEN '0' ELSE '1' END`;
+  });
+  return `${stripped}, ${state.join(' || ')} AS masked_state`;
 }
 
 /**
@@ -53,16 +62,20 @@ export function dataSql(view: ReadView | undefined): string {
  */
 export function maskedData(row: Row, view: ReadView | undefined): Record<string, unknown> {
   const masked = view?.masked ?? [];
-  if (masked.length === 0) return row.data;
+  const state = row.masked_state;
+  if (masked.length === 0 || state === undefined) return row.data;
   const data = row.data;
-  const flags = row as unknown as Record<string, unknown>;
   for (let i = 0; i < masked.length; i++) {
-    // The JSON type of the value, or null when the record does not hold the field: a JSON null stays null.
-    const type = flags[`masked_${i}`];
-    if (typeof type === 'string') data[masked[i]!] = type === 'null' ? null : PII_MASK;
+    // A JSON null stays null; a field the record does not hold stays absent.
+    const held = state.charCodeAt(i);
+    if (held === ONE) data[masked[i]!] = PII_MASK;
+    else if (held === ZERO) data[masked[i]!] = null;
   }
   return data;
 }
+
+const ONE = '1'.charCodeAt(0);
+const ZERO = '0'.charCodeAt(0);
 
 export function toRecord(row: Row, fields?: string[]): DocRecord {
   const full: DocRecord = {

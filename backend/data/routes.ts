@@ -6,7 +6,7 @@ import type { AppContext } from '../context';
 import { SYSTEM_USER } from '../history/history-observer';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
-import { noStoreJson } from '../http/json-response';
+import { JSON_CONTENT_TYPE, noStoreJson, recordsJsonText } from '../http/json-response';
 import { readJsonBody } from '../http/read-body';
 import { clientAddress } from '../middleware/client-address';
 import { timeStage } from '../middleware/server-timing';
@@ -184,7 +184,8 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
       await notifyRead(observers, readEvent(c, doctype, access, 'list', names, query.fields));
     }
     c.header('Cache-Control', 'no-store');
-    return c.json({ ...page, data: access.maskAll(page.data), ...maskedFields(access) });
+    const body = { ...page, data: access.maskAll(page.data), ...maskedFields(access) };
+    return c.body(recordsJsonText(body, access.masked.length > 0), 200, JSON_CONTENT_TYPE);
   });
 
   routes.post('/api/resource/:doctype', async (c) => {
@@ -233,7 +234,8 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     if (!record) throw notFound();
     if (event) await notifyRead(observers, event);
     c.header('Cache-Control', 'no-store');
-    return c.json({ data: access.mask(record), ...maskedFields(access) });
+    const body = { data: access.mask(record), ...maskedFields(access) };
+    return c.body(recordsJsonText(body, access.masked.length > 0), 200, JSON_CONTENT_TYPE);
   });
 
   routes.put('/api/resource/:doctype/:name', async (c) => {

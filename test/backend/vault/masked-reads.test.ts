@@ -83,6 +83,35 @@ describe('a masked page as the database returns it', () => {
     expect(JSON.stringify(page)).not.toContain('enc1.');
   });
 
+  it('tells each masked field apart: a value, a null and a missing one in the same record', async () => {
+    const customer = t.ctx.doctypes.get('crm.Customer')!;
+    const both = await t.ctx.records.insert(customer, {
+      customer_name: 'Unwrap mixed',
+      email: null,
+      phone: '+44 20 7946 0000',
+    });
+    const res = await t.request('GET', OURS, { headers: { authorization: salesUser } });
+    const byName = new Map(
+      ((await res.json()) as { data: Record<string, unknown>[] }).data.map((r) => [r.name, r]),
+    );
+    expect(byName.get(both.name)).toMatchObject({ email: null, phone: PII_MASK });
+    expect(byName.get(names[0]!)).toMatchObject({ email: PII_MASK });
+    expect(byName.get(names[0]!)).not.toHaveProperty('phone');
+  });
+
+  it('is sent in ASCII, the mask written as JSON escapes that parse to the mask', async () => {
+    for (const path of [OURS, `${CUSTOMERS}/${names[0]}`]) {
+      const res = await t.request('GET', path, { headers: { authorization: salesUser } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const text = await res.text();
+      expect(text).toMatch(/^[\x20-\x7e]*$/);
+      expect(text).toContain(`"email":"${'\\u2022'.repeat(6)}"`);
+      expect(JSON.stringify(JSON.parse(text))).toContain(`"email":"${PII_MASK}"`);
+    }
+  });
+
   it('masks a projected field the same way', async () => {
     const query = new URLSearchParams({
       filters: JSON.stringify([['customer_name', '=', 'Unwrap 1']]),
