@@ -37,7 +37,7 @@ export function seriesName(prefix: string, counter: number): string {
  * The `data` a page selects for `view`: the keys it omits and the fields it masks are left out by the
  * database (a masked value is read only to learn whether it is there), so they are neither sent nor
  * parsed, the ciphertexts of personal data at rest being most of a masked record's bytes
- * (docs/performance.md#personal-data-at-rest). What the masked fields held comes in one more column,
+ * (docs/security.md#what-it-costs). What the masked fields held comes in one more column,
  * `masked_state`, a character per field in `view.masked`'s order: `-` absent, `0` a JSON null, `1` a
  * value. One column rather than one per field: the driver copies every column of every row out of the
  * wire message on its own, which costs a page more than the state itself. Field names are identifiers of

@@ -63,7 +63,7 @@ export interface CompanionInsert {
  * A row written in the same statement as a read (PostgreSQL's data-modifying `WITH`). On the embedded
  * database a statement's fixed cost (parse, plan, commit, the trip into WebAssembly) outweighs a small
  * insert's own work, so an insert that rides on the read costs a fraction of one of its own
- * (docs/performance.md#personal-data-at-rest). The read runs inside {@link run}, which may run it again
+ * (docs/security.md#what-it-costs). The read runs inside {@link run}, which may run it again
  * (the owner of the row decides, e.g. after another process took the row's key); `inserted` tells the
  * owner whether its row was written, which the store knows from the read: the INSERT's condition is that
  * the record exists, evaluated in the statement's one snapshot.

@@ -30,7 +30,7 @@ const ESCAPED_MASK_JSON = `"${[...PII_MASK]
  * `value` as JSON text, each {@link PII_MASK} written with `\uXXXX` escapes (RFC 8259, section 7). The
  * mask is not ASCII: one in a page of records would make V8 build the whole text as a two-byte string and
  * encode all of it to UTF-8 on the way out, which costs a masked page more than the rest of its
- * serialisation (docs/performance.md#personal-data-at-rest). Escaped, the text stays one byte a character.
+ * serialisation (docs/security.md#what-it-costs). Escaped, the text stays one byte a character.
  */
 export function jsonWithEscapedMask(value: unknown): string {
   const text = JSON.stringify(value, (_key, v: unknown) => (v === PII_MASK ? MASK_STAND_IN : v));
