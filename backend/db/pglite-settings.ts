@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 
@@ -44,16 +44,49 @@ export function chooseWasmTiering(optimize: boolean): void {
 }
 
 /**
- * Creates the cluster under `dir` in a short-lived child process when it does not exist yet. PGlite's initdb
- * runs a second WASM instance (initdb plus a scratch Postgres) whose memory the process keeps after it ends,
- * about 450 MB; in a child it is returned to the system when the child exits.
+ * Creates the cluster under `dir` in a short-lived child process when it does not exist yet: a copy of the
+ * kept empty cluster at `template` (pglite-template.ts) where there is one, else the cluster initdb makes,
+ * which is then kept there for the next (checkpointed and still empty, written beside its final name and
+ * renamed over it; best effort, so a read-only install keeps none). PGlite's initdb runs a second WASM
+ * instance (initdb plus a scratch Postgres) whose memory the process keeps after it ends, about 450 MB, and
+ * loading a copy leaves the loading process some 80 MB larger too; in a child both go back to the system
+ * when it exits. A copy that does not load is removed, with what it wrote into `dir`, and initdb runs.
  */
-export async function initdbOutOfProcess(dir: string): Promise<void> {
+export async function createClusterOutOfProcess(dir: string, template?: string): Promise<void> {
   if (existsSync(join(dir, 'PG_VERSION'))) return;
   const script = `
+    const fs = await import('node:fs');
     const { PGlite } = await import(${JSON.stringify(import.meta.resolve('@electric-sql/pglite'))});
-    const pg = new PGlite(${JSON.stringify(dir)});
-    await pg.waitReady;
+    const dir = ${JSON.stringify(dir)};
+    const template = ${JSON.stringify(template ?? null)};
+    let pg;
+    if (template && fs.existsSync(template)) {
+      try {
+        pg = new PGlite({ dataDir: dir, loadDataDir: await fs.openAsBlob(template) });
+        await pg.waitReady;
+      } catch {
+        pg = undefined;
+        fs.rmSync(template, { force: true });
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.mkdirSync(dir, { recursive: true });
+      }
+    }
+    if (!pg) {
+      pg = new PGlite(dir);
+      await pg.waitReady;
+      if (template && !fs.existsSync(template)) {
+        const partial = template + '.' + process.pid + '.partial';
+        try {
+          await pg.exec('CHECKPOINT');
+          const tar = await pg.dumpDataDir('none');
+          fs.mkdirSync(${JSON.stringify(template ? dirname(template) : '')}, { recursive: true });
+          fs.writeFileSync(partial, Buffer.from(await tar.arrayBuffer()));
+          fs.renameSync(partial, template);
+        } catch {
+          fs.rmSync(partial, { force: true });
+        }
+      }
+    }
     await pg.close();
   `;
   await new Promise<void>((resolve, reject) => {
@@ -62,7 +95,10 @@ export async function initdbOutOfProcess(dir: string): Promise<void> {
       ['--liftoff-only', '--input-type=module', '-e', script],
       { timeout: 120_000 },
       (err, _stdout, stderr) => {
-        if (err) reject(new Error(`initdb of ${dir} failed: ${stderr.trim() || err.message}`));
+        if (err)
+          reject(
+            new Error(`creating the database cluster in ${dir} failed: ${stderr.trim() || err.message}`),
+          );
         else resolve();
       },
     );

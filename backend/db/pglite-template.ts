@@ -4,13 +4,13 @@ import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 
 /**
- * The empty cluster in-memory databases start from (docs/performance.md#in-memory-databases). PGlite makes a
- * new cluster by running initdb in a second WASM instance, about 2 s of CPU, and an in-memory database needs
- * a new cluster every time it is opened: the tests open more than a hundred. The first in-memory database a
- * machine opens keeps a copy of its new cluster, checkpointed and still empty, as a tar file (PGlite's own
- * `dumpDataDir`); every later one loads that copy instead of running initdb (PGlite's `loadDataDir`), as
- * PostgreSQL's own test suite copies one initdb'd template instead of running initdb per test. A database
- * on disk is never made from it: a server's cluster is created by initdb (pglite-settings.ts).
+ * The empty cluster new databases start from (docs/performance.md#new-clusters). PGlite makes a new cluster
+ * by running initdb in a second WASM instance, about 2 s of CPU and a few hundred MB of memory, and an
+ * in-memory database needs a new cluster every time it is opened: the tests open more than a hundred. The
+ * first cluster a machine makes, in memory or on disk, is kept, checkpointed and still empty, as a tar file
+ * (PGlite's own `dumpDataDir`); every later one loads that copy instead of running initdb (PGlite's
+ * `loadDataDir`), as PostgreSQL's own test suite copies one initdb'd template instead of running initdb per
+ * test. A cluster on disk is made in a child process from it (pglite-settings.ts), an in-memory one here.
  *
  * The copy lives in `node_modules/.cache/` beside PGlite, named after PGlite's version, so an upgrade makes a
  * new one. Writing it is best effort (a read-only install makes none), and a copy that does not load is
