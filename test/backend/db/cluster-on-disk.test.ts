@@ -8,28 +8,31 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClusterOutOfProcess } from '../../../backend/db/pglite-settings';
+import { startFromTemplate } from '../../../backend/db/pglite-template';
 
 const root = mkdtempSync(join(tmpdir(), 'cluster-on-disk-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The tables named `name` in the cluster under `dir`. */
-async function tablesNamed(dir: string, name: string): Promise<number> {
+/** Which of `names` are tables of the cluster under `dir`; then runs `sql` on it. */
+async function tablesOf(dir: string, names: string[], sql = ''): Promise<string[]> {
   const pg = new PGlite(dir);
   try {
-    const { rows } = await pg.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM pg_class WHERE relname = $1',
-      [name],
+    const { rows } = await pg.query<{ relname: string }>(
+      'SELECT relname FROM pg_class WHERE relname = ANY($1) ORDER BY relname',
+      [names],
     );
-    return rows[0]!.n;
+    if (sql) await pg.exec(sql);
+    return rows.map((r) => r.relname);
   } finally {
     await pg.close();
   }
 }
 
 describe('a new cluster on disk', () => {
-  it('is a copy of the kept cluster where there is one', async () => {
-    // A template no initdb could have made: it holds a table of its own.
-    const source = new PGlite();
+  it('is a copy of the kept cluster where there is one, and an existing cluster is left as it is', async () => {
+    // A template no initdb could have made: it holds a table of its own (made from the machine's kept
+    // cluster, as an in-memory database is).
+    const source = await startFromTemplate((template) => PGlite.create({ loadDataDir: template }));
     await source.exec('CREATE TABLE made_from_the_template (x int); CHECKPOINT');
     const template = join(root, 'marked', 'empty.tar');
     mkdirSync(join(root, 'marked'));
@@ -39,32 +42,31 @@ describe('a new cluster on disk', () => {
     const dir = join(root, 'marked', 'db');
     mkdirSync(dir);
     await createClusterOutOfProcess(dir, template);
-    expect(await tablesNamed(dir, 'made_from_the_template')).toBe(1);
-    // An existing cluster is left as it is.
+    const names = ['made_from_the_template', 'written_since'];
+    expect(await tablesOf(dir, names, 'CREATE TABLE written_since (x int)')).toEqual([
+      'made_from_the_template',
+    ]);
     await createClusterOutOfProcess(dir, template);
-    expect(await tablesNamed(dir, 'made_from_the_template')).toBe(1);
+    expect(await tablesOf(dir, names)).toEqual(names);
   });
 
-  it('is made by initdb where the kept one does not load, which is then replaced by the new cluster', async () => {
+  it('is made by initdb where the kept one does not load, which is then replaced by the new, empty cluster', async () => {
     const template = join(root, 'broken', 'empty.tar');
     mkdirSync(join(root, 'broken'));
     writeFileSync(template, 'not a tar file of a cluster');
     const dir = join(root, 'broken', 'db');
     mkdirSync(dir);
     await createClusterOutOfProcess(dir, template);
-    expect(await tablesNamed(dir, 'pg_class')).toBe(1);
     expect(statSync(template).size).toBeGreaterThan(1_000_000);
     expect(readdirSync(join(root, 'broken')).sort()).toEqual(['db', 'empty.tar']);
+    const names = ['pg_class', 'written_after'];
+    expect(await tablesOf(dir, names, 'CREATE TABLE written_after (x int)')).toEqual(['pg_class']);
 
-    // The kept cluster is an empty one: a second folder made from it has none of the first's tables.
-    const first = new PGlite(dir);
-    await first.exec('CREATE TABLE written_after (x int)');
-    await first.close();
+    // Kept before anything was written: a second folder made from it has none of the first's tables.
     const next = join(root, 'broken', 'next');
     mkdirSync(next);
     await createClusterOutOfProcess(next, template);
-    expect(await tablesNamed(next, 'pg_class')).toBe(1);
-    expect(await tablesNamed(next, 'written_after')).toBe(0);
     expect(existsSync(join(next, 'PG_VERSION'))).toBe(true);
+    expect(await tablesOf(next, names)).toEqual(['pg_class']);
   });
 });
