@@ -67,15 +67,11 @@ export function maskedData(row: Row, view: ReadView | undefined): Record<string,
   const data = row.data;
   for (let i = 0; i < masked.length; i++) {
     // A JSON null stays null; a field the record does not hold stays absent.
-    const held = state.charCodeAt(i);
-    if (held === ONE) data[masked[i]!] = PII_MASK;
-    else if (held === ZERO) data[masked[i]!] = null;
+    if (state[i] === '1') data[masked[i]!] = PII_MASK;
+    else if (state[i] === '0') data[masked[i]!] = null;
   }
   return data;
 }
-
-const ONE = '1'.charCodeAt(0);
-const ZERO = '0'.charCodeAt(0);
 
 export function toRecord(row: Row, fields?: string[]): DocRecord {
   const full: DocRecord = {

@@ -143,7 +143,8 @@ async function startPglite(dir: string | undefined, template?: Blob): Promise<PG
  * The embedded database: PGlite in memory (`dir` undefined) or persisted under `dir`. PGlite runs one
  * statement at a time, so concurrent callers queue inside it; a transaction holds the queue until it ends.
  * A new cluster on disk is made in a child process, from the kept empty cluster where there is one
- * (pglite-template.ts), and Postgres runs with small buffers and baseline WASM code, which keeps an idle server's resident set small (docs/performance.md#memory).
+ * (pglite-template.ts), and Postgres runs with small buffers and baseline WASM code, which keeps an idle
+ * server's resident set small (docs/performance.md#memory).
  *
  * On disk, a statement that may write (anything but a plain `SELECT`), an `exec` and a transaction resolve
  * only once the WAL holding them is synced ({@link WalSync}; docs/operators.md#durability), unless
