@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
+import { afterAll } from 'vitest';
 import { loadConfig } from '../../backend/config/load-config';
 import type { AppContext } from '../../backend/context';
 import type { RecordObserver } from '../../backend/data/record-observer';
@@ -25,11 +26,15 @@ export const FAKE_SHELL_HTML =
   '<link rel="stylesheet" href="main.css"></head><body><div id="root"></div>' +
   '<script defer src="main.3f2a1b9c.js"></script></body></html>\n';
 
-/** Fixture folders made in this test process: removed when it exits, whoever made them and whether or not a
- * test app was closed over them, so a run leaves nothing in the temporary directory. */
+/**
+ * Fixture folders made by the test file importing this module: removed after its tests, whoever made them and
+ * whether or not a test app was closed over them, so a run leaves nothing in the temporary directory. An
+ * `afterAll` on the file's root suite rather than the process's `exit`, which a test worker never emits.
+ * Registered when the file imports this module, so it runs after the file's own `afterAll` hooks.
+ */
 const fixtureDirs: string[] = [];
-process.once('exit', () => {
-  for (const dir of fixtureDirs) rmSync(dir, { recursive: true, force: true });
+afterAll(() => {
+  for (const dir of fixtureDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 function fixtureDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
