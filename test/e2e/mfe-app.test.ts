@@ -29,6 +29,9 @@ let app: ScaffoldedApp;
 
 beforeAll(() => {
   app = scaffold('notes');
+  // The team's first command decides for npm which dependencies' install scripts run (package.json's
+  // allowScripts): it asks the team nothing.
+  expect(app.installOutput).not.toMatch(/install-scripts|allowScripts/);
   app.run('npm test', npm, ['test']);
   app.run('npm run typecheck', npm, ['run', 'typecheck']);
   app.run('npm run build', npm, ['run', 'build']);

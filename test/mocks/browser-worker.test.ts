@@ -91,6 +91,11 @@ afterAll(async () => {
 });
 
 describe('the MSW browser worker', () => {
+  it('is served from public/ as the installed msw ships it (its install script, which would copy it, does not run)', () => {
+    const shipped = readFileSync(join(ROOT, 'node_modules', 'msw', 'lib', 'mockServiceWorker.js'));
+    expect(readFileSync(join(ROOT, 'public', 'mockServiceWorker.js')).equals(shipped)).toBe(true);
+  });
+
   it('answers the SDK offline and decrypts its JWE with the WebCrypto key store', async () => {
     const page = await browser.newPage();
     await page.goto(`${origin}/`);

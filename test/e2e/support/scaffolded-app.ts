@@ -2,7 +2,7 @@
  * An app made by `m new app` in a temporary folder outside the repository, installed, built and tested
  * with the commands a team runs, each timed; and the processes that serve it (`npm start`).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ export interface ScaffoldedApp {
   name: string;
   dir: string;
   timings: Record<string, number>;
+  /** What its `npm install` printed, standard output and standard error: what a team sees first. */
+  installOutput: string;
   /** Runs a command in the app's folder, timed under `label`; returns its output. */
   run(label: string, command: string, args: string[], env?: NodeJS.ProcessEnv): string;
   dispose(): void;
@@ -48,14 +50,25 @@ export function scaffold(name: string): ScaffoldedApp {
     stdio: 'pipe',
   });
   timings['m new app'] = Date.now() - started;
+  // Its standard error too, which `run` leaves out: npm's warnings go there.
+  const installStarted = Date.now();
+  const install = spawnSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  timings['npm install'] = Date.now() - installStarted;
+  if (install.status !== 0) {
+    rmSync(parent, { recursive: true, force: true });
+    throw new Error(`npm install failed (${install.status}):\n${install.stdout}\n${install.stderr}`);
+  }
   const app: ScaffoldedApp = {
     name,
     dir,
     timings,
+    installOutput: `${install.stdout}${install.stderr}`,
     run,
     dispose: () => rmSync(parent, { recursive: true, force: true }),
   };
-  app.run('npm install', npm, ['install', '--prefer-offline', '--no-audit', '--no-fund']);
   return app;
 }
 
