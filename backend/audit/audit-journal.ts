@@ -39,13 +39,23 @@ const ZERO = 0;
  * does not parse or whose `seq` does not follow the one before it: what lies past the entries written since
  * it was emptied (a line cut where a new one ended, older lines) holds entries the table already has.
  *
- * Appends write at once and share syncs: callers that ask while a sync runs wait for the next one, which
- * covers all of them (group commit, as the database's WAL sync does).
+ * Appends share syncs: callers that ask while a sync runs wait for the next one, which covers all of them
+ * (group commit, as the database's WAL sync does). An append's line is written to the file when the sync
+ * that covers it starts, so a group of appends is one `write` as well as one `fdatasync`: its callers are
+ * answered only after that sync either way, and a crash before it loses only lines whose reads were never
+ * answered.
  */
 export class AuditJournal {
   #fd: number;
-  /** Bytes of entries the file holds (written since it was last emptied or rewritten): where the next goes. */
+  /**
+   * Bytes of entries the journal holds (appended since it was last emptied or rewritten), in the file or
+   * waiting in `#unwritten`: where the next goes.
+   */
   #size = 0;
+  /** Of `#size`, the bytes in the file; the rest are the lines of `#unwritten`, in order. */
+  #written = 0;
+  /** Lines appended since the last sync started: written by the next one, before it syncs. */
+  #unwritten: Buffer[] = [];
   /** The file's length, zeros past `#size`. */
   #length = 0;
   readonly #group: GroupSync;
@@ -58,8 +68,12 @@ export class AuditJournal {
   ) {
     this.#fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
     this.#size = read(path).bytes;
+    this.#written = this.#size;
     this.#length = fstatSync(this.#fd).size;
-    this.#group = new GroupSync(() => syncFile(this.#fd));
+    this.#group = new GroupSync(async () => {
+      this.#write();
+      await syncFile(this.#fd);
+    });
   }
 
   /** The entries the journal holds, in the order written. */
@@ -67,16 +81,30 @@ export class AuditJournal {
     return read(this.path).entries;
   }
 
-  /** Writes `entries` after the journal's entries now; the promise resolves once they are on stable storage. */
+  /** Appends `entries` after the journal's entries; the promise resolves once they are on stable storage. */
   append(entries: readonly AuditEntry[]): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the audit journal is closed'));
     const text = Buffer.from(lines(entries));
-    const end = this.#size + text.length;
+    this.#unwritten.push(text);
+    this.#size += text.length;
+    return this.#group.sync();
+  }
+
+  /**
+   * Writes the lines appended since the last sync started, in one `write`. If it fails (a full device) they
+   * stay waiting and the sync fails, and so do the appends it covers (their reads answer an error); the
+   * next sync writes them again. Their entries stay in the chain: the log may hold a reveal whose read
+   * failed, never a read answered without its entry.
+   */
+  #write(): void {
+    if (this.#unwritten.length === 0) return;
+    const text = this.#unwritten.length === 1 ? this.#unwritten[0]! : Buffer.concat(this.#unwritten);
+    const end = this.#written + text.length;
     // Zeros ahead of the entries, written before them: the sync that covers the entries covers these too.
     if (end + 1 > this.#length) this.#length = fillWithZeros(this.#fd, this.#length, end + 1);
-    writeSync(this.#fd, text, 0, text.length, this.#size);
-    this.#size = end;
-    return this.#group.sync();
+    writeSync(this.#fd, text, 0, text.length, this.#written);
+    this.#unwritten = [];
+    this.#written = end;
   }
 
   /** The bytes of the entries the journal holds. */
@@ -90,8 +118,11 @@ export class AuditJournal {
    */
   clear(): void {
     if (this.#size === 0) return;
-    writeSync(this.#fd, Buffer.of(ZERO), 0, 1, 0);
+    // Lines not written yet are of entries stored elsewhere too: they need not be written at all.
+    this.#unwritten = [];
+    if (this.#written > 0) writeSync(this.#fd, Buffer.of(ZERO), 0, 1, 0);
     this.#size = 0;
+    this.#written = 0;
   }
 
   /**
@@ -123,7 +154,10 @@ export class AuditJournal {
     }
     const old = this.#fd;
     this.#fd = openSync(this.path, constants.O_RDWR, 0o600);
+    // `entries` are all the journal still needs, those waiting to be written included, and are synced.
+    this.#unwritten = [];
     this.#size = size;
+    this.#written = size;
     this.#length = length;
     void this.#group.settled().then(() => closeSync(old));
   }

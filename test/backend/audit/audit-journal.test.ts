@@ -64,7 +64,7 @@ function heldSync() {
 }
 
 describe('the audit journal file', () => {
-  it('answers an append once its sync finished, and shares one sync among appends made meanwhile', async () => {
+  it('answers an append once its sync finished, and shares one write and one sync among appends made meanwhile', async () => {
     const held = heldSync();
     const journal = new AuditJournal(join(temp, 'unit.journal'), held.sync);
     const entries = chain({ seq: 0, hash: '0'.repeat(64) }, [reveal('A'), reveal('B'), reveal('C')]);
@@ -73,20 +73,48 @@ describe('the audit journal file', () => {
     const later = [journal.append([entries[1]!]), journal.append([entries[2]!])].map((p) =>
       p.then(() => done++),
     );
-    // Written at once, in order, before any sync finished.
-    expect(journal.entries().map((e) => e.record)).toEqual(['A', 'B', 'C']);
+    // The first append's line is written as its sync starts; the two made while it runs wait for the next.
+    expect(journal.entries().map((e) => e.record)).toEqual(['A']);
+    // It holds all three, written or waiting.
+    expect(journal.size).toBe(entries.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)) + 1, 0));
     expect(held.calls()).toBe(1);
     await Promise.resolve();
     expect(done).toBe(0);
     held.release();
     await first;
     expect(done).toBe(1);
-    // The two appends made while the first sync ran wait for one more, together.
+    // The next sync writes both lines, in order, before it syncs, and answers both only once it is done.
     await new Promise((resolve) => setImmediate(resolve));
     expect(held.calls()).toBe(1);
+    expect(journal.entries().map((e) => e.record)).toEqual(['A', 'B', 'C']);
+    expect(done).toBe(1);
     held.release();
     await Promise.all(later);
     expect(done).toBe(3);
+    await journal.close();
+  });
+
+  it('leaves out the lines not written yet when it is emptied, and writes from its start again', async () => {
+    const held = heldSync();
+    const journal = new AuditJournal(join(temp, 'cleared.journal'), held.sync);
+    const entries = chain({ seq: 0, hash: '0'.repeat(64) }, [reveal('A'), reveal('B'), reveal('C')]);
+    const first = journal.append([entries[0]!]);
+    const second = journal.append([entries[1]!]);
+    // Both entries are stored elsewhere now (the table): B's line is never written.
+    journal.clear();
+    expect(journal.size).toBe(0);
+    held.release();
+    await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    held.release();
+    await second;
+    expect(journal.entries()).toEqual([]);
+    const third = journal.append([entries[2]!]);
+    await new Promise((resolve) => setImmediate(resolve));
+    held.release();
+    await third;
+    expect(journal.entries().map((e) => e.record)).toEqual(['C']);
+    expect(journalText(join(temp, 'cleared.journal'))).toBe(`${JSON.stringify(entries[2])}\n`);
     await journal.close();
   });
 });
