@@ -56,7 +56,7 @@ export class AuditJournal {
   #written = 0;
   /** Lines appended since the last sync started: written by the next one, before it syncs. */
   #unwritten: Buffer[] = [];
-  /** The file's length, zeros past `#size`. */
+  /** The file's length, zeros past the lines written (`#written`). */
   #length = 0;
   readonly #group: GroupSync;
   #closed = false;
