@@ -528,7 +528,7 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
     document: 'docs/mfe-teams.md',
     command: 'npm install',
     testedBy: 'test/e2e/support/scaffolded-app.ts',
-    evidence: /spawnSync\(npm, \['install'/,
+    evidence: /'npm install', npm, \['install'/,
   },
   {
     document: 'docs/mfe-teams.md',

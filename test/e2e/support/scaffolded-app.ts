@@ -28,21 +28,23 @@ export function scaffold(name: string): ScaffoldedApp {
   const parent = mkdtempSync(join(tmpdir(), 'desk-team-'));
   const dir = join(parent, name);
   const timings: Record<string, number> = {};
+  /** Each command's standard output and standard error, by label (npm's warnings go to the latter). */
+  const outputs: Record<string, string> = {};
   const run = (label: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) => {
     const started = Date.now();
-    try {
-      return execFileSync(command, args, {
-        cwd: dir,
-        env: { ...process.env, ...env },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-    } catch (error) {
-      const e = error as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`${label} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
-    } finally {
-      timings[label] = Date.now() - started;
+    const result = spawnSync(command, args, {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    timings[label] = Date.now() - started;
+    outputs[label] = `${result.stdout}${result.stderr}`;
+    if (result.status !== 0) {
+      const why = result.error?.message ?? `exit code ${result.status ?? result.signal}`;
+      throw new Error(`${label} failed: ${why}\n${result.stdout}\n${result.stderr}`);
     }
+    return result.stdout;
   };
   const started = Date.now();
   execFileSync(process.execPath, [join(root, 'bin', 'm.js'), 'new', 'app', name, '--dir', dir], {
@@ -50,26 +52,20 @@ export function scaffold(name: string): ScaffoldedApp {
     stdio: 'pipe',
   });
   timings['m new app'] = Date.now() - started;
-  // Its standard error too, which `run` leaves out: npm's warnings go there.
-  const installStarted = Date.now();
-  const install = spawnSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  timings['npm install'] = Date.now() - installStarted;
-  if (install.status !== 0) {
+  try {
+    run('npm install', npm, ['install', '--prefer-offline', '--no-audit', '--no-fund']);
+  } catch (error) {
     rmSync(parent, { recursive: true, force: true });
-    throw new Error(`npm install failed (${install.status}):\n${install.stdout}\n${install.stderr}`);
+    throw error;
   }
-  const app: ScaffoldedApp = {
+  return {
     name,
     dir,
     timings,
-    installOutput: `${install.stdout}${install.stderr}`,
+    installOutput: outputs['npm install']!,
     run,
     dispose: () => rmSync(parent, { recursive: true, force: true }),
   };
-  return app;
 }
 
 /** A running `npm start` of a scaffolded app. */
