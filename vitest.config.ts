@@ -1,14 +1,30 @@
 import { defineConfig } from 'vitest/config';
 
-// Four projects: node-side unit/integration tests, DOM tests of the shell (jsdom), the end-to-end tests that
-// drive Chromium against a real `m serve`, and the fault tests that start, flood and kill real servers, NATS
-// and PostgreSQL on 127.0.0.1. They run in three groups, one after the other: node and dom three files at a
-// time, then faults two at a time, then e2e two files at a time with nothing else running (one file at a
-// time left a two-core machine about half idle: its browser and its server mostly wait on each other, and
-// every e2e step waits for a state, never for a time). More workers than "cores minus
-// one": most of a node file's time is spent waiting on a database, a server or a child process, so files
-// overlap well even on two cores. Timeouts only stop a hung test; they are generous because tests that start
-// servers and databases run several times slower on a busy two-core machine.
+// Five projects: node-side unit/integration tests (in two projects, below), DOM tests of the shell (jsdom),
+// the end-to-end tests that drive Chromium against a real `m serve`, and the fault tests that start, flood
+// and kill real servers, NATS and PostgreSQL on 127.0.0.1. They run in three groups, one after the other:
+// node and dom three files at a time, then faults two at a time, then e2e three files at a time with
+// nothing else running (their browsers and servers mostly wait on each other, and every e2e step waits for
+// a state, never for a time). More workers than "cores minus one": most of a file's time is spent waiting
+// on a database, a server or a child process, so files overlap well even on two cores. Timeouts only stop
+// a hung test; they are generous because tests that start servers and databases run several times slower
+// on a busy two-core machine.
+//
+// The node files share their worker's modules (`isolate: false`): a fresh process per file spent about as
+// much time loading the backend's modules as running the tests. What a file leaves in a module (a
+// registered migration, a loaded library) is then seen by the files after it in that worker, so these
+// tests do not depend on a module's first load, and helpers tie what they make to the current file
+// (test/helpers/file-temp-dirs.ts). The files that do need a process of their own run in `node-fresh`:
+// the SDK's and the mock backend's, whose MSW servers patch the process's `fetch`, and the one that checks
+// a library is not loaded until a plan names it.
+const FRESH_NODE_FILES = [
+  'test/sdk/**/*.test.ts',
+  'test/mocks/**/*.test.ts',
+  'test/benchmarks/template/faker-source.test.ts',
+];
+/** Removes the temporary folders each test file's helpers made, after the file. */
+const FILE_TEMP_DIRS = 'test/helpers/remove-file-temp-dirs.ts';
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/reporters/summary-line.ts'],
@@ -19,9 +35,24 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/shell/**', 'test/faults/**', 'node_modules/**'],
+          exclude: ['test/e2e/**', 'test/shell/**', 'test/faults/**', ...FRESH_NODE_FILES, 'node_modules/**'],
+          setupFiles: [FILE_TEMP_DIRS],
+          isolate: false,
           testTimeout: 90_000,
           hookTimeout: 120_000,
+          maxWorkers: 3,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'node-fresh',
+          environment: 'node',
+          include: FRESH_NODE_FILES,
+          setupFiles: [FILE_TEMP_DIRS],
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+          // The same as node's: projects of one group share their worker count.
           maxWorkers: 3,
         },
       },
@@ -43,6 +74,7 @@ export default defineConfig({
           name: 'faults',
           environment: 'node',
           include: ['test/faults/**/*.test.ts'],
+          setupFiles: [FILE_TEMP_DIRS],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Two files at a time, after the node and dom projects: each file uses its own free ports and temporary directories and writes
@@ -58,9 +90,10 @@ export default defineConfig({
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/support/build-once.ts'],
+          setupFiles: [FILE_TEMP_DIRS],
           testTimeout: 180_000,
           hookTimeout: 300_000,
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 2 },
         },
       },

@@ -8,7 +8,10 @@ export interface Database {
     sql: string,
     params?: unknown[],
   ): Promise<{ rows: T[]; affectedRows?: number }>;
-  /** Runs several statements without parameters (migrations). */
+  /**
+   * Runs several statements without parameters: schema SQL (migrations). On a PostgreSQL server, processes
+   * take turns to run it (backend/db/postgres.ts).
+   */
   exec(sql: string): Promise<void>;
   /** Runs `fn` in a transaction; statements inside must use the given handle. */
   transaction<T>(fn: (tx: Pick<Database, 'query'>) => Promise<T>): Promise<T>;

@@ -2,6 +2,15 @@ import pg from 'pg';
 import type { Database } from './database';
 
 /**
+ * The advisory lock key every process takes while it runs schema SQL on the server (any constant; the
+ * platform takes no other advisory lock). Processes starting at once against one database, as the services
+ * of a MACROSERVICE deployment do, would otherwise run the same `CREATE ... IF NOT EXISTS` and
+ * `CREATE OR REPLACE FUNCTION` together, and PostgreSQL answers such races over its catalog with a
+ * deadlock or a duplicate-key error instead of waiting.
+ */
+const SCHEMA_LOCK = 7_246_013;
+
+/**
  * A PostgreSQL server through a node-postgres pool (`PLATFORM_DATABASE_URL`). The first query checks the
  * connection so a wrong URL stops the start instead of the first request.
  */
@@ -23,7 +32,8 @@ export async function openPostgres(url: string): Promise<Database> {
       return { rows: result.rows as T[], affectedRows: result.rowCount ?? undefined };
     },
     async exec(sql: string) {
-      await pool.query(sql);
+      // One simple-protocol query: its statements run as one transaction, which holds the lock to its end.
+      await pool.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK});\n${sql}`);
     },
     async transaction<T>(fn: (tx: Pick<Database, 'query'>) => Promise<T>) {
       const client = await pool.connect();

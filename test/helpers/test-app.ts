@@ -1,8 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { afterAll } from 'vitest';
 import { loadConfig } from '../../backend/config/load-config';
 import type { AppContext } from '../../backend/context';
 import type { RecordObserver } from '../../backend/data/record-observer';
@@ -15,6 +13,7 @@ import { createMonolith } from '../../backend/roots/monolith';
 import type { KeyStore } from '../../backend/security/keys/key-store';
 import { MemoryKeyStore } from '../../backend/security/keys/memory-key-store';
 import { apiKeyAuthorization } from './auth';
+import { fileTempDir } from './file-temp-dirs';
 import { type RequestOptions, request, setDefaultAuthorization, TEST_ORIGIN } from './http';
 
 /** A fake UI remote: enough for discovery to list the app and for the asset route to serve a file. */
@@ -27,27 +26,11 @@ export const FAKE_SHELL_HTML =
   '<script defer src="main.3f2a1b9c.js"></script></body></html>\n';
 
 /**
- * Fixture folders made by the test file importing this module: removed after its tests, whoever made them and
- * whether or not a test app was closed over them, so a run leaves nothing in the temporary directory. An
- * `afterAll` on the file's root suite rather than the process's `exit`, which a test worker never emits.
- * Registered when the file imports this module, so it runs after the file's own `afterAll` hooks.
- */
-const fixtureDirs: string[] = [];
-afterAll(() => {
-  for (const dir of fixtureDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function fixtureDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  fixtureDirs.push(dir);
-  return dir;
-}
-
-/**
  * Makes a temporary apps folder: each app listed with `true` gets `static/mfe/remoteEntry.js` (and a hashed
  * chunk `static/mfe/chunk.abcdef12.js`); `false` makes a folder without a remote.
  */
 export function makeAppsFixture(apps: Record<string, boolean> = { crm: true, stock: true }): string {
-  const dir = fixtureDir('desk-apps-');
+  const dir = fileTempDir('desk-apps-');
   for (const [name, remote] of Object.entries(apps)) {
     const mfe = join(dir, name, 'static', 'mfe');
     mkdirSync(remote ? mfe : join(dir, name), { recursive: true });
@@ -61,7 +44,7 @@ export function makeAppsFixture(apps: Record<string, boolean> = { crm: true, sto
 
 /** Makes a temporary build folder with `shell/index.html` (the given HTML) and one asset. */
 export function makeDistFixture(html = FAKE_SHELL_HTML): string {
-  const dir = fixtureDir('desk-dist-');
+  const dir = fileTempDir('desk-dist-');
   mkdirSync(join(dir, 'shell'), { recursive: true });
   writeFileSync(join(dir, 'shell', 'index.html'), html);
   writeFileSync(join(dir, 'shell', 'main.3f2a1b9c.js'), 'console.log("shell");\n');

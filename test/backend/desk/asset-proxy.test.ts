@@ -145,6 +145,8 @@ describe('the MFE asset proxy', () => {
     expect(local.status).toBe(200);
     const disabled = await off.request('GET', '/desk/assets/remote/remoteEntry.js');
     expect(disabled.status).toBe(404);
-    expect(connections).toBe(0);
+    // No request reached the upstream. Its connections are not counted here: one left from the enabled
+    // app's earlier requests was once counted late, during this test, on a loaded machine.
+    expect(seen).toEqual([]);
   });
 });

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { loadPlan } from '../../../src/benchmarks/config/load-plan';
 import type { LoadPlan } from '../../../src/benchmarks/config/plan';
 import { HttpClient } from '../../../src/benchmarks/engine/http-client';
@@ -12,21 +10,14 @@ import type { ScenarioRunner } from '../../../src/benchmarks/scenarios/runner';
 import { discoverTarget } from '../../../src/benchmarks/target/discover';
 import { createEncoder } from '../../../src/benchmarks/target/encoder';
 import { loadFaker } from '../../../src/benchmarks/template/faker-source';
+import { fileTempDir } from '../../helpers/file-temp-dirs';
 
 // planFrom compiles plans that may name faker synchronously: it is loaded first, as loadPlanFile does.
 await loadFaker();
 
-const tempDirs: string[] = [];
-// Registered on the root suite of every test file importing this module: its temporary files go at the end.
-afterAll(() => {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A fresh temporary directory, removed after the test file. */
 export function tempDir(prefix = 'load-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.push(dir);
-  return dir;
+  return fileTempDir(prefix);
 }
 
 /** Writes `yaml` (and extra files) into a fresh directory and returns the config path. */
