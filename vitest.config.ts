@@ -3,12 +3,12 @@ import { defineConfig } from 'vitest/config';
 // Five projects: node-side unit/integration tests (in two projects, below), DOM tests of the shell (jsdom),
 // the end-to-end tests that drive Chromium against a real `m serve`, and the fault tests that start, flood
 // and kill real servers, NATS and PostgreSQL on 127.0.0.1. They run in three groups, one after the other:
-// node and dom three files at a time, then faults two at a time, then e2e three files at a time with
-// nothing else running (their browsers and servers mostly wait on each other, and every e2e step waits for
-// a state, never for a time). More workers than "cores minus one": most of a file's time is spent waiting
-// on a database, a server or a child process, so files overlap well even on two cores. Timeouts only stop
-// a hung test; they are generous because tests that start servers and databases run several times slower
-// on a busy two-core machine.
+// node and dom three files at a time, then faults two at a time, then e2e two files at a time with
+// nothing else running (every e2e step waits for a state, never for a time; a third e2e file at once only
+// made each one slower, their browsers and servers keeping both cores busy). More workers than "cores
+// minus one" elsewhere: most of a node file's time is spent waiting on a database, a server or a child
+// process, so files overlap well even on two cores. Timeouts only stop a hung test; they are generous
+// because tests that start servers and databases run several times slower on a busy two-core machine.
 //
 // The node files share their worker's modules (`isolate: false`): a fresh process per file spent about as
 // much time loading the backend's modules as running the tests. What a file leaves in a module (a
@@ -93,7 +93,7 @@ export default defineConfig({
           setupFiles: [FILE_TEMP_DIRS],
           testTimeout: 180_000,
           hookTimeout: 300_000,
-          maxWorkers: 3,
+          maxWorkers: 2,
           sequence: { groupOrder: 2 },
         },
       },

@@ -85,8 +85,9 @@ const load = () =>
     .join(', ');
 
 /**
- * The built harness (`m benchmark` in production) for `seconds` at the reference rate; `check: false` for a
- * warm-up, whose count does not matter.
+ * The harness as a user starts it, `m benchmark` (bin/m.js, which runs the built harness this file has just
+ * built, after checking it is newer than its sources), for `seconds` at the reference rate; `check: false`
+ * for a warm-up, whose count does not matter.
  */
 async function harness(url: string, seconds: number, check = true): Promise<Usage> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-whole-harness-'));
@@ -105,7 +106,8 @@ targets: [{ type: endpoint, name: hit, method: GET, path: / }]
     );
     const usage = await timed([
       process.execPath,
-      join(ROOT, 'dist', 'benchmarks', 'load-test.js'),
+      join(ROOT, 'bin', 'm.js'),
+      'benchmark',
       '--config',
       join(dir, 'load.yaml'),
       '--out',

@@ -1,30 +1,35 @@
 #!/usr/bin/env node
 // The `m` command. The platform's Node code is TypeScript run through tsx, so there is no build step
-// between editing the backend and running it. `m serve` runs from the bundle `npm run build` writes
-// (dist/server/m.js) when it is newer than every source file: tsx's loader thread alone keeps about 60 MB
-// resident in a long-running server (docs/performance.md#memory). A stale or missing bundle falls back to tsx;
-// `m serve --build-missing` (`npm start`) builds first, so it runs from a fresh bundle.
+// between editing the backend and running it. Two commands run from a bundle instead while it is newer than
+// every source it was built from (`npm run build` writes both; `npm start` builds what is missing): `m serve`
+// from dist/server/m.js, since tsx's loader thread alone keeps about 60 MB resident in a long-running server
+// (docs/performance.md#memory), and `m benchmark` from the built harness dist/benchmarks/load-test.js, since
+// through tsx a load test would start about 1.5 s of CPU later and with that loader beside it
+// (docs/load-testing.md#the-whole-process). A stale or missing bundle falls back to tsx.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bundle = `${root}dist/server/m.js`;
+/** Each bundle, and what it is built from: folders (every file below) and files of the repository. */
+const BUNDLES = {
+  server: { entry: `${root}dist/server/m.js`, sources: ['backend', 'src', 'package-lock.json'] },
+  harness: { entry: `${root}dist/benchmarks/load-test.js`, sources: ['src', 'package-lock.json'] },
+};
 
-/** True when no file under the bundled folders is newer than the bundle. */
-function bundleIsCurrent() {
-  if (!existsSync(bundle)) return false;
-  const built = statSync(bundle).mtimeMs;
+/** True when no file the bundle is built from is newer than it. */
+function bundleIsCurrent({ entry, sources }) {
+  if (!existsSync(entry)) return false;
+  const built = statSync(entry).mtimeMs;
   const newer = (dir) =>
-    readdirSync(dir, { withFileTypes: true }).some((entry) => {
+    readdirSync(dir, { withFileTypes: true }).some((item) => {
       // Build outputs (an app's static/ remote) and dependencies are not bundled sources.
-      if (entry.name === 'node_modules' || entry.name === 'static' || entry.name.startsWith('.'))
-        return false;
-      const path = `${dir}/${entry.name}`;
-      return entry.isDirectory() ? newer(path) : statSync(path).mtimeMs > built;
+      if (item.name === 'node_modules' || item.name === 'static' || item.name.startsWith('.')) return false;
+      const path = `${dir}/${item.name}`;
+      return item.isDirectory() ? newer(path) : statSync(path).mtimeMs > built;
     });
-  return !['backend', 'src', 'package-lock.json'].some((name) => {
+  return !sources.some((name) => {
     const path = `${root}${name}`;
     if (!existsSync(path)) return false;
     return statSync(path).isDirectory() ? newer(path) : statSync(path).mtimeMs > built;
@@ -32,8 +37,9 @@ function bundleIsCurrent() {
 }
 
 const args = process.argv.slice(2);
-// `m --bundle-current`: exit 0 when `m serve` would run from the bundle (the benchmarks ask).
-if (args[0] === '--bundle-current') process.exit(bundleIsCurrent() ? 0 : 1);
+// `m --bundle-current [server|harness]`: exit 0 when `m serve` (or `m benchmark`) would run from its bundle
+// (the build and the benchmarks ask).
+if (args[0] === '--bundle-current') process.exit(bundleIsCurrent(BUNDLES[args[1] ?? 'server']) ? 0 : 1);
 if (args[0] === 'serve' && process.env.PLATFORM_GROW_YOUNG_GENERATION !== '1') {
   // V8's young generation starts at 2 x 1 MB and doubles whenever a scavenge finds much of it alive, which
   // loading the modules and opening the database do, up to 2 x 16 MB that then stay resident. A server keeps
@@ -55,12 +61,23 @@ if (args[0] === 'serve' && args.includes('--build-missing') && existsSync(`${roo
   });
   if (build.status !== 0) console.error('m serve: the build failed; serving without it.');
 }
-let main;
-if (args[0] === 'serve' && process.env.PLATFORM_SERVE_FROM_SOURCE !== '1' && bundleIsCurrent()) {
-  ({ main } = await import(bundle));
+if (args[0] === 'benchmark' && bundleIsCurrent(BUNDLES.harness)) {
+  // The built harness reads its arguments after its own path, as `node dist/benchmarks/load-test.js` is
+  // run, and sets the exit code itself.
+  process.argv.splice(2, 1);
+  await import(BUNDLES.harness.entry);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import('../src/cli/main.ts'));
+  let main;
+  if (
+    args[0] === 'serve' &&
+    process.env.PLATFORM_SERVE_FROM_SOURCE !== '1' &&
+    bundleIsCurrent(BUNDLES.server)
+  ) {
+    ({ main } = await import(BUNDLES.server.entry));
+  } else {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import('../src/cli/main.ts'));
+  }
+  process.exitCode = await main(args);
 }
-process.exitCode = await main(args);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run build`: builds the Desk shell (dist/shell/) and every sample app's UI remote
+// `npm run build`: bundles the `m` command (dist/server/) and the load-test harness (dist/benchmarks/), and
+// builds the Desk shell (dist/shell/) and every sample app's UI remote
 // (backend/apps/<app>/static/mfe/) with webpack in production mode, then checks the outputs and the
 // JavaScript size budget. Prints what it builds; any failure exits non-zero with the reason.
 //
@@ -9,8 +10,8 @@
 //   node scripts/build.js --only shell,crm
 //   node scripts/build.js --verbose       also print the first screen's size against its budget
 //
-// Each step (the server bundle, the shell, each app's remote) prints a line when it is done or found up to
-// date.
+// Each step (the server and harness bundles, the shell, each app's remote) prints a line when it is done
+// or found up to date.
 //
 // Exit codes: 0 built (or nothing to build), 1 build failed or an output is missing, 2 usage error,
 // 3 the size budget is exceeded (not with --missing, see checkBudget).
@@ -249,10 +250,21 @@ function seconds(started) {
   return `${((Date.now() - started) / 1000).toFixed(1)} s`;
 }
 
-/** Whether `m serve` would run from the current server bundle (bin/m.js decides the same way). */
-function serverBundleIsCurrent() {
-  const check = spawnSync(process.execPath, [join(root, 'bin', 'm.js'), '--bundle-current'], { cwd: root });
+/** Whether `m serve` (`server`) or `m benchmark` (`harness`) would run from its bundle (bin/m.js decides). */
+function bundleIsCurrent(bundle) {
+  const check = spawnSync(process.execPath, [join(root, 'bin', 'm.js'), '--bundle-current', bundle], {
+    cwd: root,
+  });
   return check.status === 0;
+}
+
+/** Bundles the load-test harness (scripts/build-harness.js) for `m benchmark`; false when it failed. */
+function buildHarnessBundle() {
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-harness.js')], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return build.status === 0;
 }
 
 /** Loads webpack.config.ts (TypeScript, through tsx) and returns its configuration of each of `names`. */
@@ -393,9 +405,9 @@ async function main() {
     selected = all.filter((t) => names.includes(t.name));
   }
   const started = Date.now();
-  // One line per step: the server bundle, then the shell and each app's remote.
+  // One line per step: the server bundle, the harness bundle, then the shell and each app's remote.
   if (!opts.only) {
-    if (opts.missing && serverBundleIsCurrent()) console.log('build: server up to date (dist/server/)');
+    if (opts.missing && bundleIsCurrent('server')) console.log('build: server up to date (dist/server/)');
     else {
       const step = Date.now();
       if (!buildServerBundle()) {
@@ -403,6 +415,18 @@ async function main() {
         return 1;
       }
       console.log(`build: server done in ${seconds(step)} (dist/server/)`);
+    }
+    if (opts.missing && bundleIsCurrent('harness'))
+      console.log('build: harness up to date (dist/benchmarks/)');
+    else {
+      const step = Date.now();
+      if (!buildHarnessBundle()) {
+        console.error(
+          'build: FAILED: could not bundle the load-test harness (dist/benchmarks/load-test.js).',
+        );
+        return 1;
+      }
+      console.log(`build: harness done in ${seconds(step)} (dist/benchmarks/)`);
     }
   }
   const reasons = new Map(selected.map((t) => [t, opts.missing ? buildReason(t) : undefined]));

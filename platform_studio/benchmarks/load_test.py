@@ -4,8 +4,8 @@
 
 The harness is the Node program behind ``m benchmark``; this module only replaces the Python process
 with it, so options, output and exit codes are exactly those of ``m benchmark`` (docs/load-testing.md).
-It runs the built bundle ``dist/benchmarks/load-test.js`` when it is at least as new as the sources
-(``npm run build:harness``), and otherwise the TypeScript entry through tsx. ``NODE`` names the Node
+It runs the built bundle ``dist/benchmarks/load-test.js`` when it is at least as new as the sources under
+``src/`` and the lock file (``npm run build:harness``), and otherwise the TypeScript entry through tsx. ``NODE`` names the Node
 binary (default: ``node`` on PATH).
 """
 
@@ -24,10 +24,14 @@ TSX_LOADER = ROOT / "node_modules" / "tsx" / "dist" / "loader.mjs"
 
 
 def _built_is_fresh() -> bool:
+    """The rule of ``m benchmark`` (bin/m.js): no file under ``src/`` nor the lock file is newer."""
     if not BUILT.is_file():
         return False
     built_at = BUILT.stat().st_mtime
-    return all(p.stat().st_mtime <= built_at for p in SOURCE_DIR.rglob("*.ts"))
+    skipped = lambda part: part in ("node_modules", "static") or part.startswith(".")  # noqa: E731
+    src = ROOT / "src"
+    sources = [p for p in src.rglob("*") if p.is_file() and not any(map(skipped, p.relative_to(src).parts))]
+    return all(p.stat().st_mtime <= built_at for p in [*sources, ROOT / "package-lock.json"] if p.exists())
 
 
 def command(argv: list[str]) -> list[str]:

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startRecordingServer } from './helpers/recording-server';
@@ -20,6 +20,14 @@ function runBundle(config: string, out: string, execArgv: string[] = []): Promis
       [...execArgv, 'dist/benchmarks/load-test.js', '--config', config, '--out', out],
       { cwd: root, stdio: 'ignore' },
     );
+    child.on('exit', resolve);
+  });
+}
+
+/** Runs `node <args>` in the repository to its exit, without blocking this process (its servers answer). */
+function runNode(args: string[]): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' });
     child.on('exit', resolve);
   });
 }
@@ -62,6 +70,49 @@ describe('entry points', () => {
     const r = run(process.execPath, ['bin/m.js', 'benchmark', '--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Usage: m benchmark --config <file.yaml>');
+  });
+
+  it('m benchmark runs the built harness while it is newer than its sources, else the sources through tsx', async () => {
+    expect(run('npm', ['run', '--silent', 'build:harness']).status).toBe(0);
+    expect(run(process.execPath, ['bin/m.js', '--bundle-current', 'harness']).status).toBe(0);
+    const server = await startRecordingServer();
+    const entry = join(root, 'dist', 'benchmarks', 'load-test.js');
+    const built = statSync(entry).mtime;
+    try {
+      const log = join(tempDir('load-log-'), 'loaded.txt');
+      writeFileSync(log, '');
+      const path = writeConfig(
+        `target_url: ${server.url}
+auth: { mode: none }
+rate: { requests_per_second: 20 }
+duration_seconds: 1
+generator: { max_event_loop_lag_ms: 60000 }
+thresholds: { p95_ms: 600000 }
+targets: [{ type: endpoint, name: e, method: GET, path: /from-m }]
+`,
+      );
+      const out = tempDir();
+      const args = ['--import', loadLogger(log), 'bin/m.js', 'benchmark', '--config', path, '--out', out];
+      expect(await runNode(args)).toBe(0);
+      expect(server.received.some((r) => r.path === '/from-m')).toBe(true);
+      expect(JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')).total.count).toBeGreaterThan(0);
+      const loaded = readFileSync(log, 'utf8').split('\n');
+      expect(loaded.some((url) => url.endsWith('/dist/benchmarks/load-test.js'))).toBe(true);
+      expect(loaded.filter((url) => url.includes('/src/'))).toEqual([]);
+
+      // Older than its sources (as after an edit): the sources run, through tsx.
+      utimesSync(entry, new Date(0), new Date(0));
+      expect(run(process.execPath, ['bin/m.js', '--bundle-current', 'harness']).status).toBe(1);
+      writeFileSync(log, '');
+      const stale = run(process.execPath, ['--import', loadLogger(log), 'bin/m.js', 'benchmark', '--help']);
+      expect(stale.stdout).toContain('Usage: m benchmark --config <file.yaml>');
+      const fromSource = readFileSync(log, 'utf8').split('\n');
+      expect(fromSource.some((url) => url.endsWith('/src/benchmarks/cli.ts'))).toBe(true);
+      expect(fromSource.some((url) => url.includes('/dist/benchmarks/'))).toBe(false);
+    } finally {
+      utimesSync(entry, built, built);
+      await server.close();
+    }
   });
 
   it('python -m platform_studio.benchmarks.load_test runs the same harness with its exit codes', () => {

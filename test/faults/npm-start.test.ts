@@ -42,11 +42,11 @@ describe('npm start', () => {
     pids.push(serverPid);
     expect(serverPid).not.toBe(npm.pid);
     expect((await fetch(`${url}/api/gateway/remotes`)).status).toBe(200);
-    // A line per build step (the server bundle, the shell, each app's remote), done or found up to date;
-    // nothing a user cannot act on: no bundler notice, no size-budget figures (those need --verbose).
+    // A line per build step (the server and harness bundles, the shell, each app's remote), done or found up
+    // to date; nothing a user cannot act on: no bundler notice, no size-budget figures (those need --verbose).
     const started = proc.output();
-    const steps = ['server', ...(targets() as Array<{ name: string }>).map((t) => t.name)];
-    expect(steps).toEqual(expect.arrayContaining(['server', 'shell', 'crm']));
+    const steps = ['server', 'harness', ...(targets() as Array<{ name: string }>).map((t) => t.name)];
+    expect(steps).toEqual(expect.arrayContaining(['server', 'harness', 'shell', 'crm']));
     for (const step of steps) {
       expect(started).toMatch(new RegExp(`^build: ${step} (up to date \\(|done in \\d+\\.\\d s)`, 'm'));
     }
