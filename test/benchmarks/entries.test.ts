@@ -56,6 +56,25 @@ export async function load(url, context, next) {
   return register;
 }
 
+/** An empty file for {@link loadLogger} to append to. */
+function emptyLog(): string {
+  const log = join(tempDir('load-log-'), 'loaded.txt');
+  writeFileSync(log, '');
+  return log;
+}
+
+/** A plan of GETs of `path` on `url` at 20 requests/s for 1 s, its thresholds out of a busy machine's reach. */
+function oneSecondPlan(url: string, path: string): string {
+  return writeConfig(`target_url: ${url}
+auth: { mode: none }
+rate: { requests_per_second: 20 }
+duration_seconds: 1
+generator: { max_event_loop_lag_ms: 60000 }
+thresholds: { p95_ms: 600000 }
+targets: [{ type: endpoint, name: e, method: GET, path: ${path} }]
+`);
+}
+
 /** The packages and sources whose code is in the bundle's chunks that a command loaded. */
 function loadedCode(log: string): string {
   return readFileSync(log, 'utf8')
@@ -79,18 +98,8 @@ describe('entry points', () => {
     const entry = join(root, 'dist', 'benchmarks', 'load-test.js');
     const built = statSync(entry).mtime;
     try {
-      const log = join(tempDir('load-log-'), 'loaded.txt');
-      writeFileSync(log, '');
-      const path = writeConfig(
-        `target_url: ${server.url}
-auth: { mode: none }
-rate: { requests_per_second: 20 }
-duration_seconds: 1
-generator: { max_event_loop_lag_ms: 60000 }
-thresholds: { p95_ms: 600000 }
-targets: [{ type: endpoint, name: e, method: GET, path: /from-m }]
-`,
-      );
+      const log = emptyLog();
+      const path = oneSecondPlan(server.url, '/from-m');
       const out = tempDir();
       const args = ['--import', loadLogger(log), 'bin/m.js', 'benchmark', '--config', path, '--out', out];
       expect(await runNode(args)).toBe(0);
@@ -193,16 +202,8 @@ targets: [{ type: endpoint, name: e, method: GET, path: /threads }]
     expect(run('npm', ['run', '--silent', 'build:harness']).status).toBe(0);
     const server = await startRecordingServer();
     try {
-      const log = join(tempDir('load-log-'), 'loaded.txt');
-      writeFileSync(log, '');
-      const path = writeConfig(
-        `target_url: ${server.url}
-auth: { mode: none }
-rate: { requests_per_second: 20 }
-duration_seconds: 1
-targets: [{ type: endpoint, name: e, method: GET, path: /plain }]
-`,
-      );
+      const log = emptyLog();
+      const path = oneSecondPlan(server.url, '/plain');
       expect(await runBundle(path, tempDir(), ['--import', loadLogger(log)])).toBe(0);
       expect(server.received.some((r) => r.path === '/plain')).toBe(true);
       const code = loadedCode(log);
