@@ -407,26 +407,26 @@ async function main() {
   const started = Date.now();
   // One line per step: the server bundle, the harness bundle, then the shell and each app's remote.
   if (!opts.only) {
-    if (opts.missing && bundleIsCurrent('server')) console.log('build: server up to date (dist/server/)');
-    else {
+    const bundles = [
+      { name: 'server', dir: 'dist/server/', entry: 'dist/server/m.js', build: buildServerBundle },
+      {
+        name: 'harness',
+        dir: 'dist/benchmarks/',
+        entry: 'dist/benchmarks/load-test.js',
+        build: buildHarnessBundle,
+      },
+    ];
+    for (const bundle of bundles) {
+      if (opts.missing && bundleIsCurrent(bundle.name)) {
+        console.log(`build: ${bundle.name} up to date (${bundle.dir})`);
+        continue;
+      }
       const step = Date.now();
-      if (!buildServerBundle()) {
-        console.error('build: FAILED: could not bundle the server (dist/server/m.js).');
+      if (!bundle.build()) {
+        console.error(`build: FAILED: could not bundle ${bundle.entry}.`);
         return 1;
       }
-      console.log(`build: server done in ${seconds(step)} (dist/server/)`);
-    }
-    if (opts.missing && bundleIsCurrent('harness'))
-      console.log('build: harness up to date (dist/benchmarks/)');
-    else {
-      const step = Date.now();
-      if (!buildHarnessBundle()) {
-        console.error(
-          'build: FAILED: could not bundle the load-test harness (dist/benchmarks/load-test.js).',
-        );
-        return 1;
-      }
-      console.log(`build: harness done in ${seconds(step)} (dist/benchmarks/)`);
+      console.log(`build: ${bundle.name} done in ${seconds(step)} (${bundle.dir})`);
     }
   }
   const reasons = new Map(selected.map((t) => [t, opts.missing ? buildReason(t) : undefined]));
