@@ -20,14 +20,33 @@ export async function fileContains(path: string, needle: string): Promise<boolea
   return false;
 }
 
-/** Every file under `dir` whose bytes contain `needle`, as paths relative to `dir`. */
+/**
+ * Every file under `dir` whose bytes contain `needle`, as paths relative to `dir`. A server still running
+ * there may remove or rename a file between the listing and its read (PostgreSQL rewrites its relation cache
+ * file and recycles write-ahead log segments under new names): the search then starts over, so the answer
+ * always comes from one listing whose every file was read, and gives up after a few tries.
+ */
 export async function filesContaining(dir: string, needle: string): Promise<string[]> {
-  const found: string[] = [];
   const bytes = Buffer.from(needle, 'utf8');
-  for (const entry of await readdir(dir, { recursive: true })) {
-    const path = join(dir, entry);
-    if (!(await stat(path)).isFile()) continue;
-    if ((await readFile(path)).includes(bytes)) found.push(entry);
+  for (let pass = 1; pass <= 5; pass++) {
+    const found = await searchOnce(dir, bytes);
+    if (found) return found;
+  }
+  throw new Error(`files under ${dir} kept disappearing while they were searched`);
+}
+
+/** One pass of {@link filesContaining}; undefined when a listed file was gone before it was read. */
+async function searchOnce(dir: string, bytes: Buffer): Promise<string[] | undefined> {
+  const found: string[] = [];
+  try {
+    for (const entry of await readdir(dir, { recursive: true })) {
+      const path = join(dir, entry);
+      if (!(await stat(path)).isFile()) continue;
+      if ((await readFile(path)).includes(bytes)) found.push(entry);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
   return found;
 }
