@@ -1,5 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startRecordingServer } from './helpers/recording-server';
@@ -24,10 +32,10 @@ function runBundle(config: string, out: string, execArgv: string[] = []): Promis
   });
 }
 
-/** Runs `node <args>` in the repository to its exit, without blocking this process (its servers answer). */
-function runNode(args: string[]): Promise<number | null> {
+/** Runs `node <args>` in `cwd` to its exit, without blocking this process (its servers answer). */
+function runNode(args: string[], cwd = root): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' });
+    const child = spawn(process.execPath, args, { cwd, stdio: 'ignore' });
     child.on('exit', resolve);
   });
 }
@@ -54,6 +62,24 @@ export async function load(url, context, next) {
     `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
   );
   return register;
+}
+
+/**
+ * A temporary folder laid out as this checkout for `bin/m.js`: copies of it, package.json and the built
+ * harness, links to the sources and dependencies (the bundle's freshness is read from their files).
+ */
+function checkoutCopy(): string {
+  const copy = tempDir('checkout-copy-');
+  mkdirSync(join(copy, 'bin'));
+  copyFileSync(join(root, 'bin', 'm.js'), join(copy, 'bin', 'm.js'));
+  copyFileSync(join(root, 'package.json'), join(copy, 'package.json'));
+  cpSync(join(root, 'dist', 'benchmarks'), join(copy, 'dist', 'benchmarks'), {
+    recursive: true,
+    preserveTimestamps: true,
+  });
+  for (const name of ['src', 'node_modules', 'package-lock.json'])
+    symlinkSync(join(root, name), join(copy, name));
+  return copy;
 }
 
 /** An empty file for {@link loadLogger} to append to. */
@@ -93,33 +119,36 @@ describe('entry points', () => {
 
   it('m benchmark runs the built harness while it is newer than its sources, else the sources through tsx', async () => {
     expect(run('npm', ['run', '--silent', 'build:harness']).status).toBe(0);
-    expect(run(process.execPath, ['bin/m.js', '--bundle-current', 'harness']).status).toBe(0);
+    // A checkout of its own whose bin/m.js and built harness are copies and whose sources are this one's:
+    // making its harness stale below cannot make a server started meanwhile from this checkout rebuild it.
+    const copy = checkoutCopy();
+    const inCopy = (args: string[]) =>
+      spawnSync(process.execPath, args, { cwd: copy, env, encoding: 'utf8', timeout: 60_000 });
+    expect(inCopy(['bin/m.js', '--bundle-current', 'harness']).status).toBe(0);
     const server = await startRecordingServer();
-    const entry = join(root, 'dist', 'benchmarks', 'load-test.js');
-    const built = statSync(entry).mtime;
     try {
       const log = emptyLog();
       const path = oneSecondPlan(server.url, '/from-m');
       const out = tempDir();
       const args = ['--import', loadLogger(log), 'bin/m.js', 'benchmark', '--config', path, '--out', out];
-      expect(await runNode(args)).toBe(0);
+      expect(await runNode(args, copy)).toBe(0);
       expect(server.received.some((r) => r.path === '/from-m')).toBe(true);
       expect(JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')).total.count).toBeGreaterThan(0);
       const loaded = readFileSync(log, 'utf8').split('\n');
-      expect(loaded.some((url) => url.endsWith('/dist/benchmarks/load-test.js'))).toBe(true);
+      expect(loaded.some((url) => url.endsWith(`${copy}/dist/benchmarks/load-test.js`))).toBe(true);
       expect(loaded.filter((url) => url.includes('/src/'))).toEqual([]);
 
       // Older than its sources (as after an edit): the sources run, through tsx.
+      const entry = join(copy, 'dist', 'benchmarks', 'load-test.js');
       utimesSync(entry, new Date(0), new Date(0));
-      expect(run(process.execPath, ['bin/m.js', '--bundle-current', 'harness']).status).toBe(1);
+      expect(inCopy(['bin/m.js', '--bundle-current', 'harness']).status).toBe(1);
       writeFileSync(log, '');
-      const stale = run(process.execPath, ['--import', loadLogger(log), 'bin/m.js', 'benchmark', '--help']);
+      const stale = inCopy(['--import', loadLogger(log), 'bin/m.js', 'benchmark', '--help']);
       expect(stale.stdout).toContain('Usage: m benchmark --config <file.yaml>');
       const fromSource = readFileSync(log, 'utf8').split('\n');
       expect(fromSource.some((url) => url.endsWith('/src/benchmarks/cli.ts'))).toBe(true);
       expect(fromSource.some((url) => url.includes('/dist/benchmarks/'))).toBe(false);
     } finally {
-      utimesSync(entry, built, built);
       await server.close();
     }
   });
