@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
+import { copyCluster, NotAClusterArchive } from './cluster-copy';
 
 /**
  * Postgres settings of the embedded database, chosen for a small resident set (docs/performance.md#memory).
@@ -44,47 +45,49 @@ export function chooseWasmTiering(optimize: boolean): void {
 }
 
 /**
- * Creates the cluster under `dir` in a short-lived child process when it does not exist yet: a copy of the
- * kept empty cluster at `template` (pglite-template.ts) where there is one, else the cluster initdb makes,
- * which is then kept there for the next (checkpointed and still empty, written beside its final name and
- * renamed over it; best effort, so a read-only install keeps none). PGlite's initdb runs a second WASM
- * instance (initdb plus a scratch Postgres) whose memory the process keeps after it ends, about 450 MB, and
- * loading a copy leaves the loading process some 80 MB larger too; in a child both go back to the system
- * when it exits. A copy that does not load is removed, with what it wrote into `dir`, and initdb runs.
+ * Creates the cluster under `dir` when it does not exist yet: a copy of the kept empty cluster at `template`
+ * (pglite-template.ts) where there is one, written file by file (cluster-copy.ts), else the cluster initdb
+ * makes in a short-lived child process, which is then kept at `template` for the next (checkpointed and still
+ * empty, written beside its final name and renamed over it; best effort, so a read-only install keeps none).
+ * PGlite's initdb runs a second WASM instance (initdb plus a scratch Postgres) whose memory the process keeps
+ * after it ends, about 450 MB; in a child it goes back to the system when it exits. A kept copy that is not
+ * a cluster is removed, with what was written of it into `dir`, and initdb runs; a failed write (a full
+ * device) throws.
  */
-export async function createClusterOutOfProcess(dir: string, template?: string): Promise<void> {
+export async function createCluster(dir: string, template?: string): Promise<void> {
   if (existsSync(join(dir, 'PG_VERSION'))) return;
+  if (template && existsSync(template)) {
+    try {
+      await copyCluster(template, dir);
+      return;
+    } catch (error) {
+      if (!(error instanceof NotAClusterArchive)) throw error;
+      rmSync(template, { force: true });
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+    }
+  }
+  await initdbOutOfProcess(dir, template);
+}
+
+/** initdb under `dir` in a child process, its cluster then kept at `template` when there is none there. */
+async function initdbOutOfProcess(dir: string, template?: string): Promise<void> {
   const script = `
     const fs = await import('node:fs');
     const { PGlite } = await import(${JSON.stringify(import.meta.resolve('@electric-sql/pglite'))});
-    const dir = ${JSON.stringify(dir)};
     const template = ${JSON.stringify(template ?? null)};
-    let pg;
-    if (template && fs.existsSync(template)) {
+    const pg = new PGlite(${JSON.stringify(dir)});
+    await pg.waitReady;
+    if (template && !fs.existsSync(template)) {
+      const partial = template + '.' + process.pid + '.partial';
       try {
-        pg = new PGlite({ dataDir: dir, loadDataDir: await fs.openAsBlob(template) });
-        await pg.waitReady;
+        await pg.exec('CHECKPOINT');
+        const tar = await pg.dumpDataDir('none');
+        fs.mkdirSync(${JSON.stringify(template ? dirname(template) : '')}, { recursive: true });
+        fs.writeFileSync(partial, Buffer.from(await tar.arrayBuffer()));
+        fs.renameSync(partial, template);
       } catch {
-        pg = undefined;
-        fs.rmSync(template, { force: true });
-        fs.rmSync(dir, { recursive: true, force: true });
-        fs.mkdirSync(dir, { recursive: true });
-      }
-    }
-    if (!pg) {
-      pg = new PGlite(dir);
-      await pg.waitReady;
-      if (template && !fs.existsSync(template)) {
-        const partial = template + '.' + process.pid + '.partial';
-        try {
-          await pg.exec('CHECKPOINT');
-          const tar = await pg.dumpDataDir('none');
-          fs.mkdirSync(${JSON.stringify(template ? dirname(template) : '')}, { recursive: true });
-          fs.writeFileSync(partial, Buffer.from(await tar.arrayBuffer()));
-          fs.renameSync(partial, template);
-        } catch {
-          fs.rmSync(partial, { force: true });
-        }
+        fs.rmSync(partial, { force: true });
       }
     }
     await pg.close();

@@ -10,7 +10,7 @@ import type { PGlite } from '@electric-sql/pglite';
  * first cluster a machine makes, in memory or on disk, is kept, checkpointed and still empty, as a tar file
  * (PGlite's own `dumpDataDir`); every later one loads that copy instead of running initdb (PGlite's
  * `loadDataDir`), as PostgreSQL's own test suite copies one initdb'd template instead of running initdb per
- * test. A cluster on disk is made in a child process from it (pglite-settings.ts), an in-memory one here.
+ * test. A cluster on disk is a copy of its files (cluster-copy.ts), an in-memory one is loaded here.
  *
  * The copy lives in `node_modules/.cache/` beside PGlite, named after PGlite's version, so an upgrade makes a
  * new one. Writing it is best effort (a read-only install makes none), and a copy that does not load is

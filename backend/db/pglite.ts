@@ -6,7 +6,7 @@ import { CheckpointWatch, syncTree } from './checkpoint-sync';
 import type { Database } from './database';
 import { markEmbedded } from './embedded';
 import { GroupSync } from './group-sync';
-import { chooseWasmTiering, createClusterOutOfProcess, pgliteStartParams } from './pglite-settings';
+import { chooseWasmTiering, createCluster, pgliteStartParams } from './pglite-settings';
 import { PreparedStatements } from './pglite-statements';
 import { startFromTemplate, templatePath } from './pglite-template';
 import {
@@ -142,8 +142,8 @@ async function startPglite(dir: string | undefined, template?: Blob): Promise<PG
 /**
  * The embedded database: PGlite in memory (`dir` undefined) or persisted under `dir`. PGlite runs one
  * statement at a time, so concurrent callers queue inside it; a transaction holds the queue until it ends.
- * A new cluster on disk is made in a child process, from the kept empty cluster where there is one
- * (pglite-template.ts), and Postgres runs with small buffers and baseline WASM code, which keeps an idle
+ * A new cluster on disk is a copy of the kept empty cluster where there is one (pglite-template.ts), else
+ * made by initdb in a child process, and Postgres runs with small buffers and baseline WASM code, which keeps an idle
  * server's resident set small (docs/performance.md#memory).
  *
  * On disk, a statement that may write (anything but a plain `SELECT`), an `exec` and a transaction resolve
@@ -152,7 +152,7 @@ async function startPglite(dir: string | undefined, template?: Blob): Promise<PG
  */
 export async function openPglite(dir?: string, options: PgliteOptions = {}): Promise<Database> {
   chooseWasmTiering(options.optimizeWasm ?? false);
-  if (dir) await createClusterOutOfProcess(dir, templatePath());
+  if (dir) await createCluster(dir, templatePath());
   const pg = dir
     ? await startPglite(dir)
     : await startFromTemplate((template) => startPglite(undefined, template));

@@ -1,13 +1,13 @@
 /**
- * A new cluster on disk (backend/db/pglite-settings.ts): made in a child process from the kept empty cluster
- * where there is one, else by initdb, whose cluster is then kept for the next.
+ * A new cluster on disk (backend/db/pglite-settings.ts): a copy of the kept empty cluster where there is one,
+ * else made by initdb in a child process, whose cluster is then kept for the next.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createClusterOutOfProcess } from '../../../backend/db/pglite-settings';
+import { createCluster } from '../../../backend/db/pglite-settings';
 import { startFromTemplate } from '../../../backend/db/pglite-template';
 
 const root = mkdtempSync(join(tmpdir(), 'cluster-on-disk-'));
@@ -41,12 +41,12 @@ describe('a new cluster on disk', () => {
 
     const dir = join(root, 'marked', 'db');
     mkdirSync(dir);
-    await createClusterOutOfProcess(dir, template);
+    await createCluster(dir, template);
     const names = ['made_from_the_template', 'written_since'];
     expect(await tablesOf(dir, names, 'CREATE TABLE written_since (x int)')).toEqual([
       'made_from_the_template',
     ]);
-    await createClusterOutOfProcess(dir, template);
+    await createCluster(dir, template);
     expect(await tablesOf(dir, names)).toEqual(names);
   });
 
@@ -56,7 +56,7 @@ describe('a new cluster on disk', () => {
     writeFileSync(template, 'not a tar file of a cluster');
     const dir = join(root, 'broken', 'db');
     mkdirSync(dir);
-    await createClusterOutOfProcess(dir, template);
+    await createCluster(dir, template);
     expect(statSync(template).size).toBeGreaterThan(1_000_000);
     expect(readdirSync(join(root, 'broken')).sort()).toEqual(['db', 'empty.tar']);
     const names = ['pg_class', 'written_after'];
@@ -65,7 +65,7 @@ describe('a new cluster on disk', () => {
     // Kept before anything was written: a second folder made from it has none of the first's tables.
     const next = join(root, 'broken', 'next');
     mkdirSync(next);
-    await createClusterOutOfProcess(next, template);
+    await createCluster(next, template);
     expect(existsSync(join(next, 'PG_VERSION'))).toBe(true);
     expect(await tablesOf(next, names)).toEqual(['pg_class']);
   });
