@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // The `m` command. The platform's Node code is TypeScript run through tsx, so there is no build step
-// between editing the backend and running it. Two commands run from a bundle instead while it is newer than
-// every source it was built from (`npm run build` writes both; `npm start` builds what is missing): `m serve`
-// from dist/server/m.js, since tsx's loader thread alone keeps about 60 MB resident in a long-running server
-// (docs/performance.md#memory), and `m benchmark` from the built harness dist/benchmarks/load-test.js, since
-// through tsx a load test would start about 1.5 s of CPU later and with that loader beside it
-// (docs/load-testing.md#the-whole-process). A stale or missing bundle falls back to tsx.
+// between editing the backend and running it. Commands run from a bundle instead while it is newer than
+// every source it was built from (`npm run build` writes both; `npm start` builds what is missing): `m serve`,
+// `m user`, `m keys`, `m audit`, `m release` and `m types` from dist/server/m.js, since tsx's loader thread
+// alone keeps about 60 MB resident in a long-running server (docs/performance.md#memory) and costs a short
+// command most of its start (about 0.7 s of CPU through tsx against 0.2 s from the bundle), and `m benchmark`
+// from the built harness dist/benchmarks/load-test.js, since through tsx a load test would start about 1.5 s
+// of CPU later and with that loader beside it (docs/load-testing.md#the-whole-process). A command that then
+// imports a team's TypeScript app registers tsx itself. `m new` and `m app` run through tsx: they work on a
+// team's app folder with the platform's TypeScript sources (templates, webpack helpers) that the app itself
+// imports. A stale or missing bundle falls back to tsx.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +39,9 @@ function bundleIsCurrent({ entry, sources }) {
     return statSync(path).isDirectory() ? newer(path) : statSync(path).mtimeMs > built;
   });
 }
+
+/** The commands run from the server's bundle while it is current. */
+const FROM_SERVER_BUNDLE = new Set(['serve', 'user', 'keys', 'audit', 'release', 'types']);
 
 const args = process.argv.slice(2);
 // `m --bundle-current [server|harness]`: exit 0 when `m serve` (or `m benchmark`) would run from its bundle
@@ -69,8 +76,8 @@ if (args[0] === 'benchmark' && bundleIsCurrent(BUNDLES.harness)) {
 } else {
   let main;
   if (
-    args[0] === 'serve' &&
-    process.env.PLATFORM_SERVE_FROM_SOURCE !== '1' &&
+    FROM_SERVER_BUNDLE.has(args[0]) &&
+    !(args[0] === 'serve' && process.env.PLATFORM_SERVE_FROM_SOURCE === '1') &&
     bundleIsCurrent(BUNDLES.server)
   ) {
     ({ main } = await import(BUNDLES.server.entry));

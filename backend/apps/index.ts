@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { InstalledApp } from '../../src/contract';
 import { isAppPath } from './app-spec';
+import { enableTypeScriptModules } from './typescript-modules';
 
 export { APP_NAME_SPEC, isAppPath } from './app-spec';
 
@@ -58,6 +59,7 @@ export async function loadAppFromPath(
   const dir = appFolderOf(spec, cwd);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`app folder ${dir} does not exist`);
   const url = pathToFileURL(appModuleOf(dir));
+  await enableTypeScriptModules();
   if (reload !== undefined) url.searchParams.set(APP_RELOAD_PARAM, String(reload));
   const mod = (await import(url.href)) as { default?: unknown; app?: unknown };
   const app = (mod.default ?? mod.app) as Partial<InstalledApp> | undefined;

@@ -1,15 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  cpSync,
-  mkdirSync,
-  readFileSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkoutCopy, type ModuleLog, moduleLog } from '../helpers/m-entry';
 import { startRecordingServer } from './helpers/recording-server';
 import { tempDir, writeConfig } from './helpers/runtime';
 
@@ -40,55 +33,6 @@ function runNode(args: string[], cwd = root): Promise<number | null> {
   });
 }
 
-/**
- * A module hook (`node --import <file>`) that appends the URL of every module Node loads to `log`: which
- * chunks of the bundle a command actually reads.
- */
-function loadLogger(log: string): string {
-  const dir = tempDir('load-log-');
-  const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from 'node:fs';
-export async function load(url, context, next) {
-  appendFileSync(${JSON.stringify(log)}, url + '\\n');
-  return next(url, context);
-}
-`,
-  );
-  const register = join(dir, 'register.mjs');
-  writeFileSync(
-    register,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
-  );
-  return register;
-}
-
-/**
- * A temporary folder laid out as this checkout for `bin/m.js`: copies of it, package.json and the built
- * harness, links to the sources and dependencies (the bundle's freshness is read from their files).
- */
-function checkoutCopy(): string {
-  const copy = tempDir('checkout-copy-');
-  mkdirSync(join(copy, 'bin'));
-  copyFileSync(join(root, 'bin', 'm.js'), join(copy, 'bin', 'm.js'));
-  copyFileSync(join(root, 'package.json'), join(copy, 'package.json'));
-  cpSync(join(root, 'dist', 'benchmarks'), join(copy, 'dist', 'benchmarks'), {
-    recursive: true,
-    preserveTimestamps: true,
-  });
-  for (const name of ['src', 'node_modules', 'package-lock.json'])
-    symlinkSync(join(root, name), join(copy, name));
-  return copy;
-}
-
-/** An empty file for {@link loadLogger} to append to. */
-function emptyLog(): string {
-  const log = join(tempDir('load-log-'), 'loaded.txt');
-  writeFileSync(log, '');
-  return log;
-}
-
 /** A plan of GETs of `path` on `url` at 20 requests/s for 1 s, its thresholds out of a busy machine's reach. */
 function oneSecondPlan(url: string, path: string): string {
   return writeConfig(`target_url: ${url}
@@ -102,9 +46,9 @@ targets: [{ type: endpoint, name: e, method: GET, path: ${path} }]
 }
 
 /** The packages and sources whose code is in the bundle's chunks that a command loaded. */
-function loadedCode(log: string): string {
-  return readFileSync(log, 'utf8')
-    .split('\n')
+function loadedCode(log: ModuleLog): string {
+  return log
+    .loaded()
     .filter((url) => url.includes('/dist/benchmarks/'))
     .map((url) => readFileSync(new URL(url), 'utf8'))
     .join('\n');
@@ -122,19 +66,23 @@ describe('entry points', () => {
     // A checkout of its own whose bin/m.js and built harness are copies and whose sources are this one's:
     // making its harness stale below cannot make a server started meanwhile from this checkout rebuild it.
     const copy = checkoutCopy();
+    cpSync(join(root, 'dist', 'benchmarks'), join(copy, 'dist', 'benchmarks'), {
+      recursive: true,
+      preserveTimestamps: true,
+    });
     const inCopy = (args: string[]) =>
       spawnSync(process.execPath, args, { cwd: copy, env, encoding: 'utf8', timeout: 60_000 });
     expect(inCopy(['bin/m.js', '--bundle-current', 'harness']).status).toBe(0);
     const server = await startRecordingServer();
     try {
-      const log = emptyLog();
+      const log = moduleLog();
       const path = oneSecondPlan(server.url, '/from-m');
       const out = tempDir();
-      const args = ['--import', loadLogger(log), 'bin/m.js', 'benchmark', '--config', path, '--out', out];
+      const args = ['--import', log.register, 'bin/m.js', 'benchmark', '--config', path, '--out', out];
       expect(await runNode(args, copy)).toBe(0);
       expect(server.received.some((r) => r.path === '/from-m')).toBe(true);
       expect(JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')).total.count).toBeGreaterThan(0);
-      const loaded = readFileSync(log, 'utf8').split('\n');
+      const loaded = log.loaded();
       expect(loaded.some((url) => url.endsWith(`${copy}/dist/benchmarks/load-test.js`))).toBe(true);
       expect(loaded.filter((url) => url.includes('/src/'))).toEqual([]);
 
@@ -142,10 +90,10 @@ describe('entry points', () => {
       const entry = join(copy, 'dist', 'benchmarks', 'load-test.js');
       utimesSync(entry, new Date(0), new Date(0));
       expect(inCopy(['bin/m.js', '--bundle-current', 'harness']).status).toBe(1);
-      writeFileSync(log, '');
-      const stale = inCopy(['--import', loadLogger(log), 'bin/m.js', 'benchmark', '--help']);
+      log.clear();
+      const stale = inCopy(['--import', log.register, 'bin/m.js', 'benchmark', '--help']);
       expect(stale.stdout).toContain('Usage: m benchmark --config <file.yaml>');
-      const fromSource = readFileSync(log, 'utf8').split('\n');
+      const fromSource = log.loaded();
       expect(fromSource.some((url) => url.endsWith('/src/benchmarks/cli.ts'))).toBe(true);
       expect(fromSource.some((url) => url.includes('/dist/benchmarks/'))).toBe(false);
     } finally {
@@ -231,9 +179,9 @@ targets: [{ type: endpoint, name: e, method: GET, path: /threads }]
     expect(run('npm', ['run', '--silent', 'build:harness']).status).toBe(0);
     const server = await startRecordingServer();
     try {
-      const log = emptyLog();
+      const log = moduleLog();
       const path = oneSecondPlan(server.url, '/plain');
-      expect(await runBundle(path, tempDir(), ['--import', loadLogger(log)])).toBe(0);
+      expect(await runBundle(path, tempDir(), ['--import', log.register])).toBe(0);
       expect(server.received.some((r) => r.path === '/plain')).toBe(true);
       const code = loadedCode(log);
       // The run wrote its HTML report: the chunks it loaded are in the log.
