@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Five projects: node-side unit/integration tests (in two projects, below), DOM tests of the shell (jsdom),
+// Six projects: node-side unit/integration tests and DOM tests of the shell (jsdom), each in two (below),
 // the end-to-end tests that drive Chromium against a real `m serve`, and the fault tests that start, flood
 // and kill real servers, NATS and PostgreSQL on 127.0.0.1. They run in three groups, one after the other:
 // node and dom three files at a time, then faults two at a time, then e2e two files at a time with
@@ -21,6 +21,23 @@ const FRESH_NODE_FILES = [
   'test/sdk/**/*.test.ts',
   'test/mocks/**/*.test.ts',
   'test/benchmarks/template/faker-source.test.ts',
+];
+// The DOM test files share their worker's modules too (each starts with an empty page and storage:
+// test/shell/support/setup-dom.ts), but for these: the one that boots the whole shell on import and leaves
+// it running (its listeners would answer later files' navigations), and those that work left running by an
+// earlier file (timers, a session, React roots, a remote's loaded views) was seen to disturb in some orders
+// of the files (`--sequence.shuffle.files`).
+const FRESH_DOM_FILES = [
+  'test/shell/boot.test.tsx',
+  'test/shell/views/developer-details-releases.test.tsx',
+  'test/shell/views/doc-type-page.test.tsx',
+  'test/shell/platform/prewarm-core.test.ts',
+  'test/shell/platform/session-hint.test.ts',
+  'test/shell/hooks/use-permissions.test.tsx',
+  'test/shell/views/login-busy.test.tsx',
+  'test/shell/views/remote-boundary.test.tsx',
+  'test/shell/views/remote-unavailable.test.tsx',
+  'test/shell/views/unknown-owner.test.tsx',
 ];
 /** Removes the temporary folders each test file's helpers made, after the file. */
 const FILE_TEMP_DIRS = 'test/helpers/remove-file-temp-dirs.ts';
@@ -62,6 +79,20 @@ export default defineConfig({
           name: 'dom',
           environment: 'jsdom',
           include: ['test/shell/**/*.test.{ts,tsx}'],
+          exclude: [...FRESH_DOM_FILES, 'node_modules/**'],
+          setupFiles: ['test/shell/support/setup-dom.ts'],
+          isolate: false,
+          testTimeout: 60_000,
+          // The same as node's: projects of one group share their worker count.
+          maxWorkers: 3,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'dom-fresh',
+          environment: 'jsdom',
+          include: FRESH_DOM_FILES,
           setupFiles: ['test/shell/support/setup-dom.ts'],
           testTimeout: 60_000,
           // The same as node's: projects of one group share their worker count.
