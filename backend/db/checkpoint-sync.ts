@@ -49,7 +49,8 @@ export async function syncTree(dir: string): Promise<void> {
   await syncPath(dir);
 }
 
-async function syncPath(path: string): Promise<void> {
+/** Syncs one file, or a folder's list of entries, to stable storage; a path removed meanwhile is skipped. */
+export async function syncPath(path: string): Promise<void> {
   let fd: number;
   try {
     fd = openSync(path, 'r');

@@ -1,6 +1,6 @@
 import { type FileHandle, mkdir, open, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { syncTree } from './checkpoint-sync';
+import { syncPath, syncTree } from './checkpoint-sync';
 
 /** A tar archive's unit: every header, and every file's data padded to a multiple of it. */
 const BLOCK = 512;
@@ -26,10 +26,10 @@ export class NotAClusterArchive extends Error {
  * before `PG_VERSION` is written (and synced) last, as initdb syncs the cluster it made: a crash at any
  * point leaves a folder that is not yet a cluster and is made again at the next open.
  *
- * Throws {@link NotAClusterArchive}, having written only inside `dir`, on an archive that is not one of a cluster: a header whose
- * checksum does not match, an entry other than a folder or a regular file, a name that leaves `dir`, data
- * past the archive's end, or a required file missing; a failed read or write throws the system's error
- * (`ENOSPC` on a full device).
+ * Throws {@link NotAClusterArchive}, having written only inside `dir`, on an archive that is not one of a
+ * cluster: a header whose checksum does not match, an entry other than a folder or a regular file, a name
+ * that leaves `dir`, data past the archive's end, or a required file missing; a failed read or write throws
+ * the system's error (`ENOSPC` on a full device).
  */
 export async function copyCluster(template: string, dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -73,13 +73,8 @@ export async function copyCluster(template: string, dir: string): Promise<void> 
   await syncTree(dir);
   const versionFile = join(dir, VERSION_FILE);
   await writeFile(versionFile, version!, { mode: 0o600 });
-  const handle = await open(versionFile, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await syncFolder(dir);
+  await syncPath(versionFile);
+  await syncPath(dir);
 }
 
 /** An archive entry's header: its name, what it is and how many bytes of data follow. */
@@ -155,15 +150,5 @@ async function readExactly(file: FileHandle, buffer: Buffer, length: number, pos
     const { bytesRead } = await file.read(buffer, read, length - read, position + read);
     if (bytesRead === 0) throw new NotAClusterArchive('the archive ends early');
     read += bytesRead;
-  }
-}
-
-/** Syncs a folder's own entry list, so the files named in it survive a crash. */
-async function syncFolder(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

@@ -143,8 +143,8 @@ async function startPglite(dir: string | undefined, template?: Blob): Promise<PG
  * The embedded database: PGlite in memory (`dir` undefined) or persisted under `dir`. PGlite runs one
  * statement at a time, so concurrent callers queue inside it; a transaction holds the queue until it ends.
  * A new cluster on disk is a copy of the kept empty cluster where there is one (pglite-template.ts), else
- * made by initdb in a child process, and Postgres runs with small buffers and baseline WASM code, which keeps an idle
- * server's resident set small (docs/performance.md#memory).
+ * made by initdb in a child process, and Postgres runs with small buffers and baseline WASM code, which
+ * keeps an idle server's resident set small (docs/performance.md#memory).
  *
  * On disk, a statement that may write (anything but a plain `SELECT`), an `exec` and a transaction resolve
  * only once the WAL holding them is synced ({@link WalSync}; docs/operators.md#durability), unless

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fileTempDir } from '../helpers/file-temp-dirs';
-import { checkoutCopy, moduleLog, ROOT } from '../helpers/m-entry';
+import { buildServerBundleInto, checkoutCopy, moduleLog, ROOT } from '../helpers/m-entry';
 
 let copy: string;
 
@@ -27,18 +27,7 @@ function m(args: string[], log?: string, env: NodeJS.ProcessEnv = {}) {
 
 beforeAll(() => {
   copy = checkoutCopy();
-  const build = spawnSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `const { buildServerBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'scripts', 'build.js')).href)});
-       process.exit(buildServerBundle(process.argv[1]) ? 0 : 1);`,
-      join(copy, 'dist', 'server'),
-    ],
-    { cwd: ROOT, encoding: 'utf8', timeout: 90_000 },
-  );
-  if (build.status !== 0) throw new Error(`the server bundle was not built:\n${build.stderr}${build.stdout}`);
+  buildServerBundleInto(join(copy, 'dist', 'server'));
   expect(m(['--bundle-current', 'server']).status).toBe(0);
 }, 120_000);
 

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServerBundleInto } from '../helpers/m-entry';
 import { ROOT, tail } from './sandbox';
 
 const temp = mkdtempSync(join(tmpdir(), 'serve-team-app-'));
@@ -34,16 +35,7 @@ beforeAll(() => {
   node([join(ROOT, 'bin', 'm.js'), 'new', 'app', 'notes', '--dir', join(temp, 'notes')], temp);
   mkdirSync(join(temp, 'notes', 'node_modules', '@framework-m'), { recursive: true });
   symlinkSync(ROOT, join(temp, 'notes', 'node_modules', '@framework-m', 'desk'), 'dir');
-  node(
-    [
-      '--input-type=module',
-      '-e',
-      `const { buildServerBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'scripts', 'build.js')).href)});
-       process.exit(buildServerBundle(process.argv[1]) ? 0 : 1);`,
-      bundleDir,
-    ],
-    ROOT,
-  );
+  buildServerBundleInto(bundleDir);
 });
 
 afterAll(async () => {

@@ -2,8 +2,10 @@
  * How the tests see which code `bin/m.js` runs: a module-load log, and a copy of the checkout's entry point
  * whose bundles a test may build or make stale without touching the ones other tests and servers run from.
  */
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { fileTempDir } from './file-temp-dirs';
 
 /** The repository's root folder. */
@@ -56,4 +58,24 @@ export function checkoutCopy(): string {
     symlinkSync(join(ROOT, name), join(copy, name));
   }
   return copy;
+}
+
+/**
+ * Builds the server's bundle (scripts/build.js's `buildServerBundle`) into `outDir`, a folder two levels below
+ * a checkout as dist/server/ is (the bundled modules find the repository by depth); throws with the build's
+ * output when it fails.
+ */
+export function buildServerBundleInto(outDir: string): void {
+  const build = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { buildServerBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'scripts', 'build.js')).href)});
+       process.exit(buildServerBundle(process.argv[1]) ? 0 : 1);`,
+      outDir,
+    ],
+    { cwd: ROOT, encoding: 'utf8', timeout: 90_000 },
+  );
+  if (build.status !== 0) throw new Error(`the server bundle was not built:\n${build.stderr}${build.stdout}`);
 }

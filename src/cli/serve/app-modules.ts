@@ -7,7 +7,7 @@ import { enableTypeScriptModules } from '../../../backend/apps/typescript-module
 /**
  * Makes the modules of the app folders among `specs` importable before they are loaded: registers tsx's
  * loader ({@link enableTypeScriptModules}) only when an app is given by path. `m serve` calls it before it
- * registers its reload hook ({@link enableAppReloads}), as it always has.
+ * registers its reload hook ({@link enableAppReloads}).
  */
 export async function enableAppModules(specs: readonly string[]): Promise<void> {
   if (specs.some(isAppPath)) await enableTypeScriptModules();
