@@ -3,9 +3,11 @@
 // dist/benchmarks/load-test.js with esbuild, split into chunks: what a run does not need (the https
 // client, the NATS client, faker, the HTML report, the live servers, --compare, --dry-run) sits in chunks
 // of its own that are only read when imported, so starting the harness parses and runs a fraction of
-// the code (docs/load-testing.md#generator-cost); zod's message locales other than English are left out. Chunks of an earlier build that this one did not write
-// are removed afterwards, not before, so a run started from the previous build keeps its files.
-import { readdirSync, rmSync, utimesSync } from 'node:fs';
+// the code (docs/load-testing.md#generator-cost); zod's message locales other than English are left out.
+// Each file is written beside its name and renamed over it, the chunks before the entry, so an `m benchmark`
+// starting meanwhile reads the previous build's file or this one's, never half of one; chunks of an earlier
+// build that this one did not write are removed afterwards, not before, so a run started from it keeps them.
+import { mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -45,17 +47,24 @@ const result = await build({
   outdir,
   // Chunks beside the entry: a generator thread starts the entry by its path next to them.
   chunkNames: 'chunk-[hash]',
-  metafile: true,
+  write: false,
   logLevel: 'warning',
   plugins: [englishZodOnly],
   // Bundled CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import{createRequire}from'node:module';const require=createRequire(import.meta.url);" },
 });
 
-const written = new Set(Object.keys(result.metafile.outputs).map((p) => relative(outdir, join(root, p))));
+const entry = join(outdir, 'load-test.js');
+mkdirSync(outdir, { recursive: true });
+for (const file of result.outputFiles.sort((a, b) => Number(a.path === entry) - Number(b.path === entry))) {
+  const partial = `${file.path}.${process.pid}.partial`;
+  writeFileSync(partial, file.contents);
+  renameSync(partial, file.path);
+}
+const written = new Set(result.outputFiles.map((file) => relative(outdir, file.path)));
 for (const name of readdirSync(outdir)) {
   if (name.endsWith('.js') && !written.has(name)) rmSync(join(outdir, name), { force: true });
 }
 // bin/m.js runs `m benchmark` from the entry while it is newer than the sources: its time records this build.
 const now = new Date();
-utimesSync(join(outdir, 'load-test.js'), now, now);
+utimesSync(entry, now, now);
