@@ -20,7 +20,7 @@ import {
 } from './record-sql';
 import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions, WriteCompanion } from './records';
 import { TotalBounds, unfilteredTotal } from './total-bounds';
-import { deleteAlongsideSql, insertAlongsideSql, updateAlongsideSql } from './write-companion-sql';
+import { deleteAlongsideSql, insertGroupSql, updateAlongsideSql } from './write-companion-sql';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -267,11 +267,13 @@ export class DbRecordStore implements RecordStore {
 
   /**
    * See {@link RecordStore.insertAlongside}: {@link insertNamed}'s guessed statement, with each companion's
-   * INSERT as one more data-modifying `WITH`, conditioned on the record's INSERT having returned a row. A
-   * statement is atomic in PostgreSQL: a companion that fails (a full device, a constraint) fails the
-   * statement and stores neither the record nor the counter's move; a wrong guess stores none of them, and
-   * the caller's transaction takes over. Guesses of one prefix wait for their turn (see
-   * {@link NamingGuesses.inTurn}), which is why only a store outside a transaction runs them.
+   * INSERT as one more data-modifying `WITH`, conditioned on the records' INSERT having stored them. The
+   * creates of one prefix that arrive while such a statement is in flight go together in the next one, each
+   * under the name after its predecessor's ({@link NamingGuesses.together}), which is why only a store
+   * outside a transaction runs them. A statement is atomic in PostgreSQL: a companion that fails (a full
+   * device, a constraint) fails the statement and stores no record, companion or move of the counter; a
+   * wrong guess stores none of them either. Either way the caller's transaction takes over, except that a
+   * write sent alone is given the statement's error.
    */
   async insertAlongside(
     doctype: DocTypeDefinition,
@@ -280,21 +282,44 @@ export class DbRecordStore implements RecordStore {
     alongside: readonly WriteCompanion[],
   ): Promise<DocRecord | undefined> {
     if (!this.#alone(alongside)) return undefined;
-    const prefix = doctype.namePrefix;
-    return this.#series.inTurn(prefix, async () => {
-      const last = this.#series.last(prefix);
-      if (last === undefined) return undefined;
-      const guess = last + 1;
-      const name = seriesName(prefix, guess);
-      const params: unknown[] = [doctype.name, name, JSON.stringify(data(name)), by ?? null, guess, prefix];
-      const statement = insertAlongsideSql(alongside, name, params);
-      const { rows } = await this.db.query<Row>(statement.sql, params);
-      if (!rows[0]) return undefined;
-      this.#series.took(prefix, guess);
+    return this.#series.together(doctype.namePrefix, { doctype, data, by, alongside }, (group) =>
+      this.#insertGroup(doctype.namePrefix, group),
+    );
+  }
+
+  /** Sends one group of {@link insertAlongside}'s creates; undefined for each when nothing was stored. */
+  async #insertGroup(prefix: string, group: readonly NamedCreate[]): Promise<(DocRecord | undefined)[]> {
+    const last = this.#series.last(prefix);
+    if (last === undefined) return group.map(() => undefined);
+    try {
+      const writes = group.map((create, i) => {
+        const name = seriesName(prefix, last + 1 + i);
+        const data = JSON.stringify(create.data(name));
+        return {
+          doctype: create.doctype.name,
+          name,
+          data,
+          by: create.by ?? null,
+          alongside: create.alongside,
+        };
+      });
+      const statement = insertGroupSql(prefix, last + 1, writes);
+      const { rows } = await this.db.query<Row>(statement.sql, statement.params);
+      if (rows.length === 0) return group.map(() => undefined);
+      this.#series.took(prefix, last + group.length);
       this.#statistics.changed();
-      statement.tell(rows[0] as unknown as Record<string, unknown>);
-      return toRecord(rows[0]);
-    });
+      const byName = new Map(rows.map((row) => [row.name, row]));
+      return writes.map((write, i) => {
+        const row = byName.get(write.name)!;
+        statement.tell(i, row as unknown as Record<string, unknown>);
+        return toRecord(row);
+      });
+    } catch (error) {
+      // One write's failure (its companion's constraint, its data) must not become the others': each is
+      // then written in a transaction of its own, where an error that is still there is its own.
+      if (group.length === 1) throw error;
+      return group.map(() => undefined);
+    }
   }
 
   /**
@@ -386,4 +411,12 @@ export class DbRecordStore implements RecordStore {
     const { rows } = await this.db.query<{ total: string | number | null }>(sql, params);
     return Number(rows[0]?.total ?? 0);
   }
+}
+
+/** One create waiting for its group's statement (see {@link DbRecordStore.insertAlongside}). */
+interface NamedCreate {
+  readonly doctype: DocTypeDefinition;
+  readonly data: (name: string) => Record<string, unknown>;
+  readonly by: string | undefined;
+  readonly alongside: readonly WriteCompanion[];
 }

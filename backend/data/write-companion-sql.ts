@@ -44,30 +44,78 @@ function companionsOf(
   };
 }
 
+/** One new record of a guessed group ({@link insertGroupSql}): its row and what goes along with it. */
+export interface GroupedInsert {
+  readonly doctype: string;
+  /** The name guessed for it: the group's counters are consecutive, in the order of the writes. */
+  readonly name: string;
+  /** Its data, as JSON. */
+  readonly data: string;
+  readonly by: string | null;
+  readonly alongside: readonly WriteCompanion[];
+}
+
+/** A group's statement, its parameters, and what tells each write's companions of the stored rows. */
+export interface GroupStatement {
+  readonly sql: string;
+  readonly params: unknown[];
+  /** Gives the companions of write `index` that asked for it the values their statements returned. */
+  tell(index: number, row: Record<string, unknown>): void;
+}
+
 /**
- * The guessed insert of a new record with its companions. `params` holds, in order, the DocType, the
- * guessed name, the data (JSON), the author, the guessed counter and the prefix; the companions' are added.
- * The counter moves, and the record is stored, only if the counter is still one below the guess.
+ * The guessed insert of consecutive new records of one naming prefix, each with its companions, as ONE
+ * statement: the counter moves from `first - 1` to the last write's counter, and the records and every
+ * companion row are stored, only if the counter is still at `first - 1`; otherwise nothing is. A statement
+ * is atomic, so a companion the database refuses stores none of the group either. One row is returned per
+ * stored record (in no promised order: match them by name).
  */
-export function insertAlongsideSql(
-  alongside: readonly WriteCompanion[],
-  name: string,
-  params: unknown[],
-): AlongsideStatement {
-  return companionsOf(
-    alongside,
-    name,
-    params,
-    `WITH next AS (
-       UPDATE naming_series SET current = $5::bigint WHERE prefix = $6 AND current = $5::bigint - 1
+export function insertGroupSql(
+  prefix: string,
+  first: number,
+  writes: readonly GroupedInsert[],
+): GroupStatement {
+  const params: unknown[] = [first + writes.length - 1, prefix, first];
+  const values = writes.map((w) => {
+    params.push(w.doctype, w.name, w.data, w.by);
+    const n = params.length;
+    return `($${n - 3}::text, $${n - 2}::text, $${n - 1}::jsonb, $${n}::text)`;
+  });
+  let sql = `WITH next AS (
+       UPDATE naming_series SET current = $1::bigint WHERE prefix = $2 AND current = $3::bigint - 1
        RETURNING current
      ),
      rec AS (
        INSERT INTO records (doctype, name, data, modified_by)
-       SELECT $1, $2, $3::jsonb, $4::text FROM next
+       SELECT v.doctype, v.name, v.data, v.modified_by
+         FROM next, (VALUES ${values.join(', ')}) AS v (doctype, name, data, modified_by)
        RETURNING ${COLUMNS}
-     )`,
-  );
+     )`;
+  let returned = '';
+  const columns: string[][] = [];
+  let c = 0;
+  for (const write of writes) {
+    const own: string[] = [];
+    for (const companion of write.alongside) {
+      const insert = companion.insert(write.name);
+      sql += `,\n companion${c} AS (${insert.sql(params.length + 1, 'EXISTS (SELECT 1 FROM rec)')})`;
+      params.push(...insert.params);
+      // Every row carries every companion's returned values; write `i` reads its own from any of them.
+      if (companion.returned) returned += `, ARRAY(SELECT * FROM companion${c}) AS companion${c}`;
+      own.push(`companion${c}`);
+      c++;
+    }
+    columns.push(own);
+  }
+  return {
+    sql: `${sql}\n SELECT rec.*${returned} FROM rec`,
+    params,
+    tell(index, row) {
+      writes[index]!.alongside.forEach((companion, j) => {
+        companion.returned?.((row[columns[index]![j]!] as unknown[] | undefined) ?? []);
+      });
+    },
+  };
 }
 
 /**

@@ -184,7 +184,7 @@ describe.each(['PGlite', 'PostgreSQL'] as const)('on %s', (engine) => {
       expect(writes()).toHaveLength(1);
     });
 
-    it('of many at once, guesses each its own name: one statement each, names consecutive', async () => {
+    it('of many at once, guesses each its own name: names consecutive, a statement for one or more each', async () => {
       const before = await nameOf(await create({ customer_name: 'Before' }));
       statements.length = 0;
       const answers = await Promise.all(
@@ -195,8 +195,12 @@ describe.each(['PGlite', 'PostgreSQL'] as const)('on %s', (engine) => {
       expect(names.map(counter).sort((a, b) => a - b)).toEqual(
         Array.from({ length: 8 }, (_, i) => counter(before) + 1 + i),
       );
-      expect(writes()).toHaveLength(8);
+      // Those that arrive while a statement is in flight go together in the next one
+      // (test/backend/data/grouped-insert.test.ts); how many do depends on timing, never more than one each.
+      expect(writes().length).toBeGreaterThanOrEqual(1);
+      expect(writes().length).toBeLessThanOrEqual(8);
       expect(statements).not.toContain('BEGIN');
+      for (const name of names) expect(await historyOf(name)).toHaveLength(1);
     });
 
     it('with an Idempotency-Key, stores the key with the record in a transaction', async () => {
