@@ -187,6 +187,7 @@ export async function buildContext(
     doctypes: parts.policyDoctypes ?? doctypes,
     keys: options.keys,
     idempotency: parts.idempotency,
+    answerCipher: vault?.cipher,
     seenJwes: parts.seenJwes,
     administrator: parts.users ?? true,
     loginAttempts: parts.loginAttempts,

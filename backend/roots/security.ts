@@ -17,7 +17,7 @@ import {
   type DocTypeLookup,
   type EncryptionPolicy,
 } from '../security/encryption-policy';
-import { DbIdempotencyStore } from '../security/idempotency/db-idempotency-store';
+import { type AnswerCipher, DbIdempotencyStore } from '../security/idempotency/db-idempotency-store';
 import type { IdempotencyStore } from '../security/idempotency/idempotency-store';
 import { FileKeyStore } from '../security/keys/file-key-store';
 import type { KeyStore } from '../security/keys/key-store';
@@ -64,6 +64,12 @@ export interface SecurityContextOptions {
   keys?: KeyStore;
   /** Default: the database store. */
   idempotency?: IdempotencyStore;
+  /**
+   * Seals the answers the default database store keeps for `Idempotency-Key` replays: given to a process
+   * that stores personal data at rest (the records' cipher), so an answer holding a revealed value is not
+   * stored in clear (docs/security.md#personal-data-at-rest).
+   */
+  answerCipher?: AnswerCipher;
   /**
    * A seen-set several processes share (MACROSERVICE gateways: NATS KV), asked after the database; without
    * one, seen ids live in memory and tokens made before the start are refused.
@@ -121,7 +127,7 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
   let idempotency = options.idempotency;
   let sweeper: NodeJS.Timeout | undefined;
   if (!idempotency) {
-    const store = new DbIdempotencyStore(db);
+    const store = new DbIdempotencyStore(db, { cipher: options.answerCipher });
     await store.migrate();
     idempotency = store;
     sweeper = setInterval(() => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database';
+import { type FieldBinding, isCiphertext } from '../../vault/field-cipher';
 import {
   type BeginResult,
   type IdempotencyStore,
@@ -23,6 +24,20 @@ CREATE INDEX IF NOT EXISTS platform_idempotency_expires ON platform_idempotency 
 ALTER TABLE platform_idempotency ADD COLUMN IF NOT EXISTS owner TEXT;
 `;
 
+/**
+ * What seals a kept answer's body: the records' envelope encryption (backend/vault/field-cipher.ts), so the
+ * key-encryption key that protects personal data at rest protects an answer that revealed some.
+ */
+export interface AnswerCipher {
+  encrypt(value: unknown, binding: FieldBinding): string;
+  decrypt(stored: string, binding: FieldBinding): unknown;
+}
+
+/** Where a kept answer's body belongs: its row's lookup key, so a body moved to another row does not open. */
+function answerBinding(key: string): FieldBinding {
+  return { doctype: 'platform_idempotency', record: key, field: 'body' };
+}
+
 interface Row {
   fingerprint: string;
   status: number | null;
@@ -37,14 +52,39 @@ interface Row {
  * atomic, so of any number of concurrent requests with one key exactly one inserts (or takes over) the row,
  * under a new random `owner`. `complete` in the record write's transaction is an `UPDATE ... WHERE owner`:
  * the record and its answer commit together or not at all (docs/security.md#idempotency).
+ *
+ * With a `cipher` (a process that stores personal data at rest), each kept answer's body is stored sealed
+ * for its row: the answer to a create or read by a reader with `read_pii` holds personal data in clear,
+ * which the table, its WAL and a `pg_dump` must not (docs/security.md#personal-data-at-rest). A body kept
+ * before, or by a process without one, is replayed as it was stored.
  */
 export class DbIdempotencyStore implements IdempotencyStore {
   readonly #db: Pick<Database, 'query' | 'exec'>;
   readonly #now: () => number;
+  readonly #cipher: AnswerCipher | undefined;
 
-  constructor(db: Pick<Database, 'query' | 'exec'>, options: { now?: () => number } = {}) {
+  constructor(
+    db: Pick<Database, 'query' | 'exec'>,
+    options: { now?: () => number; cipher?: AnswerCipher | undefined } = {},
+  ) {
     this.#db = db;
     this.#now = options.now ?? Date.now;
+    this.#cipher = options.cipher;
+  }
+
+  /** The body of a kept answer as it is stored: sealed for its row when this store has a cipher. */
+  #sealed(key: string, body: string): string {
+    return this.#cipher ? this.#cipher.encrypt(body, answerBinding(key)) : body;
+  }
+
+  /**
+   * The body of a kept answer as it was sent. A sealed body that does not open for this row (moved from
+   * another row, edited, or sealed under a key this process does not hold) is `integrity_failed`, never
+   * replayed.
+   */
+  #opened(key: string, stored: string): string {
+    if (!this.#cipher || !isCiphertext(stored)) return stored;
+    return this.#cipher.decrypt(stored, answerBinding(key)) as string;
   }
 
   /** Creates the table when missing. */
@@ -82,7 +122,7 @@ export class DbIdempotencyStore implements IdempotencyStore {
         response: {
           status: Number(row.status),
           headers: JSON.parse(row.headers ?? '{}') as Record<string, string>,
-          body: row.body ?? '',
+          body: this.#opened(key, row.body ?? ''),
         },
       };
     }
@@ -94,7 +134,7 @@ export class DbIdempotencyStore implements IdempotencyStore {
       `UPDATE platform_idempotency SET status = $3, headers = $4, body = $5
         WHERE key = $1 AND owner = $2 AND status IS NULL
         RETURNING key`,
-      [key, owner, response.status, JSON.stringify(response.headers), response.body],
+      [key, owner, response.status, JSON.stringify(response.headers), this.#sealed(key, response.body)],
     );
     return rows.length > 0;
   }

@@ -233,6 +233,49 @@ describe('IdempotencyMiddleware', () => {
     expect(await store.begin('released-after-commit', 'fp', 60_000)).toEqual({ state: 'replay', response });
   });
 
+  it('keeps the answer of a create holding personal data sealed, and replays it in clear', async () => {
+    const key = freshKey();
+    const email = `sealed-${counter}@example.com`;
+    const send = async () =>
+      sendJose(
+        t,
+        'POST',
+        CUSTOMERS,
+        await sdkJwe(t.ctx, 'POST', CUSTOMERS, { customer_name: 'Sealed answer', email }),
+        { 'idempotency-key': key },
+      );
+    const first = await send();
+    expect(first.status).toBe(201);
+    const answer = await first.text();
+    // Administrator reads personal data: the answer holds the email, the row must not.
+    expect(answer).toContain(email);
+    const { rows } = await t.ctx.db.query<{ body: string }>(
+      "SELECT body FROM platform_idempotency WHERE body LIKE 'enc1.%'",
+    );
+    const dump = JSON.stringify((await t.ctx.db.query('SELECT * FROM platform_idempotency')).rows);
+    expect(dump).not.toContain(email);
+    expect(rows.length).toBeGreaterThan(0);
+    const replayed = await send();
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replayed.text()).toBe(answer);
+  });
+
+  it('refuses to replay a sealed answer moved to another key, as integrity_failed', async () => {
+    const store = t.ctx.security.idempotency;
+    const response = { status: 201, headers: { 'content-type': 'application/json' }, body: '{"data":{}}' };
+    for (const key of ['sealed-a', 'sealed-b']) {
+      const begun = await store.begin(key, 'fp', 60_000);
+      if (begun.state !== 'new') throw new Error(`expected a new key, got ${begun.state}`);
+      await store.complete(key, begun.owner, response);
+    }
+    await t.ctx.db.query(
+      `UPDATE platform_idempotency SET body = (SELECT body FROM platform_idempotency WHERE key = 'sealed-a')
+        WHERE key = 'sealed-b'`,
+    );
+    expect(await store.begin('sealed-a', 'fp', 60_000)).toEqual({ state: 'replay', response });
+    await expect(store.begin('sealed-b', 'fp', 60_000)).rejects.toMatchObject({ code: 'integrity_failed' });
+  });
+
   it('sweeps expired records from the database', async () => {
     const store = t.ctx.security.idempotency as DbIdempotencyStore;
     await store.begin('expired-key', 'fp', -1);
