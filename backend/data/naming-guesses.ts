@@ -26,7 +26,7 @@ export class NamingGuesses {
    * slow way); in turn, each group guesses the names after those its predecessor just took, and misses only
    * when another process or a transaction moved the counter in between. One statement for a group instead
    * of one turn per write is what keeps concurrent creates from queueing behind each other's round trips
-   * (docs/performance.md#an-encrypted-create). Only statements outside a transaction may wait here: a
+   * (docs/performance.md#creates-together). Only statements outside a transaction may wait here: a
    * transaction waiting could hold the counter's row lock that the statement in flight is waiting for.
    *
    * `send` is given the group's items in arrival order and answers a result for each, in that order; the
