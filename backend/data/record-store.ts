@@ -1,6 +1,7 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { Database } from '../db/database';
 import { embeddedDatabase } from '../db/embedded';
+import { insertGroup } from './grouped-insert';
 import { encodeListCursor } from './list-cursor';
 import { EXACT_TOTAL_LIMIT, isDefaultOrder, type ListQuery } from './list-query';
 import { NamingGuesses } from './naming-guesses';
@@ -20,7 +21,7 @@ import {
 } from './record-sql';
 import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions, WriteCompanion } from './records';
 import { TotalBounds, unfilteredTotal } from './total-bounds';
-import { deleteAlongsideSql, insertGroupSql, updateAlongsideSql } from './write-companion-sql';
+import { deleteAlongsideSql, updateAlongsideSql } from './write-companion-sql';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -282,44 +283,11 @@ export class DbRecordStore implements RecordStore {
     alongside: readonly WriteCompanion[],
   ): Promise<DocRecord | undefined> {
     if (!this.#alone(alongside)) return undefined;
-    return this.#series.together(doctype.namePrefix, { doctype, data, by, alongside }, (group) =>
-      this.#insertGroup(doctype.namePrefix, group),
-    );
-  }
-
-  /** Sends one group of {@link insertAlongside}'s creates; undefined for each when nothing was stored. */
-  async #insertGroup(prefix: string, group: readonly NamedCreate[]): Promise<(DocRecord | undefined)[]> {
-    const last = this.#series.last(prefix);
-    if (last === undefined) return group.map(() => undefined);
-    try {
-      const writes = group.map((create, i) => {
-        const name = seriesName(prefix, last + 1 + i);
-        const data = JSON.stringify(create.data(name));
-        return {
-          doctype: create.doctype.name,
-          name,
-          data,
-          by: create.by ?? null,
-          alongside: create.alongside,
-        };
-      });
-      const statement = insertGroupSql(prefix, last + 1, writes);
-      const { rows } = await this.db.query<Row>(statement.sql, statement.params);
-      if (rows.length === 0) return group.map(() => undefined);
-      this.#series.took(prefix, last + group.length);
-      this.#statistics.changed();
-      const byName = new Map(rows.map((row) => [row.name, row]));
-      return writes.map((write, i) => {
-        const row = byName.get(write.name)!;
-        statement.tell(i, row as unknown as Record<string, unknown>);
-        return toRecord(row);
-      });
-    } catch (error) {
-      // One write's failure (its companion's constraint, its data) must not become the others': each is
-      // then written in a transaction of its own, where an error that is still there is its own.
-      if (group.length === 1) throw error;
-      return group.map(() => undefined);
-    }
+    return this.#series.together(doctype.namePrefix, { doctype, data, by, alongside }, async (group) => {
+      const records = await insertGroup(this.db, this.#series, doctype.namePrefix, group);
+      if (records[0]) this.#statistics.changed();
+      return records;
+    });
   }
 
   /**
@@ -411,12 +379,4 @@ export class DbRecordStore implements RecordStore {
     const { rows } = await this.db.query<{ total: string | number | null }>(sql, params);
     return Number(rows[0]?.total ?? 0);
   }
-}
-
-/** One create waiting for its group's statement (see {@link DbRecordStore.insertAlongside}). */
-interface NamedCreate {
-  readonly doctype: DocTypeDefinition;
-  readonly data: (name: string) => Record<string, unknown>;
-  readonly by: string | undefined;
-  readonly alongside: readonly WriteCompanion[];
 }

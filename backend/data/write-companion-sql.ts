@@ -14,34 +14,59 @@ export interface AlongsideStatement {
   tell(row: Record<string, unknown>): void;
 }
 
+/** A record a statement writes, and the companion rows that go with it. */
+interface Written {
+  readonly name: string;
+  readonly alongside: readonly WriteCompanion[];
+}
+
 /**
- * The companions of a write for record `name`, as `, companion<i> AS (...)` to follow the `WITH` whose `rec`
- * is the written record, and the columns the final SELECT adds for those that want their statement's
- * returned values back (`ARRAY(...)`: one row per record, however many rows a companion touched); their
- * parameters are appended to `params`.
+ * `write` (the `WITH` whose `rec` returns the written records) followed by each record's companions as
+ * `, companion<i> AS (...)`, conditioned on `rec` having returned rows, and the final SELECT of `rec` with a
+ * column for each companion that wants its statement's returned values back (`ARRAY(...)`, the same on
+ * every row: one row per record, however many rows a companion touched). The companions' parameters are
+ * appended to `params`; `tell(index, row)` gives record `index`'s companions their values from any row.
  */
+function withCompanions(
+  write: string,
+  records: readonly Written[],
+  params: unknown[],
+): { sql: string; tell(index: number, row: Record<string, unknown>): void } {
+  let sql = write;
+  let returned = '';
+  const columns: string[][] = [];
+  let c = 0;
+  for (const { name, alongside } of records) {
+    const own: string[] = [];
+    for (const companion of alongside) {
+      const insert = companion.insert(name);
+      sql += `,\n companion${c} AS (${insert.sql(params.length + 1, 'EXISTS (SELECT 1 FROM rec)')})`;
+      params.push(...insert.params);
+      if (companion.returned) returned += `, ARRAY(SELECT * FROM companion${c}) AS companion${c}`;
+      own.push(`companion${c}`);
+      c++;
+    }
+    columns.push(own);
+  }
+  return {
+    sql: `${sql}\n SELECT rec.*${returned} FROM rec`,
+    tell(index, row) {
+      records[index]!.alongside.forEach((companion, j) => {
+        companion.returned?.((row[columns[index]![j]!] as unknown[] | undefined) ?? []);
+      });
+    },
+  };
+}
+
+/** The write of one record `name` with its companions (see {@link withCompanions}). */
 function companionsOf(
   alongside: readonly WriteCompanion[],
   name: string,
   params: unknown[],
   write: string,
 ): AlongsideStatement {
-  let sql = write;
-  let returned = '';
-  alongside.forEach((companion, i) => {
-    const insert = companion.insert(name);
-    sql += `,\n companion${i} AS (${insert.sql(params.length + 1, 'EXISTS (SELECT 1 FROM rec)')})`;
-    params.push(...insert.params);
-    if (companion.returned) returned += `, ARRAY(SELECT * FROM companion${i}) AS companion${i}`;
-  });
-  return {
-    sql: `${sql}\n SELECT rec.*${returned} FROM rec`,
-    tell(row) {
-      alongside.forEach((companion, i) => {
-        companion.returned?.((row[`companion${i}`] as unknown[] | undefined) ?? []);
-      });
-    },
-  };
+  const statement = withCompanions(write, [{ name, alongside }], params);
+  return { sql: statement.sql, tell: (row) => statement.tell(0, row) };
 }
 
 /** One new record of a guessed group ({@link insertGroupSql}): its row and what goes along with it. */
@@ -81,7 +106,8 @@ export function insertGroupSql(
     const n = params.length;
     return `($${n - 3}::text, $${n - 2}::text, $${n - 1}::jsonb, $${n}::text)`;
   });
-  let sql = `WITH next AS (
+  const statement = withCompanions(
+    `WITH next AS (
        UPDATE naming_series SET current = $1::bigint WHERE prefix = $2 AND current = $3::bigint - 1
        RETURNING current
      ),
@@ -90,32 +116,11 @@ export function insertGroupSql(
        SELECT v.doctype, v.name, v.data, v.modified_by
          FROM next, (VALUES ${values.join(', ')}) AS v (doctype, name, data, modified_by)
        RETURNING ${COLUMNS}
-     )`;
-  let returned = '';
-  const columns: string[][] = [];
-  let c = 0;
-  for (const write of writes) {
-    const own: string[] = [];
-    for (const companion of write.alongside) {
-      const insert = companion.insert(write.name);
-      sql += `,\n companion${c} AS (${insert.sql(params.length + 1, 'EXISTS (SELECT 1 FROM rec)')})`;
-      params.push(...insert.params);
-      // Every row carries every companion's returned values; write `i` reads its own from any of them.
-      if (companion.returned) returned += `, ARRAY(SELECT * FROM companion${c}) AS companion${c}`;
-      own.push(`companion${c}`);
-      c++;
-    }
-    columns.push(own);
-  }
-  return {
-    sql: `${sql}\n SELECT rec.*${returned} FROM rec`,
+     )`,
+    writes,
     params,
-    tell(index, row) {
-      writes[index]!.alongside.forEach((companion, j) => {
-        companion.returned?.((row[columns[index]![j]!] as unknown[] | undefined) ?? []);
-      });
-    },
-  };
+  );
+  return { ...statement, params };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database';
-import { type FieldBinding, isCiphertext } from '../../vault/field-cipher';
+import { type FieldBinding, type FieldCipher, isCiphertext } from '../../vault/field-cipher';
 import {
   type BeginResult,
   type IdempotencyStore,
@@ -25,13 +25,10 @@ ALTER TABLE platform_idempotency ADD COLUMN IF NOT EXISTS owner TEXT;
 `;
 
 /**
- * What seals a kept answer's body: the records' envelope encryption (backend/vault/field-cipher.ts), so the
- * key-encryption key that protects personal data at rest protects an answer that revealed some.
+ * What seals a kept answer's body: the records' envelope encryption, so the key-encryption key that protects
+ * personal data at rest protects an answer that revealed some.
  */
-export interface AnswerCipher {
-  encrypt(value: unknown, binding: FieldBinding): string;
-  decrypt(stored: string, binding: FieldBinding): unknown;
-}
+export type AnswerCipher = Pick<FieldCipher, 'encrypt' | 'decrypt'>;
 
 /** Where a kept answer's body belongs: its row's lookup key, so a body moved to another row does not open. */
 function answerBinding(key: string): FieldBinding {
