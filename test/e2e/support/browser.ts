@@ -37,6 +37,9 @@ export function launchChromium(
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      // The omnibox's popup of each browser window is a WebUI page that Chromium prepares for every new page
+      // and context, headless or not: about half of the CPU a new page costs (docs/development.md#what-the-run-costs).
+      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup',
     ],
   });
 }
