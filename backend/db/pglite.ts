@@ -6,6 +6,7 @@ import { CheckpointWatch, syncTree } from './checkpoint-sync';
 import type { Database } from './database';
 import { markEmbedded } from './embedded';
 import { GroupSync } from './group-sync';
+import { keepFileSizes, type NodeFsOps } from './pglite-file-sizes';
 import { chooseWasmTiering, createCluster, pgliteStartParams } from './pglite-settings';
 import { PreparedStatements } from './pglite-statements';
 import { startFromTemplate, templatePath } from './pglite-template';
@@ -136,6 +137,9 @@ function readsOnly(sql: string): boolean {
 async function startPglite(dir: string | undefined, template?: Blob): Promise<PGlite> {
   const pg = new PGlite({ dataDir: dir, startParams: pgliteStartParams(), loadDataDir: template });
   await pg.waitReady;
+  // On disk, Postgres's files go through NODEFS, whose seeks to the end stat the file (pglite-file-sizes.ts).
+  const nodefs = (pg.Module as { NODEFS?: NodeFsOps }).NODEFS;
+  if (dir && nodefs) keepFileSizes(nodefs);
   return pg;
 }
 
