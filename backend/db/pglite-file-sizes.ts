@@ -3,10 +3,10 @@
  * does not become a `stat` of the file each time (docs/performance.md#file-sizes-of-the-embedded-database).
  *
  * Postgres learns how many blocks a table or index has by seeking to the end of its file, and it does so
- * for every relation a statement plans or extends: tens of times per request. Native Postgres pays a cheap
+ * for every relation a statement plans or extends: several times per request. Native Postgres pays a cheap
  * system call for that. PGlite's files go through Emscripten's NODEFS, whose `llseek` answers `SEEK_END`
  * with Node's `fstatSync`, a system call plus a `Stats` object: about 3 µs on the reference machine, some
- * 6 % of the server's CPU under the reference load.
+ * 6 % of the server's main thread under the reference load.
  *
  * One process holds the data directory (its lock file) and every change of a file's length goes through
  * NODEFS's stream and node operations: a write, a truncate (`ftruncate`, `truncate`, `fallocate`, an open

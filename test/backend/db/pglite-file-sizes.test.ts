@@ -7,32 +7,28 @@
  */
 import fs, { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../backend/db/database';
+import { openPglite } from '../../../backend/db/pglite';
 import { keepFileSizes, type NodeFsOps } from '../../../backend/db/pglite-file-sizes';
-import { createCluster, pgliteStartParams } from '../../../backend/db/pglite-settings';
-import { templatePath } from '../../../backend/db/pglite-template';
 import { fileTempDir } from '../../helpers/file-temp-dirs';
 
-const opened: PGlite[] = [];
+const opened: Database[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
-  for (const pg of opened.splice(0)) await pg.close();
+  for (const db of opened.splice(0)) await db.close();
 });
 
-/** PGlite on a new data directory, its NODEFS wrapped as `openPglite` wraps it. */
-async function pgliteOnDisk(): Promise<{ pg: PGlite; dir: string }> {
+/** The embedded database on a new data directory, as a server opens it. */
+async function pgliteOnDisk(): Promise<{ pg: Database; dir: string }> {
   const dir = join(fileTempDir('desk-file-sizes-'), 'db');
-  await createCluster(dir, templatePath());
-  const pg = new PGlite({ dataDir: dir, startParams: pgliteStartParams() });
-  await pg.waitReady;
+  const pg = await openPglite(dir);
   opened.push(pg);
-  keepFileSizes((pg.Module as unknown as { NODEFS: NodeFsOps }).NODEFS);
   return { pg, dir };
 }
 
 /** What Postgres reads as the main fork's size of `table`, and the size of its file on disk. */
-async function sizes(pg: PGlite, dir: string, table: string): Promise<{ postgres: number; file: number }> {
+async function sizes(pg: Database, dir: string, table: string): Promise<{ postgres: number; file: number }> {
   const { rows } = await pg.query<{ path: string; size: string }>(
     'SELECT pg_relation_filepath($1::regclass) AS path, pg_relation_size($1::regclass) AS size',
     [table],
