@@ -25,8 +25,17 @@ export type { RemoteUrlOwner } from './remote-urls';
 type InsertMethod = 'appendChild' | 'insertBefore' | 'append' | 'prepend';
 const INSERT_METHODS: readonly InsertMethod[] = ['appendChild', 'insertBefore', 'append', 'prepend'];
 
+/**
+ * Whether `node` is an element, by its node type rather than `instanceof Element`: the guard may watch a
+ * document of another realm (an iframe's), and its observer may still deliver records while that realm's
+ * window is being closed, when the global constructors are gone.
+ */
+function isElement(node: unknown): node is Element {
+  return (node as Node | null)?.nodeType === 1;
+}
+
 function isStyleElement(node: unknown): node is HTMLStyleElement | HTMLLinkElement {
-  if (!(node instanceof Element)) return false;
+  if (!isElement(node)) return false;
   if (node.hasAttribute(SCOPED_STYLE_ATTRIBUTE)) return false;
   const tag = node.tagName;
   return tag === 'STYLE' || (tag === 'LINK' && /\bstylesheet\b/i.test(node.getAttribute('rel') ?? ''));
@@ -123,15 +132,15 @@ export class StyleGuard {
     const touched = new Set<Element>();
     for (const record of records) {
       for (const node of record.removedNodes) {
-        if (node instanceof Element) this.#release(node);
+        if (isElement(node)) this.#release(node);
       }
       for (const node of record.addedNodes) {
         if (isStyleElement(node)) touched.add(node);
-        else if (node instanceof Element)
+        else if (isElement(node))
           for (const inner of node.querySelectorAll('style')) touched.add(inner);
       }
       // A hot update rewrites a style's text or attributes in place.
-      const target = record.target instanceof Element ? record.target : record.target.parentElement;
+      const target = isElement(record.target) ? record.target : record.target.parentElement;
       if (target && this.#captured.has(target)) touched.add(target);
     }
     for (const node of touched) this.#consider(node);
@@ -142,8 +151,8 @@ export class StyleGuard {
     const service = this.#captured.get(node)?.service ?? this.#serviceOf(node);
     if (!service) return;
     if (node.getAttribute('media') !== 'not all') node.setAttribute('media', 'not all');
-    if (node instanceof HTMLStyleElement) this.#confine(node, service, node.textContent ?? '');
-    else void this.#confineLink(node, service);
+    if (node.tagName === 'STYLE') this.#confine(node, service, node.textContent ?? '');
+    else void this.#confineLink(node as HTMLLinkElement, service);
   }
 
   async #confineLink(link: HTMLLinkElement, service: string): Promise<void> {
