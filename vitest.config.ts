@@ -3,11 +3,13 @@ import { defineConfig } from 'vitest/config';
 // Six projects: node-side unit/integration tests and DOM tests of the shell (jsdom), each in two (below),
 // the end-to-end tests that drive Chromium against a real `m serve`, and the fault tests that start, flood
 // and kill real servers, NATS and PostgreSQL on 127.0.0.1. They run in three groups, one after the other:
-// node and dom three files at a time, then faults two at a time, then e2e two files at a time with
+// node and dom four files at a time, then faults three at a time, then e2e two files at a time with
 // nothing else running (every e2e step waits for a state, never for a time; a third e2e file at once only
 // made each one slower, their browsers and servers keeping both cores busy). More workers than "cores
-// minus one" elsewhere: most of a node file's time is spent waiting on a database, a server or a child
-// process, so files overlap well even on two cores. Timeouts only stop a hung test; they are generous
+// minus one" elsewhere: most of a node or fault file's time is spent waiting on a database, a server, a
+// sync or a child process, so files overlap well even on two cores; with three node files and two fault
+// files at a time, a run sampled each second left the cores idle for about a third of the faults and of the
+// first minute (docs/development.md#what-the-run-costs). Timeouts only stop a hung test; they are generous
 // because tests that start servers and databases run several times slower on a busy two-core machine.
 //
 // The node files share their worker's modules (`isolate: false`): a fresh process per file spent about as
@@ -57,7 +59,7 @@ export default defineConfig({
           isolate: false,
           testTimeout: 90_000,
           hookTimeout: 120_000,
-          maxWorkers: 3,
+          maxWorkers: 4,
         },
       },
       {
@@ -70,7 +72,7 @@ export default defineConfig({
           testTimeout: 90_000,
           hookTimeout: 120_000,
           // The same as node's: projects of one group share their worker count.
-          maxWorkers: 3,
+          maxWorkers: 4,
         },
       },
       {
@@ -84,7 +86,7 @@ export default defineConfig({
           isolate: false,
           testTimeout: 60_000,
           // The same as node's: projects of one group share their worker count.
-          maxWorkers: 3,
+          maxWorkers: 4,
         },
       },
       {
@@ -96,7 +98,7 @@ export default defineConfig({
           setupFiles: ['test/shell/support/setup-dom.ts'],
           testTimeout: 60_000,
           // The same as node's: projects of one group share their worker count.
-          maxWorkers: 3,
+          maxWorkers: 4,
         },
       },
       {
@@ -108,9 +110,9 @@ export default defineConfig({
           setupFiles: [FILE_TEMP_DIRS],
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Two files at a time, after the node and dom projects: each file uses its own free ports and temporary directories and writes
+          // Three files at a time, after the node and dom projects: each file uses its own free ports and temporary directories and writes
           // nothing in the checkout, and most of a file's time is spent waiting on the processes it starts.
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
         },
       },
