@@ -18,7 +18,7 @@
  *
  *   npm run bench lighthouse
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
@@ -153,6 +153,7 @@ async function main(): Promise<void> {
       if (median.score < TARGET_SCORE) failed = true;
       const dir = process.env.LIGHTHOUSE_OUT;
       if (dir) {
+        mkdirSync(dir, { recursive: true });
         const base = join(dir, page.name.replace(/[^a-z0-9]+/gi, '-'));
         writeFileSync(`${base}.report.json`, median.report);
         if (median.finalScreenshot) writeFileSync(`${base}.jpg`, median.finalScreenshot);

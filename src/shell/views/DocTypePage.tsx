@@ -6,7 +6,7 @@
  * with a confirmation, a confirmation after save, and the tab title.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useDeferredValue, useEffect, useState } from 'react';
 import type { DeskRecord, FormViewProps, ListViewProps, RightsProps } from '../../contract/remote';
 import { useInvalidateRecords } from '../data/records';
 import { timelineKey } from '../history/history-api';
@@ -85,7 +85,10 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
       .catch(() => {});
   }, [platform, service, entry]);
 
-  const views = useRemoteViews(service, Boolean(entry?.url));
+  // Deferred: the views arrive through a store React reads synchronously, and the first render of the
+  // screen they bring (a remote's list or the generic one) would otherwise run as one long task; deferred,
+  // it runs in slices the browser can answer input between, and the screen shows its loading state until then.
+  const views = useDeferredValue(useRemoteViews(service, Boolean(entry?.url)));
   const [standard, setStandard] = useState(false);
   const invalidate = useInvalidateRecords();
   const queryClient = useQueryClient();

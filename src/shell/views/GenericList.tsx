@@ -6,7 +6,7 @@
  * linked records show as their titles, each a link to the record. Each capability lives in `./list/`.
  */
 
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useDeferredValue } from 'react';
 import type { DeskRecord, ListViewProps } from '../../contract/remote';
 import { useRecordList } from '../data/records';
 import { useLinkTitles } from '../hooks/use-link-titles';
@@ -32,6 +32,9 @@ import { bulkEditableFields, useBulkEdit } from './list/use-bulk-edit';
 import { useBulkSelection } from './list/use-bulk-selection';
 import { useFilterDraft, useListState } from './list/use-list-state';
 import { Empty, ErrorState, Loading } from './states';
+
+/** The rows of a list that has none yet (one array, so hooks keyed on the rows see no change). */
+const NO_ROWS: readonly DeskRecord[] = [];
 
 // The export's code loads after the list: until then the same button, not yet active, holds its place
 // (docs/performance.md#the-budget).
@@ -124,15 +127,20 @@ export function GenericList({
     ...conditionFilters(conditions, readable),
   ];
   const { page, pageSize, sort } = state;
-  const { query, result } = useRecordList<DeskRecord>({
+  const { query } = useRecordList<DeskRecord>({
     resource: docType,
     pagination: { currentPage: page, pageSize },
     sorters: sort ? [sort] : [],
     filters,
     fields: shownFields(schema.titleField, columns),
   });
-  const total = result.total ?? 0;
-  const rows = result.data ?? [];
+  // The page's rows, deferred: a query's result reaches React through a store it reads synchronously, and
+  // rendering a page of rows in the same task would block the browser for as long as the whole table takes;
+  // deferred, the table renders in slices, and the list keeps its loading state until the rows are rendered.
+  const shown = useDeferredValue(query.data);
+  const rendering = shown === undefined && query.data !== undefined;
+  const total = shown?.total ?? 0;
+  const rows = shown?.data ?? NO_ROWS;
   const titles = useLinkTitles(columns, rows);
   const filtered = filters.length > 0;
   const selection = useBulkSelection(docType, schema.label, state);
@@ -194,7 +202,7 @@ export function GenericList({
         {edit.failures.length > 0 ? <BulkEditFailures edit={edit} /> : null}
       </Suspense>
 
-      {query.isLoading ? (
+      {query.isLoading || rendering ? (
         <Loading label={`Loading ${plural.toLowerCase()}…`} />
       ) : query.isError ? (
         <ErrorState
@@ -236,7 +244,7 @@ export function GenericList({
       <ListPager
         label={schema.label}
         total={total}
-        totalIsLowerBound={query.data?.total_is_lower_bound === true}
+        totalIsLowerBound={shown?.total_is_lower_bound === true}
         state={state}
         setState={setState}
       />

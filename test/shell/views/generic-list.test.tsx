@@ -1,5 +1,6 @@
 /**
- * The generic list's bulk delete against the mock backend: rows are selected, Delete asks in a dialog
+ * The generic list against the mock backend: its loading state lasts until the page's rows are rendered (they
+ * render deferred, in the background), and its bulk delete: rows are selected, Delete asks in a dialog
  * (Cancel deletes nothing), and confirming sends one DELETE per selected record and confirms with a notice.
  */
 import { QueryClientProvider } from '@tanstack/react-query';
@@ -32,6 +33,33 @@ afterAll(() => backend.server.close());
 function platform(): DeskPlatform {
   return testPlatform();
 }
+
+describe('GenericList loading', () => {
+  it('shows its loading state until the rows are rendered, and never the empty state of a list with rows', async () => {
+    // Every text the page ever held, commit by commit: a state shown for one frame counts.
+    const seen: string[] = [];
+    const observer = new MutationObserver((records) => {
+      for (const record of records) for (const node of record.addedNodes) seen.push(node.textContent ?? '');
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+    try {
+      render(
+        <PlatformProvider platform={platform()}>
+          <QueryClientProvider client={createQueryClient()}>
+            <GenericList docType="stock.Warehouse" schema={warehouse} onOpen={() => {}} onCreate={() => {}} />
+          </QueryClientProvider>
+        </PlatformProvider>,
+      );
+      const list = await screen.findByRole('region', { name: 'Warehouse list' });
+      await within(list).findByText('1–2 of 2 warehouses');
+      expect(within(list).getAllByRole('row').length).toBeGreaterThan(2);
+    } finally {
+      observer.disconnect();
+    }
+    expect(seen.some((text) => text.includes('Loading warehouses'))).toBe(true);
+    expect(seen.filter((text) => text.includes('No warehouses yet.'))).toEqual([]);
+  });
+});
 
 describe('GenericList bulk delete', () => {
   it('asks before deleting the selected rows, deletes nothing on Cancel, and deletes each on confirmation', async () => {
