@@ -34,6 +34,17 @@ function platform(): DeskPlatform {
   return testPlatform();
 }
 
+/** The generic list of stock.Warehouse, with its own query cache. */
+function renderWarehouses(p: DeskPlatform): void {
+  render(
+    <PlatformProvider platform={p}>
+      <QueryClientProvider client={createQueryClient()}>
+        <GenericList docType="stock.Warehouse" schema={warehouse} onOpen={() => {}} onCreate={() => {}} />
+      </QueryClientProvider>
+    </PlatformProvider>,
+  );
+}
+
 describe('GenericList loading', () => {
   it('shows its loading state until the rows are rendered, and never the empty state of a list with rows', async () => {
     // Every text the page ever held, commit by commit: a state shown for one frame counts.
@@ -43,13 +54,7 @@ describe('GenericList loading', () => {
     });
     observer.observe(document.body, { childList: true, subtree: true });
     try {
-      render(
-        <PlatformProvider platform={platform()}>
-          <QueryClientProvider client={createQueryClient()}>
-            <GenericList docType="stock.Warehouse" schema={warehouse} onOpen={() => {}} onCreate={() => {}} />
-          </QueryClientProvider>
-        </PlatformProvider>,
-      );
+      renderWarehouses(platform());
       const list = await screen.findByRole('region', { name: 'Warehouse list' });
       await within(list).findByText('1–2 of 2 warehouses');
       expect(within(list).getAllByRole('row').length).toBeGreaterThan(2);
@@ -64,13 +69,7 @@ describe('GenericList loading', () => {
 describe('GenericList bulk delete', () => {
   it('asks before deleting the selected rows, deletes nothing on Cancel, and deletes each on confirmation', async () => {
     const p = platform();
-    render(
-      <PlatformProvider platform={p}>
-        <QueryClientProvider client={createQueryClient()}>
-          <GenericList docType="stock.Warehouse" schema={warehouse} onOpen={() => {}} onCreate={() => {}} />
-        </QueryClientProvider>
-      </PlatformProvider>,
-    );
+    renderWarehouses(p);
     const list = await screen.findByRole('region', { name: 'Warehouse list' });
     await within(list).findByText('1–2 of 2 warehouses');
     fireEvent.click(within(list).getByRole('checkbox', { name: 'Select all on this page' }));
