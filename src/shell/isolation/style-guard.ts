@@ -136,8 +136,7 @@ export class StyleGuard {
       }
       for (const node of record.addedNodes) {
         if (isStyleElement(node)) touched.add(node);
-        else if (isElement(node))
-          for (const inner of node.querySelectorAll('style')) touched.add(inner);
+        else if (isElement(node)) for (const inner of node.querySelectorAll('style')) touched.add(inner);
       }
       // A hot update rewrites a style's text or attributes in place.
       const target = isElement(record.target) ? record.target : record.target.parentElement;
