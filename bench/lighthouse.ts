@@ -90,6 +90,23 @@ async function signedInTab(port: number, origin: string, session: Session): Prom
   return page;
 }
 
+/** Asks the launched browser to close and waits up to 10 s for it to exit (the launcher kills it after). */
+async function closeBrowser(chrome: chromeLauncher.LaunchedChrome): Promise<void> {
+  const exited = new Promise<void>((resolve) => {
+    if (chrome.process.exitCode !== null) resolve();
+    chrome.process.once('exit', () => resolve());
+  });
+  try {
+    const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}` });
+    await browser.close();
+  } catch {
+    // Already gone.
+  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+  clearTimeout(timer);
+}
+
 interface PageRun {
   score: number;
   metrics: Record<string, number>;
@@ -160,6 +177,9 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    // Closed over the protocol first: Chromium then exits on its own and removes its temporary folder
+    // (`/tmp/org.chromium.Chromium.*`), which the launcher's SIGKILL would leave behind.
+    await closeBrowser(chrome);
     chrome.kill();
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
