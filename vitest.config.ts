@@ -41,6 +41,11 @@ const FRESH_DOM_FILES = [
   'test/shell/views/remote-unavailable.test.tsx',
   'test/shell/views/unknown-owner.test.tsx',
 ];
+/**
+ * Files at a time in the first group (node, node-fresh, dom, dom-fresh): vitest requires the projects of one
+ * group to have the same worker count, and they share it.
+ */
+const FIRST_GROUP_WORKERS = 4;
 /** Removes the temporary folders each test file's helpers made, after the file. */
 const FILE_TEMP_DIRS = 'test/helpers/remove-file-temp-dirs.ts';
 
@@ -59,7 +64,7 @@ export default defineConfig({
           isolate: false,
           testTimeout: 90_000,
           hookTimeout: 120_000,
-          maxWorkers: 4,
+          maxWorkers: FIRST_GROUP_WORKERS,
         },
       },
       {
@@ -71,8 +76,7 @@ export default defineConfig({
           setupFiles: [FILE_TEMP_DIRS],
           testTimeout: 90_000,
           hookTimeout: 120_000,
-          // The same as node's: projects of one group share their worker count.
-          maxWorkers: 4,
+          maxWorkers: FIRST_GROUP_WORKERS,
         },
       },
       {
@@ -85,8 +89,7 @@ export default defineConfig({
           setupFiles: ['test/shell/support/setup-dom.ts'],
           isolate: false,
           testTimeout: 60_000,
-          // The same as node's: projects of one group share their worker count.
-          maxWorkers: 4,
+          maxWorkers: FIRST_GROUP_WORKERS,
         },
       },
       {
@@ -97,8 +100,7 @@ export default defineConfig({
           include: FRESH_DOM_FILES,
           setupFiles: ['test/shell/support/setup-dom.ts'],
           testTimeout: 60_000,
-          // The same as node's: projects of one group share their worker count.
-          maxWorkers: 4,
+          maxWorkers: FIRST_GROUP_WORKERS,
         },
       },
       {
