@@ -22,7 +22,33 @@ export interface LoginThrottleOptions {
   lockMs?: number;
   /** The longest lock-out. Default 15 minutes. */
   maxLockMs?: number;
+  /**
+   * How long the refusal of a locked sign-in is held before it is answered ({@link LoginThrottle.holdRefusal}).
+   * Default 1 s.
+   */
+  refusalHoldMs?: number;
+  /** The most refusals held at once; those beyond are answered at once. Default 1,024. */
+  maxHeldRefusals?: number;
   now?: () => number;
+  /** Waits `ms` or until `signal` aborts (default: a timer). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** The settings of how refusals of locked sign-ins are held ({@link LoginThrottle.holdRefusal}). */
+export type LoginRefusalHold = Pick<LoginThrottleOptions, 'refusalHoldMs' | 'maxHeldRefusals' | 'sleep'>;
+
+/** A timer that ends early, without an error, when `signal` aborts. */
+function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The outcome of {@link LoginThrottle.begin}. */
@@ -65,7 +91,11 @@ export class LoginThrottle {
   readonly #lockMs: number;
   readonly #maxLockMs: number;
   readonly #now: () => number;
+  readonly #refusalHoldMs: number;
+  readonly #maxHeldRefusals: number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #queues = new Map<string, Promise<unknown>>();
+  #held = 0;
 
   constructor(options: LoginThrottleOptions) {
     this.#store = options.store;
@@ -76,6 +106,29 @@ export class LoginThrottle {
     this.#lockMs = options.lockMs ?? 60_000;
     this.#maxLockMs = options.maxLockMs ?? 15 * 60_000;
     this.#now = options.now ?? Date.now;
+    this.#refusalHoldMs = options.refusalHoldMs ?? 1000;
+    this.#maxHeldRefusals = options.maxHeldRefusals ?? 1024;
+    this.#sleep = options.sleep ?? sleepUnlessAborted;
+  }
+
+  /**
+   * Holds the refusal of a locked sign-in for `refusalHoldMs` before it is answered (a tarpit): a client
+   * that guesses as fast as the server answers gets one refusal per connection per hold, so a flood of
+   * guesses at a locked account costs the server a timer per connection instead of a request per
+   * millisecond, and other users' requests are not slowed. Nobody waiting for a refusal loses anything: the
+   * lock-out it reports lasts a minute or more. Held outside {@link oneAtATime}, so the owner's sign-in from
+   * another address never queues behind a stranger's refusals; ends early when the client disconnects
+   * (`signal`); beyond `maxHeldRefusals` at once, a refusal is answered at once, so holding cannot grow the
+   * process's memory without bound.
+   */
+  async holdRefusal(signal?: AbortSignal): Promise<void> {
+    if (this.#held >= this.#maxHeldRefusals) return;
+    this.#held++;
+    try {
+      await this.#sleep(this.#refusalHoldMs, signal);
+    } finally {
+      this.#held--;
+    }
   }
 
   /**

@@ -101,16 +101,22 @@ export function authRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
     // Throttled per account and per client address before any password is checked
     // (docs/security.md#login-throttling): a locked account refuses the right password too.
     const address = clientAddress(c, trusted);
-    const session = await deps.loginThrottle.oneAtATime(usr, async () => {
+    const outcome = await deps.loginThrottle.oneAtATime(usr, async () => {
       const decision = await deps.loginThrottle.begin(usr, address);
-      if (!decision.allowed) throw tooManyAttempts(decision.retryAfterSeconds);
+      if (!decision.allowed) return decision;
       // The request's signal aborts when the client closes the connection: a sign-in nobody waits for
       // any more is never hashed (backend/auth/hash-gate.ts).
       const started = await deps.hashGate.run(() => service.login(usr, pwd), c.req.raw.signal);
       if (started) await decision.attempt.succeeded();
       else await decision.attempt.failed();
-      return started;
+      return { allowed: true as const, session: started };
     });
+    if (!outcome.allowed) {
+      // Held after the account's queue, not in it: other sign-ins of the account go on meanwhile.
+      await deps.loginThrottle.holdRefusal(c.req.raw.signal);
+      throw tooManyAttempts(outcome.retryAfterSeconds);
+    }
+    const session = outcome.session;
     if (!session) throw unauthorized();
     setCookie(c, SESSION_COOKIE, session.token, {
       httpOnly: true,

@@ -14,6 +14,7 @@ import {
   refuseDefaultPasswordOffLoopback,
 } from '../auth/default-password';
 import type { AttemptStore } from '../auth/login-attempts';
+import type { LoginRefusalHold } from '../auth/login-throttle';
 import type { Bus } from '../bus/bus';
 import { InProcessBus } from '../bus/in-process-bus';
 import type { PlatformConfig } from '../config/schema';
@@ -75,6 +76,8 @@ export interface ContextOptions {
   records?: RecordStore;
   /** Told of every read the data API answers and every write it stores (history, audit); default none. */
   recordObservers?: readonly RecordObserver[];
+  /** How refusals of locked sign-ins are held (tests); default the login throttle's. */
+  loginThrottle?: LoginRefusalHold;
   /** Environment the secrets are read from (`PLATFORM_ADMIN_PASSWORD`); default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
@@ -191,6 +194,7 @@ export async function buildContext(
     seenJwes: parts.seenJwes,
     administrator: parts.users ?? true,
     loginAttempts: parts.loginAttempts,
+    loginThrottle: options.loginThrottle,
     adminPassword: (options.env ?? process.env)[ADMIN_PASSWORD_ENV],
   });
   stack.defer(() => security.close());

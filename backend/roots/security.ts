@@ -5,7 +5,7 @@ import { DbAuthStore } from '../auth/db-auth-store';
 import { ADMIN_PASSWORD_ENV, DEFAULT_ADMIN_PASSWORD } from '../auth/default-password';
 import { HashGate } from '../auth/hash-gate';
 import { type AttemptStore, MemoryAttemptStore } from '../auth/login-attempts';
-import { LoginThrottle } from '../auth/login-throttle';
+import { type LoginRefusalHold, LoginThrottle } from '../auth/login-throttle';
 import type { PasswordHasher } from '../auth/password-hasher';
 import { ScryptPasswordHasher } from '../auth/passwords';
 import type { UserDirectory } from '../auth/user-directory';
@@ -83,6 +83,8 @@ export interface SecurityContextOptions {
   administrator?: boolean;
   /** Where failed sign-ins are counted; default this process's memory. */
   loginAttempts?: AttemptStore;
+  /** How refusals of locked sign-ins are held; default {@link LoginThrottle}'s. */
+  loginThrottle?: LoginRefusalHold;
   /**
    * Administrator's password when the user is first created (`PLATFORM_ADMIN_PASSWORD`, read by the process's
    * root); absent or empty: {@link DEFAULT_ADMIN_PASSWORD}, with a warning.
@@ -155,7 +157,10 @@ export async function createSecurityContext(options: SecurityContextOptions): Pr
     windowSeconds: pe.replay_window_seconds,
     clockSkewSeconds: pe.clock_skew_seconds,
   });
-  const loginThrottle = new LoginThrottle({ store: options.loginAttempts ?? new MemoryAttemptStore() });
+  const loginThrottle = new LoginThrottle({
+    store: options.loginAttempts ?? new MemoryAttemptStore(),
+    ...options.loginThrottle,
+  });
   return {
     keys,
     policy,

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
+import type { LoginRefusalHold } from '../../backend/auth/login-throttle';
 import { loadConfig } from '../../backend/config/load-config';
 import type { AppContext } from '../../backend/context';
 import type { RecordObserver } from '../../backend/data/record-observer';
@@ -70,6 +71,8 @@ export interface TestAppOverrides {
   log?: (line: string) => void;
   /** Told of the data API's reads and writes; default none. */
   recordObservers?: readonly RecordObserver[];
+  /** How refusals of locked sign-ins are held; default the server's. */
+  loginThrottle?: LoginRefusalHold;
 }
 
 /** The real app over an in-memory database, and a `request` bound to it. */
@@ -112,6 +115,7 @@ export async function createTestApp(overrides: TestAppOverrides = {}): Promise<T
     keys,
     directory: overrides.directory,
     recordObservers: overrides.recordObservers,
+    loginThrottle: overrides.loginThrottle,
   });
   setDefaultAuthorization(app, await apiKeyAuthorization(ctx));
   return {

@@ -119,4 +119,44 @@ describe('LoginThrottle', () => {
     expect(checked).toBe(5);
     expect(answers.filter((a) => a === 'locked')).toHaveLength(15);
   });
+
+  it('holds refusals up to its limit at once and answers those beyond it at once', async () => {
+    const waiting: (() => void)[] = [];
+    const asked: number[] = [];
+    const throttle = new LoginThrottle({
+      store: new MemoryAttemptStore(),
+      refusalHoldMs: 5000,
+      maxHeldRefusals: 2,
+      sleep: (ms) => {
+        asked.push(ms);
+        return new Promise((resolve) => waiting.push(resolve));
+      },
+    });
+    const answered: number[] = [];
+    const holds = [1, 2, 3].map((n) => throttle.holdRefusal().then(() => answered.push(n)));
+    await holds[2];
+    // Two are held for the configured time; the third found no room and was answered at once.
+    expect(asked).toEqual([5000, 5000]);
+    expect(answered).toEqual([3]);
+    waiting.shift()!();
+    await holds[0];
+    expect(answered).toEqual([3, 1]);
+    // The room it left is taken by the next refusal.
+    const fourth = throttle.holdRefusal().then(() => answered.push(4));
+    expect(asked).toHaveLength(3);
+    for (const release of waiting.splice(0)) release();
+    await Promise.all([holds[1], fourth]);
+    expect(answered).toEqual([3, 1, 2, 4]);
+  });
+
+  it('stops holding a refusal when its client disconnects', async () => {
+    const throttle = new LoginThrottle({ store: new MemoryAttemptStore(), refusalHoldMs: 3_600_000 });
+    const client = new AbortController();
+    const held = throttle.holdRefusal(client.signal);
+    client.abort();
+    // Without the abort this waits an hour, and the test times out.
+    await held;
+    // A client gone before the refusal was held is not held at all.
+    await throttle.holdRefusal(client.signal);
+  });
 });

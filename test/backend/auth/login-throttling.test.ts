@@ -45,3 +45,38 @@ describe('login throttling', () => {
     expect((await loginFrom('10.1.1.1', 'owner', 'owner-password')).status).toBe(200);
   });
 });
+
+describe('the refusal of a locked sign-in', () => {
+  it('is held before it is answered, while the owner of the account signs in from elsewhere', async () => {
+    const held: (() => void)[] = [];
+    const app = await createTestApp({
+      loginThrottle: { sleep: () => new Promise<void>((resolve) => held.push(resolve)) },
+    });
+    try {
+      await app.ctx.security.users.addUser('held', 'held-password', ['Stock User']);
+      const from = (address: string, pwd: string) =>
+        app.app.fetch(
+          new Request('http://desk.test/api/method/login', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', origin: 'http://desk.test' },
+            body: JSON.stringify({ usr: 'held', pwd }),
+          }),
+          { incoming: { socket: { remoteAddress: address } } },
+        );
+      for (let i = 0; i < 5; i++) expect((await from('10.6.6.6', `wrong-${i}`)).status).toBe(401);
+      expect(held).toHaveLength(0);
+      let refusal: Response | undefined;
+      const stranger = Promise.resolve(from('10.6.6.6', 'held-password')).then((res) => (refusal = res));
+      while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      // The owner's sign-in does not queue behind the refusal being held.
+      expect((await from('10.1.1.1', 'held-password')).status).toBe(200);
+      expect(refusal).toBeUndefined();
+      held[0]!();
+      await stranger;
+      expect(refusal!.status).toBe(429);
+      expect(((await refusal!.json()) as { error: { code: string } }).error.code).toBe('too_many_attempts');
+    } finally {
+      await app.close();
+    }
+  });
+});
