@@ -15,8 +15,9 @@
  * Both sides' servers run at once, their loads alternating, over `ROUNDS` rounds; printed are the medians,
  * and as the ratio the median of each round's own (with their range).
  *
- * Reads one at a time are printed as well: between them the server idles, so each read starts on a cold
- * core, and a revealing read idles a second time while its audit entry is synced (docs/security.md#what-it-costs).
+ * Reads one at a time are printed as well, with the time each took from the generator's side: between them
+ * the server idles, so each read starts on a cold core, and a revealing read idles a second time while its
+ * audit entry is synced (docs/security.md#what-it-costs, docs/performance.md#the-audit-journals-syncs).
  *
  * A second measurement (a worker with `list`): the list latency with `LIST_ROWS` masked rows, the records
  * read by a user whose role may read the DocType but not its personal data (no `read_pii`), so every flagged
@@ -219,9 +220,11 @@ async function main(): Promise<void> {
   const generator = startGenerator();
   try {
     writeBenchApp(appDir);
-    type Ops = { create: number[]; read: number[]; readOne: number[]; whole: Whole[] };
+    type Ops = { create: number[]; read: number[]; readOne: number[]; readOneWall: number[]; whole: Whole[] };
     const figures = new Map<string, Ops>();
-    for (const side of SIDES) figures.set(side, { create: [], read: [], readOne: [], whole: [] });
+    for (const side of SIDES) {
+      figures.set(side, { create: [], read: [], readOne: [], readOneWall: [], whole: [] });
+    }
     for (let round = 1; round <= ROUNDS; round++) {
       // Both sides' servers run at once and their loads alternate, so each pair of figures is taken under
       // the same conditions; the order is reversed every other round.
@@ -241,7 +244,10 @@ async function main(): Promise<void> {
         for (const side of order) {
           const w = workers.get(side)!;
           const gets = { url: w.url, paths: paths.get(side)!, headers: w.admin, connections };
-          figures.get(side)![phase].push((await runLoad(generator, gets, w.cpuMs)).cpuMs / OPS);
+          const load = await runLoad(generator, gets, w.cpuMs);
+          figures.get(side)![phase].push(load.cpuMs / OPS);
+          // One at a time, a read's wall time is what its reader waits: the reveal's sync included.
+          if (phase === 'readOne') figures.get(side)!.readOneWall.push(load.wallMs / OPS);
         }
       }
       for (const side of order) figures.get(side)!.whole.push(await workers.get(side)!.stop());
@@ -278,6 +284,7 @@ async function main(): Promise<void> {
     row(`CPU per create, ${CONNECTIONS} at a time`, flagged.create, plain.create);
     row(`CPU per revealed read, ${CONNECTIONS} at a time`, flagged.read, plain.read);
     row('CPU per revealed read, one at a time', flagged.readOne, plain.readOne);
+    row('time per revealed read, one at a time (wall)', flagged.readOneWall, plain.readOneWall);
     wholeRows('whole server process, start to exit', flagged.whole, plain.whole);
 
     const listed = new Map<string, { wall: number[]; cpu: number[]; whole: Whole[] }>();
