@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { sha256 } from './digest';
 import type { AttemptState, AttemptStore } from './login-attempts';
 
@@ -38,18 +39,8 @@ export interface LoginThrottleOptions {
 export type LoginRefusalHold = Pick<LoginThrottleOptions, 'refusalHoldMs' | 'maxHeldRefusals' | 'sleep'>;
 
 /** A timer that ends early, without an error, when `signal` aborts. */
-function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+const sleepUnlessAborted = (ms: number, signal?: AbortSignal): Promise<void> =>
+  delay(ms, undefined, { signal }).catch(() => {});
 
 /** The outcome of {@link LoginThrottle.begin}. */
 export type ThrottleDecision =

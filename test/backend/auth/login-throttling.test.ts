@@ -13,9 +13,12 @@ afterAll(() => t?.close());
 const login = (usr: string, pwd: string) =>
   t.request('POST', '/api/method/login', { body: { usr, pwd }, anonymous: true });
 
-/** A sign-in as if over a connection from `address` (the server's bindings carry the peer address). */
-const loginFrom = (address: string, usr: string, pwd: string) =>
-  t.app.fetch(
+/**
+ * A sign-in as if over a connection from `address` (the server's bindings carry the peer address), to the
+ * file's app unless another is given.
+ */
+const loginFrom = (address: string, usr: string, pwd: string, app: TestApp = t) =>
+  app.app.fetch(
     new Request('http://desk.test/api/method/login', {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: 'http://desk.test' },
@@ -54,15 +57,7 @@ describe('the refusal of a locked sign-in', () => {
     });
     try {
       await app.ctx.security.users.addUser('held', 'held-password', ['Stock User']);
-      const from = (address: string, pwd: string) =>
-        app.app.fetch(
-          new Request('http://desk.test/api/method/login', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', origin: 'http://desk.test' },
-            body: JSON.stringify({ usr: 'held', pwd }),
-          }),
-          { incoming: { socket: { remoteAddress: address } } },
-        );
+      const from = (address: string, pwd: string) => loginFrom(address, 'held', pwd, app);
       for (let i = 0; i < 5; i++) expect((await from('10.6.6.6', `wrong-${i}`)).status).toBe(401);
       expect(held).toHaveLength(0);
       let refusal: Response | undefined;
