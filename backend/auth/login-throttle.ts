@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { sha256 } from './digest';
 import type { AttemptState, AttemptStore } from './login-attempts';
 
@@ -38,9 +37,22 @@ export interface LoginThrottleOptions {
 /** The settings of how refusals of locked sign-ins are held ({@link LoginThrottle.holdRefusal}). */
 export type LoginRefusalHold = Pick<LoginThrottleOptions, 'refusalHoldMs' | 'maxHeldRefusals' | 'sleep'>;
 
-/** A timer that ends early, without an error, when `signal` aborts. */
-const sleepUnlessAborted = (ms: number, signal?: AbortSignal): Promise<void> =>
-  delay(ms, undefined, { signal }).catch(() => {});
+/**
+ * A timer that ends early, without an error, when `signal` aborts. Written with the web's timers, not
+ * `node:timers/promises`: this module also runs in the browser, in the offline mocks' backend.
+ */
+function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 /** The outcome of {@link LoginThrottle.begin}. */
 export type ThrottleDecision =
