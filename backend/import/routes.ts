@@ -134,7 +134,18 @@ export function importRoutes(ctx: ImportRouteDeps, options: ImportRouteOptions =
     const body = await importBody(c);
     const parsed = csvTable(body.csv);
     const mapping = resolveMapping(doctype, parsed.header, body.mapping);
-    const checker = new RowChecker({ integrity: runDeps.integrity, doctype, mapping, access, principal });
+    // Personal data the caller may not see is checked for stored duplicates only by the run (row-check.ts).
+    const uncheckedStored = doctype.fields
+      .filter((f) => f.unique && access.masked.includes(f.name))
+      .map((f) => f.name);
+    const checker = new RowChecker({
+      integrity: runDeps.integrity,
+      doctype,
+      mapping,
+      access,
+      principal,
+      uncheckedStored,
+    });
     const errors: RowProblem[] = [];
     let invalid = 0;
     for (const row of parsed.rows) {
@@ -152,6 +163,7 @@ export function importRoutes(ctx: ImportRouteDeps, options: ImportRouteOptions =
         invalid,
         errors: errors.slice(0, MAX_LISTED_PROBLEMS),
         ...(errors.length > MAX_LISTED_PROBLEMS ? { errors_truncated: true } : {}),
+        ...(uncheckedStored.length > 0 ? { unchecked_stored: uncheckedStored } : {}),
       },
     });
   });

@@ -30,6 +30,13 @@ export interface RowCheckDeps {
   mapping: readonly ColumnMapping[];
   access: RecordAccess;
   principal: Principal | undefined;
+  /**
+   * `unique` fields whose values are not looked for among the stored records (only among the file's rows):
+   * a preview's, for the personal data its caller gets masked. A preview writes nothing, so checking those
+   * would tell the caller, row after row and at no cost, which values other records hold
+   * (docs/security.md#what-the-blind-index-leaks); the import's run checks them.
+   */
+  uncheckedStored?: readonly string[];
 }
 
 /** The field errors of a refusal the data API would answer with; anything else is not the row's fault. */
@@ -81,7 +88,7 @@ export class RowChecker {
     const problems = [...this.#duplicatesInFile(row, data), ...(await this.#brokenLinks(row, data))];
     if (problems.length === 0) {
       try {
-        await checkUnique(this.#deps.integrity, doctype, data);
+        await checkUnique(this.#deps.integrity, doctype, this.#storedChecked(data));
       } catch (error) {
         problems.push(...problemsOf(row, error));
       }
@@ -89,6 +96,13 @@ export class RowChecker {
     if (problems.length > 0) return { ok: false, row, problems };
     this.#rememberUnique(data);
     return { ok: true, row, data };
+  }
+
+  /** `data` without the fields whose stored duplicates this checker does not look for. */
+  #storedChecked(data: Record<string, unknown>): Record<string, unknown> {
+    const unchecked = this.#deps.uncheckedStored ?? [];
+    if (unchecked.length === 0) return data;
+    return Object.fromEntries(Object.entries(data).filter(([field]) => !unchecked.includes(field)));
   }
 
   #duplicatesInFile(row: number, data: Record<string, unknown>): RowProblem[] {

@@ -29,6 +29,12 @@ export interface ImportPreview {
   errors: RowProblem[];
   /** Set when more bad rows exist than are listed. */
   errors_truncated?: true;
+  /**
+   * `unique` fields of personal data the caller gets masked: the preview does not look for their values
+   * among the stored records (that would reveal which values are taken); the import's run does, and fails
+   * a row that repeats one with `duplicate`. Absent when there are none.
+   */
+  unchecked_stored?: string[];
 }
 
 /** Where an import stands. */
