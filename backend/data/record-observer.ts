@@ -2,15 +2,27 @@ import type { DocRecord, DocTypeDefinition, Principal } from '../../src/contract
 import type { Transaction } from '../security/idempotency/idempotency-store';
 import type { ReadCompanion, WriteCompanion } from './records';
 
-/** A read the data API answered: which records, to whom, and which flagged fields it gave in clear. */
+/**
+ * Where a reveal happened: `list` (`GET /api/resource/:doctype` and what pages through it), `get` (one
+ * record), or an RPC method whose app code read flagged values during the caller's call.
+ */
+export type RevealRoute = 'list' | 'get' | `POST /api/method/${string}`;
+
+/**
+ * A read answered to a caller: which records, to whom, and which flagged fields it gave in clear. Told by the
+ * data API's reads, and by app code's `records.get` during an RPC call (backend/apps/app-services.ts), since
+ * a value decrypted on a person's behalf is a reveal whoever hands it on.
+ */
 export interface RecordReadEvent {
   doctype: DocTypeDefinition;
   /** Names of the records in the answer. */
   names: string[];
-  /** `list` (`GET /api/resource/:doctype`) or `get` (one record). */
-  route: 'list' | 'get';
+  route: RevealRoute;
   principal?: Principal;
-  /** The `pii` / `encrypted` fields the caller received unmasked (empty when nothing flagged was revealed). */
+  /**
+   * The `pii` / `encrypted` fields the caller learnt in clear (empty when nothing flagged was revealed): those
+   * the answer carried unmasked, and those its filters tested (see {@link revealedFields}).
+   */
   revealed: string[];
   /** The caller's address as the middleware chain resolved it, when known. */
   clientAddress?: string;
@@ -24,6 +36,14 @@ export interface RecordWriteEvent {
   before?: DocRecord;
   after?: DocRecord;
   principal?: Principal;
+  /**
+   * The fields the write's request carried (its body's keys), when a request made it; absent otherwise (an
+   * import, app code). With {@link masked} it keeps the history from telling a writer whether a value they
+   * guessed was the stored one (history-observer.ts).
+   */
+  sent?: readonly string[];
+  /** The fields the writer receives masked (`pii` fields without `read_pii`); absent when unknown. */
+  masked?: readonly string[];
   /**
    * The transaction the write runs in (undefined for a store in memory): an observer that stores something
    * writes it through `tx`, so it commits with the write or not at all.
@@ -65,6 +85,24 @@ export interface RecordObserver {
    * write run in a transaction, and `written` called in it, as always.
    */
   alongsideWrite?(event: PendingWriteEvent): WriteCompanion | null | undefined;
+}
+
+/**
+ * The flagged fields of `doctype` a reader who gets `masked` masked learns in clear from a read: those the
+ * answer returns (`returned`, a list's `fields`; all when absent) and those its filters test (`tested`). A
+ * filter on a flagged field tells its caller that field's value for every record returned (an equality
+ * names it; `!=` and `in` narrow it), whatever the projection leaves out. In the DocType's order, once each.
+ */
+export function revealedFields(
+  doctype: DocTypeDefinition,
+  masked: readonly string[],
+  returned?: readonly string[],
+  tested: readonly string[] = [],
+): string[] {
+  return doctype.fields
+    .filter((f) => (f.pii || f.encrypted) && !masked.includes(f.name))
+    .filter((f) => returned === undefined || returned.includes(f.name) || tested.includes(f.name))
+    .map((f) => f.name);
 }
 
 /** Calls every observer's `read`, in order. */

@@ -11,6 +11,7 @@ import { readJsonBody } from '../http/read-body';
 import { clientAddress } from '../middleware/client-address';
 import { timeStage } from '../middleware/server-timing';
 import { requireMethod } from '../permissions/guard';
+import { maskRecord } from '../permissions/mask';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
 import { atomicWrite } from './atomic-write';
@@ -24,7 +25,7 @@ import {
 } from './integrity';
 import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
-import { notifyRead, type RecordObserver, type RecordReadEvent } from './record-observer';
+import { notifyRead, type RecordObserver, type RecordReadEvent, revealedFields } from './record-observer';
 import type { DocRecord, ReadCompanion } from './records';
 import { validateDocument, validateKwargs } from './validate';
 
@@ -89,6 +90,49 @@ function maskedFields(access: RecordAccess): { masked_fields?: string[] } {
   return access.masked.length > 0 ? { masked_fields: access.masked } : {};
 }
 
+/**
+ * The answer of a write, by the least-reveal rule (docs/permissions.md#reveals-are-audited): in clear only
+ * the flagged values the request itself carried (`sent`, as validated and stored) and the caller may read;
+ * every other flagged field holding a value is the mask, named in `masked_fields` with those the caller
+ * always gets masked. So a write's answer tells the caller nothing they did not send, is no reveal and needs
+ * no audit entry (nor does its replay for an `Idempotency-Key`, whatever the caller may read by then); a
+ * client that wants the stored values reads the record, which is audited. A DELETE sends nothing: all masked.
+ */
+function writeAnswer(
+  doctype: DocTypeDefinition,
+  access: RecordAccess,
+  stored: DocRecord,
+  sent: ReadonlySet<string>,
+): { data: DocRecord; masked_fields?: string[] } {
+  const hasValue = (field: string) => stored[field] !== undefined && stored[field] !== null;
+  const withheld = doctype.fields
+    .filter((f) => (f.pii || f.encrypted) && !access.masked.includes(f.name) && !sent.has(f.name))
+    .filter((f) => hasValue(f.name))
+    .map((f) => f.name);
+  const masked = doctype.fields
+    .filter((f) => access.masked.includes(f.name) || withheld.includes(f.name))
+    .map((f) => f.name);
+  return { data: maskRecord(stored, masked), ...(masked.length > 0 ? { masked_fields: masked } : {}) };
+}
+
+/**
+ * Whether a list projected without `name` (`fields`) reveals flagged fields, so its records must be read
+ * with their names for the audit to name them: `keep` when the projection holds a flagged field (the answer
+ * then carries `name`, as personal data at rest always answers it, the value being bound to its record);
+ * `drop` when only its filters (`tested`) reveal one, so the answer leaves `name` out as asked; undefined
+ * when the records need no name read for them.
+ */
+function unnamedReveal(
+  doctype: DocTypeDefinition,
+  access: RecordAccess,
+  fields: readonly string[] | undefined,
+  tested: readonly string[],
+): 'keep' | 'drop' | undefined {
+  if (fields === undefined || fields.includes('name')) return undefined;
+  if (revealedFields(doctype, access.masked, fields, tested).length === 0) return undefined;
+  return doctype.fields.some((f) => (f.pii || f.encrypted) && fields.includes(f.name)) ? 'keep' : 'drop';
+}
+
 /** Options of {@link dataRoutes}. */
 export interface DataRouteOptions {
   /** Where Link fields to DocTypes of other services are checked (MACROSERVICE); see integrity.ts. */
@@ -140,14 +184,10 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
   const deleteAlongside = store.deleteAlongside?.bind(store);
   const trustedProxies = new Set(ctx.config.server.trusted_proxies);
   /**
-   * The flagged fields a caller with `access` receives in clear: of those the answer carries (`projection`,
-   * a list's `fields`; all when absent), so a search asking only for names and titles reveals nothing.
+   * What a read told the caller: the flagged fields they receive in clear of those the answer carries
+   * (`projection`, a list's `fields`; all when absent), so a search asking only for names and titles reveals
+   * nothing, and of those its filters test (`tested`), whose values the records returned are known to match.
    */
-  const revealedBy = (doctype: DocTypeDefinition, access: RecordAccess, projection?: readonly string[]) =>
-    doctype.fields
-      .filter((f) => (f.pii || f.encrypted) && !access.masked.includes(f.name))
-      .filter((f) => projection === undefined || projection.includes(f.name))
-      .map((f) => f.name);
   const readEvent = (
     c: Context<AppEnv>,
     doctype: DocTypeDefinition,
@@ -155,12 +195,13 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     route: 'list' | 'get',
     names: string[],
     projection?: readonly string[],
+    tested?: readonly string[],
   ): RecordReadEvent => ({
     doctype,
     names,
     route,
     principal: c.get('principal'),
-    revealed: revealedBy(doctype, access, projection),
+    revealed: revealedFields(doctype, access.masked, projection, tested),
     clientAddress: clientAddress(c, trustedProxies),
   });
   const integrity: IntegrityDeps = {
@@ -177,14 +218,19 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access.require('read');
     const query = parseListQuery(doctype, c.req.query());
     access.requireQueryable([...query.filters, ...query.orderBy].map((f) => f.field));
+    // A list revealing flagged fields must name its records for the audit, even projected without `name`.
+    const tested = query.filters.map((f) => f.field);
+    const unnamed = unnamedReveal(doctype, access, query.fields, tested);
+    const read = unnamed ? { ...query, fields: [...query.fields!, 'name'] } : query;
     // The store is told what this caller gets masked, so it decrypts none of it (docs/security.md).
-    const page = await db(c, () => store.list(doctype, query, { masked: access.masked }));
+    const page = await db(c, () => store.list(doctype, read, { masked: access.masked }));
     if (observers.length > 0) {
       const names = page.data.map((r) => r.name);
-      await notifyRead(observers, readEvent(c, doctype, access, 'list', names, query.fields));
+      await notifyRead(observers, readEvent(c, doctype, access, 'list', names, query.fields, tested));
     }
     c.header('Cache-Control', 'no-store');
-    const body = { ...page, data: access.maskAll(page.data), ...maskedFields(access) };
+    const data = unnamed === 'drop' ? page.data.map(({ name: _name, ...rest }) => rest) : page.data;
+    const body = { ...page, data: access.maskAll(data), ...maskedFields(access) };
     return c.body(recordsJsonText(body, access.masked.length > 0), 200, JSON_CONTENT_TYPE);
   });
 
@@ -197,19 +243,21 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, body);
     await checkUnique(integrity, doctype, data);
     await checkLinks(integrity, doctype, data, c.get('principal'));
-    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const sent = Object.keys(body);
+    const answer = (stored: DocRecord) => writeAnswer(doctype, access, stored, new Set(sent));
     const author = authorOf(c);
-    const principal = c.get('principal');
+    // What the history needs to stay no oracle for a writer who gets a field masked (history-observer.ts).
+    const caller = { principal: c.get('principal'), sent, masked: access.masked };
     const record = await db(
       c,
       () =>
         atomicWrite(c, store, observers, {
           write: (s) => s.insert(doctype, data, author),
-          event: (stored) => ({ kind: 'create', doctype, name: stored.name, after: stored, principal }),
+          event: (stored) => ({ kind: 'create', doctype, name: stored.name, after: stored, ...caller }),
           status: 201,
           answer,
           alone: insertAlongside && {
-            event: { kind: 'create', doctype, after: data, principal },
+            event: { kind: 'create', doctype, after: data, ...caller },
             write: (alongside) => insertAlongside(doctype, () => data, author, alongside),
           },
         }),
@@ -267,19 +315,20 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const data = validateDocument(doctype, merged);
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
-    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const sent = Object.keys(changes);
+    const answer = (stored: DocRecord) => writeAnswer(doctype, access, stored, new Set(sent));
     const author = authorOf(c);
-    const principal = c.get('principal');
+    const caller = { principal: c.get('principal'), sent, masked: access.masked };
     const record = await db(
       c,
       () =>
         atomicWrite(c, store, observers, {
           write: (s) => s.update(doctype, name, data, author),
-          event: (stored) => ({ kind: 'update', doctype, name, before: existing, after: stored, principal }),
+          event: (stored) => ({ kind: 'update', doctype, name, before: existing, after: stored, ...caller }),
           status: 200,
           answer,
           alone: updateAlongside && {
-            event: { kind: 'update', doctype, name, before: existing, after: data, principal },
+            event: { kind: 'update', doctype, name, before: existing, after: data, ...caller },
             write: (alongside) => updateAlongside(doctype, name, data, author, alongside),
           },
         }),
@@ -297,7 +346,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const existing = await db(c, () => store.get(doctype, name));
     if (!existing) throw notFound();
     await checkNotLinked(integrity, doctype, name);
-    const answer = (stored: DocRecord) => ({ data: access.mask(stored), ...maskedFields(access) });
+    const answer = (stored: DocRecord) => writeAnswer(doctype, access, stored, new Set());
     const principal = c.get('principal');
     const record = await db(c, () =>
       atomicWrite(c, store, observers, {
@@ -333,9 +382,13 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
       });
     }
     const kwargs = validateKwargs(method.kwargs, rest) as Record<string, unknown>;
-    // App code gets its own app's services, never the process (docs/mfe-teams.md#rpc-methods).
+    // App code gets its own app's services, never the process (docs/mfe-teams.md#rpc-methods); what it
+    // decrypts during the call is audited as revealed to the caller, under the method's route.
     const app = name.slice(0, name.indexOf('.'));
-    const services = appServicesFor(ctx, app, c.get('principal'));
+    const services = appServicesFor(ctx, app, c.get('principal'), {
+      route: `POST /api/method/${name}`,
+      clientAddress: clientAddress(c, trustedProxies),
+    });
     const message = await method.handler({ ...services, ctx: services, args, kwargs });
     return noStoreJson({ message: message ?? null });
   });

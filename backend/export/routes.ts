@@ -3,11 +3,11 @@ import type { DocTypeDefinition } from '../../src/contract/doctype';
 import type { AppContext } from '../context';
 import { decodeListCursor, type ListCursor } from '../data/list-cursor';
 import { MAX_PAGE_LENGTH, parseListQuery } from '../data/list-query';
-import { notifyRead } from '../data/record-observer';
+import { notifyRead, revealedFields } from '../data/record-observer';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { clientAddress } from '../middleware/client-address';
-import { type RecordAccess, recordAccess } from '../permissions/record-access';
+import { recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
 import { type CsvColumn, csvHeaders, csvPages } from './csv-pages';
 
@@ -32,14 +32,6 @@ function columnsOf(doctype: DocTypeDefinition, fields: readonly string[] | undef
     field,
     heading: STANDARD_HEADINGS[field] ?? doctype.fields.find((f) => f.name === field)?.label ?? field,
   }));
-}
-
-/** The flagged fields of `columns` the caller receives in clear (the audit log records them as revealed). */
-function revealedBy(doctype: DocTypeDefinition, access: RecordAccess, columns: readonly CsvColumn[]) {
-  return doctype.fields
-    .filter((f) => (f.pii || f.encrypted) && !access.masked.includes(f.name))
-    .filter((f) => columns.some((c) => c.field === f.name))
-    .map((f) => f.name);
 }
 
 /**
@@ -68,7 +60,14 @@ export function exportRoutes(ctx: ExportRouteDeps): Hono<AppEnv> {
     access.requireQueryable([...parsed.filters, ...parsed.orderBy].map((f) => f.field));
     const columns = columnsOf(doctype, parsed.fields);
     const query = { ...parsed, fields: columns.map((col) => col.field), pageLength: MAX_PAGE_LENGTH };
-    const revealed = revealedBy(doctype, access, columns);
+    // What the audit log records as revealed: the flagged columns in clear, and the flagged fields the
+    // filters test (their values are known for every row exported, whatever the columns).
+    const revealed = revealedFields(
+      doctype,
+      access.masked,
+      columns.map((col) => col.field),
+      parsed.filters.map((f) => f.field),
+    );
     const principal = c.get('principal');
     // In the default order each page starts after the previous one's last record (its `next_cursor`), so
     // an export of the whole table walks the order's index once instead of skipping ever more rows by

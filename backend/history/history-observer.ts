@@ -18,20 +18,39 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The fields a write changed, in the DocType's order; values of flagged fields are left out. `after` may
- * be the stored record or the fields as written (a {@link PendingWriteEvent}): only the DocType's fields
- * are compared, so both give the same changes.
+ * The flagged fields a write carried that its writer gets masked. Comparing them with the stored values
+ * would make the history an oracle: a writer without `read_pii` could send a guess and learn from the
+ * absence of a change that it was the stored value. So each of them counts as changed, equal or not; a
+ * writer who may read a field already knows its value, and their writes are compared.
+ */
+function sentUnseen(event: Pick<RecordWriteEvent, 'doctype' | 'sent' | 'masked'>): Set<string> {
+  const masked = event.masked ?? [];
+  return new Set(
+    event.doctype.fields
+      .filter((f) => (f.pii || f.encrypted) && masked.includes(f.name) && event.sent?.includes(f.name))
+      .map((f) => f.name),
+  );
+}
+
+/**
+ * The fields a write changed, in the DocType's order; values of flagged fields are left out, and a flagged
+ * field the writer sent but gets masked is always a (hidden) change ({@link sentUnseen}). `after` may be the
+ * stored record or the fields as written (a {@link PendingWriteEvent}): only the DocType's fields are
+ * compared, so both give the same changes.
  */
 export function fieldChanges(
-  event: Pick<RecordWriteEvent, 'doctype' | 'before'> & { after?: Record<string, unknown> },
+  event: Pick<RecordWriteEvent, 'doctype' | 'before' | 'sent' | 'masked'> & {
+    after?: Record<string, unknown>;
+  },
 ): FieldChange[] {
   const doctype: DocTypeDefinition = event.doctype;
   const changes: FieldChange[] = [];
   if (!event.after) return changes; // a delete: the entry itself says what happened
+  const unseen = sentUnseen(event);
   for (const field of doctype.fields) {
     const old = event.before?.[field.name];
     const now = event.after[field.name];
-    if (same(old, now)) continue;
+    if (same(old, now) && !unseen.has(field.name)) continue;
     if (field.pii || field.encrypted) changes.push({ field: field.name, hidden: true });
     else
       changes.push({

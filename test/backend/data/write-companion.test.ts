@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Attachment } from '../../../backend/attachments/attachment';
 import type { Database } from '../../../backend/db/database';
 import { openDatabase } from '../../../backend/db/open-database';
+import { PII_MASK } from '../../../src/protocol';
 import { type PostgresHandle, startPostgres } from '../../faults/helpers/postgres-server';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 import { errorOf, recordCount } from '../security/jwe-support';
@@ -262,10 +263,10 @@ describe.each(['PGlite', 'PostgreSQL'] as const)('on %s', (engine) => {
       statements.length = 0;
       const res = await t.request('DELETE', `${CUSTOMERS}/${name}`);
       expect(res.status).toBe(200);
-      // The answer is the deleted record, its personal data decrypted as any read's.
-      expect(((await res.json()) as { data: Record<string, unknown> }).data).toMatchObject({
-        name,
-        email: 'leaving@example.com',
+      // The answer is the deleted record, its personal data masked: a delete's answer reveals nothing.
+      expect(await res.json()).toMatchObject({
+        data: { name, customer_name: 'Leaving', email: PII_MASK },
+        masked_fields: ['email'],
       });
       expect(writes()).toHaveLength(1);
       expect(writes()[0]).toMatch(

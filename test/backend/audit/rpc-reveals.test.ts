@@ -1,0 +1,121 @@
+/**
+ * App code reads its records decrypted (it is trusted service code), but a decryption during a call by a
+ * person or API key is a reveal on their behalf: every flagged value an RPC method reads through
+ * `records.get` adds an audit entry naming the method's route and the caller
+ * (docs/permissions.md#reveals-are-audited). Served by the real app over an app folder made with the app API.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../../backend/audit/chain';
+import { userWithRoles } from '../../helpers/roles';
+import { createTestApp, type TestApp } from '../../helpers/test-app';
+
+const appApi = join(import.meta.dirname, '..', '..', '..', 'src', 'app', 'index.ts');
+
+function makeAppFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'desk-app-clinic-'));
+  writeFileSync(
+    join(dir, 'app.ts'),
+    `import { defineApp, defineDocType, defineRpcMethod, z } from ${JSON.stringify(appApi)};
+export const Patient = defineDocType({
+  name: 'clinic.Patient', label: 'Patient', titleField: 'full_name',
+  model: z.object({
+    full_name: z.string().min(1),
+    ssn: z.string().meta({ pii: true }).optional(),
+    notes: z.string().meta({ encrypted: true }).optional(),
+    ward: z.string().optional(),
+  }),
+});
+const roles = ['Nurse'];
+const patient = defineRpcMethod({ description: 'A patient', roles, kwargs: z.object({ name: z.string() }),
+  handler: async ({ records, kwargs }) => (await records.get(Patient.name, kwargs.name)) ?? null });
+const ward = defineRpcMethod({ description: 'A ward', roles, kwargs: z.object({ name: z.string() }),
+  handler: async ({ records, kwargs }) => (await records.get(Patient.name, kwargs.name))?.ward ?? null });
+export default defineApp({
+  name: 'clinic', label: 'Clinic', doctypes: [Patient],
+  methods: { 'clinic.api.patient': patient, 'clinic.api.ward': ward },
+  permissions: { [Patient.name]: [{ role: 'Nurse', read: true }] },
+});
+`,
+  );
+  return dir;
+}
+
+let dir: string;
+let t: TestApp;
+let nurse: string;
+let flagged: string;
+let plain: string;
+
+async function allEntries(): Promise<AuditEntry[]> {
+  return (await t.ctx.audit!.list({ limit: 1000 })).data;
+}
+
+async function patient(body: Record<string, unknown>): Promise<string> {
+  const res = await t.request('POST', '/api/resource/clinic.Patient', { body });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { data: { name: string } }).data.name;
+}
+
+const call = (method: string, name: string) =>
+  t.request('POST', `/api/method/clinic.api.${method}`, {
+    body: { name },
+    headers: { authorization: nurse },
+  });
+
+beforeAll(async () => {
+  dir = makeAppFolder();
+  t = await createTestApp({ config: { apps: ['crm', dir] } });
+  nurse = await userWithRoles(t.ctx, 'rpc-nurse', ['Nurse']);
+  flagged = await patient({ full_name: 'Ada', ssn: '123-45-6789', notes: 'allergic', ward: 'B' });
+  plain = await patient({ full_name: 'Bob', ward: 'C' });
+});
+afterAll(async () => {
+  await t?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('records.get in an RPC method', () => {
+  let before: number;
+  beforeEach(async () => {
+    before = (await allEntries()).length;
+  });
+
+  it('audits the flagged values it read for the caller, naming the method', async () => {
+    const res = await call('patient', flagged);
+    expect(res.status).toBe(200);
+    // App code is trusted: it got the values, and this method hands them on.
+    expect(((await res.json()) as { message: Record<string, unknown> }).message).toMatchObject({
+      ssn: '123-45-6789',
+      notes: 'allergic',
+    });
+    const added = (await allEntries()).slice(before);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({
+      user: 'rpc-nurse',
+      via: 'api_key',
+      doctype: 'clinic.Patient',
+      record: flagged,
+      fields: ['ssn', 'notes'],
+      route: 'POST /api/method/clinic.api.patient',
+    });
+    expect(JSON.stringify(added)).not.toContain('123-45-6789');
+  });
+
+  it('gives the entry the client address a data route would', async () => {
+    expect((await call('ward', flagged)).status).toBe(200);
+    expect((await t.request('GET', `/api/resource/clinic.Patient/${flagged}`)).status).toBe(200);
+    const [fromMethod, fromRoute] = (await allEntries()).slice(before);
+    expect(fromMethod).toMatchObject({ route: 'POST /api/method/clinic.api.ward', fields: ['ssn', 'notes'] });
+    expect(fromRoute).toMatchObject({ route: 'get' });
+    expect(fromMethod!.client_address).toBe(fromRoute!.client_address);
+  });
+
+  it('adds nothing for a record without a flagged value, or no record', async () => {
+    expect((await call('patient', plain)).status).toBe(200);
+    expect((await call('patient', 'PAT-99999')).status).toBe(200);
+    expect((await allEntries()).length).toBe(before);
+  });
+});
