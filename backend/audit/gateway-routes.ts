@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { ServiceDirectory } from '../gateway/service-directory';
 import type { AppEnv } from '../http/env';
+import { PlatformError } from '../http/errors';
 import type { ChainVerdict } from './chain';
 import { mergedPage } from './merged-log';
 import { AUDIT_PATH, readAuditQuery, requireSystemManager } from './routes';
@@ -39,7 +40,8 @@ function refusal(err: ServiceRefusal): Response {
  * - `GET /api/audit`: the query of a MONOLITH server; `doctype` asks only its owner, otherwise the services'
  *   entries are merged by time, paged across services. Each entry names its `service`.
  * - `GET /api/audit/verify`: every service's chain checked by the service; `ok` when all hold, otherwise
- *   the first broken one's `service`, `seq` and `problem`; `services` holds each service's verdict.
+ *   the first broken one's `service`, `seq` and `problem`; `services` holds each service's verdict. A
+ *   `head` parameter is refused (400 `invalid_query`): `m audit verify --url` compares recorded heads.
  */
 export function gatewayAuditRoutes(options: GatewayAuditOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -69,6 +71,14 @@ export function gatewayAuditRoutes(options: GatewayAuditOptions): Hono<AppEnv> {
 
   routes.get(`${AUDIT_PATH}/verify`, async (c) => {
     const caller = access(c);
+    // Not compared here: left unread, a recorded head would pass without being checked.
+    if (c.req.queries('head')) {
+      throw new PlatformError(
+        'invalid_query',
+        'The gateway does not compare recorded heads: run m audit verify --url with --head <service>/<seq>:<hash>.',
+        { status: 400 },
+      );
+    }
     const manifests = options.directory.list();
     let verdicts: ChainVerdict[];
     try {

@@ -6,7 +6,7 @@ import { forbidden } from '../permissions/guard';
 import { SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
 import type { AuditQuery, AuditStore } from './audit-store';
-import { verifyChain } from './chain';
+import { parseRecordedHead, type RecordedHead, verifyChain } from './chain';
 
 /** Path of the audit log API. */
 export const AUDIT_PATH = '/api/audit';
@@ -53,6 +53,22 @@ export function readAuditQuery(
   };
 }
 
+/**
+ * The heads recorded earlier that `GET /api/audit/verify` compares the chain with: each `head` parameter
+ * `<seq>:<hash>` (400 `invalid_query` for another form).
+ */
+export function readRecordedHeads(values: readonly string[] | undefined): RecordedHead[] {
+  return (values ?? []).map((text) => {
+    const head = parseRecordedHead(text);
+    if (!head || head.service !== undefined) {
+      throw new PlatformError('invalid_query', 'head must be <seq>:<hash> (the hash as 64 hex digits).', {
+        status: 400,
+      });
+    }
+    return head;
+  });
+}
+
 /** Lets only a signed-in System Manager through (401 `unauthorized`, 403 `forbidden`). */
 export function requireSystemManager(c: Context<AppEnv>): void {
   const principal = c.get('principal');
@@ -67,7 +83,8 @@ export function requireSystemManager(c: Context<AppEnv>): void {
  *   `limit_page_length` (default 100, at most 1,000). Entries carry their hashes, so a copy can be verified
  *   away from the server (`m audit verify --url`).
  * - `GET /api/audit/verify`: the hash chain checked on the server, as `m audit verify` checks it offline:
- *   `{ data: { ok: true, entries, head } }` or `{ data: { ok: false, entries, seq, problem } }`.
+ *   `{ data: { ok: true, entries, head } }` or `{ data: { ok: false, entries, seq, problem } }`. Each `head`
+ *   parameter (`<seq>:<hash>`, repeatable) is a head recorded earlier that the chain must still hold.
  */
 export function auditRoutes({ audit }: { audit: Pick<AuditStore, 'list' | 'entries'> }): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
@@ -79,7 +96,7 @@ export function auditRoutes({ audit }: { audit: Pick<AuditStore, 'list' | 'entri
   });
   routes.get(`${AUDIT_PATH}/verify`, async (c) => {
     requireSystemManager(c);
-    const verdict = await verifyChain(audit.entries());
+    const verdict = await verifyChain(audit.entries(), readRecordedHeads(c.req.queries('head')));
     c.header('Cache-Control', 'no-store');
     return c.json({ data: verdict });
   });

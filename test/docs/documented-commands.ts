@@ -662,6 +662,26 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
     testedBy: 'test/faults/at-rest.test.ts',
     evidence: /'audit', 'verify', '--url', server\.url\], \{\s*PLATFORM_API_KEY/,
   },
+  {
+    document: 'docs/operators.md',
+    command: 'm audit verify --data-dir .platform --head <seq>:<hash>',
+    testedBy: 'test/cli/audit-verify-head.test.ts',
+    evidence: /'audit', 'verify', '--data-dir', dataDir, '--head', head\]/,
+  },
+  {
+    document: 'docs/operators.md',
+    command:
+      'PLATFORM_API_KEY=<api_key>:<api_secret> m audit verify --url http://127.0.0.1:8000 --head <seq>:<hash>',
+    testedBy: 'test/cli/audit-verify-head.test.ts',
+    evidence: /'audit', 'verify', '--url', server\.url, '--head', head\], \{\s*PLATFORM_API_KEY/,
+  },
+  {
+    document: 'docs/operators.md',
+    command:
+      'PLATFORM_API_KEY=<api_key>:<api_secret> m audit verify --url http://127.0.0.1:8000 --head crm/<seq>:<hash>',
+    testedBy: 'test/cli/audit-verify-head.test.ts',
+    evidence: /'audit', 'verify', '--url', gateway\.url, '--head', head!\], \{\s*PLATFORM_API_KEY/,
+  },
 
   // docs/performance.md
   ...[

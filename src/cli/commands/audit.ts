@@ -1,5 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { AuditEntry, ChainVerdict } from '../../../backend/audit/chain';
+import {
+  type AuditEntry,
+  type ChainVerdict,
+  parseRecordedHead,
+  type RecordedHead,
+} from '../../../backend/audit/chain';
 import type { Command } from '../command';
 
 /** Exit codes of `m audit`: 0 the chain is intact, 1 it is broken or could not be read, 2 usage error. */
@@ -8,8 +13,10 @@ export const AUDIT_EXIT = { ok: 0, broken: 1, usage: 2 } as const;
 const HELP = `Usage: m audit verify [options]
 
 Checks the hash chain of the audit log of personal data revealed (docs/operators.md#the-audit-log):
-every entry present, in order, unchanged. Prints the head (its number and hash) when the chain holds, or
-the first entry that breaks it.
+every entry present, in order, unchanged, and each head recorded earlier (--head) still in it. Prints the
+head (its number and hash) when the chain holds, or the first entry that breaks it. The chain has no key:
+record the head it prints somewhere the database's operators cannot write, and pass it with --head on the
+next check, which then fails if the log was rewritten or cut since.
 
   verify   Reads the log of a stopped server's database (server.database_url, else <data_dir>), or with
            --url the log a running server answers at GET /api/audit, as a System Manager whose API key is
@@ -19,6 +26,9 @@ Options:
   --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
   --config <file>    platform.toml to read (default ./platform.toml when present)
   --url <base>       A running server, e.g. http://127.0.0.1:8000
+  --head <seq>:<hash>
+                     A head recorded earlier (from "head <seq> <hash>"): entry <seq> must still have that
+                     hash. Repeatable. In a MACROSERVICE gateway's merged log, <service>/<seq>:<hash>
   -h, --help         This help
 
 Exit codes: 0 intact, 1 broken or unreadable, 2 usage error.`;
@@ -43,6 +53,7 @@ async function* remoteEntries(base: string, authorization: string): AsyncGenerat
 async function offlineVerdict(
   dataDir: string | undefined,
   configFile: string | undefined,
+  recorded: readonly RecordedHead[],
 ): Promise<ChainVerdict> {
   const { loadConfig } = await import('../../../backend/config/load-config');
   const { openDatabase } = await import('../../../backend/db/open-database');
@@ -64,7 +75,7 @@ async function offlineVerdict(
       // Opening the log loads what a crash left in the embedded database's journal into the table first.
       const log = await AuditLog.open(db);
       try {
-        return await verifyChain(log.entries());
+        return await verifyChain(log.entries(), recorded);
       } finally {
         await log.close();
       }
@@ -84,6 +95,7 @@ function parse(argv: string[]) {
       'data-dir': { type: 'string' },
       config: { type: 'string' },
       url: { type: 'string' },
+      head: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -109,6 +121,15 @@ export const auditCommand: Command = {
       console.error(`m audit: expected "verify"\n\n${HELP}`);
       return AUDIT_EXIT.usage;
     }
+    const recorded: RecordedHead[] = [];
+    for (const text of values.head ?? []) {
+      const head = parseRecordedHead(text);
+      if (!head) {
+        console.error(`m audit: --head ${text}: expected <seq>:<hash> or <service>/<seq>:<hash>\n\n${HELP}`);
+        return AUDIT_EXIT.usage;
+      }
+      recorded.push(head);
+    }
     let verdict: ChainVerdict;
     try {
       if (values.url) {
@@ -118,9 +139,9 @@ export const auditCommand: Command = {
           return AUDIT_EXIT.usage;
         }
         const { verifyChain } = await import('../../../backend/audit/chain');
-        verdict = await verifyChain(remoteEntries(values.url, `token ${key}`));
+        verdict = await verifyChain(remoteEntries(values.url, `token ${key}`), recorded);
       } else {
-        verdict = await offlineVerdict(values['data-dir'], values.config);
+        verdict = await offlineVerdict(values['data-dir'], values.config, recorded);
       }
     } catch (err) {
       console.error(`m audit: ${(err as Error).message}`);
@@ -133,6 +154,10 @@ export const auditCommand: Command = {
     console.log(
       `audit log intact: ${verdict.entries} entries; head ${verdict.head.seq} ${verdict.head.hash}`,
     );
+    // A merged log holds one chain per service: each has its head to record.
+    for (const [service, head] of Object.entries(verdict.heads ?? {})) {
+      console.log(`head ${service}/${head.seq}:${head.hash}`);
+    }
     return AUDIT_EXIT.ok;
   },
 };
