@@ -31,7 +31,14 @@ function describe(
             : `${label} must be at most ${issue.maximum}.`,
       };
     case 'invalid_format':
-      return { code: 'invalid_format', message: `${label} is not a valid ${issue.format}.` };
+      // A pattern of the model's own (`regex`) has no name a person would know: say what is wrong instead.
+      return {
+        code: 'invalid_format',
+        message:
+          issue.format === 'regex'
+            ? `${label} is not in the expected format.`
+            : `${label} is not a valid ${issue.format}.`,
+      };
     case 'invalid_value':
       return {
         code: 'invalid_option',

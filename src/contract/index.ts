@@ -33,6 +33,7 @@ export type {
   DeskRecord,
   DeskWidget,
   DocTypeViews,
+  FormLeaveGuard,
   FormViewProps,
   ListCondition,
   ListConditionOp,

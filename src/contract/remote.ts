@@ -67,6 +67,21 @@ export interface FormViewProps {
   onSaved(record: DeskRecord): void;
   /** Call when the user leaves without saving. */
   onCancel(): void;
+  /**
+   * Registers the form's unsaved edits with the Desk, as its own forms do: while `isDirty()` is true, leaving
+   * the form (a link, the Back button) asks the user to Save, Discard or Stay, closing the tab asks the
+   * browser's question, and Ctrl+S (⌘S) calls `save`. Returns the function that removes the guard; call it
+   * when the form unmounts. Optional: a Desk older than this contract passes none, so check before calling.
+   */
+  guardLeave?(guard: FormLeaveGuard): () => void;
+}
+
+/** What a form registers through {@link FormViewProps.guardLeave}. */
+export interface FormLeaveGuard {
+  /** True while there are edits the user would lose. */
+  isDirty(): boolean;
+  /** Saves the edits; resolves true when they were stored (false: the form shows why not). */
+  save(): Promise<boolean>;
 }
 
 /** Props of a list view. */

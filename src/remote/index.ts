@@ -18,6 +18,7 @@ export type {
   DeskRecord,
   DeskWidget,
   DocTypeViews,
+  FormLeaveGuard,
   FormViewProps,
   ListViewProps,
   PortalProps,
@@ -29,5 +30,7 @@ export { VIEWS_MODULE } from '../contract/remote';
 export type { DocTypeSchema } from '../protocol';
 /** What a reader without `read_pii` sees in place of a personal-data value (docs/permissions.md). */
 export { PII_MASK } from '../protocol';
+/** The Desk's words for a failure: what happened and what to do, for a remote's own error messages. */
+export { type FailureWords, failureWords } from '../shell/words/failure';
 export { defineRemote } from './define-remote';
 export { useCreate, useCustom, useDelete, useInvalidate, useList, useOne, useUpdate } from './hooks';

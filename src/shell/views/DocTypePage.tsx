@@ -20,6 +20,7 @@ import type { NavigateOptions } from '../hooks/use-route';
 import { portalContainerOf } from '../isolation/portal-container';
 import { navEntries } from '../platform/navigation';
 import { formMode } from '../platform/screen-rights';
+import { guardForm } from '../routing/guard-form';
 import { type DeskRoute, emptyListState, formatRoute } from '../routing/route';
 import { pluralLabel } from '../words/plural';
 import { GenericList } from './GenericList';
@@ -218,6 +219,7 @@ export function DocTypePage({ route, navigate }: DocTypePageProps): React.JSX.El
         navigate({ kind: 'edit', docType, id: record.name }, { replace: true });
     },
     onCancel: () => navigate({ kind: 'list', docType }),
+    guardLeave: guardForm,
   };
   // Whether the form is editable depends on the user's rights: wait for them rather than flash a form.
   const rights = permissions.state.status;

@@ -13,9 +13,9 @@ import type { DeskRecord, FormViewProps } from '../../contract/remote';
 import { PII_MASK } from '../../protocol';
 import { useCreateRecord, useRecord, useUpdateRecord } from '../data/records';
 import { type DeskField, deskFields, initialValues } from '../fields';
-import { changedFields, isSaveShortcut, unmatchedLinkMessage } from '../form-rules';
+import { changedFields, unmatchedLinkMessage } from '../form-rules';
 import { usePlatform } from '../hooks/use-platform';
-import { leaveGuard } from '../routing/leave-guard';
+import { guardForm } from '../routing/guard-form';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
 import { type FailureWords, failureWords } from '../words/failure';
 import { FieldInput } from './field-input';
@@ -192,20 +192,10 @@ function FormBody({
   latest.current = { dirty, save };
   useEffect(() => {
     if (readOnly) return;
-    const unregister = leaveGuard().register({
+    return guardForm({
       isDirty: () => latest.current.dirty,
       save: () => latest.current.save(),
     });
-    const onKey = (event: KeyboardEvent) => {
-      if (!isSaveShortcut(event)) return;
-      event.preventDefault(); // not the browser's "Save page as"
-      void latest.current.save();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => {
-      unregister();
-      window.removeEventListener('keydown', onKey);
-    };
   }, [readOnly]);
 
   const onSubmit = (event: FormEvent) => {
