@@ -11,7 +11,8 @@
  * to the ticket downloads under its name with its bytes, and one too large is refused with the limit said.
  * Screenshots: `desk-rights-*` (MONOLITH) and `desk-rights-macroservice-*` in test/e2e/__screenshots__; axe-core finds no accessibility violation on any
  * of them. Last, the Customers list exports as CSV, and the Desk follows a dark system setting unless the
- * header's theme choice says otherwise (where axe-core finds none either).
+ * header's theme choice says otherwise (where axe-core finds none either). A Sales User, who may change
+ * customers but not see their personal data, gets crm's own form with the email masked and read-only.
  */
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,8 @@ import { type DeskMode, type DeskTarget, E2E_ADMIN_PASSWORD, startDeskTarget } f
 const AGENT = 'sam.agent';
 const AGENT_PASSWORD = 'sam-agent-password';
 const CUSTOMER = 'Grace Hopper';
+const SALES = 'sally.sales';
+const SALES_PASSWORD = 'sally-sales-password';
 
 /** Words of a failure or a refusal: none may show on a screen the agent is offered. */
 const ERROR_TEXT =
@@ -389,6 +392,37 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk for a Support Ag
     await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('system');
     expect(await background()).toBe('rgb(17, 22, 31)');
     await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it("shows a Sales User, who may change customers but not see their personal data, crm's form with it masked and read-only", async () => {
+    const admin = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(admin, target.deskUrl, 'Administrator', E2E_ADMIN_PASSWORD);
+    await admin.goto(`${target.deskUrl}#/users`);
+    await admin.getByLabel('User name').fill(SALES);
+    await admin.getByLabel(/^Password/).fill(SALES_PASSWORD);
+    await admin.getByRole('checkbox', { name: 'Sales User' }).check();
+    await admin.getByRole('button', { name: 'Create user' }).click();
+    await admin.getByRole('row', { name: /sally\.sales/ }).waitFor();
+    await admin.close();
+
+    const sales = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await sales.goto(target.deskUrl);
+    await sales.getByLabel(/User/i).first().fill(SALES);
+    await sales.getByLabel('Password').fill(SALES_PASSWORD);
+    await sales.getByRole('button', { name: 'Sign in' }).click();
+    await nav(sales).getByRole('link', { name: 'Customers', exact: true }).click();
+    await sales.getByRole('link', { name: CUSTOMER, exact: true }).click();
+    // crm's own form (a remote's): editable for this user, but not their personal data.
+    await sales.getByRole('button', { name: 'Save customer' }).waitFor();
+    const email = sales.getByLabel('Email');
+    expect(await email.inputValue()).toBe('••••••');
+    expect(await email.getAttribute('readonly')).not.toBeNull();
+    await sales.getByText('Hidden: personal data you may not see.').first().waitFor();
+    await sales.getByLabel('Customer name').fill(`${CUSTOMER} (edited)`);
+    await sales.getByText('Unsaved changes').waitFor();
+    await screenshot(sales, shot('sales-customer-masked'));
+    expect(await axeViolations(sales)).toEqual([]);
+    await sales.context().close();
   });
 
   it('made no request after sign-in that the server refused, but the conflict and the file too large', () => {
