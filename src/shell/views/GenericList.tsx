@@ -7,8 +7,9 @@
  */
 
 import { lazy, Suspense, useDeferredValue } from 'react';
-import type { DeskRecord, ListViewProps } from '../../contract/remote';
+import type { DeskRecord, ListCondition, ListState, ListViewProps } from '../../contract/remote';
 import { useRecordList } from '../data/records';
+import type { DeskField } from '../fields';
 import { useLinkTitles } from '../hooks/use-link-titles';
 import { usePermissions } from '../hooks/use-permissions';
 import { pluralLabel } from '../words/plural';
@@ -121,12 +122,16 @@ export function GenericList({
   // Typing updates the inputs at once and the URL (hence the query) after a pause.
   const [draft, setDraft] = useFilterDraft(state, setState);
   const conditions = validConditions(state.conditions, readable);
+  // What an address asked that this list cannot do for this user, dropped and said (a shared link may ask
+  // to filter by personal data the user may not see, or to sort by a field stored encrypted).
+  const dropped = droppedFromAddress(schema, state, conditions, readable);
 
   const filters = [
     ...toFilters(filterable, state, schema.titleField),
     ...conditionFilters(conditions, readable),
   ];
-  const { page, pageSize, sort } = state;
+  const { page, pageSize } = state;
+  const sort = dropped.sort ? undefined : state.sort;
   const { query } = useRecordList<DeskRecord>({
     resource: docType,
     pagination: { currentPage: page, pageSize },
@@ -162,6 +167,12 @@ export function GenericList({
         setState={setState}
         filtered={filtered}
       />
+
+      {dropped.notice ? (
+        <p className="desk-banner desk-banner--warning" role="status">
+          {dropped.notice}
+        </p>
+      ) : null}
 
       <div className="desk-list-tools">
         <FilterBuilder
@@ -269,4 +280,31 @@ export function GenericList({
       ) : null}
     </section>
   );
+}
+
+/**
+ * The parts of the list's address state this list leaves out, and the sentence that tells the user: filters
+ * on fields the user may not filter by (not among `readable`, the personal data they get masked) and a sort
+ * by a field stored encrypted, which the server refuses (`field_encrypted`).
+ */
+function droppedFromAddress(
+  schema: ListViewProps['schema'],
+  state: ListState,
+  kept: readonly ListCondition[],
+  readable: readonly DeskField[],
+): { sort: boolean; notice?: string } {
+  const labelOf = (name: string) => schema.fields.find((f) => f.name === name)?.label ?? name;
+  const unfilterable = (state.conditions ?? [])
+    .filter((c) => !kept.includes(c) && !readable.some((f) => f.name === c.field))
+    .map((c) => labelOf(c.field));
+  const sorted = state.sort && schema.fields.find((f) => f.name === state.sort!.field);
+  const sort = Boolean(sorted && (sorted.pii || sorted.encrypted));
+  const words: string[] = [];
+  if (unfilterable.length > 0) {
+    const names = [...new Set(unfilterable)].join(', ');
+    words.push(`The link's filter on ${names} was left out: it is personal data you may not see.`);
+  }
+  if (sort)
+    words.push(`Not sorted by ${sorted!.label}: personal data is stored encrypted and cannot be sorted.`);
+  return { sort, ...(words.length > 0 ? { notice: words.join(' ') } : {}) };
 }

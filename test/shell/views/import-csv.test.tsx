@@ -5,6 +5,7 @@
  * and the list shows them. A user who may not create is not offered the action.
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
@@ -114,6 +115,41 @@ describe('the list Import action', () => {
     expect(screen.queryByRole('dialog')).toBeNull();
     // The list was refreshed: it shows the imported records.
     await waitFor(() => expect(list.textContent).toContain('Screen, flickers'));
+  });
+
+  it('says which unique personal fields the preview left for the run to check', async () => {
+    // A caller without read_pii: the server does not look up those values among stored records.
+    backend.server.use(
+      http.post(`${ORIGIN}/api/import/support.Ticket/preview`, () =>
+        HttpResponse.json({
+          data: {
+            mapping: [{ column: 'Subject', field: 'subject' }],
+            total: 1,
+            valid: 1,
+            invalid: 0,
+            errors: [],
+            unchecked_stored: ['subject'],
+          },
+        }),
+      ),
+    );
+    renderList();
+    const list = await screen.findByRole('region', { name: 'Ticket list' });
+    const importButton = await waitFor(() => {
+      const button = within(list).getByRole('button', { name: 'Import' }) as HTMLButtonElement;
+      expect(button.disabled).toBe(false);
+      return button;
+    });
+    fireEvent.click(importButton);
+    const dialog = await screen.findByRole('dialog', { name: 'Import tickets' });
+    const file = new File(['Subject\r\nA\r\n'], 'one.csv', { type: 'text/csv' });
+    fireEvent.change(within(dialog).getByLabelText('CSV file'), { target: { files: [file] } });
+    await waitFor(() =>
+      expect(dialog.textContent).toContain(
+        'Subject must be unique, and is personal data you may not see: whether a value is already used',
+      ),
+    );
+    backend.server.resetHandlers();
   });
 
   it('is not offered to a user who may read but not create', async () => {

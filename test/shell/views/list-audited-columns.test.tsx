@@ -7,10 +7,14 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defineApp, defineDocType, z } from '../../../src/app';
+import type { ListState } from '../../../src/contract/remote';
 import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
 import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
+import type { DeskPlatform } from '../../../src/shell/platform/create-platform';
+import type { SessionUser } from '../../../src/shell/platform/session';
+import { emptyListState } from '../../../src/shell/routing/route';
 import { createQueryClient } from '../../../src/shell/views/App';
 import { GenericList } from '../../../src/shell/views/GenericList';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
@@ -93,5 +97,81 @@ describe('the list of personal data', () => {
       ['Administrator', 'list', ['email']],
     ]);
     await platform.logout();
+  });
+});
+
+/** Renders the Contact list signed in as Administrator, its address state `state`; returns the region. */
+let signedIn: DeskPlatform | undefined;
+async function renderList(state: ListState, rights?: SessionUser['permissions']): Promise<HTMLElement> {
+  const platform = newTestPlatform();
+  signedIn = platform;
+  await platform.discovery.resolve('hr.Contact');
+  await platform.login('Administrator', 'admin');
+  // The rights the Desk offers by (the server still answers the Administrator's requests).
+  if (rights) platform.session.signedIn({ user: 'clerk', roles: ['Clerk'], permissions: rights });
+  render(
+    <PlatformProvider platform={platform}>
+      <QueryClientProvider client={createQueryClient()}>
+        <GenericList
+          docType="hr.Contact"
+          schema={contact}
+          onOpen={() => {}}
+          onCreate={() => {}}
+          state={state}
+          onStateChange={() => {}}
+        />
+      </QueryClientProvider>
+    </PlatformProvider>,
+  );
+  const list = await screen.findByRole('region', { name: 'Contact list' });
+  await within(list).findByText('Contact 1');
+  return list;
+}
+
+/** The list requests the backend received since `from`, as their query parameters. */
+const listRequests = (from: number) =>
+  backend.requests
+    .slice(from)
+    .filter((r) => r.method === 'GET' && r.url.pathname === '/api/resource/hr.Contact')
+    .map((r) => r.url.searchParams);
+
+describe('sorting and filtering by personal data', () => {
+  afterEach(async () => {
+    await signedIn?.logout();
+    signedIn = undefined;
+  });
+
+  it('offers no sort on a personal-data column, and one on the others', async () => {
+    const list = await renderList(emptyListState());
+    const headers = within(list).getAllByRole('columnheader');
+    const email = headers.find((h) => h.textContent === 'Email')!;
+    expect(within(email).queryByRole('button')).toBeNull();
+    expect(email.getAttribute('aria-sort')).toBeNull();
+    const name = headers.find((h) => h.textContent?.startsWith('Full Name'))!;
+    expect(within(name).getByRole('button')).toBeTruthy();
+  });
+
+  it('leaves out a sort by personal data the address asks for, says why, and still lists', async () => {
+    const from = backend.requests.length;
+    const list = await renderList({ ...emptyListState(), sort: { field: 'email', order: 'asc' } });
+    expect(within(list).getByRole('status').textContent).toBe(
+      'Not sorted by Email: personal data is stored encrypted and cannot be sorted.',
+    );
+    const asked = listRequests(from);
+    expect(asked.length).toBeGreaterThan(0);
+    for (const params of asked) expect(params.get('order_by') ?? '').not.toMatch(/email/);
+  });
+
+  it('leaves out a filter on personal data the user may not see, and says so', async () => {
+    const from = backend.requests.length;
+    const none = { read: true, create: false, write: false, delete: false, read_pii: false };
+    const list = await renderList(
+      { ...emptyListState(), conditions: [{ field: 'email', op: 'eq', value: 'contact1@example.com' }] },
+      { 'hr.Contact': none },
+    );
+    expect(within(list).getByRole('status').textContent).toBe(
+      "The link's filter on Email was left out: it is personal data you may not see.",
+    );
+    for (const params of listRequests(from)) expect(params.get('filters') ?? '').not.toMatch(/email/);
   });
 });

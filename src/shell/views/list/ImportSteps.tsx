@@ -73,6 +73,9 @@ export function PreviewStep({
         {preview.invalid > 0 ? `, ${preview.invalid.toLocaleString()} with problems` : ''}.
         {checking ? ' Checking…' : ''}
       </p>
+      {preview.unchecked_stored?.length ? (
+        <p className="desk-form__note">{uncheckedWords(schema, preview.unchecked_stored)}</p>
+      ) : null}
       <table className="desk-table desk-import__mapping">
         <caption>Columns</caption>
         <thead>
@@ -166,4 +169,14 @@ export function SummaryStep({
       ) : null}
     </>
   );
+}
+
+/**
+ * Why the preview did not look for some values among the stored records: unique personal data the user may
+ * not see (the server leaves it to the import's run, so the preview cannot tell which values are taken).
+ */
+function uncheckedWords(schema: DocTypeSchema, fields: readonly string[]): string {
+  const labels = fields.map((name) => schema.fields.find((f) => f.name === name)?.label ?? name);
+  const [subject, verb] = labels.length === 1 ? [labels[0]!, 'is'] : [labels.join(', '), 'are'];
+  return `${subject} must be unique, and ${verb} personal data you may not see: whether a value is already used by a stored record is checked when the import runs, and a row that repeats one will fail then.`;
 }

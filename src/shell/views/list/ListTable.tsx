@@ -66,15 +66,22 @@ export function ListTable(props: ListTableProps): React.JSX.Element {
                 />
               </th>
             ) : null}
-            {columns.map((field) => (
-              <SortHeader
-                key={field.name}
-                field={field.name}
-                label={field.label}
-                sort={sort}
-                onToggle={props.onToggleSort}
-              />
-            ))}
+            {columns.map((field) =>
+              // Personal data is stored encrypted: the server cannot order by it, so it offers no sort.
+              field.pii || field.encrypted ? (
+                <th key={field.name} scope="col">
+                  {field.label}
+                </th>
+              ) : (
+                <SortHeader
+                  key={field.name}
+                  field={field.name}
+                  label={field.label}
+                  sort={sort}
+                  onToggle={props.onToggleSort}
+                />
+              ),
+            )}
             <SortHeader field="modified" label={LAST_CHANGED} sort={sort} onToggle={props.onToggleSort} />
           </tr>
         </thead>
