@@ -10,10 +10,13 @@ import { mayReadAudit } from '../audit/audit-access';
 import { type AuditFilters, auditApi, auditKeys } from '../audit/audit-api';
 import { fieldLabels, routeWords, viaWords } from '../audit/reveal-words';
 import { formatDateTime } from '../fields';
+import { useCatalog } from '../hooks/use-catalog';
 import { useDocTypeSchemas } from '../hooks/use-doc-type-schemas';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import type { NavigateOptions } from '../hooks/use-route';
+import type { CatalogSnapshot } from '../platform/catalog';
+import { type NavEntry, navEntries } from '../platform/navigation';
 import { type DeskRoute, formatRoute } from '../routing/route';
 import { Empty, ErrorState, Loading } from './states';
 
@@ -107,6 +110,7 @@ function AuditFilterForm({
   onApply(filters: AuditFilters): void;
 }): React.JSX.Element {
   const [draft, setDraft] = useState(filters);
+  const catalog = useCatalog();
   const id = useId();
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -125,7 +129,21 @@ function AuditFilterForm({
   );
   return (
     <form className="desk-filters" aria-label="Filter the audit log" onSubmit={submit}>
-      {field('doctype', 'DocType', 'crm.Customer')}
+      <label className="desk-filters__item" htmlFor={`${id}-doctype`}>
+        DocType
+        <select
+          id={`${id}-doctype`}
+          value={draft.doctype ?? ''}
+          onChange={(e) => setDraft({ ...draft, doctype: e.target.value || undefined })}
+        >
+          <option value="">Any</option>
+          {doctypeChoices(catalog, draft.doctype).map(({ docType, label }) => (
+            <option key={docType} value={docType}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
       {field('record', 'Record', 'CUST-00001')}
       {field('user', 'User', 'Administrator')}
       <button type="submit" className="desk-button">
@@ -245,4 +263,21 @@ function RevealTable({
       </nav>
     </>
   );
+}
+
+/**
+ * The DocTypes the audit can be filtered by, by their labels (the log stores names, e.g. `crm.Customer`):
+ * every DocType of the services the Desk knows, sorted by label, and the one already filtered by even when
+ * no service offers it now (a DocType since uninstalled keeps its entries).
+ */
+function doctypeChoices(catalog: CatalogSnapshot, current: string | undefined): NavEntry[] {
+  const entries = Object.values(catalog.metadata).flatMap((state) =>
+    state.status === 'ready' ? navEntries(state.value) : [],
+  );
+  if (current && !entries.some((e) => e.docType === current)) {
+    entries.push({ docType: current, label: current, singular: current });
+  }
+  return entries
+    .map((e) => ({ ...e, label: e.singular }))
+    .sort((a, b) => a.label.localeCompare(b.label) || a.docType.localeCompare(b.docType));
 }

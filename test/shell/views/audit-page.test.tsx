@@ -134,6 +134,16 @@ describe('Audit page', () => {
     });
   });
 
+  it('offers the DocTypes to filter by by their labels, not their internal names', async () => {
+    renderPage({ kind: 'audit' });
+    await screen.findByRole('table');
+    const select = screen.getByLabelText('DocType') as HTMLSelectElement;
+    await waitFor(() =>
+      expect([...select.options].find((o) => o.value === 'crm.Customer')?.textContent).toBe('Customer'),
+    );
+    expect(select.options[0]).toMatchObject({ value: '', textContent: 'Any' });
+  });
+
   it('says when nothing matches', async () => {
     renderPage({ kind: 'audit', filters: { user: 'nobody' } });
     expect(await screen.findByText('No personal data was shown that matches these filters.')).toBeTruthy();
