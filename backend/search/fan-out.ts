@@ -49,6 +49,19 @@ export function titleFilter(doctype: DocTypeMeta, q: string): [string, string, s
   return [doctype.titleField, 'like', likePattern(q)];
 }
 
+/**
+ * The filters that find `q` as the whole value of a DocType's other flagged fields (an email, a phone
+ * number): encrypted at rest, they are searched by equality through their blind index, as a Link picker or a
+ * list filter searches them (docs/security.md#what-can-be-searched). A caller who may not see such a field is
+ * refused the filter (403), which finds nothing; a record found this way is audited as revealing the field,
+ * as any list filtered on it is.
+ */
+export function flaggedValueFilters(doctype: DocTypeMeta, q: string): Array<[string, string, string]> {
+  return (doctype.fields ?? [])
+    .filter((f) => (f.pii === true || f.encrypted === true) && f.name !== doctype.titleField)
+    .map((f) => [f.name, '=', q]);
+}
+
 /** Escapes `%`, `_` and `\` so the text matches literally inside an ILIKE pattern. */
 export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -114,28 +127,41 @@ async function searchService(
   const doctypes = meta.doctypes ?? [];
   const groups = await Promise.all(
     doctypes.map(async (doctype): Promise<SearchGroup> => {
-      const params = new URLSearchParams({
-        filters: JSON.stringify([titleFilter(doctype, q)]),
-        fields: JSON.stringify(['name', doctype.titleField]),
-        limit_page_length: String(HITS_PER_DOCTYPE),
-      });
-      const page = await getJson<{ data?: Array<Record<string, unknown>> }>(
-        deps,
-        base,
-        `/api/resource/${encodeURIComponent(doctype.name)}?${params}`,
-        service,
-      ).catch((error: unknown) => {
-        // A DocType the caller may not read is one the data API would show them nothing of: no hits, and
-        // the service still answered (a restricted user must not see the whole service as "unavailable").
-        if (error instanceof RefusedRequest && error.status === FORBIDDEN) return { data: [] };
-        throw error;
-      });
-      const hits = (page.data ?? []).map((row) => {
+      const filters = [titleFilter(doctype, q), ...flaggedValueFilters(doctype, q)];
+      const pages = await Promise.all(
+        filters.map((filter) => {
+          const params = new URLSearchParams({
+            filters: JSON.stringify([filter]),
+            fields: JSON.stringify(['name', doctype.titleField]),
+            limit_page_length: String(HITS_PER_DOCTYPE),
+          });
+          return getJson<{ data?: Array<Record<string, unknown>> }>(
+            deps,
+            base,
+            `/api/resource/${encodeURIComponent(doctype.name)}?${params}`,
+            service,
+          ).catch((error: unknown) => {
+            // A DocType (or a field) the caller may not read is one the data API would show them nothing
+            // of: no hits, and the service still answered (a restricted user must not see the whole
+            // service as "unavailable").
+            if (error instanceof RefusedRequest && error.status === FORBIDDEN) return { data: [] };
+            throw error;
+          });
+        }),
+      );
+      // The title's hits first, then those of the other fields; a record found twice is listed once.
+      const hits = new Map<string, { name: string; title: string }>();
+      for (const row of pages.flatMap((page) => page.data ?? [])) {
         const name = String(row.name);
         const title = row[doctype.titleField];
-        return { name, title: typeof title === 'string' && title ? title : name };
-      });
-      return { docType: doctype.name, label: doctype.label, hits };
+        if (!hits.has(name))
+          hits.set(name, { name, title: typeof title === 'string' && title ? title : name });
+      }
+      return {
+        docType: doctype.name,
+        label: doctype.label,
+        hits: [...hits.values()].slice(0, HITS_PER_DOCTYPE),
+      };
     }),
   );
   return groups.filter((g) => g.hits.length > 0);
@@ -143,7 +169,7 @@ async function searchService(
 
 /**
  * Searches every service for records whose title contains `q` (case-insensitive; a title encrypted at rest:
- * equals `q`, see {@link titleFilter}), at most
+ * equals `q`, see {@link titleFilter}) or whose other flagged fields equal it ({@link flaggedValueFilters}), at most
  * {@link HITS_PER_DOCTYPE} per DocType. `base` is the caller's request: its URL gives the origin and its
  * headers the credentials of the sub-requests.
  */
