@@ -3,21 +3,17 @@
  * caller, permission checks, a logger) and nothing of the process; the app's declared `permissions` are the
  * rules in force. Served by the real app over an app folder made with `@framework-m/desk/app`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appFolder } from '../../helpers/app-folder';
 import { userWithRoles } from '../../helpers/roles';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
-const appApi = join(import.meta.dirname, '..', '..', '..', 'src', 'app', 'index.ts');
-
 function makeAppFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'desk-app-memos-'));
-  writeFileSync(
-    join(dir, 'app.ts'),
-    `import { defineApp, defineDocType, defineRpcMethod, z } from ${JSON.stringify(appApi)};
-export const Memo = defineDocType({
+  return appFolder(
+    'memos',
+    'defineApp, defineDocType, defineRpcMethod, z',
+    `export const Memo = defineDocType({
   name: 'memos.Memo', label: 'Memo', titleField: 'title',
   model: z.object({ title: z.string().min(1), topic: z.string().optional() }),
 });
@@ -39,7 +35,6 @@ export default defineApp({
 });
 `,
   );
-  return dir;
 }
 
 describe('the services an RPC method receives', () => {

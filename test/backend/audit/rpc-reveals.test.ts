@@ -4,22 +4,18 @@
  * `records.get` adds an audit entry naming the method's route and the caller
  * (docs/permissions.md#reveals-are-audited). Served by the real app over an app folder made with the app API.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../backend/audit/chain';
+import { appFolder } from '../../helpers/app-folder';
 import { userWithRoles } from '../../helpers/roles';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
-const appApi = join(import.meta.dirname, '..', '..', '..', 'src', 'app', 'index.ts');
-
 function makeAppFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'desk-app-clinic-'));
-  writeFileSync(
-    join(dir, 'app.ts'),
-    `import { defineApp, defineDocType, defineRpcMethod, z } from ${JSON.stringify(appApi)};
-export const Patient = defineDocType({
+  return appFolder(
+    'clinic',
+    'defineApp, defineDocType, defineRpcMethod, z',
+    `export const Patient = defineDocType({
   name: 'clinic.Patient', label: 'Patient', titleField: 'full_name',
   model: z.object({
     full_name: z.string().min(1),
@@ -40,7 +36,6 @@ export default defineApp({
 });
 `,
   );
-  return dir;
 }
 
 let dir: string;

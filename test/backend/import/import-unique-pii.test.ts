@@ -5,23 +5,19 @@
  * value repeated within the file. The caller who may read the field gets the stored duplicate in the
  * preview, and the import's run checks it for everyone.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportPreview, ImportProgress } from '../../../src/protocol/import';
+import { appFolder } from '../../helpers/app-folder';
 import { userWithRoles } from '../../helpers/roles';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
-const appApi = join(import.meta.dirname, '..', '..', '..', 'src', 'app', 'index.ts');
-
 /** A Patient whose `email` is personal data and unique; Clerks create patients without seeing it. */
 function makeClinicApp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'desk-app-clinic-'));
-  writeFileSync(
-    join(dir, 'app.ts'),
-    `import { defineApp, defineDocType, z } from ${JSON.stringify(appApi)};
-const Patient = defineDocType({
+  return appFolder(
+    'clinic',
+    'defineApp, defineDocType, z',
+    `const Patient = defineDocType({
   name: 'clinic.Patient', label: 'Patient', titleField: 'full_name', namePrefix: 'PAT',
   model: z.object({
     full_name: z.string().min(1).max(140).meta({ label: 'Full Name' }),
@@ -34,7 +30,6 @@ export default defineApp({
 });
 `,
   );
-  return dir;
 }
 
 let dir: string;

@@ -5,23 +5,19 @@
  * pattern on the title with field_encrypted, a reader without read_pii finds nothing, and the title shown to
  * a reader with read_pii is audited as revealed.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchAnswer } from '../../../src/protocol';
+import { appFolder } from '../../helpers/app-folder';
 import { userWithRoles } from '../../helpers/roles';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
 
-const appApi = join(import.meta.dirname, '..', '..', '..', 'src', 'app', 'index.ts');
-
 /** An app whose Patient is titled by a `pii` name; Clerks read patients without their personal data. */
 function makeClinicApp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'desk-app-clinic-'));
-  writeFileSync(
-    join(dir, 'app.ts'),
-    `import { defineApp, defineDocType, z } from ${JSON.stringify(appApi)};
-const Patient = defineDocType({
+  return appFolder(
+    'clinic',
+    'defineApp, defineDocType, z',
+    `const Patient = defineDocType({
   name: 'clinic.Patient', label: 'Patient', titleField: 'full_name', namePrefix: 'PAT',
   model: z.object({ full_name: z.string().min(1).max(140).meta({ label: 'Full Name', pii: true, inList: true }) }),
 });
@@ -31,7 +27,6 @@ export default defineApp({
 });
 `,
   );
-  return dir;
 }
 
 let dir: string;

@@ -49,19 +49,24 @@ const CSV =
   '"Screen, flickers",Replied,Medium,No\r\n' +
   ',Open,Low,No\r\n';
 
+/** Renders the Ticket list, opens its Import dialog and chooses `file`. */
+async function openImport(file: File): Promise<{ list: HTMLElement; dialog: HTMLElement }> {
+  renderList();
+  const list = await screen.findByRole('region', { name: 'Ticket list' });
+  const importButton = await waitFor(() => {
+    const button = within(list).getByRole('button', { name: 'Import' }) as HTMLButtonElement;
+    expect(button.disabled).toBe(false);
+    return button;
+  });
+  fireEvent.click(importButton);
+  const dialog = await screen.findByRole('dialog', { name: 'Import tickets' });
+  fireEvent.change(within(dialog).getByLabelText('CSV file'), { target: { files: [file] } });
+  return { list, dialog };
+}
+
 describe('the list Import action', () => {
   it('previews the file, remaps a column, imports the good rows and shows them', async () => {
-    renderList();
-    const list = await screen.findByRole('region', { name: 'Ticket list' });
-    const importButton = await waitFor(() => {
-      const button = within(list).getByRole('button', { name: 'Import' }) as HTMLButtonElement;
-      expect(button.disabled).toBe(false);
-      return button;
-    });
-    fireEvent.click(importButton);
-    const dialog = await screen.findByRole('dialog', { name: 'Import tickets' });
-    const file = new File([CSV], 'tickets.csv', { type: 'text/csv' });
-    fireEvent.change(within(dialog).getByLabelText('CSV file'), { target: { files: [file] } });
+    const { list, dialog } = await openImport(new File([CSV], 'tickets.csv', { type: 'text/csv' }));
 
     // "Title" is no field's label or name: not imported by default, so every row misses its subject.
     await waitFor(() =>
@@ -133,17 +138,7 @@ describe('the list Import action', () => {
         }),
       ),
     );
-    renderList();
-    const list = await screen.findByRole('region', { name: 'Ticket list' });
-    const importButton = await waitFor(() => {
-      const button = within(list).getByRole('button', { name: 'Import' }) as HTMLButtonElement;
-      expect(button.disabled).toBe(false);
-      return button;
-    });
-    fireEvent.click(importButton);
-    const dialog = await screen.findByRole('dialog', { name: 'Import tickets' });
-    const file = new File(['Subject\r\nA\r\n'], 'one.csv', { type: 'text/csv' });
-    fireEvent.change(within(dialog).getByLabelText('CSV file'), { target: { files: [file] } });
+    const { dialog } = await openImport(new File(['Subject\r\nA\r\n'], 'one.csv', { type: 'text/csv' }));
     await waitFor(() =>
       expect(dialog.textContent).toContain(
         'Subject must be unique, and is personal data you may not see: whether a value is already used',
