@@ -47,6 +47,7 @@ afterAll(async () => {
 
 async function signIn(page: Page): Promise<void> {
   await page.goto(base);
+  await page.getByLabel('User', { exact: true }).fill('Administrator');
   await page.getByLabel('Password').fill('admin');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page

@@ -26,6 +26,7 @@ function appLink(page: Page, label: string) {
 
 async function signIn(page: Page, deskUrl: string): Promise<void> {
   await page.goto(deskUrl);
+  await page.getByLabel('User', { exact: true }).fill('Administrator');
   await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await appLink(page, 'Tickets').waitFor();

@@ -16,6 +16,7 @@ const COMPACT_JWE = /^[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+$/;
 
 async function signIn(page: Page, deskUrl: string): Promise<void> {
   await page.goto(deskUrl);
+  await page.getByLabel('User', { exact: true }).fill('Administrator');
   await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await appLink(page, 'Items').waitFor();
@@ -88,6 +89,11 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
       });
     });
     await busy.goto(target.deskUrl);
+    // The sign-in screen suggests no user name: the user types it.
+    const user = busy.getByLabel('User', { exact: true });
+    expect(await user.inputValue()).toBe('');
+    await screenshot(busy, `${mode}-sign-in`);
+    await user.fill('Administrator');
     await busy.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
     await busy.getByRole('button', { name: 'Sign in' }).click();
     await busy.getByRole('status').filter({ hasText: 'Many people are signing in right now' }).waitFor();
@@ -224,6 +230,17 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
       expect(await row.textContent()).toContain('Administrator');
       expect(audit.length).toBeGreaterThan(0);
       await screenshot(page, shot('audit-page'));
+
+      // Filtered by a DocType picked by its label and a user who saw nothing: the empty log says what it
+      // was filtered by.
+      const filters = page.getByRole('form', { name: 'Filter the audit log' });
+      await filters.getByLabel('DocType').selectOption({ label: 'Customer' });
+      await filters.getByLabel('User').fill('nobody');
+      await filters.getByRole('button', { name: 'Filter' }).click();
+      await page
+        .getByText('No personal data matching DocType “Customer” and user “nobody” was shown.')
+        .waitFor();
+      await screenshot(page, shot('audit-empty'));
     } finally {
       page.off('request', onRequest);
     }

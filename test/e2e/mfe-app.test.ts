@@ -44,6 +44,7 @@ afterAll(() => {
 
 async function signIn(page: Page, deskUrl: string): Promise<void> {
   await page.goto(deskUrl);
+  await page.getByLabel('User', { exact: true }).fill('Administrator');
   await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await appLink(page, 'Notes').waitFor();
@@ -220,6 +221,7 @@ export const Part = defineDocType({
         });
       });
       await tampered.goto(server.deskUrl);
+      await tampered.getByLabel('User', { exact: true }).fill('Administrator');
       await tampered.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
       await tampered.getByRole('button', { name: 'Sign in' }).click();
       await appLink(tampered, 'Notes').waitFor();
@@ -407,6 +409,7 @@ describe('the scaffolded app offline: npm run dev -- --offline, its backend insi
       if (path.startsWith('/api/')) api.push({ path, fromWorker: response.fromServiceWorker() });
     });
     await page.goto(deskUrl);
+    await page.getByLabel('User', { exact: true }).fill('Administrator');
     await page.getByLabel('Password').fill('admin');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await appLink(page, 'Notes').waitFor();

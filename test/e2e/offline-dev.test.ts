@@ -49,6 +49,7 @@ describe('npm run dev (offline)', () => {
     expect(seededItems).toHaveLength(3);
     const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(base);
+    await page.getByLabel('User', { exact: true }).fill('Administrator');
     await page.getByLabel('Password').fill('admin');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(

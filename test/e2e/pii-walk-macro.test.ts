@@ -121,6 +121,7 @@ describe('personal data end to end in MACROSERVICE over PostgreSQL', () => {
       'crm stores its records in the PostgreSQL of PLATFORM_DATABASE_URL_CRM',
     );
     await page.goto(target!.deskUrl);
+    await page.getByLabel('User', { exact: true }).fill('Administrator');
     await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.goto(`${target!.deskUrl}#/app/crm.Customer/new`);

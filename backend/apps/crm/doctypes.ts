@@ -1,4 +1,5 @@
 import { defineDocType, z } from '../../../src/app';
+import { PHONE_PATTERN } from './ui/customer-rules';
 
 /** Customer statuses (a select field). */
 export const CUSTOMER_STATUSES = ['Active', 'Inactive', 'Prospect'] as const;
@@ -17,7 +18,8 @@ export const Customer = defineDocType({
     email: z.email().max(254).meta({ label: 'Email', pii: true }).optional(),
     phone: z
       .string()
-      .regex(/^\+?[0-9][0-9 ()./-]{3,24}$/)
+      // The same pattern crm's Customer form checks with, so both accept the same numbers.
+      .regex(PHONE_PATTERN)
       .meta({ label: 'Phone', type: 'phone', pii: true })
       .optional(),
     // Indexed: the home card and `crm.api.customer_count` count customers by status.

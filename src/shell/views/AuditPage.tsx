@@ -175,7 +175,12 @@ function RevealTable({
     placeholderData: keepPreviousData,
   });
   // Labels where the DocTypes are known to the Desk; names otherwise (a DocType since uninstalled).
-  const schemas = useDocTypeSchemas([...new Set(query.data?.data.map((e) => e.doctype) ?? [])]);
+  const schemas = useDocTypeSchemas([
+    ...new Set([
+      ...(query.data?.data.map((e) => e.doctype) ?? []),
+      ...(filters.doctype ? [filters.doctype] : []),
+    ]),
+  ]);
   if (query.isPending) return <Loading label="Loading the audit log…" />;
   if (query.isError) {
     return (
@@ -188,7 +193,8 @@ function RevealTable({
   }
   const { data, total } = query.data;
   if (total === 0) {
-    return <Empty title="No personal data was shown that matches these filters." />;
+    const doctype = filters.doctype ? (schemas[filters.doctype]?.label ?? filters.doctype) : undefined;
+    return <Empty title={nothingShownWords(filters, doctype)} />;
   }
   const pages = Math.max(1, Math.ceil(total / AUDIT_PAGE_SIZE));
   if (data.length === 0) {
@@ -263,6 +269,22 @@ function RevealTable({
       </nav>
     </>
   );
+}
+
+/**
+ * The empty log's sentence, naming what it was filtered by (the DocType by its label), e.g. "No personal data
+ * matching DocType “Customer” and user “sam” was shown."
+ */
+export function nothingShownWords(filters: AuditFilters, doctypeLabel?: string): string {
+  const parts = [
+    doctypeLabel || filters.doctype ? `DocType “${doctypeLabel || filters.doctype}”` : '',
+    filters.record ? `record “${filters.record}”` : '',
+    filters.user ? `user “${filters.user}”` : '',
+  ].filter(Boolean);
+  if (parts.length === 0) return 'No personal data has been shown in clear yet.';
+  const named =
+    parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+  return `No personal data matching ${named} was shown.`;
 }
 
 /**

@@ -37,18 +37,20 @@ function countDown(ms: number, tick: (seconds: number) => void, signal: AbortSig
 /** Sign-in form; `expired` explains why it shows again. */
 export function LoginScreen({ expired }: { expired?: boolean }): React.JSX.Element {
   const { login } = usePlatform();
-  const [usr, setUsr] = useState('Administrator');
+  // Empty, and focused: the Desk suggests no account's name, not even the Administrator's.
+  const [usr, setUsr] = useState('');
   const [pwd, setPwd] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   /** Seconds until a sign-in the server refused as busy is sent again by itself. */
   const [retryIn, setRetryIn] = useState<number | undefined>();
+  const userRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
   // Stops a pending automatic retry when the screen goes away.
   const leaving = useRef(new AbortController());
 
   useEffect(() => {
-    passwordRef.current?.focus();
+    userRef.current?.focus();
     const controller = new AbortController();
     leaving.current = controller;
     return () => controller.abort();
@@ -105,6 +107,7 @@ export function LoginScreen({ expired }: { expired?: boolean }): React.JSX.Eleme
           <label htmlFor="desk-login-usr">User</label>
           <input
             id="desk-login-usr"
+            ref={userRef}
             name="usr"
             autoComplete="username"
             value={usr}

@@ -175,6 +175,7 @@ export async function serveApps(apps: string[], readyDocType: string): Promise<S
 /** Signs in as the administrator and waits for the apps' navigation. */
 export async function signInAsAdministrator(page: Page, deskUrl: string): Promise<void> {
   await page.goto(deskUrl);
+  await page.getByLabel('User', { exact: true }).fill('Administrator');
   await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Apps' }).waitFor();

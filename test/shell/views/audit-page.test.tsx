@@ -144,9 +144,18 @@ describe('Audit page', () => {
     expect(select.options[0]).toMatchObject({ value: '', textContent: 'Any' });
   });
 
-  it('says when nothing matches', async () => {
+  it('says when nothing matches, naming what was filtered by', async () => {
     renderPage({ kind: 'audit', filters: { user: 'nobody' } });
-    expect(await screen.findByText('No personal data was shown that matches these filters.')).toBeTruthy();
+    expect(await screen.findByText('No personal data matching user “nobody” was shown.')).toBeTruthy();
+  });
+
+  it('names the DocType filtered by with its label in the empty state', async () => {
+    renderPage({ kind: 'audit', filters: { doctype: 'crm.Customer', record: 'CUST-99999', user: 'nobody' } });
+    expect(
+      await screen.findByText(
+        'No personal data matching DocType “Customer”, record “CUST-99999” and user “nobody” was shown.',
+      ),
+    ).toBeTruthy();
   });
 
   it('refuses a user who is not a System Manager without asking the audit API', () => {

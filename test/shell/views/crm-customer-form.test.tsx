@@ -7,7 +7,9 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Customer } from '../../../backend/apps/crm/doctypes';
 import { CustomerForm } from '../../../backend/apps/crm/ui/CustomerForm';
+import { PHONE_FORMAT_MESSAGE, PHONE_PATTERN } from '../../../backend/apps/crm/ui/customer-rules';
 import type { MemoryRecordStore } from '../../../backend/data/memory-record-store';
 import type { DeskRecord } from '../../../src/contract/remote';
 import { type DocTypeSchema, PII_MASK } from '../../../src/protocol';
@@ -125,11 +127,28 @@ describe('saving', () => {
     type(/^Customer name/, 'Berlin office');
     type(/^Phone/, '(030) 1234567');
     fireEvent.click(screen.getByRole('button', { name: 'Save customer' }));
-    await waitFor(() =>
-      expect(screen.getByText(/^Enter a phone number: an optional \+, then digits/)).toBeTruthy(),
-    );
+    await waitFor(() => expect(screen.getByText(PHONE_FORMAT_MESSAGE)).toBeTruthy());
     await backend.settle();
     expect(backend.to('/api/resource/crm.Customer', 'POST')).toHaveLength(0);
+  });
+
+  it('accepts exactly the phone numbers the DocType stores: both check with one pattern', () => {
+    const phone = Customer.model.shape.phone;
+    for (const sample of [
+      '+49 30 1234567',
+      '030 1234567',
+      '(030) 1234567',
+      '+(030) 1234567',
+      '555-0100',
+      '1234',
+      '123',
+      '+1 (555) 010.0100/2',
+      'call me',
+      `1${'2'.repeat(24)}`,
+      `1${'2'.repeat(25)}`,
+    ]) {
+      expect(PHONE_PATTERN.test(sample), sample).toBe(phone.safeParse(sample).success);
+    }
   });
 
   it("tells a user whose right to save was taken away what the Desk tells them, not the server's words", async () => {

@@ -45,6 +45,7 @@ function renderScreen() {
       <LoginScreen />
     </PlatformProvider>,
   );
+  fireEvent.change(screen.getByLabelText('User'), { target: { value: 'Administrator' } });
   fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'admin' } });
   fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
   return platform;

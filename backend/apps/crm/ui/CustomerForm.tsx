@@ -13,13 +13,13 @@ import {
   useOne,
   useUpdate,
 } from '../../../../src/remote';
+// The DocType's own rule for `phone` (backend/apps/crm/doctypes.ts uses it): what passes here is stored there.
+import { PHONE_FORMAT_MESSAGE, PHONE_PATTERN } from './customer-rules';
 
 type Values = { customer_name: string; email: string; phone: string; status: string };
 type Errors = Partial<Record<keyof Values, string>>;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-/** The server's own rule for `phone` (backend/apps/crm/doctypes.ts): what passes here is stored there. */
-const PHONE = /^\+?[0-9][0-9 ()./-]{3,24}$/;
 /** The fields a reader without `read_pii` may receive masked. */
 const PERSONAL = ['email', 'phone'] as const;
 
@@ -29,8 +29,8 @@ function validate(v: Values): Errors {
   // A masked value (a reader without read_pii) is shown read-only: never validated, never sent back.
   if (v.email.trim() && v.email !== PII_MASK && !EMAIL.test(v.email.trim()))
     errors.email = 'Enter an email address like name@example.com.';
-  if (v.phone.trim() && v.phone !== PII_MASK && !PHONE.test(v.phone.trim()))
-    errors.phone = 'Enter a phone number: an optional +, then digits, spaces or ( ) . / -.';
+  if (v.phone.trim() && v.phone !== PII_MASK && !PHONE_PATTERN.test(v.phone.trim()))
+    errors.phone = PHONE_FORMAT_MESSAGE;
   return errors;
 }
 
