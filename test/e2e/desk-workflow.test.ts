@@ -94,7 +94,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk record workflow 
 
   it('creates a customer, then confirms the save and shows its id and timestamps', async () => {
     await page.goto(`${target.deskUrl}#/app/crm.Customer/new`);
-    await page.getByRole('heading', { level: 2, name: 'New customer' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Customer details' }).waitFor();
     await page.getByLabel('Customer name').fill(customerName);
     const sent = page.waitForRequest(isRequest('POST', '/api/resource/crm.Customer'));
     await page.getByRole('button', { name: 'Save customer' }).click();

@@ -113,7 +113,7 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
 
   it("creates a crm.Customer through the crm remote's form, its personal data sent as a JWE", async () => {
     await page.goto(`${target.deskUrl}#/app/crm.Customer/new`);
-    await page.getByRole('heading', { level: 2, name: 'New customer' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Customer details' }).waitFor();
     await page.getByLabel('Customer name').fill(customer.name);
     await page.getByLabel('Email').fill(customer.email);
     await page.getByLabel('Phone').fill(customer.phone);

@@ -72,7 +72,7 @@ describe('npm run dev (offline)', () => {
     await itemList.getByText('1–3 of 3 items').waitFor();
 
     await page.goto(`${base}#/app/crm.Customer/new`);
-    await page.getByRole('heading', { level: 2, name: 'New customer' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Customer details' }).waitFor();
 
     await page.goto(`${base}#/app/stock.Item/new`);
     await page.getByLabel(/Item code/i).fill('OFF-1');

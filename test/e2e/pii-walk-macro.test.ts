@@ -125,7 +125,7 @@ describe('personal data end to end in MACROSERVICE over PostgreSQL', () => {
     await page.getByLabel('Password').fill(E2E_ADMIN_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.goto(`${target!.deskUrl}#/app/crm.Customer/new`);
-    await page.getByRole('heading', { level: 2, name: 'New customer' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Customer details' }).waitFor();
     await page.getByLabel('Customer name').fill(customer.name);
     await page.getByLabel('Email').fill(customer.email);
     await page.getByLabel('Phone').fill(customer.phone);

@@ -215,7 +215,7 @@ function CustomerFormBody({
       aria-labelledby={`${uid}-title`}
     >
       <h2 id={`${uid}-title`} className="desk-form__title">
-        {id ? 'Customer details' : 'New customer'}
+        Customer details
       </h2>
       <p className="desk-form__subtitle">Email and phone are personal data.</p>
       {failure ? (
