@@ -6,7 +6,7 @@
  * re-hashed with the same SHA-256): the check without the head still says intact, with it the log is BROKEN.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +100,15 @@ describe('m audit verify --data-dir .platform --head <seq>:<hash>', () => {
     } finally {
       await db.close();
     }
+  });
+
+  it('refuses a directory that holds no database instead of finding an empty chain intact', async () => {
+    const missing = join(dataDir, 'no-such-dir');
+    const run = await m(['audit', 'verify', '--data-dir', missing]);
+    expect(run.code).toBe(1);
+    expect(run.output).toContain(`${missing} holds no database`);
+    expect(run.output).not.toContain('audit log intact');
+    expect(existsSync(missing)).toBe(false);
   });
 
   it('refuses a head in another form as a usage error', async () => {

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type AuditEntry,
@@ -61,6 +63,13 @@ async function offlineVerdict(
   const { verifyChain } = await import('../../../backend/audit/chain');
   const { claimDataDir } = await import('../../../backend/data-dir/data-dir');
   const config = loadConfig({ file: configFile, overrides: { 'server.data_dir': dataDir } });
+  // A directory holding no database (a typo, a PostgreSQL deployment without its URL) would be given a new,
+  // empty one whose chain "holds": a check that passes on nothing is refused instead.
+  if (!config.server.database_url && !existsSync(join(resolve(config.server.data_dir), 'db', 'PG_VERSION'))) {
+    throw new Error(
+      `${resolve(config.server.data_dir)} holds no database: give the server's data directory (--data-dir), or its PostgreSQL URL (PLATFORM_DATABASE_URL)`,
+    );
+  }
   // The embedded database allows one process: a running server's directory is refused (data_dir_locked).
   const owned = config.server.database_url
     ? undefined

@@ -2,6 +2,7 @@ import { AuthService } from '../../../backend/auth/auth-service';
 import { DbAuthStore } from '../../../backend/auth/db-auth-store';
 import { ScryptPasswordHasher } from '../../../backend/auth/passwords';
 import { loadConfig } from '../../../backend/config/load-config';
+import { claimDataDir } from '../../../backend/data-dir/data-dir';
 import { openDatabase } from '../../../backend/db/open-database';
 import type { UserAdmin } from './user-admin';
 
@@ -20,11 +21,27 @@ export interface OfflineOptions {
  */
 export async function openOfflineUserAdmin(options: OfflineOptions): Promise<UserAdmin> {
   const config = loadConfig({ file: options.config, overrides: { 'server.data_dir': options.dataDir } });
-  const db = await openDatabase({
-    dataDir: config.server.data_dir,
-    databaseUrl: config.server.database_url,
-    optimizeWasm: config.server.pglite_optimize,
-  });
+  // The embedded database allows one process: with the server running, its directory is refused
+  // (data_dir_locked) rather than opened beside it, where both would write and one's writes be lost.
+  const owned = config.server.database_url ? undefined : await claimDataDir(config.server.data_dir, 'm user');
+  let db: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    db = await openDatabase({
+      dataDir: config.server.data_dir,
+      databaseUrl: config.server.database_url,
+      optimizeWasm: config.server.pglite_optimize,
+    });
+  } catch (err) {
+    owned?.release();
+    throw err;
+  }
+  const close = async () => {
+    try {
+      await db.close();
+    } finally {
+      owned?.release();
+    }
+  };
   try {
     const auth = new AuthService({
       store: new DbAuthStore(db),
@@ -40,10 +57,10 @@ export async function openOfflineUserAdmin(options: OfflineOptions): Promise<Use
       setPassword: (name, password) => users.setPassword(name, password),
       disable: (name) => users.disableUser(name),
       enable: (name) => users.enableUser(name),
-      close: () => db.close(),
+      close,
     };
   } catch (err) {
-    await db.close();
+    await close();
     throw err;
   }
 }

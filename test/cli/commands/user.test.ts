@@ -71,6 +71,26 @@ describe('m user on a stopped server', () => {
   }, 240_000);
 });
 
+describe('m user beside a running server on the same data directory', () => {
+  it('is refused with data_dir_locked instead of writing users the server would lose', async () => {
+    const { claimDataDir } = await import('../../../backend/data-dir/data-dir');
+    const dataDir = mkdtempSync(join(tmpdir(), 'desk-cli-user-'));
+    dirs.push(dataDir);
+    // The server's hold on its directory, as `m serve` takes it.
+    const server = await claimDataDir(dataDir);
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    const env = { PW: 'clerk-password-1' };
+    const add = { dataDir, json: false, action: 'add' as const, name: 'clerk', roles: ['Stock User'] };
+    try {
+      expect(await runUser({ ...add, passwordEnv: 'PW' }, env)).toBe(USER_EXIT.failed);
+      expect(error.mock.calls.flat().join('\n')).toMatch(/m serve|data_dir_locked|in use|another process/i);
+    } finally {
+      server.release();
+    }
+  }, 60_000);
+});
+
 describe('m user against a running server', () => {
   it('lists and adds users through the users API with an administrator API key', async () => {
     const { createTestApp } = await import('../../helpers/test-app');
