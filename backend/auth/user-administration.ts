@@ -16,6 +16,26 @@ export interface UserAdministrationOptions {
 /** The built-in administrator; it always holds `System Manager`. */
 export const ADMINISTRATOR_NAME = 'Administrator';
 
+/** Password lengths accepted, everywhere a password is set (NIST SP 800-63B 5.1.1.2: at least 8). */
+export const PASSWORD_LENGTH = { min: 8, max: 1024 } as const;
+
+/** Pattern of a user name: printable, no leading or trailing space, at most 140 characters. */
+export const USER_NAME_PATTERN = /^[^\s\p{C}](?:[^\p{C}]{0,138}[^\s\p{C}])?$/u;
+
+function invalid(field: string, message: string): PlatformError {
+  return new PlatformError('validation_failed', message, {
+    status: 400,
+    fields: [{ field, code: 'invalid', message }],
+  });
+}
+
+// Here, not only in the users API: `m user` on a stopped server's database goes through this class alone.
+function checkPassword(password: string): void {
+  if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
+    throw invalid('password', `A password has ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters.`);
+  }
+}
+
 function unknownUser(): PlatformError {
   return new PlatformError('unknown_user', 'No such user.', { status: 404 });
 }
@@ -39,6 +59,10 @@ export class UserAdministration implements UserDirectory {
   }
 
   async addUser(name: string, password: string, roles: readonly string[]): Promise<void> {
+    if (!USER_NAME_PATTERN.test(name)) {
+      throw invalid('name', 'A user name is printable, at most 140 characters, without surrounding spaces.');
+    }
+    checkPassword(password);
     const created = await this.#store.createUser(name, await this.#passwords.hash(password), this.#now());
     if (!created) throw new PlatformError('user_exists', 'A user of this name exists.', { status: 409 });
     await this.#store.setRoles(name, roles);
@@ -57,6 +81,7 @@ export class UserAdministration implements UserDirectory {
   }
 
   async setPassword(name: string, password: string): Promise<void> {
+    checkPassword(password);
     await this.#existing(name);
     await this.#store.setPasswordHash(name, await this.#passwords.hash(password));
     await this.#store.revokeCredentials(name, '');

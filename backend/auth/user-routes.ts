@@ -9,15 +9,11 @@ import { RoleList } from '../permissions/dto';
 import { forbidden } from '../permissions/guard';
 import { SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
+import { PASSWORD_LENGTH, USER_NAME_PATTERN } from './user-administration';
 import type { UserDirectory } from './user-directory';
 
-/** Pattern of a user name: printable, no leading or trailing space, at most 140 characters. */
-const USER_NAME = z
-  .string()
-  .min(1)
-  .max(140)
-  .regex(/^[^\s\p{C}](?:[^\p{C}]*[^\s\p{C}])?$/u);
-const PASSWORD = z.string().min(8).max(1024);
+const USER_NAME = z.string().min(1).max(140).regex(USER_NAME_PATTERN);
+const PASSWORD = z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max);
 
 /** Request DTOs of the users API (no `pii` flags: not DocType models). */
 const AddUserRequest = z.strictObject({ name: USER_NAME, password: PASSWORD, roles: RoleList });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { acquireLockFile, type HeldLock } from './lock-file';
@@ -49,4 +50,17 @@ export async function claimDataDir(dataDir: string, purpose = 'm serve'): Promis
     throw err;
   }
   return { dir, release: () => lock.release() };
+}
+
+/**
+ * Refuses a data directory that holds no embedded database when there is no PostgreSQL URL either: a
+ * command checking or changing an existing database (`m audit verify`, `m keys rewrap`, `m user list`)
+ * would otherwise create a new, empty one there (a typo, a PostgreSQL deployment run without its URL) and
+ * report on nothing. PGlite writes `db/PG_VERSION` when it creates a database.
+ */
+export function requireExistingDatabase(dataDir: string, databaseUrl: string | undefined): void {
+  if (databaseUrl || existsSync(join(resolve(dataDir), 'db', 'PG_VERSION'))) return;
+  throw new Error(
+    `${resolve(dataDir)} holds no database: give the server's data directory (--data-dir), or its PostgreSQL URL (PLATFORM_DATABASE_URL)`,
+  );
 }

@@ -36,8 +36,12 @@ export type KekSource =
   | { kind: 'env'; env: NodeJS.ProcessEnv }
   | { kind: 'file'; keysDir: string }
   | { kind: 'memory'; database: object }
-  /** Keys that only open older values: `PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY`, a generated file. */
-  | { kind: 'previous'; env: NodeJS.ProcessEnv; keysDir?: string };
+  /**
+   * Keys that only open older values, during a rotation: `PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY` (or
+   * `_FILE`, which may name a generated `records.kek`). Never implicit: a key the operator did not name as
+   * previous is not one, so a mistyped new key is refused instead of being taken for a rotation.
+   */
+  | { kind: 'previous'; env: NodeJS.ProcessEnv };
 
 /** The keys of personal data at rest: values are encrypted with `cipher`, indexed with `blindIndex`. */
 export interface VaultKeys {
@@ -55,36 +59,71 @@ function derive(secret: Buffer): RecordKek {
   return { key, id: createHmac('sha256', key).update('kek-id').digest('hex').slice(0, 16) };
 }
 
-async function envSecret(env: NodeJS.ProcessEnv, name = RECORDS_KEK_ENV): Promise<Buffer | undefined> {
-  let secret = env[name];
+/** A configured secret as the operator wrote it, and the setting it came from (for messages). */
+interface Configured {
+  text: string;
+  setting: string;
+}
+
+async function configured(env: NodeJS.ProcessEnv, name: string): Promise<Configured | undefined> {
+  const value = env[name];
+  if (value) return check({ text: value, setting: name });
   const file = env[`${name}_FILE`];
-  if (!secret && file) secret = (await readFile(file, 'utf8')).trim();
-  if (!secret) return undefined;
-  if (secret.length < 32) {
-    throw new PlatformError('config_invalid', `${name} must be at least 32 characters.`);
-  }
-  return createHash('sha256').update(secret).digest();
-}
-
-/** The keys a `previous` source holds: the previous configured key, and a generated file left behind. */
-async function previousKeks(source: Extract<KekSource, { kind: 'previous' }>): Promise<RecordKek[]> {
-  const found: RecordKek[] = [];
-  const configured = await envSecret(source.env, PREVIOUS_RECORDS_KEK_ENV);
-  if (configured) found.push(derive(configured));
-  if (source.keysDir) {
-    const text = await readFile(join(source.keysDir, GENERATED_KEK_FILE), 'utf8').catch(() => undefined);
-    if (text) found.push(derive(Buffer.from(text.trim(), 'base64url')));
-  }
-  return found;
-}
-
-async function fileSecret(keysDir: string): Promise<Buffer> {
-  const path = join(keysDir, GENERATED_KEK_FILE);
+  if (!file) return undefined;
+  let text: string;
   try {
-    return Buffer.from((await readFile(path, 'utf8')).trim(), 'base64url');
+    text = (await readFile(file, 'utf8')).trim();
+  } catch (err) {
+    // Named, not a bare ENOENT: a secret mount that is missing is a configuration error (exit 78).
+    throw new PlatformError(
+      'config_invalid',
+      `${name}_FILE names ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
+  }
+  return check({ text, setting: `${name}_FILE (${file})` });
+}
+
+function check(secret: Configured): Configured {
+  if (secret.text.length < 32) {
+    throw new PlatformError('config_invalid', `${secret.setting} must be at least 32 characters.`);
+  }
+  return secret;
+}
+
+/** A configured secret's key: its SHA-256 through {@link derive}. */
+function configuredKek(secret: Configured): RecordKek {
+  return derive(createHash('sha256').update(secret.text).digest());
+}
+
+/** A generated file's text (32 random bytes, base64url) as the key {@link derive} makes of it. */
+function generatedKek(text: string): RecordKek {
+  return derive(Buffer.from(text.trim(), 'base64url'));
+}
+
+const GENERATED_TEXT = /^[A-Za-z0-9_-]{43}$/;
+
+/** The keys a `previous` source holds. */
+async function previousKeks(source: Extract<KekSource, { kind: 'previous' }>): Promise<RecordKek[]> {
+  const secret = await configured(source.env, PREVIOUS_RECORDS_KEK_ENV);
+  if (!secret) return [];
+  // A previous key may be the generated `records.kek` named by `_FILE` (moving to a configured key): its
+  // text is read both ways, and only the one whose id wrapped something is ever used.
+  const keys = [configuredKek(secret)];
+  if (GENERATED_TEXT.test(secret.text)) keys.push(generatedKek(secret.text));
+  return keys;
+}
+
+async function readGenerated(keysDir: string): Promise<string | undefined> {
+  try {
+    return (await readFile(join(keysDir, GENERATED_KEK_FILE), 'utf8')).trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return undefined;
   }
+}
+
+async function generateFile(keysDir: string): Promise<string> {
+  const path = join(keysDir, GENERATED_KEK_FILE);
   await mkdir(keysDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(32);
   // `wx`: two processes starting on one new data directory cannot both write a different key.
@@ -94,27 +133,45 @@ async function fileSecret(keysDir: string): Promise<Buffer> {
     },
   );
   await chmod(path, 0o600);
-  return Buffer.from((await readFile(path, 'utf8')).trim(), 'base64url');
+  return (await readFile(path, 'utf8')).trim();
 }
 
 /** Secrets of in-memory databases, kept as long as the database object lives (tests, benchmarks). */
 const memorySecrets = new WeakMap<object, Buffer>();
 
+/** The current key-encryption key, and where it came from in words an operator can act on. */
+interface CurrentKek {
+  kek: RecordKek;
+  source: Exclude<KekSource['kind'], 'previous'>;
+  named: string;
+}
+
 /**
- * The key-encryption key of `source`: `PLATFORM_RECORDS_KEY_ENCRYPTION_KEY` (or `_FILE`) when set; else, for a
- * server, `<data_dir>/keys/records.kek`, generated on first start; else one kept in memory for the
- * lifetime of an in-memory database. docs/operators.md#personal-data-at-rest says which to choose.
+ * The current key-encryption key of `sources`: `PLATFORM_RECORDS_KEY_ENCRYPTION_KEY` (or `_FILE`) when set;
+ * else, for a server, `<data_dir>/keys/records.kek`, generated on first start (only for a database that has
+ * no personal data under another key yet: a key generated then could open nothing); else one kept in memory
+ * for the lifetime of an in-memory database. docs/operators.md#personal-data-at-rest says which to choose.
  */
-export async function recordKek(source: KekSource): Promise<RecordKek | undefined> {
-  if (source.kind === 'previous') return undefined;
-  if (source.kind === 'env') {
-    const secret = await envSecret(source.env);
-    return secret && derive(secret);
+async function currentKek(
+  sources: readonly KekSource[],
+  stored: { kek_id: string } | undefined,
+): Promise<CurrentKek | undefined> {
+  for (const source of sources) {
+    if (source.kind === 'env') {
+      const secret = await configured(source.env, RECORDS_KEK_ENV);
+      if (secret) return { kek: configuredKek(secret), source: 'env', named: secret.setting };
+    } else if (source.kind === 'file') {
+      const path = join(source.keysDir, GENERATED_KEK_FILE);
+      const text =
+        (await readGenerated(source.keysDir)) ?? (stored ? undefined : await generateFile(source.keysDir));
+      if (text) return { kek: generatedKek(text), source: 'file', named: `the generated ${path}` };
+    } else if (source.kind === 'memory') {
+      const secret = memorySecrets.get(source.database) ?? randomBytes(32);
+      memorySecrets.set(source.database, secret);
+      return { kek: derive(secret), source: 'memory', named: 'the in-memory key' };
+    }
   }
-  if (source.kind === 'file') return derive(await fileSecret(source.keysDir));
-  const secret = memorySecrets.get(source.database) ?? randomBytes(32);
-  memorySecrets.set(source.database, secret);
-  return derive(secret);
+  return undefined;
 }
 
 function wrapKey(kek: RecordKek, key: Buffer): string {
@@ -135,11 +192,12 @@ function unwrapKey(kek: RecordKek, wrapped: string): Buffer {
 }
 
 /**
- * Opens the vault of a database: the key-encryption key of the first source that has one, the previous
- * keys (they open older values), and the blind-index key stored (wrapped) in `vault_keys`, created on first
- * use. A blind-index key wrapped by a previous key is wrapped again under the current one (the index key
- * itself never changes, so stored indexes stay valid); wrapped by a key this process does not hold, it is
- * `config_invalid`: the configured key is not the one the data was written with.
+ * Opens the vault of a database: the current key-encryption key, the previous keys (they open older
+ * values), and the blind-index key stored (wrapped) in `vault_keys`, created on first use. A blind-index
+ * key wrapped by a previous key is wrapped again under the current one (the index key itself never
+ * changes, so stored indexes stay valid); wrapped by a key this process was not given, it is
+ * `config_invalid`, naming where the current key came from: a mistyped key must not start a server that
+ * writes data no start with the right key could read together with the old.
  */
 export async function openVaultKeys(
   db: Pick<Database, 'query'>,
@@ -147,61 +205,97 @@ export async function openVaultKeys(
 ): Promise<VaultKeys> {
   // Also here: a database opened before this module registered its migration (tests) gets the table too.
   await db.query(VAULT_KEYS_SQL);
+  const read = async () =>
+    (
+      await db.query<{ kek_id: string; wrapped: string }>(
+        'SELECT kek_id, wrapped FROM vault_keys WHERE purpose = $1',
+        ['blind_index'],
+      )
+    ).rows[0];
+  const stored = await read();
   const previous: RecordKek[] = [];
+  let previousNamed = false;
   for (const source of sources) {
-    if (source.kind === 'previous') previous.push(...(await previousKeks(source)));
+    if (source.kind !== 'previous') continue;
+    const keys = await previousKeks(source);
+    previousNamed ||= keys.length > 0;
+    previous.push(...keys);
   }
-  for (const source of sources) {
-    const kek = await recordKek(source);
-    if (!kek) continue;
+  const env = sources.find((s): s is Extract<KekSource, { kind: 'env' }> => s.kind === 'env');
+  if (previousNamed && !(env && (await configured(env.env, RECORDS_KEK_ENV)))) {
+    // A rotation names both keys: the new one is never a file generated on the spot.
+    throw new PlatformError(
+      'config_invalid',
+      `${PREVIOUS_RECORDS_KEK_ENV} is set but ${RECORDS_KEK_ENV} is not: a rotation needs the new key named too.`,
+    );
+  }
+  const current = await currentKek(sources, stored);
+  if (!current) {
+    throw new PlatformError(
+      'config_invalid',
+      `The personal data of this database is encrypted under key-encryption key ${stored?.kek_id ?? '(none)'}, and no key is configured: set ${RECORDS_KEK_ENV} (or _FILE) to the key it was written with.`,
+    );
+  }
+  const { kek } = current;
+  if (!stored) {
     await db.query(
       'INSERT INTO vault_keys (purpose, kek_id, wrapped) VALUES ($1, $2, $3) ON CONFLICT (purpose) DO NOTHING',
       ['blind_index', kek.id, wrapKey(kek, randomBytes(32))],
     );
-    const { rows } = await db.query<{ kek_id: string; wrapped: string }>(
-      'SELECT kek_id, wrapped FROM vault_keys WHERE purpose = $1',
-      ['blind_index'],
-    );
-    const row = rows[0]!;
-    const older = previous.filter((p) => p.id !== kek.id);
-    let indexKey: Buffer;
-    if (row.kek_id === kek.id) indexKey = unwrapKey(kek, row.wrapped);
-    else {
-      const wrapper = older.find((p) => p.id === row.kek_id);
-      if (!wrapper) {
-        throw new PlatformError(
-          'config_invalid',
-          `The personal data of this database was encrypted under another key-encryption key (${row.kek_id}); the configured one is ${kek.id}.`,
-        );
-      }
-      indexKey = unwrapKey(wrapper, row.wrapped);
-      await db.query('UPDATE vault_keys SET kek_id = $2, wrapped = $3 WHERE purpose = $1 AND kek_id = $4', [
-        'blind_index',
-        kek.id,
-        wrapKey(kek, indexKey),
-        wrapper.id,
-      ]);
-    }
-    return {
-      cipher: new FieldCipher(kek, older),
-      blindIndex: new BlindIndex(indexKey),
-      source: source.kind,
-    };
   }
-  throw new PlatformError('config_invalid', 'No key-encryption key for personal data at rest.');
+  const row = stored ?? (await read())!;
+  const older = previous.filter((p) => p.id !== kek.id);
+  let indexKey: Buffer;
+  if (row.kek_id === kek.id) indexKey = unwrapKey(kek, row.wrapped);
+  else {
+    const wrapper = older.find((p) => p.id === row.kek_id);
+    if (!wrapper) throw await notTheKey(sources, current, row.kek_id, previousNamed);
+    indexKey = unwrapKey(wrapper, row.wrapped);
+    await db.query('UPDATE vault_keys SET kek_id = $2, wrapped = $3 WHERE purpose = $1 AND kek_id = $4', [
+      'blind_index',
+      kek.id,
+      wrapKey(kek, indexKey),
+      wrapper.id,
+    ]);
+  }
+  return {
+    cipher: new FieldCipher(kek, older),
+    blindIndex: new BlindIndex(indexKey),
+    source: current.source,
+  };
+}
+
+/** The refusal of a key that did not write this database's data, with what to do about it. */
+async function notTheKey(
+  sources: readonly KekSource[],
+  current: CurrentKek,
+  storedId: string,
+  previousNamed: boolean,
+): Promise<PlatformError> {
+  const file = sources.find((s): s is Extract<KekSource, { kind: 'file' }> => s.kind === 'file');
+  const generated = file && current.source === 'env' ? await readGenerated(file.keysDir) : undefined;
+  const path = file && join(file.keysDir, GENERATED_KEK_FILE);
+  const hint =
+    generated && generatedKek(generated).id === storedId
+      ? `It is under the generated ${path}: check ${current.named}, or, to move to it, also set ${PREVIOUS_RECORDS_KEK_ENV}_FILE=${path} and run m keys rewrap.`
+      : previousNamed
+        ? `Neither it nor ${PREVIOUS_RECORDS_KEK_ENV} is that key.`
+        : `Check the key; if you are rotating, set the one it was written with in ${PREVIOUS_RECORDS_KEK_ENV}.`;
+  return new PlatformError(
+    'config_invalid',
+    `The personal data of this database is encrypted under key-encryption key ${storedId}, not under ${current.named} (${current.kek.id}). ${hint} See docs/operators.md#rotating-the-key-encryption-key.`,
+  );
 }
 
 /**
  * Where a process looks for its key-encryption key, in order: the environment; then, for a database the
  * caller opened in memory (`inMemory`, tests and benchmarks), a key as short-lived as it; else the
- * generated file in `<dataDir>/keys`. Previous keys (rotation): the previous configured key, and the
- * generated file when another key is now configured.
+ * generated file in `<dataDir>/keys`. Previous keys (rotation): only the previous configured key.
  */
 export function kekSources(dataDir: string, env: NodeJS.ProcessEnv, inMemory?: object): KekSource[] {
-  const keysDir = inMemory ? undefined : join(dataDir, 'keys');
   return [
     { kind: 'env', env },
-    keysDir ? { kind: 'file', keysDir } : { kind: 'memory', database: inMemory! },
-    { kind: 'previous', env, keysDir },
+    inMemory ? { kind: 'memory', database: inMemory } : { kind: 'file', keysDir: join(dataDir, 'keys') },
+    { kind: 'previous', env },
   ];
 }

@@ -28,7 +28,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./commands/types')).typesCommand,
   },
   keys: {
-    summary: 'Manage the payload-encryption keys (m keys list | m keys rotate).',
+    summary:
+      'Manage the payload-encryption keys and rewrap personal data at rest (m keys list | rotate | rewrap).',
     load: async () => (await import('./commands/keys')).keysCommand,
   },
   audit: {
@@ -36,11 +37,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./commands/audit')).auditCommand,
   },
   user: {
-    summary: 'Manage users and roles (m user add | list | roles | passwd | disable).',
+    summary: 'Manage users and roles (m user add | list | roles | passwd | disable | enable).',
     load: async () => (await import('./commands/user')).userCommand,
   },
   release: {
-    summary: 'Publish and promote UI remote releases (m release publish | list | promote | rollback).',
+    summary: 'Publish, promote, canary, pin and roll back UI remote releases (m release --help).',
     load: async () => (await import('./commands/release')).releaseCommand,
   },
 };

@@ -187,6 +187,17 @@ describe('PLATFORM_API_KEY=<api_key>:<api_secret> m audit verify --url <server> 
   });
 });
 
+describe('m audit verify --url <a port nothing listens on>', () => {
+  it('exits 1 naming the address and the reason, not only "fetch failed"', async () => {
+    // A port taken and released: nothing listens on it any more.
+    const probe = await listen({ fetch: () => new Response(null, { status: 204 }) });
+    await probe.close();
+    const run = await m(['audit', 'verify', '--url', probe.url], { PLATFORM_API_KEY: 'key:secret' });
+    expect(run.code).toBe(1);
+    expect(run.output).toContain(`cannot reach ${probe.url}: ECONNREFUSED`);
+  });
+});
+
 describe('m audit verify --url <gateway> --head <service>/<seq>:<hash> (MACROSERVICE)', () => {
   const deployment = new MacroserviceDeployment('audit-verify-head-test-secret-0123456789abcdef');
   let started: StartedDeployment;

@@ -652,6 +652,15 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
   },
   {
     document: 'docs/operators.md',
+    command:
+      'PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY_FILE=.platform/keys/records.kek PLATFORM_RECORDS_KEY_ENCRYPTION_KEY=<new> m keys rewrap --data-dir .platform',
+    testedBy: 'test/faults/at-rest-rewrap.test.ts',
+    evidence:
+      /spawnM\(\['keys', 'rewrap', '--data-dir', generatedDir\], \{\s*PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY_FILE/,
+  },
+
+  {
+    document: 'docs/operators.md',
     command: 'm audit verify --data-dir .platform',
     testedBy: 'test/faults/at-rest.test.ts',
     evidence: /'audit', 'verify', '--data-dir', dataDir/,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,5 +119,65 @@ describe('m keys rewrap', () => {
     const { server, authorization } = await serve(UNDER_B);
     expect(await emails(server.url, authorization)).toEqual(expected);
     expect(await server.stop()).toBe(0);
+  });
+
+  it('refuses a rotation naming no new key, or a key the data was not written with (exit 78)', async () => {
+    const stored = readFileSync(join(dataDir, 'db', 'PG_VERSION'));
+    // Only the previous key: rewrapping onto a key generated on the spot would strand the data.
+    const previousOnly = spawnM(['keys', 'rewrap', '--data-dir', dataDir], {
+      PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY: KEY_B,
+    });
+    expect(await previousOnly.exited).toBe(78);
+    expect(previousOnly.output()).toContain('PLATFORM_RECORDS_KEY_ENCRYPTION_KEY is not');
+    expect(existsSync(join(dataDir, 'keys', 'records.kek'))).toBe(false);
+    // A mistyped key: the server does not start, and names the setting it was given.
+    const mistyped = spawnM(['serve', '--port', '0', '--data-dir', dataDir], {
+      ...UNDER_B,
+      PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: 'C'.repeat(40),
+    });
+    expect(await mistyped.exited).toBe(78);
+    expect(mistyped.output()).toMatch(/not under PLATFORM_RECORDS_KEY_ENCRYPTION_KEY \([0-9a-f]{16}\)/);
+    expect(readFileSync(join(dataDir, 'db', 'PG_VERSION'))).toEqual(stored);
+    const { server, authorization } = await serve(UNDER_B);
+    expect(await emails(server.url, authorization)).toEqual(expected);
+    expect(await server.stop()).toBe(0);
+  });
+});
+
+describe('moving off the generated key', () => {
+  it('rewraps onto a configured key with the generated file named as the previous one', async () => {
+    const generatedDir = join(temp, 'generated');
+    const disabled = { PLATFORM_ENCRYPTION_MODE: 'disabled' };
+    const first = await startServe(generatedDir, [], disabled);
+    running.add(first);
+    const session = await signIn(first.url);
+    const created = await fetch(`${first.url}/api/resource/crm.Customer`, {
+      method: 'POST',
+      headers: { ...session, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer_name: 'Generated', email: 'generated@example.com' }),
+    });
+    expect(created.status).toBe(201);
+    expect(await first.stop()).toBe(0);
+
+    const generated = join(generatedDir, 'keys', 'records.kek');
+    const rewrap = spawnM(['keys', 'rewrap', '--data-dir', generatedDir], {
+      PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY_FILE: generated,
+      PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: KEY_B,
+    });
+    expect(await rewrap.exited).toBe(0);
+    expect(rewrap.output()).toMatch(/rewrap done: 1 records rewritten/);
+    rmSync(generated);
+
+    const after = await startServe(generatedDir, [], {
+      ...disabled,
+      PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: KEY_B,
+    });
+    running.add(after);
+    const read = await fetch(`${after.url}/api/resource/crm.Customer?fields=["email"]`, {
+      headers: await signIn(after.url),
+    });
+    const rows = ((await read.json()) as { data: { email: string }[] }).data;
+    expect(rows.map((r) => r.email)).toEqual(['generated@example.com']);
+    expect(await after.stop()).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database';
+import { PlatformError } from '../../http/errors';
 import { type FieldBinding, type FieldCipher, isCiphertext } from '../../vault/field-cipher';
 import {
   type BeginResult,
@@ -81,7 +82,16 @@ export class DbIdempotencyStore implements IdempotencyStore {
    */
   #opened(key: string, stored: string): string {
     if (!this.#cipher || !isCiphertext(stored)) return stored;
-    return this.#cipher.decrypt(stored, answerBinding(key)) as string;
+    try {
+      return this.#cipher.decrypt(stored, answerBinding(key)) as string;
+    } catch (err) {
+      // In the client's words: the cipher's own message names the internal table the answer is kept in.
+      throw new PlatformError(
+        'integrity_failed',
+        'The answer kept for this Idempotency-Key failed its integrity check and is not replayed; send the request again with a new key.',
+        { status: 500, cause: err },
+      );
+    }
   }
 
   /** Creates the table when missing. */

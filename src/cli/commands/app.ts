@@ -128,7 +128,6 @@ async function start(dir: string, rest: string[]): Promise<number> {
 
 /** `m app build | dev | start`: the app in the current folder. */
 export const appCommand: Command = {
-  summary: 'Build, develop and start the app in the current folder (m app build | dev | start).',
   async run(argv) {
     const [sub, ...rest] = argv;
     if (!sub || sub === '--help' || sub === '-h') {

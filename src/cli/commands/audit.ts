@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type AuditEntry,
@@ -40,7 +38,11 @@ async function* remoteEntries(base: string, authorization: string): AsyncGenerat
   const pageLength = 1000;
   for (let start = 0; ; start += pageLength) {
     const url = `${base.replace(/\/+$/, '')}/api/audit?limit_start=${start}&limit_page_length=${pageLength}`;
-    const res = await fetch(url, { headers: { authorization } });
+    const res = await fetch(url, { headers: { authorization } }).catch((err: Error) => {
+      // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, ...) is its cause.
+      const cause = err.cause as { code?: string; message?: string } | undefined;
+      throw new Error(`cannot reach ${base}: ${cause?.code ?? cause?.message ?? err.message}`);
+    });
     if (!res.ok) {
       const body = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
       throw new Error(`GET /api/audit: ${res.status} ${body.error?.code ?? ''} ${body.error?.message ?? ''}`);
@@ -61,15 +63,9 @@ async function offlineVerdict(
   const { openDatabase } = await import('../../../backend/db/open-database');
   const { AuditLog } = await import('../../../backend/audit/audit-log');
   const { verifyChain } = await import('../../../backend/audit/chain');
-  const { claimDataDir } = await import('../../../backend/data-dir/data-dir');
+  const { claimDataDir, requireExistingDatabase } = await import('../../../backend/data-dir/data-dir');
   const config = loadConfig({ file: configFile, overrides: { 'server.data_dir': dataDir } });
-  // A directory holding no database (a typo, a PostgreSQL deployment without its URL) would be given a new,
-  // empty one whose chain "holds": a check that passes on nothing is refused instead.
-  if (!config.server.database_url && !existsSync(join(resolve(config.server.data_dir), 'db', 'PG_VERSION'))) {
-    throw new Error(
-      `${resolve(config.server.data_dir)} holds no database: give the server's data directory (--data-dir), or its PostgreSQL URL (PLATFORM_DATABASE_URL)`,
-    );
-  }
+  requireExistingDatabase(config.server.data_dir, config.server.database_url);
   // The embedded database allows one process: a running server's directory is refused (data_dir_locked).
   const owned = config.server.database_url
     ? undefined
@@ -112,7 +108,6 @@ function parse(argv: string[]) {
 
 /** `m audit verify`: checks the audit log's hash chain offline or against a running server. */
 export const auditCommand: Command = {
-  summary: 'Check the audit log of personal data revealed (m audit verify).',
   async run(argv) {
     let parsed: ReturnType<typeof parse>;
     try {

@@ -2,7 +2,6 @@ import type { Command } from '../command';
 
 /** `m benchmark`: run a load test described by a YAML file (the harness under src/benchmarks). */
 export const benchmarkCommand: Command = {
-  summary: 'Run a load test described by a YAML file.',
   async run(argv) {
     const { benchmarkCli } = await import('../../benchmarks/cli');
     return benchmarkCli(argv);

@@ -23,7 +23,8 @@ export const KEYS_EXIT = { ok: 0, failed: 1, usage: 2, config: 78 } as const;
 
 const HELP = `Usage: m keys <list | rotate | rewrap> [options]
 
-Manages the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits).
+Manages the platform's keys: the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits),
+and (rewrap) the key-encryption key of personal data at rest.
 
   list     Lists the keys: kid, created, retired, and whether each still decrypts.
   rotate   Adds a new active key. The previous key keeps decrypting for
@@ -34,10 +35,7 @@ Manages the payload-encryption keys in <data_dir>/keys (RSA-OAEP-256, 2048 bits)
            With --app <name>, both act on that MACROSERVICE service's own key ring,
            <data_dir>/services/<name>/keys (kids svc:<name>:...); the running service publishes a
            new key with its next heartbeat and the gateways list it in their JWKS.
-  rewrap   Re-encrypts personal data at rest under the current key-encryption key
-           (PLATFORM_RECORDS_KEY_ENCRYPTION_KEY), opening older values with the previous one
-           (PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY, or <data_dir>/keys/records.kek), in batches,
-           printing progress; run again after an interruption, it resumes. PGlite: the server stopped.
+  rewrap   Re-encrypts personal data at rest under a new key-encryption key ("m keys rewrap --help").
 
 Options:
   --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
@@ -49,9 +47,30 @@ Options:
 
 Exit codes: 0 done, 1 failed, 2 usage error, 78 invalid configuration.`;
 
+const REWRAP_HELP = `Usage: m keys rewrap [--data-dir <dir>] [--config <file>] [--batch <n>]
+
+Re-encrypts personal data at rest under the new key-encryption key, after a rotation:
+
+  PLATFORM_RECORDS_KEY_ENCRYPTION_KEY (or _FILE)            the new key, which values are moved to
+  PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY (or _FILE)   the old key, which opens the values it wrapped;
+                                                            _FILE may name a generated <data_dir>/keys/records.kek
+
+Both must be set: the new key is never one generated on the spot. Records are rewritten in batches (one
+transaction each), printing "<DocType>: <n> checked, <n> rewrapped" after each; killed or interrupted, run
+it again and it resumes. On the embedded database the server must be stopped; on PostgreSQL it runs beside
+the servers, which must all hold both keys first (docs/operators.md#rotating-the-key-encryption-key).
+
+Options:
+  --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
+  --config <file>    platform.toml to read (default ./platform.toml when present)
+  --batch <n>        Records per batch (default 100)
+  -h, --help         This help
+
+Exit codes: 0 done, 1 failed, 2 usage error, 78 invalid configuration (a key missing or not the one the
+data was written with).`;
+
 /** `m keys list | rotate`: the payload-encryption key ring. */
 export const keysCommand: Command = {
-  summary: 'Manage payload-encryption keys (list, rotate).',
   async run(argv) {
     let parsed: ReturnType<typeof parse>;
     try {
@@ -62,7 +81,7 @@ export const keysCommand: Command = {
     }
     const { values, positionals } = parsed;
     if (values.help) {
-      console.log(HELP);
+      console.log(positionals[0] === 'rewrap' ? REWRAP_HELP : HELP);
       return KEYS_EXIT.ok;
     }
     const action = positionals[0];
@@ -206,10 +225,11 @@ async function rewrap(config: PlatformConfig, batch: number): Promise<number> {
   const { openDatabase } = await import('../../../backend/db/open-database');
   const { kekSources, openVaultKeys } = await import('../../../backend/vault/vault-keys');
   const { rewrapRecords } = await import('../../../backend/vault/rewrap');
-  const { claimDataDir } = await import('../../../backend/data-dir/data-dir');
+  const { claimDataDir, requireExistingDatabase } = await import('../../../backend/data-dir/data-dir');
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   let owned: { release(): void } | undefined;
   try {
+    requireExistingDatabase(config.server.data_dir, config.server.database_url);
     const doctypes = createDocTypeRegistry(await loadInstalledApps(config.apps)).list();
     // The embedded database allows one process: a running server's directory is refused (data_dir_locked).
     if (!config.server.database_url) owned = await claimDataDir(config.server.data_dir, 'm keys rewrap');
@@ -223,13 +243,17 @@ async function rewrap(config: PlatformConfig, batch: number): Promise<number> {
       batch,
       onProgress: (p) => console.log(`${p.doctype}: ${p.checked} checked, ${p.rewrapped} rewrapped`),
     });
+    // On PostgreSQL servers write beside the rewrap: what it read is under the new key, what they wrote
+    // meanwhile is under whichever key they hold (docs/operators.md#rotating-the-key-encryption-key).
     console.log(
-      `rewrap done: ${total} records rewritten; every personal value is under key ${keys.cipher.kekId}`,
+      config.server.database_url
+        ? `rewrap done: ${total} records rewritten; every personal value read is under key ${keys.cipher.kekId} (values servers wrote meanwhile are under the key they hold: run again once every server has the new key)`
+        : `rewrap done: ${total} records rewritten; every personal value is under key ${keys.cipher.kekId}`,
     );
     return KEYS_EXIT.ok;
   } catch (err) {
     console.error(`m keys rewrap: ${(err as Error).message}`);
-    return KEYS_EXIT.failed;
+    return (err as { code?: string }).code === 'config_invalid' ? KEYS_EXIT.config : KEYS_EXIT.failed;
   } finally {
     await db?.close();
     owned?.release();

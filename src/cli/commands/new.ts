@@ -17,7 +17,6 @@ Exit codes: 0 written, 1 refused (invalid name, name of an installed app, folder
 
 /** `m new app <name>`: scaffolds a standalone app. */
 export const newCommand: Command = {
-  summary: 'Scaffold a standalone app with a DocType and a UI remote (m new app <name>).',
   async run(argv) {
     let values: { dir?: string; platform?: string; help?: boolean };
     let positionals: string[];

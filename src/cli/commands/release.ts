@@ -277,7 +277,6 @@ export async function runRelease(flags: ReleaseFlags, env: NodeJS.ProcessEnv = p
 
 /** `m release`: publish remote builds and move their channels on a running server. */
 export const releaseCommand: Command = {
-  summary: 'Publish, promote, canary, pin and roll back UI remote releases (m release --help).',
   async run(argv) {
     let flags: ReleaseFlags | 'help';
     try {

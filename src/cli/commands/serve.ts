@@ -176,7 +176,6 @@ function untilSignal(): Promise<NodeJS.Signals> {
 
 /** `m serve`: the backend and the Desk. */
 export const serveCommand: Command = {
-  summary: 'Start the backend and the Desk (MONOLITH by default).',
   async run(argv) {
     let flags: ServeFlags;
     try {

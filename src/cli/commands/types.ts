@@ -31,7 +31,6 @@ function companionName(out: string): string {
 
 /** `m types`: TypeScript types for every DocType a gateway knows. */
 export const typesCommand: Command = {
-  summary: 'Write TypeScript types for every DocType a gateway knows (m types --gateway <url>).',
   async run(argv) {
     let values: { gateway?: string; out?: string; user?: string; 'password-env'?: string; help?: boolean };
     try {

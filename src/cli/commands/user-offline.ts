@@ -2,7 +2,7 @@ import { AuthService } from '../../../backend/auth/auth-service';
 import { DbAuthStore } from '../../../backend/auth/db-auth-store';
 import { ScryptPasswordHasher } from '../../../backend/auth/passwords';
 import { loadConfig } from '../../../backend/config/load-config';
-import { claimDataDir } from '../../../backend/data-dir/data-dir';
+import { claimDataDir, requireExistingDatabase } from '../../../backend/data-dir/data-dir';
 import { openDatabase } from '../../../backend/db/open-database';
 import type { UserAdmin } from './user-admin';
 
@@ -12,6 +12,11 @@ export interface OfflineOptions {
   dataDir?: string;
   /** `--config`: the platform.toml to read. */
   config?: string;
+  /**
+   * The database must exist already (every action but `add`, which may prepare a server's first user
+   * before its first start): a mistyped directory is refused instead of given an empty database.
+   */
+  existing?: boolean;
 }
 
 /**
@@ -21,6 +26,7 @@ export interface OfflineOptions {
  */
 export async function openOfflineUserAdmin(options: OfflineOptions): Promise<UserAdmin> {
   const config = loadConfig({ file: options.config, overrides: { 'server.data_dir': options.dataDir } });
+  if (options.existing) requireExistingDatabase(config.server.data_dir, config.server.database_url);
   // The embedded database allows one process: with the server running, its directory is refused
   // (data_dir_locked) rather than opened beside it, where both would write and one's writes be lost.
   const owned = config.server.database_url ? undefined : await claimDataDir(config.server.data_dir, 'm user');

@@ -107,7 +107,11 @@ async function openAdmin(flags: UserFlags, env: NodeJS.ProcessEnv): Promise<User
     return new RemoteUserAdmin(flags.url, `token ${key}`);
   }
   const { openOfflineUserAdmin } = await import('./user-offline');
-  return openOfflineUserAdmin({ dataDir: flags.dataDir, config: flags.config });
+  return openOfflineUserAdmin({
+    dataDir: flags.dataDir,
+    config: flags.config,
+    existing: flags.action !== 'add',
+  });
 }
 
 /** Runs one parsed `m user` action, printing its result; resolves to the exit code. */
@@ -159,7 +163,6 @@ export async function runUser(flags: UserFlags, env: NodeJS.ProcessEnv = process
 
 /** `m user add | list | roles | passwd | disable | enable`. */
 export const userCommand: Command = {
-  summary: 'Manage users and their roles (add, list, roles, passwd, disable, enable).',
   async run(argv) {
     let flags: UserFlags | 'help';
     try {

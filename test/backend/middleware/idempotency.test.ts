@@ -273,7 +273,11 @@ describe('IdempotencyMiddleware', () => {
         WHERE key = 'sealed-b'`,
     );
     expect(await store.begin('sealed-a', 'fp', 60_000)).toEqual({ state: 'replay', response });
-    await expect(store.begin('sealed-b', 'fp', 60_000)).rejects.toMatchObject({ code: 'integrity_failed' });
+    const refused = store.begin('sealed-b', 'fp', 60_000);
+    await expect(refused).rejects.toMatchObject({ code: 'integrity_failed' });
+    // Said in the client's words, not the name of the table the answer is kept in.
+    await expect(refused).rejects.toThrow(/Idempotency-Key/);
+    await expect(refused).rejects.not.toThrow(/platform_idempotency/);
   });
 
   it('sweeps expired records from the database', async () => {

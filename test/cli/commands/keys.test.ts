@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -68,5 +68,25 @@ describe('m keys', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     expect(await keysCommand.run(['shred'])).toBe(KEYS_EXIT.usage);
     expect(await keysCommand.run(['list', '--bogus'])).toBe(KEYS_EXIT.usage);
+  });
+
+  it('rewrap --help says which keys a rewrap needs; a directory with no database is refused', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    expect(await keysCommand.run(['rewrap', '--help'])).toBe(KEYS_EXIT.ok);
+    const help = String(log.mock.calls[0]![0]);
+    expect(help).toMatch(/^Usage: m keys rewrap/);
+    expect(help).toContain('PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY');
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const parent = mkdtempSync(join(tmpdir(), 'desk-cli-keys-'));
+    dirs.push(parent);
+    const missing = join(parent, 'mistyped');
+    vi.stubEnv('PLATFORM_RECORDS_KEY_ENCRYPTION_KEY', 'k'.repeat(40));
+    try {
+      expect(await keysCommand.run(['rewrap', '--data-dir', missing])).toBe(KEYS_EXIT.failed);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(String(error.mock.calls[0]![0])).toContain('holds no database');
+    expect(existsSync(missing)).toBe(false);
   });
 });

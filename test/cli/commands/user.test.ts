@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -67,8 +67,35 @@ describe('m user on a stopped server', () => {
     expect(await runUser({ ...base, action: 'roles', name: 'nobody', roles: [] }, env)).toBe(
       USER_EXIT.failed,
     );
+    // The users API's rules hold here too: no 1-character password set offline.
+    const weak = { X: 'x' };
+    expect(
+      await runUser({ ...base, action: 'add', name: 'weak', roles: ['Stock User'], passwordEnv: 'X' }, weak),
+    ).toBe(USER_EXIT.failed);
+    expect(await runUser({ ...base, action: 'passwd', name: 'clerk', passwordEnv: 'X' }, weak)).toBe(
+      USER_EXIT.failed,
+    );
+    log.mockClear();
+    await runUser({ ...base, action: 'list', json: true }, env);
+    expect(JSON.parse(String(log.mock.calls[0]![0]))).not.toContainEqual(
+      expect.objectContaining({ name: 'weak' }),
+    );
     // Each command opens the data directory's database anew, as separate `m user` runs do: slow on PGlite.
   }, 240_000);
+});
+
+describe('m user on a directory holding no database', () => {
+  it('refuses to list or change users there instead of creating an empty database', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'desk-cli-user-'));
+    dirs.push(parent);
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const dataDir = join(parent, 'mistyped');
+    const base = { dataDir, roles: [] as string[], json: false };
+    expect(await runUser({ ...base, action: 'list' }, {})).toBe(USER_EXIT.failed);
+    expect(await runUser({ ...base, action: 'disable', name: 'clerk' }, {})).toBe(USER_EXIT.failed);
+    expect(String(error.mock.calls[0]![0])).toContain('holds no database');
+    expect(existsSync(dataDir)).toBe(false);
+  });
 });
 
 describe('m user beside a running server on the same data directory', () => {
