@@ -1,5 +1,6 @@
 import type { AppRecords, AppServices, DocRecord, Logger, Principal } from '../../src/contract';
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import { isFlagged } from '../../src/protocol';
 import { notifyRead, type RecordObserver, type RevealRoute } from '../data/record-observer';
 import type { RecordStore } from '../data/records';
 import type { DocTypeRegistry } from '../doctypes/registry';
@@ -40,7 +41,7 @@ interface Reader {
  */
 async function auditRead(reader: Reader, doctype: DocTypeDefinition, record: DocRecord): Promise<void> {
   const revealed = doctype.fields
-    .filter((f) => (f.pii || f.encrypted) && record[f.name] !== undefined && record[f.name] !== null)
+    .filter((f) => isFlagged(f) && record[f.name] !== undefined && record[f.name] !== null)
     .map((f) => f.name);
   if (revealed.length === 0) return;
   await notifyRead(reader.observers, {

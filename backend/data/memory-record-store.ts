@@ -201,13 +201,16 @@ export class MemoryRecordStore implements RecordStore {
     name: string,
     data: Record<string, unknown>,
     by?: string,
+    keep: readonly string[] = [],
   ): Promise<DocRecord | undefined> {
     const table = this.#table(doctype.name);
     const current = table.get(name);
     if (!current) return undefined;
+    const kept = Object.fromEntries(keep.filter((k) => k in current).map((k) => [k, current[k]]));
     const record: DocRecord = {
       name,
       ...structuredClone(data),
+      ...kept,
       creation: current.creation,
       modified: this.#now().toISOString(),
       ...(by ? { modified_by: by } : {}),

@@ -1,4 +1,5 @@
 import type { DocRecord, DocTypeDefinition, Principal } from '../../src/contract';
+import { isFlagged } from '../../src/protocol';
 import type { Transaction } from '../security/idempotency/idempotency-store';
 import type { ReadCompanion, WriteCompanion } from './records';
 
@@ -100,7 +101,7 @@ export function revealedFields(
   tested: readonly string[] = [],
 ): string[] {
   return doctype.fields
-    .filter((f) => (f.pii || f.encrypted) && !masked.includes(f.name))
+    .filter((f) => isFlagged(f) && !masked.includes(f.name))
     .filter((f) => returned === undefined || returned.includes(f.name) || tested.includes(f.name))
     .map((f) => f.name);
 }

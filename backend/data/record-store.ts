@@ -21,7 +21,7 @@ import {
 } from './record-sql';
 import type { DocRecord, ListPage, ReadView, RecordStore, SumOptions, WriteCompanion } from './records';
 import { TotalBounds, unfilteredTotal } from './total-bounds';
-import { deleteAlongsideSql, updateAlongsideSql } from './write-companion-sql';
+import { deleteAlongsideSql, updateAlongsideSql, updatedDataSql } from './write-companion-sql';
 
 export type { DocRecord, ListPage, RecordStore } from './records';
 
@@ -300,10 +300,12 @@ export class DbRecordStore implements RecordStore {
     data: Record<string, unknown>,
     by: string | undefined,
     alongside: readonly WriteCompanion[],
+    keep: readonly string[] = [],
   ): Promise<DocRecord | undefined> {
     if (!this.#alone(alongside)) return undefined;
     const params: unknown[] = [doctype.name, name, JSON.stringify(data), by ?? null];
-    const statement = updateAlongsideSql(alongside, name, params);
+    if (keep.length > 0) params.push(keep);
+    const statement = updateAlongsideSql(alongside, name, params, keep);
     const { rows } = await this.db.query<Row>(statement.sql, params);
     if (!rows[0]) return undefined;
     this.#statistics.changed();
@@ -347,11 +349,14 @@ export class DbRecordStore implements RecordStore {
     name: string,
     data: Record<string, unknown>,
     by?: string,
+    keep: readonly string[] = [],
   ): Promise<DocRecord | undefined> {
+    const params: unknown[] = [doctype.name, name, JSON.stringify(data), by ?? null];
+    if (keep.length > 0) params.push(keep);
     const { rows } = await this.db.query<Row>(
-      `UPDATE records SET data = $3::jsonb, modified = now(), modified_by = $4::text
+      `UPDATE records SET data = ${updatedDataSql(keep)}, modified = now(), modified_by = $4::text
         WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}`,
-      [doctype.name, name, JSON.stringify(data), by ?? null],
+      params,
     );
     if (rows[0]) this.#statistics.changed();
     return rows[0] ? toRecord(rows[0]) : undefined;

@@ -160,6 +160,7 @@ export interface RecordStore {
     data: Record<string, unknown>,
     by: string | undefined,
     alongside: readonly WriteCompanion[],
+    keep?: readonly string[],
   ): Promise<DocRecord | undefined>;
   /**
    * Deletes a record, as {@link delete} does, and runs the `alongside` statements in the same statement when
@@ -173,13 +174,16 @@ export interface RecordStore {
   ): Promise<DocRecord | undefined>;
   /**
    * Replaces a record's fields; undefined when it does not exist. `by` becomes its `modified_by` (without
-   * it, none: a write no one made is not credited to the last person who did).
+   * it, none: a write no one made is not credited to the last person who did). The stored values of the
+   * fields `keep` names stay as they are (they are not in `data`): a writer who gets them masked updates the
+   * rest of the record without anything of them being opened (docs/security.md#personal-data-at-rest).
    */
   update(
     doctype: DocTypeDefinition,
     name: string,
     data: Record<string, unknown>,
     by?: string,
+    keep?: readonly string[],
   ): Promise<DocRecord | undefined>;
   /** Deletes a record and returns it; undefined when it did not exist. */
   delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined>;

@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import { flaggedFieldNames, isFlagged, PII_MASK } from '../../src/protocol';
 import { appServicesFor } from '../apps/app-services';
 import { RPC_NAME_PATTERN } from '../apps/rpc-registry';
 import type { AppContext } from '../context';
@@ -106,13 +107,22 @@ function writeAnswer(
 ): { data: DocRecord; masked_fields?: string[] } {
   const hasValue = (field: string) => stored[field] !== undefined && stored[field] !== null;
   const withheld = doctype.fields
-    .filter((f) => (f.pii || f.encrypted) && !access.masked.includes(f.name) && !sent.has(f.name))
+    .filter((f) => isFlagged(f) && !access.masked.includes(f.name) && !sent.has(f.name))
     .filter((f) => hasValue(f.name))
     .map((f) => f.name);
   const masked = doctype.fields
     .filter((f) => access.masked.includes(f.name) || withheld.includes(f.name))
     .map((f) => f.name);
   return { data: maskRecord(stored, masked), ...(masked.length > 0 ? { masked_fields: masked } : {}) };
+}
+
+/**
+ * The fields an update writes with those it keeps as stored (`keep`), the kept ones as the writer sees them:
+ * masked, as the record read before the update had them, so the history finds them unchanged.
+ */
+function withKept(data: Record<string, unknown>, keep: readonly string[]): Record<string, unknown> {
+  if (keep.length === 0) return data;
+  return { ...data, ...Object.fromEntries(keep.map((field) => [field, PII_MASK])) };
 }
 
 /**
@@ -130,7 +140,7 @@ function unnamedReveal(
 ): 'keep' | 'drop' | undefined {
   if (fields === undefined || fields.includes('name')) return undefined;
   if (revealedFields(doctype, access.masked, fields, tested).length === 0) return undefined;
-  return doctype.fields.some((f) => (f.pii || f.encrypted) && fields.includes(f.name)) ? 'keep' : 'drop';
+  return doctype.fields.some((f) => isFlagged(f) && fields.includes(f.name)) ? 'keep' : 'drop';
 }
 
 /** Options of {@link dataRoutes}. */
@@ -293,7 +303,9 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     access.require('write');
     const changes = await documentBody(c);
     access.refuseMaskedWrite(changes);
-    const existing = await db(c, () => store.get(doctype, name));
+    // A writer who gets flagged fields masked reads them masked here too: what they do not send is kept as
+    // stored, never decrypted (docs/security.md#who-can-decrypt-what-where).
+    const existing = await db(c, () => store.get(doctype, name, { masked: access.masked }));
     if (!existing) throw notFound();
     // Optimistic concurrency (docs/http-api.md#conflicts): a client that sends back the `modified` it loaded
     // is refused when the record changed since, rather than overwriting the newer version unseen. A client
@@ -304,15 +316,18 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
         status: 409,
       });
     }
-    // A partial update: the stored fields, overlaid with the sent ones; `null` clears a field.
+    // A partial update: the stored fields, overlaid with the sent ones; `null` clears a field. A masked
+    // value the request leaves alone is kept as stored (`keep`), outside what is validated and written.
+    const keep = access.masked.filter((f) => existing[f] === PII_MASK && !(f in changes));
     const merged: Record<string, unknown> = {};
     for (const field of doctype.fields)
-      if (existing[field.name] !== undefined) merged[field.name] = existing[field.name];
+      if (existing[field.name] !== undefined && !keep.includes(field.name))
+        merged[field.name] = existing[field.name];
     for (const [key, value] of Object.entries(changes)) {
       if (value === null) delete merged[key];
       else merged[key] = value;
     }
-    const data = validateDocument(doctype, merged);
+    const data = validateDocument(doctype, merged, keep);
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
     const sent = Object.keys(changes);
@@ -323,13 +338,20 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
       c,
       () =>
         atomicWrite(c, store, observers, {
-          write: (s) => s.update(doctype, name, data, author),
+          write: (s) => s.update(doctype, name, data, author, keep),
           event: (stored) => ({ kind: 'update', doctype, name, before: existing, after: stored, ...caller }),
           status: 200,
           answer,
           alone: updateAlongside && {
-            event: { kind: 'update', doctype, name, before: existing, after: data, ...caller },
-            write: (alongside) => updateAlongside(doctype, name, data, author, alongside),
+            event: {
+              kind: 'update',
+              doctype,
+              name,
+              before: existing,
+              after: withKept(data, keep),
+              ...caller,
+            },
+            write: (alongside) => updateAlongside(doctype, name, data, author, alongside, keep),
           },
         }),
       doctype,
@@ -343,7 +365,8 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const access = await accessTo(ctx, c, doctype);
     access.require('delete');
     const name = c.req.param('name');
-    const existing = await db(c, () => store.get(doctype, name));
+    // Nothing of a delete needs a flagged value (its answer masks them all): none is decrypted.
+    const existing = await db(c, () => store.get(doctype, name, { masked: flaggedFieldNames(doctype) }));
     if (!existing) throw notFound();
     await checkNotLinked(integrity, doctype, name);
     const answer = (stored: DocRecord) => writeAnswer(doctype, access, stored, new Set());

@@ -82,6 +82,23 @@ export function validationFailed(fields: FieldError[]): PlatformError {
 }
 
 const strictModels = new WeakMap<z.ZodObject, z.ZodObject>();
+/** Strict models without some fields, by model and the fields' names (few combinations: the masked ones). */
+const partialModels = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
+
+function withoutFields(strict: z.ZodObject, fields: readonly string[]): z.ZodObject {
+  const key = [...fields].sort().join('\n');
+  let byFields = partialModels.get(strict);
+  if (!byFields) {
+    byFields = new Map();
+    partialModels.set(strict, byFields);
+  }
+  let model = byFields.get(key);
+  if (!model) {
+    model = strict.omit(Object.fromEntries(fields.map((f) => [f, true])) as Record<string, true>);
+    byFields.set(key, model);
+  }
+  return model;
+}
 
 /**
  * Validates a document against its DocType's zod model, refusing unknown fields, and returns the parsed
@@ -90,13 +107,16 @@ const strictModels = new WeakMap<z.ZodObject, z.ZodObject>();
 export function validateDocument(
   doctype: DocTypeDefinition,
   input: Record<string, unknown>,
+  kept: readonly string[] = [],
 ): Record<string, unknown> {
   let strict = strictModels.get(doctype.model);
   if (!strict) {
     strict = doctype.model.strict();
     strictModels.set(doctype.model, strict);
   }
-  const result = strict.safeParse(input);
+  // Fields whose stored values an update keeps unopened are valid as stored: the model without them.
+  const model = kept.length === 0 ? strict : withoutFields(strict, kept);
+  const result = model.safeParse(input);
   if (result.success) return result.data as Record<string, unknown>;
   const labels = Object.fromEntries(doctype.fields.map((f) => [f.name, f.label]));
   throw validationFailed(fieldErrors(result.error.issues, input, labels));

@@ -124,20 +124,32 @@ export function insertGroupSql(
 }
 
 /**
+ * The new `data` of an UPDATE of records: `$3` (the fields written); with fields to keep (`$5`, a text
+ * array), their stored values (and whatever else the record holds under those keys) carried over as they
+ * are, in the database, so a value nobody opened is written back unopened.
+ */
+export function updatedDataSql(keep: readonly string[]): string {
+  return keep.length === 0
+    ? '$3::jsonb'
+    : `$3::jsonb || COALESCE((SELECT jsonb_object_agg(k, records.data -> k) FROM unnest($5::text[]) AS k WHERE records.data ? k), '{}'::jsonb)`;
+}
+
+/**
  * The update of record `name` with its companions. `params` holds, in order, the DocType, the name, the
- * data (JSON) and the author; the companions' are added.
+ * data (JSON), the author and, when fields are kept, their names; the companions' are added.
  */
 export function updateAlongsideSql(
   alongside: readonly WriteCompanion[],
   name: string,
   params: unknown[],
+  keep: readonly string[] = [],
 ): AlongsideStatement {
   return companionsOf(
     alongside,
     name,
     params,
     `WITH rec AS (
-       UPDATE records SET data = $3::jsonb, modified = now(), modified_by = $4::text
+       UPDATE records SET data = ${updatedDataSql(keep)}, modified = now(), modified_by = $4::text
         WHERE doctype = $1 AND name = $2 RETURNING ${COLUMNS}
      )`,
   );

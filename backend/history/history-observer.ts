@@ -5,7 +5,9 @@
  * transaction: if it cannot be written, the write is rolled back with it, so no change goes unrecorded and
  * no entry describes a change that was not stored.
  */
+
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import { isFlagged } from '../../src/protocol';
 import type { PendingWriteEvent, RecordObserver, RecordWriteEvent } from '../data/record-observer';
 import type { RecordHistory } from './record-history';
 import type { FieldChange } from './timeline';
@@ -27,7 +29,7 @@ function sentUnseen(event: Pick<RecordWriteEvent, 'doctype' | 'sent' | 'masked'>
   const masked = event.masked ?? [];
   return new Set(
     event.doctype.fields
-      .filter((f) => (f.pii || f.encrypted) && masked.includes(f.name) && event.sent?.includes(f.name))
+      .filter((f) => isFlagged(f) && masked.includes(f.name) && event.sent?.includes(f.name))
       .map((f) => f.name),
   );
 }
@@ -51,7 +53,7 @@ export function fieldChanges(
     const old = event.before?.[field.name];
     const now = event.after[field.name];
     if (same(old, now) && !unseen.has(field.name)) continue;
-    if (field.pii || field.encrypted) changes.push({ field: field.name, hidden: true });
+    if (isFlagged(field)) changes.push({ field: field.name, hidden: true });
     else
       changes.push({
         field: field.name,

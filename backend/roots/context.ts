@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InstalledApp } from '../../src/contract';
+import { isFlagged } from '../../src/protocol';
 import { loadInstalledApps } from '../apps';
 import { createRpcRegistry } from '../apps/rpc-registry';
 import { attachmentObserver } from '../attachments/attachment-observer';
@@ -168,7 +169,7 @@ export async function buildContext(
   // database the caller opened (tests) gets a key-encryption key as short-lived as it, unless one is set.
   // Only a process that stores flagged fields holds the vault's keys: a MACROSERVICE gateway installs no
   // app, so it neither needs the records' key-encryption key nor can fail on another process's one.
-  const storesFlaggedFields = doctypes.list().some((d) => d.fields.some((f) => f.pii || f.encrypted));
+  const storesFlaggedFields = doctypes.list().some((d) => d.fields.some(isFlagged));
   const vault = storesFlaggedFields
     ? await openVaultKeys(
         db,

@@ -1,4 +1,5 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import { flaggedFieldNames } from '../../src/protocol';
 import type { Filter, ListQuery } from '../data/list-query';
 import type { DocRecord, ReadView, RecordStore, SumOptions, WriteCompanion } from '../data/records';
 import { PlatformError } from '../http/errors';
@@ -64,7 +65,7 @@ export class EncryptedRecordStore implements RecordStore {
   #shape(doctype: DocTypeDefinition) {
     let shape = this.#shapes.get(doctype);
     if (!shape) {
-      const flagged = new Set(doctype.fields.filter((f) => f.pii || f.encrypted).map((f) => f.name));
+      const flagged = new Set(flaggedFieldNames(doctype));
       // The blind indexes are text fields of the stored shape, so the wrapped store filters on them with
       // the same validated, parameterised SQL as on any field.
       const indexes = [...flagged].map((name) => ({
@@ -232,6 +233,7 @@ export class EncryptedRecordStore implements RecordStore {
     data: Record<string, unknown>,
     by: string | undefined,
     alongside: readonly WriteCompanion[],
+    keep: readonly string[] = [],
   ): Promise<DocRecord | undefined> {
     if (!this.inner.updateAlongside) return undefined;
     const { stored } = this.#shape(doctype);
@@ -241,8 +243,15 @@ export class EncryptedRecordStore implements RecordStore {
       this.#seal(doctype, name, data),
       by,
       alongside,
+      this.#kept(doctype, keep),
     );
     return record && this.#written(doctype, record, data);
+  }
+
+  /** The stored keys of the fields `keep` names: each flagged field's blind index goes with it. */
+  #kept(doctype: DocTypeDefinition, keep: readonly string[]): string[] {
+    const { flagged } = this.#shape(doctype);
+    return keep.flatMap((field) => (flagged.has(field) ? [field, blindIndexKey(field)] : [field]));
   }
 
   /** See {@link RecordStore.nextName}. */
@@ -250,33 +259,48 @@ export class EncryptedRecordStore implements RecordStore {
     return this.inner.nextName(this.#shape(doctype).stored);
   }
 
-  /** Replaces a record's fields, flagged values encrypted for it. */
+  /**
+   * Replaces a record's fields, flagged values encrypted for it; the fields `keep` names keep their stored
+   * ciphertexts and blind indexes, unopened.
+   */
   async update(
     doctype: DocTypeDefinition,
     name: string,
     data: Record<string, unknown>,
     by?: string,
+    keep: readonly string[] = [],
   ): Promise<DocRecord | undefined> {
     const { stored } = this.#shape(doctype);
-    const record = await this.inner.update(stored, name, this.#seal(doctype, name, data), by);
+    const sealedData = this.#seal(doctype, name, data);
+    const record = await this.inner.update(stored, name, sealedData, by, this.#kept(doctype, keep));
     return record && this.#written(doctype, record, data);
   }
 
   /**
    * What a write answers: the record as stored, its flagged values the plaintext just written (`data`)
-   * rather than decrypted back, blind indexes dropped.
+   * rather than decrypted back, blind indexes dropped. A stored value the write kept (not in `data`) is the
+   * mask: it was not opened, and only a writer who gets it masked keeps one.
    */
   #written(doctype: DocTypeDefinition, record: DocRecord, data: Record<string, unknown>): DocRecord {
     const { flagged } = this.#shape(doctype);
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(record)) {
-      if (flagged.has(key)) out[key] = isCiphertext(value) ? data[key] : value;
+      if (flagged.has(key) && isCiphertext(value)) out[key] = key in data ? data[key] : PII_MASK;
+      else if (flagged.has(key)) out[key] = value;
       else if (!isBlindIndex(flagged, key)) out[key] = value;
     }
     return out as DocRecord;
   }
 
-  /** See {@link RecordStore.deleteAlongside}: the deleted record returned decrypted, as {@link delete}. */
+  /**
+   * A deleted record: its flagged values the mask, never opened. A delete's answer masks every one of them
+   * (docs/permissions.md#reveals-are-audited) and its history entry names no field, so nothing needs them.
+   */
+  #deleted(doctype: DocTypeDefinition, record: DocRecord): DocRecord {
+    return this.#open(doctype, record, { masked: [...this.#shape(doctype).flagged] });
+  }
+
+  /** See {@link RecordStore.deleteAlongside}: the deleted record returned masked, as {@link delete}. */
   async deleteAlongside(
     doctype: DocTypeDefinition,
     name: string,
@@ -284,13 +308,13 @@ export class EncryptedRecordStore implements RecordStore {
   ): Promise<DocRecord | undefined> {
     if (!this.inner.deleteAlongside) return undefined;
     const record = await this.inner.deleteAlongside(this.#shape(doctype).stored, name, alongside);
-    return record && this.#open(doctype, record);
+    return record && this.#deleted(doctype, record);
   }
 
-  /** Deletes a record and returns it, decrypted. */
+  /** Deletes a record and returns it, its flagged values masked ({@link #deleted}). */
   async delete(doctype: DocTypeDefinition, name: string): Promise<DocRecord | undefined> {
     const record = await this.inner.delete(this.#shape(doctype).stored, name);
-    return record && this.#open(doctype, record);
+    return record && this.#deleted(doctype, record);
   }
 
   /** The wrapped store's transaction, with values encrypted and decrypted as outside it. */

@@ -1,4 +1,5 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
+import { flaggedFieldNames } from '../../src/protocol';
 import type { Database } from '../db/database';
 import { blindIndexKey } from './blind-index';
 import { isCiphertext, kekIdOf } from './field-cipher';
@@ -42,7 +43,7 @@ export async function rewrapRecords(
   const batch = options.batch ?? 100;
   let total = 0;
   for (const doctype of doctypes) {
-    const flagged = doctype.fields.filter((f) => f.pii || f.encrypted).map((f) => f.name);
+    const flagged = flaggedFieldNames(doctype);
     if (flagged.length === 0) continue;
     const progress: RewrapProgress = { doctype: doctype.name, checked: 0, rewrapped: 0 };
     let after = '';

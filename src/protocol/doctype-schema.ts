@@ -57,5 +57,20 @@ export interface FlaggedSchema {
  * encrypts the bodies of such DocTypes. No schema is not flagged.
  */
 export function hasFlaggedFields(schema: FlaggedSchema | undefined): boolean {
-  return Boolean(schema?.fields?.some((f) => f.encrypted === true || f.pii === true));
+  return Boolean(schema?.fields?.some(isFlagged));
+}
+
+/**
+ * True when a field is flagged `encrypted` or `pii`: encrypted from the browser and at rest, unsortable,
+ * filtered by equality only, and audited when revealed (docs/security.md#field-flags).
+ */
+export function isFlagged(field: { encrypted?: boolean; pii?: boolean }): boolean {
+  return field.encrypted === true || field.pii === true;
+}
+
+/** The names of a schema's flagged fields ({@link isFlagged}), in its order. */
+export function flaggedFieldNames(schema: {
+  fields: ReadonlyArray<FlaggedSchema['fields'][number] & { name: string }>;
+}): string[] {
+  return schema.fields.filter(isFlagged).map((f) => f.name);
 }

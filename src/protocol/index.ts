@@ -23,7 +23,7 @@ export type {
   ServicesMap,
 } from './discovery';
 export type { DocTypeSchema, FieldSchema, FieldType, FlaggedSchema } from './doctype-schema';
-export { hasFlaggedFields } from './doctype-schema';
+export { flaggedFieldNames, hasFlaggedFields, isFlagged } from './doctype-schema';
 export type { EncryptionRule } from './encryption-policy';
 export { BUILTIN_SELECTIVE_ROUTES, requiresEncryption, STRICT_EXEMPT_PREFIXES } from './encryption-policy';
 export type { ErrorBody, ErrorCode, FieldError } from './errors';

@@ -8,6 +8,7 @@
 
 import { lazy, Suspense, useDeferredValue } from 'react';
 import type { DeskRecord, ListCondition, ListState, ListViewProps } from '../../contract/remote';
+import { flaggedFieldNames, isFlagged } from '../../protocol';
 import { useRecordList } from '../data/records';
 import type { DeskField } from '../fields';
 import { useLinkTitles } from '../hooks/use-link-titles';
@@ -109,7 +110,7 @@ export function GenericList({
   const canWrite = permissions.can(docType, 'write');
   const user = permissions.state.status === 'ready' ? permissions.state.whoami.user : undefined;
   const [routeState, setRouteState] = useListState(externalState, onStateChange);
-  const sensitive = schema.fields.filter((f) => f.pii || f.encrypted).map((f) => f.name);
+  const sensitive = flaggedFieldNames(schema);
   const [state, setState] = useRememberedListState(user, docType, routeState, setRouteState, sensitive);
   const readable = pickableColumns(schema, permissions.can(docType, 'read_pii'));
   const columns = chosenColumns(schema, state.columns, readable);
@@ -298,7 +299,7 @@ function droppedFromAddress(
     .filter((c) => !kept.includes(c) && !readable.some((f) => f.name === c.field))
     .map((c) => labelOf(c.field));
   const sorted = state.sort && schema.fields.find((f) => f.name === state.sort!.field);
-  const sort = Boolean(sorted && (sorted.pii || sorted.encrypted));
+  const sort = sorted !== undefined && isFlagged(sorted);
   const words: string[] = [];
   if (unfilterable.length > 0) {
     const names = [...new Set(unfilterable)].join(', ');

@@ -1,4 +1,5 @@
 /** One labelled input of the generic form, chosen by the field's metadata type. */
+import { isFlagged } from '../../protocol';
 import { type DeskField, linkTarget } from '../fields';
 import { LinkInput } from './LinkInput';
 
@@ -40,7 +41,7 @@ export function FieldInput({
   const id = `${idPrefix}-${field.name}`;
   const errorId = `${id}-error`;
   const hintId = `${id}-hint`;
-  const sensitive = field.pii || field.encrypted;
+  const sensitive = isFlagged(field);
   const describedBy = [error ? errorId : '', sensitive ? hintId : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id,

@@ -5,6 +5,7 @@
  */
 
 import type { DeskRecord } from '../../../contract/remote';
+import { isFlagged } from '../../../protocol';
 import { type DeskField, formatDateTime, linkTarget } from '../../fields';
 import type { LinkTitles } from '../../hooks/use-link-titles';
 import { formatRoute, type ListState } from '../../routing/route';
@@ -68,7 +69,7 @@ export function ListTable(props: ListTableProps): React.JSX.Element {
             ) : null}
             {columns.map((field) =>
               // Personal data is stored encrypted: the server cannot order by it, so it offers no sort.
-              field.pii || field.encrypted ? (
+              isFlagged(field) ? (
                 <th key={field.name} scope="col">
                   {field.label}
                 </th>

@@ -3,8 +3,10 @@
  * `pii` or `encrypted` only equals / not equals, the only comparisons the data API makes on it), how a
  * condition reads on its chip, and the Refine filters a list's conditions ask for (all of them: AND).
  */
+
 import type { CrudFilter } from '@refinedev/core';
 import type { ListCondition, ListConditionOp } from '../../../contract/remote';
+import { isFlagged } from '../../../protocol';
 import type { DeskField } from '../../fields';
 import { formatCondition } from '../../routing/route';
 
@@ -49,7 +51,7 @@ const ORDERED_TYPES: ReadonlySet<DeskField['type']> = new Set([
 
 /** The operators `field` offers, the first being the default. */
 export function operatorsFor(field: DeskField): readonly OperatorChoice[] {
-  if (field.pii || field.encrypted) return FLAGGED;
+  if (isFlagged(field)) return FLAGGED;
   if (field.type === 'boolean' || field.type === 'link') return IS;
   if (field.type === 'select') return SELECT;
   if (ORDERED_TYPES.has(field.type)) return ORDERED;
