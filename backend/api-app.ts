@@ -12,7 +12,7 @@ import { discoveryLimits } from './gateway/oracle';
 import { gatewayRoutes } from './gateway/routes';
 import { historyRoutes } from './history/routes';
 import { CachedRouter } from './http/cached-router';
-import type { AppEnv } from './http/env';
+import type { AppEnv, Principal } from './http/env';
 import { handleError, notFound } from './http/errors';
 import { importRoutes } from './import/routes';
 import { metricsRoutes } from './metrics/routes';
@@ -65,6 +65,11 @@ export interface CreateApiAppOptions {
    * gateway asks its services (backend/permissions/remote-permissions.ts).
    */
   permissionsOf?: PermissionSource;
+  /**
+   * Where the users API finds the roles the rules name; default this process's rules (MONOLITH). A
+   * MACROSERVICE gateway asks its services.
+   */
+  rolesNamed?: (principal: Principal) => Promise<readonly string[]>;
   /** A MACROSERVICE gateway: its services' public keys, listed in its JWKS after its own. */
   serviceKeys?: () => readonly EncryptionJwk[];
 }
@@ -102,7 +107,8 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   const permissionsOf =
     options.permissionsOf ?? ((principal) => ctx.permissions.permissionMap(rolesOf(principal)));
   app.route('/', whoamiRoutes({ permissionsOf, csrfToken: (session) => auth.csrfToken(session) }));
-  app.route('/', userRoutes({ users }));
+  const knownRoles = options.rolesNamed ?? (() => ctx.permissions.roles());
+  app.route('/', userRoutes({ users, knownRoles }));
   // The rules live where the data does: here in MONOLITH; a gateway forwards them to the owning service.
   if (!options.forwarding) app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   // The audit log of reveals lives with the data it audits (MONOLITH; each MACROSERVICE service).

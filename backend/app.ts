@@ -32,6 +32,8 @@ export interface CreateAppOptions {
   forwarding?: Hono<AppEnv>;
   /** Where whoami gets a principal's permissions (a gateway: from its services); see `createApiApp`. */
   permissionsOf?: CreateApiAppOptions['permissionsOf'];
+  /** Where the users API finds the roles the rules name (a gateway: its services); see `createApiApp`. */
+  rolesNamed?: CreateApiAppOptions['rolesNamed'];
   /** A MACROSERVICE gateway: its services' public keys for its JWKS; see `createApiApp`. */
   serviceKeys?: CreateApiAppOptions['serviceKeys'];
 }

@@ -1,13 +1,13 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { USERS_PATHS } from '../../src/protocol';
-import type { AppEnv } from '../http/env';
+import type { AppEnv, Principal } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import { unauthorized } from '../middleware/auth';
 import { RoleList } from '../permissions/dto';
 import { forbidden } from '../permissions/guard';
-import { SYSTEM_MANAGER } from '../permissions/model';
+import { BUILT_IN_ROLES, SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
 import { PASSWORD_LENGTH, USER_NAME_PATTERN } from './user-administration';
 import type { UserDirectory } from './user-directory';
@@ -33,6 +33,13 @@ async function body<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<T> {
   throw new PlatformError('validation_failed', 'The request body is not valid.', { status: 400, fields });
 }
 
+/** What {@link userRoutes} needs. */
+export interface UserRoutesDeps {
+  users: UserDirectory;
+  /** The roles the permission rules name, asked as the caller (this process's rules, or every service's). */
+  knownRoles(principal: Principal): Promise<readonly string[]>;
+}
+
 /**
  * The users API (docs/permissions.md#users), for System Managers only; each call is `POST` with a JSON body
  * and answers `{ message }`:
@@ -41,9 +48,11 @@ async function body<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<T> {
  * - `platform.users.set_roles` `{ name, roles }`;
  * - `platform.users.set_password` `{ name, password }` (revokes the user's sessions, tokens and keys);
  * - `platform.users.disable` `{ name }` (the same revocation);
- * - `platform.users.enable` `{ name }` (signs in again with the password it has; revoked credentials stay so).
+ * - `platform.users.enable` `{ name }` (signs in again with the password it has; revoked credentials stay so);
+ * - `platform.users.roles` `{}` -> `[role]`: the roles worth giving, those the platform defines and those the
+ *   rules in force name (a role nothing names grants nothing; any name may still be given).
  */
-export function userRoutes({ users }: { users: UserDirectory }): Hono<AppEnv> {
+export function userRoutes({ users, knownRoles }: UserRoutesDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.use('/api/method/platform.users.*', async (c, next) => {
     const principal = c.get('principal');
@@ -53,6 +62,10 @@ export function userRoutes({ users }: { users: UserDirectory }): Hono<AppEnv> {
     await next();
   });
   routes.post(USERS_PATHS.list, async (c) => c.json({ message: await users.listUsers() }));
+  routes.post(USERS_PATHS.roles, async (c) => {
+    const named = await knownRoles(c.get('principal')!);
+    return c.json({ message: [...new Set([...BUILT_IN_ROLES, ...named])].sort() });
+  });
   routes.post(USERS_PATHS.add, async (c) => {
     const { name, password, roles } = await body(c, AddUserRequest);
     await users.addUser(name, password, roles);

@@ -8,13 +8,12 @@ import type { Logger } from '../context';
 import type { AppEnv } from '../http/env';
 import { unauthorized } from '../middleware/auth';
 import { forbidden } from '../permissions/guard';
-import { SYSTEM_MANAGER } from '../permissions/model';
+import { METRICS_READER, SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
 import { OPEN_METRICS_CONTENT_TYPE, renderOpenMetrics } from './open-metrics';
 import type { MetricsRegistry } from './registry';
 
-/** The role that may read `/metrics` and nothing more. */
-export const METRICS_READER = 'Metrics Reader';
+export { METRICS_READER };
 
 /** Path of the metrics endpoint (where Prometheus looks by default). */
 export const METRICS_PATH = '/metrics';

@@ -9,6 +9,14 @@ import type { Operation, PermissionRule } from '../../src/contract/permissions';
 export type { Operation, PermissionRule } from '../../src/contract/permissions';
 export { OPERATIONS, ROLE_NAME_PATTERN, SYSTEM_MANAGER } from '../../src/contract/permissions';
 
+import { SYSTEM_MANAGER } from '../../src/contract/permissions';
+
+/** The role that may read `/metrics` and nothing more (docs/operators.md#metrics). */
+export const METRICS_READER = 'Metrics Reader';
+
+/** Roles the platform itself gives meaning to, whatever the installed apps' rules name. */
+export const BUILT_IN_ROLES: readonly string[] = [SYSTEM_MANAGER, METRICS_READER];
+
 /** What a user may do on one DocType, every operation spelt out. */
 export type DocTypePermissions = Record<Operation, boolean>;
 

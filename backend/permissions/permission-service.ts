@@ -94,6 +94,20 @@ export class PermissionService {
     return map;
   }
 
+  /**
+   * The roles the rules in force name (declared or stored, on any DocType governed here) and those that may
+   * call an RPC method, sorted: the roles worth giving a user here (docs/permissions.md#users).
+   */
+  async roles(): Promise<string[]> {
+    await this.#fresh();
+    const named = new Set<string>();
+    for (const doctype of this.doctypes()) {
+      for (const rule of this.#overrides.get(doctype) ?? this.#defaults.get(doctype)!) named.add(rule.role);
+    }
+    for (const roles of this.#methods.values()) for (const role of roles) named.add(role);
+    return [...named].sort();
+  }
+
   /** True when a holder of `roles` may call the RPC method. */
   mayCall(roles: readonly string[], method: string): boolean {
     return mayCallMethod(roles, this.#methods.get(method));

@@ -1,6 +1,7 @@
 import { signInternalRequest } from '../auth/internal-auth';
 import type { PermissionSource } from '../auth/whoami';
 import type { ServiceDirectory } from '../gateway/service-directory';
+import type { Principal } from '../http/env';
 import type { PermissionMap } from './model';
 
 /** Options of {@link remotePermissionSource}. */
@@ -20,27 +21,48 @@ export interface RemotePermissionOptions {
  * and the Desk hides them until it answers again.
  */
 export function remotePermissionSource(options: RemotePermissionOptions): PermissionSource {
-  const fetchImpl = options.fetch ?? fetch;
   return async (principal) => {
-    const maps = await Promise.all(
-      options.directory.list().map(async (manifest): Promise<PermissionMap> => {
-        const url = new URL(`${manifest.apiUrl.replace(/\/+$/, '')}/permissions`);
-        const headers = signInternalRequest(options.secret, {
-          method: 'GET',
-          target: url.pathname + url.search,
-          body: '',
-          principal,
-        });
-        try {
-          const res = await fetchImpl(url, { headers, signal: AbortSignal.timeout(options.timeoutMs) });
-          if (!res.ok) return {};
-          const json = (await res.json()) as { message?: PermissionMap };
-          return json.message ?? {};
-        } catch {
-          return {};
-        }
-      }),
-    );
-    return Object.assign({}, ...maps) as PermissionMap;
+    const maps = await fanOut<PermissionMap>(options, principal, '/permissions');
+    return Object.assign({}, ...maps.map((m) => m ?? {})) as PermissionMap;
   };
+}
+
+/**
+ * MACROSERVICE users API: the roles each service's rules in force name (`GET <apiUrl>/permissions/roles`),
+ * asked as `principal` (a System Manager). A service that does not answer contributes none.
+ */
+export function remoteRoleSource(
+  options: RemotePermissionOptions,
+): (principal: Principal) => Promise<string[]> {
+  return async (principal) => {
+    const lists = await fanOut<string[]>(options, principal, '/permissions/roles');
+    return [...new Set(lists.flatMap((l) => (Array.isArray(l) ? l : [])))].sort();
+  };
+}
+
+/** `GET <apiUrl><path>` of every service as `principal`, signed; each answer's `message`, or undefined. */
+async function fanOut<T>(
+  options: RemotePermissionOptions,
+  principal: Principal,
+  path: string,
+): Promise<Array<T | undefined>> {
+  const fetchImpl = options.fetch ?? fetch;
+  return Promise.all(
+    options.directory.list().map(async (manifest): Promise<T | undefined> => {
+      const url = new URL(`${manifest.apiUrl.replace(/\/+$/, '')}${path}`);
+      const headers = signInternalRequest(options.secret, {
+        method: 'GET',
+        target: url.pathname + url.search,
+        body: '',
+        principal,
+      });
+      try {
+        const res = await fetchImpl(url, { headers, signal: AbortSignal.timeout(options.timeoutMs) });
+        if (!res.ok) return undefined;
+        return ((await res.json()) as { message?: T }).message;
+      } catch {
+        return undefined;
+      }
+    }),
+  );
 }

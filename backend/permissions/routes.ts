@@ -31,6 +31,8 @@ export interface PermissionRoutesDeps {
  * monolith, or the owning service behind its gateway):
  * - `GET /api/permissions`: `{ message: { <doctype>: { read, create, write, delete, read_pii } } }` for the
  *   caller's roles;
+ * - `GET /api/permissions/roles`: `{ message: [role] }`, the roles the rules in force and the RPC methods
+ *   here name (System Manager; the users API gathers them, docs/permissions.md#users);
  * - `GET /api/permissions/:doctype`: `{ data: { doctype, rules, customized } }` (System Manager);
  * - `PUT /api/permissions/:doctype` `{ rules: [{ role, read?, create?, write?, delete?, read_pii? }] }`:
  *   replaces the DocType's rules, stored so they survive restarts (System Manager);
@@ -52,6 +54,13 @@ export function permissionRoutes({ permissions }: PermissionRoutesDeps): Hono<Ap
     const map = await permissions.permissionMap(rolesOf(principalOf(c)));
     c.header('Cache-Control', 'no-store');
     return c.json({ message: map });
+  });
+
+  // Before `/:doctype`: a DocType's name always holds a dot (`<app>.<DocType>`), so `roles` is none.
+  routes.get(`${PERMISSIONS_PREFIX}/roles`, async (c) => {
+    if (!rolesOf(principalOf(c)).includes(SYSTEM_MANAGER)) throw forbidden('manage', 'permissions');
+    c.header('Cache-Control', 'no-store');
+    return c.json({ message: await permissions.roles() });
   });
 
   routes.get(`${PERMISSIONS_PREFIX}/:doctype`, async (c) => {

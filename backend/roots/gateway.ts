@@ -14,7 +14,7 @@ import { publicDirectory } from '../gateway/public-directory';
 import { RemoteDocTypes } from '../gateway/remote-doctypes';
 import type { AppEnv } from '../http/env';
 import type { CleanupStack } from '../lifecycle/cleanup-stack';
-import { remotePermissionSource } from '../permissions/remote-permissions';
+import { remotePermissionSource, remoteRoleSource } from '../permissions/remote-permissions';
 import { openGatewayReleases } from '../releases/open-releases';
 import { releaseAssetRoutes } from '../releases/release-assets';
 import { releaseDirectory } from '../releases/release-directory';
@@ -185,10 +185,12 @@ async function buildGateway(
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));
   // whoami's permissions come from the services, each computing them from the roles this gateway signs.
   const permissionsOf = remotePermissionSource({ directory, secret, timeoutMs });
+  // The users API's roles come from the services' rules too.
+  const rolesNamed = remoteRoleSource({ directory, secret, timeoutMs });
   // Each live service's own public keys join this gateway's JWKS: bodies for a service's DocTypes are
   // encrypted to it and forwarded unopened (docs/security.md#encrypted-to-the-owning-service).
   const serviceKeys = () => directory.list().flatMap((m) => m.encryptionKeys ?? []);
-  return { app: createApp(ctx, { forwarding, permissionsOf, serviceKeys }), ctx, directory };
+  return { app: createApp(ctx, { forwarding, permissionsOf, rolesNamed, serviceKeys }), ctx, directory };
 }
 
 /**

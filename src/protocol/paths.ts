@@ -32,6 +32,7 @@ export const USERS_PATHS = {
   setPassword: '/api/method/platform.users.set_password',
   disable: '/api/method/platform.users.disable',
   enable: '/api/method/platform.users.enable',
+  roles: '/api/method/platform.users.roles',
 } as const;
 
 /**

@@ -49,6 +49,16 @@ describe('roles in the Desk (monolith)', () => {
     await page.getByLabel('User name').fill(STOCK_USER);
     await page.getByLabel(/^Password/).fill(STOCK_PASSWORD);
     await page.getByRole('checkbox', { name: 'Stock User' }).check();
+    // The roles offered are the server's; another is typed in, and taken back before the user is created.
+    const form = page.getByRole('form', { name: 'New user' });
+    await form.getByRole('checkbox', { name: 'Metrics Reader' }).waitFor();
+    await form.getByLabel('Another role').fill('Night Porter');
+    await form.getByLabel('Another role').press('Enter');
+    const typed = form.getByRole('checkbox', { name: 'Night Porter' });
+    expect(await typed.isChecked()).toBe(true);
+    await form.scrollIntoViewIfNeeded();
+    await screenshot(page, 'roles-users-new-form');
+    await typed.uncheck();
     await page.getByRole('button', { name: 'Create user' }).click();
     const row = page.getByRole('row', { name: new RegExp(STOCK_USER.replace('.', '\\.')) });
     await row.waitFor();

@@ -19,6 +19,8 @@ export interface UserAdmin {
   disable(name: string): Promise<void>;
   /** Lets a disabled user sign in again. */
   enable(name: string): Promise<void>;
+  /** The roles worth giving: the platform's own and those the permission rules in force name. */
+  knownRoles(): Promise<string[]>;
   close(): Promise<void>;
 }
 

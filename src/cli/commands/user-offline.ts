@@ -63,6 +63,20 @@ export async function openOfflineUserAdmin(options: OfflineOptions): Promise<Use
       setPassword: (name, password) => users.setPassword(name, password),
       disable: (name) => users.disableUser(name),
       enable: (name) => users.enableUser(name),
+      // The rules the server would enforce: the installed apps' declared ones and those stored at run time.
+      knownRoles: async () => {
+        const { loadInstalledApps } = await import('../../../backend/apps');
+        const { declarationsOf } = await import('../../../backend/permissions/from-apps');
+        const { PermissionService } = await import('../../../backend/permissions/permission-service');
+        const { DbPermissionRuleStore } = await import('../../../backend/permissions/rule-store');
+        const { BUILT_IN_ROLES } = await import('../../../backend/permissions/model');
+        const rules = new PermissionService({
+          declarations: declarationsOf(await loadInstalledApps(config.apps)),
+          store: new DbPermissionRuleStore(db),
+        });
+        await rules.init();
+        return [...new Set([...BUILT_IN_ROLES, ...(await rules.roles())])].sort();
+      },
       close,
     };
   } catch (err) {

@@ -34,6 +34,10 @@ export class RemoteUserAdmin implements UserAdmin {
     await this.#call(USERS_API.add, { name, password, roles });
   }
 
+  async knownRoles(): Promise<string[]> {
+    return (await this.#call(USERS_API.roles, {})) as string[];
+  }
+
   async list(): Promise<UserSummary[]> {
     return (await this.#call(USERS_API.list, {})) as UserSummary[];
   }

@@ -114,6 +114,22 @@ async function openAdmin(flags: UserFlags, env: NodeJS.ProcessEnv): Promise<User
   });
 }
 
+/**
+ * Warns (on standard error; the change stands) about given roles no permission rule names: a typo such as
+ * "Sales user" grants nothing, silently. Any name may be given ahead of a rule that will name it, so this
+ * does not refuse; a server too old to list its roles is not asked twice.
+ */
+async function warnUnknownRoles(admin: UserAdmin, given: readonly string[]): Promise<void> {
+  const known = await admin.knownRoles().catch(() => undefined);
+  if (!known) return;
+  const unknown = given.filter((role) => !known.includes(role));
+  if (unknown.length === 0) return;
+  const quoted = unknown.map((r) => `"${r}"`).join(', ');
+  console.error(
+    `m user: warning: no permission rule names ${quoted}, so it grants nothing until one does. Roles the rules name: ${known.join(', ')}.`,
+  );
+}
+
 /** Runs one parsed `m user` action, printing its result; resolves to the exit code. */
 export async function runUser(flags: UserFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let admin: UserAdmin | undefined;
@@ -124,6 +140,7 @@ export async function runUser(flags: UserFlags, env: NodeJS.ProcessEnv = process
       case 'add':
         await admin.add(name, await password(flags, env), flags.roles);
         console.log(`added ${name} with roles: ${flags.roles.join(', ')}`);
+        await warnUnknownRoles(admin, flags.roles);
         break;
       case 'list': {
         const users = await admin.list();
@@ -136,6 +153,7 @@ export async function runUser(flags: UserFlags, env: NodeJS.ProcessEnv = process
       case 'roles':
         await admin.setRoles(name, flags.roles);
         console.log(`${name} now holds: ${flags.roles.join(', ') || '(no roles)'}`);
+        await warnUnknownRoles(admin, flags.roles);
         break;
       case 'passwd':
         await admin.setPassword(name, await password(flags, env));

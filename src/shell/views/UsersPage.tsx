@@ -3,14 +3,18 @@
  * user's roles, resets a password, disables a user and enables one again. A password reset or a disable signs the user out
  * everywhere (the server revokes their sessions, tokens and API keys).
  */
-import { type FormEvent, useCallback, useEffect, useId, useState } from 'react';
+import { createContext, type FormEvent, useCallback, useContext, useEffect, useId, useState } from 'react';
+import { ROLE_NAME_PATTERN } from '../../contract/permissions';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { describeError, Empty, ErrorState, Loading } from './states';
-import { type DeskUser, KNOWN_ROLES, usersApi } from './users-api';
+import { type DeskUser, usersApi } from './users-api';
 
 /** The built-in user the server never disables. */
 const ADMINISTRATOR = 'Administrator';
+
+/** The roles the server offers (`platform.users.roles`); empty until it answers, or if it cannot. */
+const OfferedRoles = createContext<readonly string[]>([]);
 
 function RoleChoices({
   selected,
@@ -21,7 +25,21 @@ function RoleChoices({
   onChange(roles: string[]): void;
   legend: string;
 }): React.JSX.Element {
-  const roles = [...new Set([...KNOWN_ROLES, ...selected])];
+  const offered = useContext(OfferedRoles);
+  const [other, setOther] = useState('');
+  // Roles typed in stay choices once unticked, as the offered ones do.
+  const [typedRoles, setTypedRoles] = useState<string[]>([]);
+  const id = useId();
+  const roles = [...new Set([...offered, ...typedRoles, ...selected])];
+  const typed = other.trim();
+  // The server refuses a name outside this pattern: say so here rather than after Save.
+  const invalid = typed !== '' && !ROLE_NAME_PATTERN.test(typed);
+  const add = () => {
+    if (typed === '' || invalid) return;
+    if (!selected.includes(typed)) onChange([...selected, typed]);
+    if (!typedRoles.includes(typed)) setTypedRoles([...typedRoles, typed]);
+    setOther('');
+  };
   return (
     <fieldset className="desk-field desk-roles">
       <legend>{legend}</legend>
@@ -37,6 +55,36 @@ function RoleChoices({
           {role}
         </label>
       ))}
+      <div className="desk-roles__other">
+        <label htmlFor={`${id}-other`}>Another role</label>
+        <input
+          id={`${id}-other`}
+          value={other}
+          aria-invalid={invalid || undefined}
+          aria-describedby={`${id}-other-hint`}
+          onChange={(e) => setOther(e.target.value)}
+          onKeyDown={(e) => {
+            // Enter adds the role instead of submitting the whole form.
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              add();
+            }
+          }}
+        />
+        <button
+          type="button"
+          className="desk-button desk-button--small"
+          onClick={add}
+          disabled={!typed || invalid}
+        >
+          Add
+        </button>
+        <small id={`${id}-other-hint`} className={invalid ? 'desk-field__error' : 'desk-field__hint'}>
+          {invalid
+            ? 'A role name starts with a letter and holds letters, digits, spaces, _ . or -.'
+            : 'A role no permission rule names grants nothing until one does.'}
+        </small>
+      </div>
     </fieldset>
   );
 }
@@ -233,6 +281,15 @@ export function UsersPage(): React.JSX.Element {
   const permissions = usePermissions();
   const [users, setUsers] = useState<DeskUser[]>();
   const [error, setError] = useState<unknown>();
+  const [offered, setOffered] = useState<readonly string[]>([]);
+  useEffect(() => {
+    if (!permissions.isSystemManager) return;
+    // Offered choices only: without them every role can still be typed.
+    usersApi(config.gatewayUrl)
+      .roles()
+      .then(setOffered)
+      .catch(() => setOffered([]));
+  }, [permissions.isSystemManager, config.gatewayUrl]);
   const reload = useCallback(() => {
     usersApi(config.gatewayUrl)
       .list()
@@ -256,36 +313,38 @@ export function UsersPage(): React.JSX.Element {
     );
   }
   return (
-    <section className="desk-users" aria-labelledby="desk-users-title">
-      <header className="desk-page__header">
-        <h1 id="desk-users-title" className="desk-page__title">
-          Users
-        </h1>
-      </header>
-      {error ? (
-        <ErrorState title="The users could not be loaded." {...describeError(error)} onRetry={reload} />
-      ) : !users ? (
-        <Loading />
-      ) : (
-        <div className="desk-table-wrap">
-          <table className="desk-table">
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">Status</th>
-                <th scope="col">Roles</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <UserRow key={`${u.name}:${u.roles.join()}:${u.enabled}`} user={u} onChanged={reload} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <NewUserForm onCreated={reload} />
-    </section>
+    <OfferedRoles.Provider value={offered}>
+      <section className="desk-users" aria-labelledby="desk-users-title">
+        <header className="desk-page__header">
+          <h1 id="desk-users-title" className="desk-page__title">
+            Users
+          </h1>
+        </header>
+        {error ? (
+          <ErrorState title="The users could not be loaded." {...describeError(error)} onRetry={reload} />
+        ) : !users ? (
+          <Loading />
+        ) : (
+          <div className="desk-table-wrap">
+            <table className="desk-table">
+              <thead>
+                <tr>
+                  <th scope="col">User</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Roles</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {users.map((u) => (
+                  <UserRow key={`${u.name}:${u.roles.join()}:${u.enabled}`} user={u} onChanged={reload} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <NewUserForm onCreated={reload} />
+      </section>
+    </OfferedRoles.Provider>
   );
 }

@@ -8,16 +8,6 @@ export interface DeskUser {
   enabled: boolean;
 }
 
-/** The roles the Desk offers to give (any other role name can still be typed). */
-export const KNOWN_ROLES = [
-  'System Manager',
-  'Sales User',
-  'Sales Manager',
-  'Stock User',
-  'Stock Manager',
-  'Support Agent',
-] as const;
-
 /** Calls of the users API, relative to the gateway. */
 export function usersApi(gatewayUrl: string) {
   const call = async <T>(method: string, body: unknown): Promise<T> =>
@@ -34,5 +24,7 @@ export function usersApi(gatewayUrl: string) {
     setPassword: (name: string, password: string) => call<null>('set_password', { name, password }),
     disable: (name: string) => call<null>('disable', { name }),
     enable: (name: string) => call<null>('enable', { name }),
+    /** The roles worth giving: the platform's own and those the permission rules name. */
+    roles: () => call<string[]>('roles', {}),
   };
 }

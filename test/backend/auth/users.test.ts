@@ -46,6 +46,32 @@ describe('the users API', () => {
     expect(missing.status).toBe(404);
   });
 
+  it("offers the platform's roles and those the rules in force name, a rule stored at run time included", async () => {
+    const offered = async () =>
+      (
+        (await (await t.request('POST', '/api/method/platform.users.roles', { body: {} })).json()) as {
+          message: string[];
+        }
+      ).message;
+    expect(await offered()).toEqual(
+      expect.arrayContaining(['Metrics Reader', 'Sales Manager', 'Stock User', 'System Manager']),
+    );
+    expect(await offered()).not.toContain('Night Porter');
+    const rules = [{ role: 'Night Porter', read: true }];
+    expect((await t.request('PUT', '/api/permissions/stock.Item', { body: { rules } })).status).toBe(200);
+    try {
+      expect(await offered()).toContain('Night Porter');
+    } finally {
+      await t.request('DELETE', '/api/permissions/stock.Item');
+    }
+    const clerk = await userWithRoles(t.ctx, 'roles-clerk', ['Stock User']);
+    const refused = await t.request('POST', '/api/method/platform.users.roles', {
+      headers: { authorization: clerk },
+      body: {},
+    });
+    expect(refused.status).toBe(403);
+  });
+
   it('a password reset revokes the session, the bearer token and the API key of the user', async () => {
     const key = await userWithRoles(t.ctx, 'ada', ['Stock User'], 'ada-password-1');
     const session = await loginSession(t.app, 'ada', 'ada-password-1');

@@ -126,6 +126,23 @@ describe('MACROSERVICE: roles enforced at the service', () => {
     expect((await send(admin, 'DELETE', '/api/permissions/stock.Item')).status).toBe(200);
   });
 
+  it("the gateway's users API offers the roles every service's rules name, stored ones included", async () => {
+    const roles = async (who: string) => send(who, 'POST', '/api/method/platform.users.roles', {});
+    expect((await roles(stock)).status).toBe(403);
+    const rules = [{ role: 'Stock Auditor', read: true }];
+    expect((await send(admin, 'PUT', '/api/permissions/stock.Item', { rules })).status).toBe(200);
+    try {
+      const offered = ((await (await roles(admin)).json()) as { message: string[] }).message;
+      // crm's declared rules, stock's stored one, and the platform's own roles.
+      expect(offered).toEqual(
+        expect.arrayContaining(['Sales User', 'Stock Auditor', 'System Manager', 'Metrics Reader']),
+      );
+      expect(offered).toEqual([...offered].sort());
+    } finally {
+      expect((await send(admin, 'DELETE', '/api/permissions/stock.Item')).status).toBe(200);
+    }
+  });
+
   it('a service takes roles only from a principal its gateway signed', async () => {
     const url = `${services.stock!.url}/api/resource/stock.Item`;
     const target = '/api/resource/stock.Item';

@@ -67,6 +67,16 @@ describe('m user on a stopped server', () => {
     expect(await runUser({ ...base, action: 'roles', name: 'nobody', roles: [] }, env)).toBe(
       USER_EXIT.failed,
     );
+    // Offline too, from the installed apps' rules: a typo is warned about, the change stands.
+    const error = vi.mocked(console.error);
+    error.mockClear();
+    expect(await runUser({ ...base, action: 'roles', name: 'clerk', roles: ['Sales user'] }, env)).toBe(
+      USER_EXIT.ok,
+    );
+    expect(String(error.mock.calls[0]?.[0])).toMatch(
+      /^m user: warning: no permission rule names "Sales user"/,
+    );
+    expect(String(error.mock.calls[0]?.[0])).toContain('Sales User');
     // The users API's rules hold here too: no 1-character password set offline.
     const weak = { X: 'x' };
     expect(
@@ -143,7 +153,17 @@ describe('m user against a running server', () => {
       expect(await runUser({ ...base, action: 'list' }, env)).toBe(USER_EXIT.ok);
       const users = JSON.parse(String(log.mock.calls[0]![0])) as unknown[];
       expect(users).toContainEqual({ name: 'remote.clerk', roles: ['Stock User'], enabled: true });
-      vi.spyOn(console, 'error').mockImplementation(() => {});
+      const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+      // A role no rule names is given, and warned about: a typo would otherwise grant nothing in silence.
+      expect(
+        await runUser(
+          { ...base, action: 'roles', name: 'remote.clerk', roles: ['Stock User', 'Stock user'] },
+          env,
+        ),
+      ).toBe(USER_EXIT.ok);
+      expect(error.mock.calls.map((c) => String(c[0]))).toEqual([
+        expect.stringMatching(/^m user: warning: no permission rule names "Stock user", .*Stock User/),
+      ]);
       expect(await runUser({ ...base, action: 'list' }, { PLATFORM_API_KEY: 'nope:nope' })).toBe(
         USER_EXIT.failed,
       );

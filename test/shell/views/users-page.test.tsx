@@ -40,7 +40,7 @@ describe('Users page', () => {
     fireEvent.change(within(form).getByLabelText('Password (at least 8 characters)'), {
       target: { value: 'greta-password' },
     });
-    fireEvent.click(within(form).getByLabelText('Stock User'));
+    fireEvent.click(await within(form).findByLabelText('Stock User'));
     fireEvent.click(within(form).getByRole('button', { name: 'Create user' }));
 
     const row = async () => (await screen.findByRole('rowheader', { name: 'greta' })).closest('tr')!;
@@ -57,6 +57,35 @@ describe('Users page', () => {
     ]);
     expect(backend.to('/api/method/platform.users.disable', 'POST')).toHaveLength(1);
     expect(backend.to('/api/method/platform.users.enable', 'POST')).toHaveLength(1);
+    await platform.logout();
+  });
+
+  it('offers the roles the server names, and gives one typed in that no rule names yet', async () => {
+    const platform = newTestPlatform();
+    await platform.login('Administrator', 'admin');
+    renderPage(platform);
+    const form = await screen.findByRole('form', { name: 'New user' });
+    // Offered by the server: its own roles and those the installed apps' rules name.
+    for (const role of ['System Manager', 'Metrics Reader', 'Sales User', 'Stock User']) {
+      expect(await within(form).findByLabelText(role)).toBeTruthy();
+    }
+    expect(backend.to('/api/method/platform.users.roles', 'POST').length).toBeGreaterThan(0);
+
+    const other = within(form).getByLabelText('Another role');
+    fireEvent.change(other, { target: { value: '9 lives' } });
+    expect(within(form).getByText(/A role name starts with a letter/)).toBeTruthy();
+    expect((within(form).getByRole('button', { name: 'Add' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(other, { target: { value: 'Warehouse Clerk' } });
+    fireEvent.keyDown(other, { key: 'Enter' });
+    expect((within(form).getByLabelText('Warehouse Clerk') as HTMLInputElement).checked).toBe(true);
+
+    fireEvent.change(within(form).getByLabelText('User name'), { target: { value: 'wanda' } });
+    fireEvent.change(within(form).getByLabelText('Password (at least 8 characters)'), {
+      target: { value: 'wanda-password' },
+    });
+    fireEvent.click(within(form).getByRole('button', { name: 'Create user' }));
+    const row = (await screen.findByRole('rowheader', { name: 'wanda' })).closest('tr')!;
+    expect(within(row).getByText('Warehouse Clerk')).toBeTruthy();
     await platform.logout();
   });
 
