@@ -6,7 +6,7 @@
  * linked records show as their titles, each a link to the record. Each capability lives in `./list/`.
  */
 
-import { lazy, Suspense, useDeferredValue } from 'react';
+import { lazy, Suspense, useDeferredValue, useEffect, useState } from 'react';
 import type { DeskRecord, ListCondition, ListState, ListViewProps } from '../../contract/remote';
 import { flaggedFieldNames, isFlagged } from '../../protocol';
 import { useRecordList } from '../data/records';
@@ -126,6 +126,20 @@ export function GenericList({
   // What an address asked that this list cannot do for this user, dropped and said (a shared link may ask
   // to filter by personal data the user may not see, or to sort by a field stored encrypted).
   const dropped = droppedFromAddress(schema, state, conditions, readable);
+  // Left out of the address as well, so a bookmark or a link shared from here no longer asks for it; the
+  // notice stays with this list, the state it was about being gone.
+  const [leftOut, setLeftOut] = useState<string>();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per notice; the state written clears it
+  useEffect(() => {
+    if (!dropped.notice) return;
+    setLeftOut(dropped.notice);
+    setState({
+      ...state,
+      ...(state.conditions ? { conditions } : {}),
+      ...(dropped.sort ? { sort: undefined } : {}),
+    });
+  }, [dropped.notice]);
+  const notice = dropped.notice ?? leftOut;
 
   const filters = [
     ...toFilters(filterable, state, schema.titleField),
@@ -169,9 +183,9 @@ export function GenericList({
         filtered={filtered}
       />
 
-      {dropped.notice ? (
+      {notice ? (
         <p className="desk-banner desk-banner--warning" role="status">
-          {dropped.notice}
+          {notice}
         </p>
       ) : null}
 

@@ -102,7 +102,11 @@ describe('the list of personal data', () => {
 
 /** Renders the Contact list signed in as Administrator, its address state `state`; returns the region. */
 let signedIn: DeskPlatform | undefined;
-async function renderList(state: ListState, rights?: SessionUser['permissions']): Promise<HTMLElement> {
+async function renderList(
+  state: ListState,
+  rights?: SessionUser['permissions'],
+  onStateChange: (state: ListState) => void = () => {},
+): Promise<HTMLElement> {
   const platform = newTestPlatform();
   signedIn = platform;
   await platform.discovery.resolve('hr.Contact');
@@ -118,7 +122,7 @@ async function renderList(state: ListState, rights?: SessionUser['permissions'])
           onOpen={() => {}}
           onCreate={() => {}}
           state={state}
-          onStateChange={() => {}}
+          onStateChange={onStateChange}
         />
       </QueryClientProvider>
     </PlatformProvider>,
@@ -153,10 +157,18 @@ describe('sorting and filtering by personal data', () => {
 
   it('leaves out a sort by personal data the address asks for, says why, and still lists', async () => {
     const from = backend.requests.length;
-    const list = await renderList({ ...emptyListState(), sort: { field: 'email', order: 'asc' } });
+    const written: ListState[] = [];
+    const list = await renderList(
+      { ...emptyListState(), sort: { field: 'email', order: 'asc' } },
+      undefined,
+      (next) => written.push(next),
+    );
     expect(within(list).getByRole('status').textContent).toBe(
       'Not sorted by Email: personal data is stored encrypted and cannot be sorted.',
     );
+    // Out of the address too: a bookmark of the page no longer asks for it.
+    expect(written).not.toHaveLength(0);
+    expect(written.at(-1)!.sort).toBeUndefined();
     const asked = listRequests(from);
     expect(asked.length).toBeGreaterThan(0);
     for (const params of asked) expect(params.get('order_by') ?? '').not.toMatch(/email/);
@@ -165,13 +177,16 @@ describe('sorting and filtering by personal data', () => {
   it('leaves out a filter on personal data the user may not see, and says so', async () => {
     const from = backend.requests.length;
     const none = { read: true, create: false, write: false, delete: false, read_pii: false };
+    const written: ListState[] = [];
     const list = await renderList(
       { ...emptyListState(), conditions: [{ field: 'email', op: 'eq', value: 'contact1@example.com' }] },
       { 'hr.Contact': none },
+      (next) => written.push(next),
     );
     expect(within(list).getByRole('status').textContent).toBe(
       "The link's filter on Email was left out: it is personal data you may not see.",
     );
+    expect(written.at(-1)?.conditions).toEqual([]);
     for (const params of listRequests(from)) expect(params.get('filters') ?? '').not.toMatch(/email/);
   });
 });

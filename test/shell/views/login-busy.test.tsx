@@ -92,6 +92,7 @@ describe('the sign-in screen when the server is busy', () => {
     await eventually(() => platform.session.getSnapshot().status === 'signed-in');
     expect(backend.to('/api/method/login', 'POST')).toHaveLength(2);
     expect(screen.queryByRole('alert')).toBeNull();
+    await platform.logout();
   });
 
   it('shows the refusal after five automatic tries, and does not wait on a Retry-After over 60 s', async () => {

@@ -51,5 +51,6 @@ describe('the sign-in screen', () => {
     await waitFor(() => expect(platform.session.getSnapshot().status).toBe('signed-in'));
     const sent = backend.to('/api/method/login', 'POST');
     expect(sent).toHaveLength(1);
+    await platform.logout();
   });
 });
