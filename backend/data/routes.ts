@@ -28,7 +28,7 @@ import { parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
 import { notifyRead, type RecordObserver, type RecordReadEvent, revealedFields } from './record-observer';
 import type { DocRecord, ReadCompanion } from './records';
-import { validateDocument, validateKwargs } from './validate';
+import { validateDocument, validateKwargs, validatesWithoutFields } from './validate';
 
 /** Keys a client may send back with a document (from a previous read) that are not fields: ignored. */
 const IGNORED_KEYS = new Set<string>([...STANDARD_FIELDS, 'doctype']);
@@ -304,8 +304,10 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const changes = await documentBody(c);
     access.refuseMaskedWrite(changes);
     // A writer who gets flagged fields masked reads them masked here too: what they do not send is kept as
-    // stored, never decrypted (docs/security.md#who-can-decrypt-what-where).
-    const existing = await db(c, () => store.get(doctype, name, { masked: access.masked }));
+    // stored, never decrypted (docs/security.md#who-can-decrypt-what-where). Unless the model checks the
+    // record as a whole (a refinement may look at any field): then it is validated whole, as stored.
+    const unopened = validatesWithoutFields(doctype) ? access.masked : [];
+    const existing = await db(c, () => store.get(doctype, name, { masked: unopened }));
     if (!existing) throw notFound();
     // Optimistic concurrency (docs/http-api.md#conflicts): a client that sends back the `modified` it loaded
     // is refused when the record changed since, rather than overwriting the newer version unseen. A client
@@ -318,7 +320,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     }
     // A partial update: the stored fields, overlaid with the sent ones; `null` clears a field. A masked
     // value the request leaves alone is kept as stored (`keep`), outside what is validated and written.
-    const keep = access.masked.filter((f) => existing[f] === PII_MASK && !(f in changes));
+    const keep = unopened.filter((f) => existing[f] === PII_MASK && !(f in changes));
     const merged: Record<string, unknown> = {};
     for (const field of doctype.fields)
       if (existing[field.name] !== undefined && !keep.includes(field.name))

@@ -101,6 +101,26 @@ function withoutFields(strict: z.ZodObject, fields: readonly string[]): z.ZodObj
 }
 
 /**
+ * Whether a document of `doctype` can be validated with some fields left out (see `kept` of
+ * {@link validateDocument}): not when its model has refinements of the whole object, which may look at any
+ * field (zod refuses to drop fields from such a model).
+ */
+export function validatesWithoutFields(doctype: DocTypeDefinition): boolean {
+  let known = omittable.get(doctype.model);
+  if (known === undefined) {
+    try {
+      doctype.model.omit({});
+      known = true;
+    } catch {
+      known = false;
+    }
+    omittable.set(doctype.model, known);
+  }
+  return known;
+}
+const omittable = new WeakMap<z.ZodObject, boolean>();
+
+/**
  * Validates a document against its DocType's zod model, refusing unknown fields, and returns the parsed
  * (trimmed, defaulted) data. Throws 422 `validation_failed` with one entry per problem.
  */
