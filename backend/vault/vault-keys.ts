@@ -83,6 +83,7 @@ async function configured(env: NodeJS.ProcessEnv, name: string): Promise<Configu
   return check({ text, setting: `${name}_FILE (${file})` });
 }
 
+/** `secret` if long enough to be a key: a short one is a mistake, refused before it wraps anything. */
 function check(secret: Configured): Configured {
   if (secret.text.length < 32) {
     throw new PlatformError('config_invalid', `${secret.setting} must be at least 32 characters.`);
@@ -100,6 +101,7 @@ function generatedKek(text: string): RecordKek {
   return derive(Buffer.from(text.trim(), 'base64url'));
 }
 
+/** What a generated `records.kek` holds: 32 bytes in base64url, without padding. */
 const GENERATED_TEXT = /^[A-Za-z0-9_-]{43}$/;
 
 /** The keys a `previous` source holds. */
@@ -113,6 +115,7 @@ async function previousKeks(source: Extract<KekSource, { kind: 'previous' }>): P
   return keys;
 }
 
+/** The text of the generated key in `keysDir`, or undefined when there is none. */
 async function readGenerated(keysDir: string): Promise<string | undefined> {
   try {
     return (await readFile(join(keysDir, GENERATED_KEK_FILE), 'utf8')).trim();
@@ -122,6 +125,7 @@ async function readGenerated(keysDir: string): Promise<string | undefined> {
   }
 }
 
+/** Generates the key file in `keysDir` (private) and returns its text, or the one another process wrote first. */
 async function generateFile(keysDir: string): Promise<string> {
   const path = join(keysDir, GENERATED_KEK_FILE);
   await mkdir(keysDir, { recursive: true, mode: 0o700 });
