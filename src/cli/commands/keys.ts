@@ -49,13 +49,15 @@ Exit codes: 0 done, 1 failed, 2 usage error, 78 invalid configuration.`;
 
 const REWRAP_HELP = `Usage: m keys rewrap [--data-dir <dir>] [--config <file>] [--batch <n>]
 
-Re-encrypts personal data at rest under the new key-encryption key, after a rotation:
+Re-encrypts personal data at rest under the current key-encryption key: after a rotation, the values the
+previous key wrapped; and values stored in clear before encryption at rest existed.
 
   PLATFORM_RECORDS_KEY_ENCRYPTION_KEY (or _FILE)            the new key, which values are moved to
   PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY (or _FILE)   the old key, which opens the values it wrapped;
                                                             _FILE may name a generated <data_dir>/keys/records.kek
 
-Both must be set: the new key is never one generated on the spot. Records are rewritten in batches (one
+A previous key without a new one is refused: the new key is never one generated on the spot. Without
+either, the current key is the server's (the generated file). Records are rewritten in batches (one
 transaction each), printing "<DocType>: <n> checked, <n> rewrapped" after each; killed or interrupted, run
 it again and it resumes. On the embedded database the server must be stopped; on PostgreSQL it runs beside
 the servers, which must all hold both keys first (docs/operators.md#rotating-the-key-encryption-key).
