@@ -71,6 +71,12 @@ describe('roles in the Desk (monolith)', () => {
     await screenshot(page, 'roles-users-disabled');
     await row.getByRole('button', { name: 'Enable' }).click();
     await row.getByRole('button', { name: 'Disable' }).waitFor();
+    // Editing a user's roles offers the same choices, in the row.
+    await row.getByRole('button', { name: 'Edit roles' }).click();
+    await row.getByRole('checkbox', { name: 'Metrics Reader' }).waitFor();
+    expect(await row.getByRole('checkbox', { name: 'Stock User' }).isChecked()).toBe(true);
+    await screenshot(page, 'roles-users-edit-roles');
+    await row.getByRole('button', { name: 'Cancel' }).click();
     await page.close();
   });
 
