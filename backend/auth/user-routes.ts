@@ -7,7 +7,7 @@ import { readJsonBody } from '../http/read-body';
 import { unauthorized } from '../middleware/auth';
 import { RoleList } from '../permissions/dto';
 import { forbidden } from '../permissions/guard';
-import { BUILT_IN_ROLES, SYSTEM_MANAGER } from '../permissions/model';
+import { rolesWorthGiving, SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
 import { PASSWORD_LENGTH, USER_NAME_PATTERN } from './user-administration';
 import type { UserDirectory } from './user-directory';
@@ -64,7 +64,7 @@ export function userRoutes({ users, knownRoles }: UserRoutesDeps): Hono<AppEnv> 
   routes.post(USERS_PATHS.list, async (c) => c.json({ message: await users.listUsers() }));
   routes.post(USERS_PATHS.roles, async (c) => {
     const named = await knownRoles(c.get('principal')!);
-    return c.json({ message: [...new Set([...BUILT_IN_ROLES, ...named])].sort() });
+    return c.json({ message: rolesWorthGiving(named) });
   });
   routes.post(USERS_PATHS.add, async (c) => {
     const { name, password, roles } = await body(c, AddUserRequest);

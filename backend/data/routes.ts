@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { DocTypeDefinition } from '../../src/contract/doctype';
-import { flaggedFieldNames, isFlagged, PII_MASK } from '../../src/protocol';
+import { flaggedFieldNames, isFlagged } from '../../src/protocol';
 import { appServicesFor } from '../apps/app-services';
 import { RPC_NAME_PATTERN } from '../apps/rpc-registry';
 import type { AppContext } from '../context';
@@ -12,7 +12,6 @@ import { readJsonBody } from '../http/read-body';
 import { clientAddress } from '../middleware/client-address';
 import { timeStage } from '../middleware/server-timing';
 import { requireMethod } from '../permissions/guard';
-import { maskRecord } from '../permissions/mask';
 import { type RecordAccess, recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
 import { atomicWrite } from './atomic-write';
@@ -29,6 +28,7 @@ import { serviceMetadata } from './metadata';
 import { notifyRead, type RecordObserver, type RecordReadEvent, revealedFields } from './record-observer';
 import type { DocRecord, ReadCompanion } from './records';
 import { validateDocument, validateKwargs, validatesWithoutFields } from './validate';
+import { partialUpdate, withKept, writeAnswer } from './write-answer';
 
 /** Keys a client may send back with a document (from a previous read) that are not fields: ignored. */
 const IGNORED_KEYS = new Set<string>([...STANDARD_FIELDS, 'doctype']);
@@ -89,40 +89,6 @@ async function db<T>(c: Context<AppEnv>, work: () => Promise<T>, writing?: DocTy
 /** `masked_fields` names what the reply masked; absent when nothing was. */
 function maskedFields(access: RecordAccess): { masked_fields?: string[] } {
   return access.masked.length > 0 ? { masked_fields: access.masked } : {};
-}
-
-/**
- * The answer of a write, by the least-reveal rule (docs/permissions.md#reveals-are-audited): in clear only
- * the flagged values the request itself carried (`sent`, as validated and stored) and the caller may read;
- * every other flagged field holding a value is the mask, named in `masked_fields` with those the caller
- * always gets masked. So a write's answer tells the caller nothing they did not send, is no reveal and needs
- * no audit entry (nor does its replay for an `Idempotency-Key`, whatever the caller may read by then); a
- * client that wants the stored values reads the record, which is audited. A DELETE sends nothing: all masked.
- */
-function writeAnswer(
-  doctype: DocTypeDefinition,
-  access: RecordAccess,
-  stored: DocRecord,
-  sent: ReadonlySet<string>,
-): { data: DocRecord; masked_fields?: string[] } {
-  const hasValue = (field: string) => stored[field] !== undefined && stored[field] !== null;
-  const withheld = doctype.fields
-    .filter((f) => isFlagged(f) && !access.masked.includes(f.name) && !sent.has(f.name))
-    .filter((f) => hasValue(f.name))
-    .map((f) => f.name);
-  const masked = doctype.fields
-    .filter((f) => access.masked.includes(f.name) || withheld.includes(f.name))
-    .map((f) => f.name);
-  return { data: maskRecord(stored, masked), ...(masked.length > 0 ? { masked_fields: masked } : {}) };
-}
-
-/**
- * The fields an update writes with those it keeps as stored (`keep`), the kept ones as the writer sees them:
- * masked, as the record read before the update had them, so the history finds them unchanged.
- */
-function withKept(data: Record<string, unknown>, keep: readonly string[]): Record<string, unknown> {
-  if (keep.length === 0) return data;
-  return { ...data, ...Object.fromEntries(keep.map((field) => [field, PII_MASK])) };
 }
 
 /**
@@ -304,8 +270,8 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     const changes = await documentBody(c);
     access.refuseMaskedWrite(changes);
     // A writer who gets flagged fields masked reads them masked here too: what they do not send is kept as
-    // stored, never decrypted (docs/security.md#who-can-decrypt-what-where). Unless the model checks the
-    // record as a whole (a refinement may look at any field): then it is validated whole, as stored.
+    // stored, never decrypted (partialUpdate). Unless the model checks the record as a whole (a refinement
+    // may look at any field): then it is validated whole, as stored.
     const unopened = validatesWithoutFields(doctype) ? access.masked : [];
     const existing = await db(c, () => store.get(doctype, name, { masked: unopened }));
     if (!existing) throw notFound();
@@ -318,18 +284,7 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
         status: 409,
       });
     }
-    // A partial update: the stored fields, overlaid with the sent ones; `null` clears a field. A masked
-    // value the request leaves alone is kept as stored (`keep`), outside what is validated and written.
-    const keep = unopened.filter((f) => existing[f] === PII_MASK && !(f in changes));
-    const merged: Record<string, unknown> = {};
-    for (const field of doctype.fields)
-      if (existing[field.name] !== undefined && !keep.includes(field.name))
-        merged[field.name] = existing[field.name];
-    for (const [key, value] of Object.entries(changes)) {
-      if (value === null) delete merged[key];
-      else merged[key] = value;
-    }
-    const data = validateDocument(doctype, merged, keep);
+    const { data, keep } = partialUpdate(doctype, existing, changes, unopened);
     await checkUnique(integrity, doctype, data, name);
     await checkLinks(integrity, doctype, changedOnly(data, existing), c.get('principal'));
     const sent = Object.keys(changes);

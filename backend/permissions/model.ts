@@ -17,6 +17,11 @@ export const METRICS_READER = 'Metrics Reader';
 /** Roles the platform itself gives meaning to, whatever the installed apps' rules name. */
 export const BUILT_IN_ROLES: readonly string[] = [SYSTEM_MANAGER, METRICS_READER];
 
+/** The roles worth giving a user: the built-in ones and those the rules in force name (`named`), sorted. */
+export function rolesWorthGiving(named: readonly string[]): string[] {
+  return [...new Set([...BUILT_IN_ROLES, ...named])].sort();
+}
+
 /** What a user may do on one DocType, every operation spelt out. */
 export type DocTypePermissions = Record<Operation, boolean>;
 

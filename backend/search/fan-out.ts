@@ -6,6 +6,7 @@
  * and a user finds only what the data API would show them. Each service has a deadline; a service that
  * misses it or fails is left out and named in `incomplete`.
  */
+import { isFlagged } from '../../src/protocol';
 import type { SearchAnswer, SearchGap, SearchGroup } from './search-answer';
 import { HITS_PER_DOCTYPE } from './search-answer';
 
@@ -45,7 +46,7 @@ interface MetaAnswer {
  */
 export function titleFilter(doctype: DocTypeMeta, q: string): [string, string, string] {
   const title = doctype.fields?.find((f) => f.name === doctype.titleField);
-  if (title?.pii === true || title?.encrypted === true) return [doctype.titleField, '=', q];
+  if (title && isFlagged(title)) return [doctype.titleField, '=', q];
   return [doctype.titleField, 'like', likePattern(q)];
 }
 
@@ -58,7 +59,7 @@ export function titleFilter(doctype: DocTypeMeta, q: string): [string, string, s
  */
 export function flaggedValueFilters(doctype: DocTypeMeta, q: string): Array<[string, string, string]> {
   return (doctype.fields ?? [])
-    .filter((f) => (f.pii === true || f.encrypted === true) && f.name !== doctype.titleField)
+    .filter((f) => isFlagged(f) && f.name !== doctype.titleField)
     .map((f) => [f.name, '=', q]);
 }
 

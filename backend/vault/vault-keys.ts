@@ -158,7 +158,7 @@ interface CurrentKek {
  */
 async function currentKek(
   sources: readonly KekSource[],
-  stored: { kek_id: string } | undefined,
+  mayGenerate: boolean,
 ): Promise<CurrentKek | undefined> {
   for (const source of sources) {
     if (source.kind === 'env') {
@@ -167,7 +167,8 @@ async function currentKek(
     } else if (source.kind === 'file') {
       const path = join(source.keysDir, GENERATED_KEK_FILE);
       const text =
-        (await readGenerated(source.keysDir)) ?? (stored ? undefined : await generateFile(source.keysDir));
+        (await readGenerated(source.keysDir)) ??
+        (mayGenerate ? await generateFile(source.keysDir) : undefined);
       if (text) return { kek: generatedKek(text), source: 'file', named: `the generated ${path}` };
     } else if (source.kind === 'memory') {
       const secret = memorySecrets.get(source.database) ?? randomBytes(32);
@@ -225,15 +226,15 @@ export async function openVaultKeys(
     previousNamed ||= keys.length > 0;
     previous.push(...keys);
   }
-  const env = sources.find((s): s is Extract<KekSource, { kind: 'env' }> => s.kind === 'env');
-  if (previousNamed && !(env && (await configured(env.env, RECORDS_KEK_ENV)))) {
+  // A key is generated only for a database with nothing under another key, and never during a rotation.
+  const current = await currentKek(sources, !stored && !previousNamed);
+  if (previousNamed && current?.source !== 'env') {
     // A rotation names both keys: the new one is never a file generated on the spot.
     throw new PlatformError(
       'config_invalid',
       `${PREVIOUS_RECORDS_KEK_ENV} is set but ${RECORDS_KEK_ENV} is not: a rotation needs the new key named too.`,
     );
   }
-  const current = await currentKek(sources, stored);
   if (!current) {
     throw new PlatformError(
       'config_invalid',

@@ -69,13 +69,13 @@ export async function openOfflineUserAdmin(options: OfflineOptions): Promise<Use
         const { declarationsOf } = await import('../../../backend/permissions/from-apps');
         const { PermissionService } = await import('../../../backend/permissions/permission-service');
         const { DbPermissionRuleStore } = await import('../../../backend/permissions/rule-store');
-        const { BUILT_IN_ROLES } = await import('../../../backend/permissions/model');
+        const { rolesWorthGiving } = await import('../../../backend/permissions/model');
         const rules = new PermissionService({
           declarations: declarationsOf(await loadInstalledApps(config.apps)),
           store: new DbPermissionRuleStore(db),
         });
         await rules.init();
-        return [...new Set([...BUILT_IN_ROLES, ...(await rules.roles())])].sort();
+        return rolesWorthGiving(await rules.roles());
       },
       close,
     };

@@ -7,6 +7,7 @@
  * the user did not mean.
  */
 import { useEffect, useId, useRef, useState } from 'react';
+import { isFlagged } from '../../protocol';
 import { useDebounced } from '../hooks/use-debounced';
 import { useDocTypeSchema } from '../hooks/use-doc-type-schema';
 import { usePlatform } from '../hooks/use-platform';
@@ -56,9 +57,7 @@ export function LinkInput({
   const schema = useDocTypeSchema(target);
   const titleField = schema?.titleField ?? 'name';
   // A title encrypted at rest is found by its exact value only (its blind index), and cannot be sorted on.
-  const titleSealed = Boolean(
-    schema?.fields.some((f) => f.name === titleField && (f.pii === true || f.encrypted === true)),
-  );
+  const titleSealed = Boolean(schema?.fields.some((f) => f.name === titleField && isFlagged(f)));
   const selected = typeof value === 'string' && value ? value : undefined;
   const [text, setText] = useState('');
   const [selectedTitle, setSelectedTitle] = useState('');
