@@ -112,7 +112,7 @@ export function createApiApp(ctx: ApiContext, options: CreateApiAppOptions = {})
   // The rules live where the data does: here in MONOLITH; a gateway forwards them to the owning service.
   if (!options.forwarding) app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   // The audit log of reveals lives with the data it audits (MONOLITH; each MACROSERVICE service).
-  if (!options.forwarding && ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit }));
+  if (!options.forwarding && ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit, log: ctx.log }));
   // A record's history and comments live with the record (MONOLITH; each MACROSERVICE service).
   if (!options.forwarding && ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
   // Imports create records where they live (MONOLITH; each MACROSERVICE service).

@@ -99,7 +99,7 @@ export function createServiceApp(
   if (ctx.history) app.route('/', historyRoutes({ ...ctx, history: ctx.history }));
   app.route('/', permissionRoutes({ permissions: ctx.permissions }));
   // The log of this service's reveals; the gateway merges the services' logs (docs/operators.md#the-audit-log).
-  if (ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit }));
+  if (ctx.audit) app.route('/', auditRoutes({ audit: ctx.audit, log: ctx.log }));
   // The contract its gateways check a release against before promoting it, and its releases' files.
   const [own] = ctx.apps;
   if (own) {

@@ -260,28 +260,28 @@ export class AuditLog implements AuditStore {
   /** Entries matching every given filter, in chain order (or newest first), and how many match in all. */
   async list(query: AuditQuery = {}): Promise<{ data: AuditEntry[]; total: number }> {
     await this.flush();
-    const params: unknown[] = [];
-    const where: string[] = [];
-    for (const [column, value] of [
-      ['doctype', query.doctype],
-      ['record', query.record],
-      ['"user"', query.user],
-    ] as const) {
-      if (value === undefined) continue;
-      params.push(value);
-      where.push(`${column} = $${params.length}`);
-    }
-    const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    const { clause, params } = whereOf({ ...query, pastSeq: undefined });
     const count = await this.db.query<{ n: string | number }>(
       `SELECT count(*) AS n FROM audit_log ${clause}`,
       params,
     );
+    return { data: await this.#select(query), total: Number(count.rows[0]?.n ?? 0) };
+  }
+
+  /** The entries of {@link list}, uncounted. */
+  async page(query: AuditQuery = {}): Promise<AuditEntry[]> {
+    await this.flush();
+    return this.#select(query);
+  }
+
+  async #select(query: AuditQuery): Promise<AuditEntry[]> {
+    const { clause, params } = whereOf(query);
     params.push(query.limit ?? 100, query.start ?? 0);
     const { rows } = await this.db.query<Row>(
       `SELECT ${COLUMNS} FROM audit_log ${clause} ORDER BY seq ${query.newestFirst ? 'DESC' : 'ASC'} LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
-    return { data: rows.map(toEntry), total: Number(count.rows[0]?.n ?? 0) };
+    return rows.map(toEntry);
   }
 
   /** Every entry in chain order, a page at a time (for verification of a large log). */
@@ -298,4 +298,22 @@ export class AuditLog implements AuditStore {
       after = Number(rows[rows.length - 1]!.seq);
     }
   }
+}
+
+/** The `WHERE` clause of `query`'s filters (empty when none) and its parameters, numbered from `$1`. */
+function whereOf(query: AuditQuery): { clause: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const where: string[] = [];
+  const test = (sql: (param: string) => string, value: unknown) => {
+    if (value === undefined) return;
+    params.push(value);
+    where.push(sql(`$${params.length}`));
+  };
+  test((p) => `doctype = ${p}`, query.doctype);
+  test((p) => `record = ${p}`, query.record);
+  test((p) => `"user" = ${p}`, query.user);
+  test((p) => `at >= ${p}::timestamptz`, query.from);
+  test((p) => `at < ${p}::timestamptz`, query.to);
+  test((p) => `seq ${query.newestFirst ? '<' : '>'} ${p}`, query.pastSeq);
+  return { clause: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
 }

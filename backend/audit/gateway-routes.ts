@@ -2,9 +2,10 @@ import { type Context, Hono } from 'hono';
 import type { ServiceDirectory } from '../gateway/service-directory';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
+import { auditCsvResponse } from './audit-csv';
 import type { ChainVerdict } from './chain';
-import { mergedPage } from './merged-log';
-import { AUDIT_PATH, readAuditQuery, requireSystemManager } from './routes';
+import { MergedLog, mergedPage } from './merged-log';
+import { AUDIT_PATH, MAX_AUDIT_PAGE, readAuditQuery, requireSystemManager } from './routes';
 import { type ServiceLogAccess, ServiceRefusal, serviceVerdict } from './service-logs';
 
 /** What {@link gatewayAuditRoutes} reads. */
@@ -15,6 +16,7 @@ export interface GatewayAuditOptions {
   /** Deadline of one service's answer (`desk.upstream_timeout_ms`). */
   timeoutMs: number;
   fetch?: typeof fetch;
+  log?(line: string): void;
 }
 
 /** The gateway's verdict: every service's own, and whether all of them hold. */
@@ -52,17 +54,38 @@ export function gatewayAuditRoutes(options: GatewayAuditOptions): Hono<AppEnv> {
     return { secret: options.secret, timeoutMs: options.timeoutMs, principal, fetch: options.fetch };
   };
 
+  // A DocType's reveals are in its owner's log only; a DocType nobody owns has none.
+  const ownersOf = (doctype: string | undefined) =>
+    doctype
+      ? [options.directory.get(options.directory.ownerOf(doctype) ?? '')].filter((m) => m !== undefined)
+      : options.directory.list();
+
   routes.get(AUDIT_PATH, async (c) => {
     const caller = access(c);
     const query = readAuditQuery(c.req.query());
-    // A DocType's reveals are in its owner's log only; a DocType nobody owns has none.
-    const services = query.doctype
-      ? [options.directory.get(options.directory.ownerOf(query.doctype) ?? '')].filter((m) => m !== undefined)
-      : options.directory.list();
     try {
-      const page = await mergedPage(services, query, caller);
+      const page = await mergedPage(ownersOf(query.doctype), query, caller);
       c.header('Cache-Control', 'no-store');
       return c.json(page);
+    } catch (err) {
+      if (err instanceof ServiceRefusal) return refusal(err);
+      throw err;
+    }
+  });
+
+  routes.get(`${AUDIT_PATH}/export.csv`, async (c) => {
+    const caller = access(c);
+    const query = readAuditQuery(c.req.query());
+    const merged = new MergedLog(ownersOf(query.doctype), query, MAX_AUDIT_PAGE, caller);
+    try {
+      const total = await merged.open();
+      return await auditCsvResponse({
+        total,
+        pageLength: MAX_AUDIT_PAGE,
+        service: true,
+        next: (count) => merged.take(count),
+        onError: (error) => options.log?.(`audit export stopped (${(error as Error).name})`),
+      });
     } catch (err) {
       if (err instanceof ServiceRefusal) return refusal(err);
       throw err;

@@ -18,15 +18,32 @@ export class MemoryAuditLog implements AuditStore {
 
   /** Entries matching every given filter, in the order asked for, and how many match in all. */
   async list(query: AuditQuery = {}): Promise<{ data: AuditEntry[]; total: number }> {
-    const matching = this.#entries.filter(
+    const matching = this.#matching({ ...query, pastSeq: undefined });
+    return { data: this.#window(matching, query), total: matching.length };
+  }
+
+  /** The entries of {@link list}, uncounted. */
+  async page(query: AuditQuery = {}): Promise<AuditEntry[]> {
+    return this.#window(this.#matching(query), query);
+  }
+
+  #matching(query: AuditQuery): AuditEntry[] {
+    const past = query.pastSeq;
+    return this.#entries.filter(
       (e) =>
         (query.doctype === undefined || e.doctype === query.doctype) &&
         (query.record === undefined || e.record === query.record) &&
-        (query.user === undefined || e.user === query.user),
+        (query.user === undefined || e.user === query.user) &&
+        (query.from === undefined || e.at >= query.from) &&
+        (query.to === undefined || e.at < query.to) &&
+        (past === undefined || (query.newestFirst ? e.seq < past : e.seq > past)),
     );
-    const ordered = query.newestFirst ? matching.reverse() : matching;
+  }
+
+  #window(matching: AuditEntry[], query: AuditQuery): AuditEntry[] {
+    const ordered = query.newestFirst ? [...matching].reverse() : matching;
     const start = query.start ?? 0;
-    return { data: ordered.slice(start, start + (query.limit ?? 100)), total: matching.length };
+    return ordered.slice(start, start + (query.limit ?? 100));
   }
 
   /** Every entry in chain order. */

@@ -10,7 +10,7 @@ export type MergedPage = ServicePage;
 /** The query string a service's `GET /api/audit` is asked with: the caller's filters and order, a window. */
 function serviceQuery(query: AuditQuery, start: number, length: number): URLSearchParams {
   const params = new URLSearchParams();
-  for (const key of ['doctype', 'record', 'user'] as const) {
+  for (const key of ['doctype', 'record', 'user', 'from', 'to'] as const) {
     const value = query[key];
     if (value !== undefined) params.set(key, value);
   }
@@ -70,10 +70,58 @@ function before(a: AuditEntry, b: AuditEntry, newestFirst: boolean): boolean {
 }
 
 /**
- * One page of the services' logs merged (docs/operators.md#the-audit-log): each service is asked for its
- * entries matching the filters in the order asked for (it checks the caller's rights), and the answers are
- * merged by time with a cursor per service, skipping `start` merged entries and keeping `limit`; `total` is
- * the sum of the services' totals. A deep page reads every service's entries up to it, a page at a time.
+ * The services' logs merged into one, in the order asked for (docs/operators.md#the-audit-log): each service
+ * is asked for its entries matching the filters in that order (it checks the caller's rights), read a page
+ * of `pageLength` at a time through a cursor of its own, and the cursors' next entries are merged by time.
+ */
+export class MergedLog {
+  readonly #cursors: ServiceCursor[];
+
+  constructor(
+    services: readonly ServiceManifest[],
+    private readonly query: AuditQuery & { newestFirst: boolean },
+    pageLength: number,
+    access: ServiceLogAccess,
+  ) {
+    const filters = { ...query, start: 0 };
+    this.#cursors = services.map((m) => new ServiceCursor(m, filters, pageLength, access));
+  }
+
+  /** Asks every service for its first page, even for an empty window; the sum of the totals they answer. */
+  async open(): Promise<number> {
+    await Promise.all(this.#cursors.map((cursor) => cursor.peek()));
+    return this.#cursors.reduce((sum, cursor) => sum + cursor.total, 0);
+  }
+
+  /** The next entry of the merged log; undefined at its end. */
+  async next(): Promise<AuditEntry | undefined> {
+    const heads = await Promise.all(this.#cursors.map((cursor) => cursor.peek()));
+    let first = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i];
+      if (head && (first < 0 || before(head, heads[first]!, this.query.newestFirst))) first = i;
+    }
+    if (first < 0) return undefined;
+    this.#cursors[first]!.shift();
+    return heads[first];
+  }
+
+  /** Up to `count` next entries; fewer only at the end. */
+  async take(count: number): Promise<AuditEntry[]> {
+    const out: AuditEntry[] = [];
+    while (out.length < count) {
+      const entry = await this.next();
+      if (!entry) break;
+      out.push(entry);
+    }
+    return out;
+  }
+}
+
+/**
+ * One page of the services' logs merged ({@link MergedLog}), skipping `start` merged entries and keeping
+ * `limit`; `total` is the sum of the services' totals. A deep page reads every service's entries up to it,
+ * a page at a time.
  */
 export async function mergedPage(
   services: readonly ServiceManifest[],
@@ -82,22 +130,10 @@ export async function mergedPage(
 ): Promise<MergedPage> {
   // The first page asked of each service covers the whole window: one request each for the usual page.
   const pageLength = Math.max(1, Math.min(MAX_AUDIT_PAGE, query.start + query.limit));
-  const cursors = services.map((m) => new ServiceCursor(m, query, pageLength, access));
-  // Every service is asked once, even for an empty window: its total counts.
-  await Promise.all(cursors.map((cursor) => cursor.peek()));
-  const data: AuditEntry[] = [];
-  let skipped = 0;
-  while (data.length < query.limit) {
-    const heads = await Promise.all(cursors.map((cursor) => cursor.peek()));
-    let first = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i];
-      if (head && (first < 0 || before(head, heads[first]!, query.newestFirst))) first = i;
-    }
-    if (first < 0) break;
-    cursors[first]!.shift();
-    if (skipped < query.start) skipped++;
-    else data.push(heads[first]!);
+  const merged = new MergedLog(services, query, pageLength, access);
+  const total = await merged.open();
+  for (let skipped = 0; skipped < query.start; skipped++) {
+    if (!(await merged.next())) break;
   }
-  return { data, total: cursors.reduce((sum, cursor) => sum + cursor.total, 0) };
+  return { data: await merged.take(query.limit), total };
 }

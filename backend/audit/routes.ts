@@ -5,6 +5,7 @@ import { unauthorized } from '../middleware/auth';
 import { forbidden } from '../permissions/guard';
 import { SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
+import { auditCsvResponse } from './audit-csv';
 import type { AuditQuery, AuditStore } from './audit-store';
 import { parseRecordedHead, type RecordedHead, verifyChain } from './chain';
 
@@ -36,6 +37,23 @@ function newestFirst(raw: string | undefined): boolean {
   return raw === 'newest';
 }
 
+/** An ISO 8601 date (`2026-11-01`, midnight UTC) or instant with its offset (`2026-11-01T08:00:00+01:00`). */
+const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** `raw` as the ISO instant the log compares `at` with (400 `invalid_query` for another form). */
+function instant(raw: string | undefined, name: string): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const time = INSTANT.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new PlatformError(
+      'invalid_query',
+      `${name} must be an ISO 8601 date (2026-11-01) or time with its offset (2026-11-01T08:00:00Z).`,
+      { status: 400 },
+    );
+  }
+  return new Date(time).toISOString();
+}
+
 /**
  * The filters, paging and order of a `GET /api/audit` query string (400 `invalid_paging` or `invalid_query`
  * for a malformed one); an empty value does not filter.
@@ -47,10 +65,21 @@ export function readAuditQuery(
     doctype: q.doctype || undefined,
     record: q.record || undefined,
     user: q.user || undefined,
+    ...timeRange(q),
     start: count(q.limit_start, 'limit_start', 0, 1_000_000_000),
     limit: count(q.limit_page_length, 'limit_page_length', DEFAULT_PAGE, MAX_AUDIT_PAGE),
     newestFirst: newestFirst(q.order),
   };
+}
+
+/** `from` and `to` of a query string; `from` after `to` is refused (400 `invalid_query`), not answered empty. */
+function timeRange(q: Record<string, string>): Pick<AuditQuery, 'from' | 'to'> {
+  const from = instant(q.from, 'from');
+  const to = instant(q.to, 'to');
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new PlatformError('invalid_query', 'from must not be after to.', { status: 400 });
+  }
+  return { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
 }
 
 /**
@@ -85,14 +114,41 @@ export function requireSystemManager(c: Context<AppEnv>): void {
  * - `GET /api/audit/verify`: the hash chain checked on the server, as `m audit verify` checks it offline:
  *   `{ data: { ok: true, entries, head } }` or `{ data: { ok: false, entries, seq, problem } }`. Each `head`
  *   parameter (`<seq>:<hash>`, repeatable) is a head recorded earlier that the chain must still hold.
+ * - `GET /api/audit/export.csv`: every entry the filters of `GET /api/audit` match, in its order, as a CSV
+ *   file, read a page at a time from where the last page ended.
+ *
+ * `from` and `to` narrow every query to the entries of a time range: `from` included, `to` not.
  */
-export function auditRoutes({ audit }: { audit: Pick<AuditStore, 'list' | 'entries'> }): Hono<AppEnv> {
+export function auditRoutes({
+  audit,
+  log,
+}: {
+  audit: Pick<AuditStore, 'list' | 'page' | 'entries'>;
+  log?(line: string): void;
+}): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get(AUDIT_PATH, async (c) => {
     requireSystemManager(c);
     const page = await audit.list(readAuditQuery(c.req.query()));
     c.header('Cache-Control', 'no-store');
     return c.json(page);
+  });
+  routes.get(`${AUDIT_PATH}/export.csv`, async (c) => {
+    requireSystemManager(c);
+    const { start: _start, limit: _limit, ...query } = readAuditQuery(c.req.query());
+    const { total } = await audit.list({ ...query, limit: 0 });
+    let past: number | undefined;
+    return auditCsvResponse({
+      total,
+      pageLength: MAX_AUDIT_PAGE,
+      service: false,
+      next: async (limit) => {
+        const page = await audit.page({ ...query, pastSeq: past, limit });
+        past = page.at(-1)?.seq ?? past;
+        return page;
+      },
+      onError: (error) => log?.(`audit export stopped (${(error as Error).name})`),
+    });
   });
   routes.get(`${AUDIT_PATH}/verify`, async (c) => {
     requireSystemManager(c);

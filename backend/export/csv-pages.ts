@@ -1,8 +1,10 @@
 import { CSV_CONTENT_TYPE, csvRow } from '../../src/protocol/csv';
-import type { DocRecord } from '../data/records';
+
+/** One exported row: a value per field, as the columns name them. */
+export type CsvSourceRow = Readonly<Record<string, unknown>>;
 
 /** One page of the rows to export, read from `start`; fewer than asked (or none) ends the export. */
-export type ReadPage = (start: number, pageLength: number) => Promise<readonly DocRecord[]>;
+export type ReadPage = (start: number, pageLength: number) => Promise<readonly CsvSourceRow[]>;
 
 /** A column of the export: its heading and the field whose value it holds. */
 export interface CsvColumn {
@@ -14,7 +16,7 @@ export interface CsvColumn {
 export interface CsvPagesOptions {
   columns: readonly CsvColumn[];
   /** The first page, already read (so a refusal is answered before any byte is sent). */
-  first: readonly DocRecord[];
+  first: readonly CsvSourceRow[];
   pageLength: number;
   readPage: ReadPage;
   /** Told when a page after the first cannot be read; the stream then ends in an error. */
@@ -23,7 +25,7 @@ export interface CsvPagesOptions {
 
 const encoder = new TextEncoder();
 
-function pageText(columns: readonly CsvColumn[], records: readonly DocRecord[]): string {
+function pageText(columns: readonly CsvColumn[], records: readonly CsvSourceRow[]): string {
   let text = '';
   for (const record of records) text += csvRow(columns.map((c) => record[c.field]));
   return text;

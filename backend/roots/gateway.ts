@@ -179,7 +179,7 @@ async function buildGateway(
   const debug = config.server.log_level === 'debug' ? log : undefined;
   forwarding.route('/', forwardRoutes({ directory, secret, timeoutMs, log, debug }));
   // The audit log of reveals, kept by each service, merged for the caller (docs/operators.md#the-audit-log).
-  forwarding.route('/', gatewayAuditRoutes({ directory, secret, timeoutMs }));
+  forwarding.route('/', gatewayAuditRoutes({ directory, secret, timeoutMs, log }));
   // `/desk/assets/<service>/<version>/...`: a release's file, fetched from the service keeping it.
   if (releases) forwarding.route('/', releaseAssetRoutes(releases));
   if (config.desk.mfe_proxy_enabled) forwarding.route('/', assetForwardRoutes({ directory, timeoutMs }));

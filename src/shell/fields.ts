@@ -34,6 +34,14 @@ export function initialValues(fields: readonly DeskField[]): Record<string, unkn
   return values;
 }
 
+/** A calendar day (`YYYY-MM-DD`) as people read it in their own locale, or the raw value when it is not one. */
+export function formatDate(day: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  const date = match ? new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : undefined;
+  if (!date || Number.isNaN(date.getTime())) return day;
+  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(date);
+}
+
 /** A date-time as people read it in their own locale, or the raw value when it is not a date. */
 export function formatDateTime(value: unknown): string {
   if (typeof value !== 'string' || !value) return '';

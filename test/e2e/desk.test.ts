@@ -6,6 +6,7 @@
  * customer's personal data and the Audit page. Screenshots of the main screens go to
  * test/e2e/__screenshots__.
  */
+import { readFileSync } from 'node:fs';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, savedRecordOpened, screenshot } from './support/browser';
@@ -231,9 +232,42 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
       expect(audit.length).toBeGreaterThan(0);
       await screenshot(page, shot('audit-page'));
 
+      // The log saved as a file: every reveal with its hashes, named by its service through a gateway.
+      const downloading = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Export CSV' }).click();
+      const download = await downloading;
+      expect(download.suggestedFilename()).toMatch(/^audit-log-\d{4}-\d{2}-\d{2}\.csv$/);
+      const [header, ...lines] = readFileSync((await download.path())!, 'utf8')
+        .trim()
+        .split('\r\n');
+      expect(header).toBe(
+        `${mode === 'monolith' ? '' : 'service,'}seq,at,user,via,doctype,record,fields,route,client_address,prev_hash,hash`,
+      );
+      expect(
+        lines.some((line) =>
+          line.includes(`,Administrator,session,crm.Customer,${customerName},email phone,get,`),
+        ),
+      ).toBe(true);
+
+      // Narrowed to today, in the browser's own calendar: the reveals of the walk are all today's.
+      const filters = page.getByRole('form', { name: 'Filter the audit log' });
+      const today = await page.evaluate(() => {
+        const now = new Date();
+        return [now.getFullYear(), now.getMonth() + 1, now.getDate()]
+          .map((n) => String(n).padStart(2, '0'))
+          .join('-');
+      });
+      await filters.getByLabel('From', { exact: true }).fill(today);
+      await filters.getByLabel('To', { exact: true }).fill(today);
+      await filters.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(`**#/audit?from=${today}&to=${today}`);
+      await page.getByRole('row').filter({ hasText: customerName }).first().waitFor();
+      await screenshot(page, shot('audit-page-today'));
+      await filters.getByRole('button', { name: 'Clear filters' }).click();
+      await page.waitForURL('**#/audit');
+
       // Filtered by a DocType picked by its label and a user who saw nothing: the empty log says what it
       // was filtered by.
-      const filters = page.getByRole('form', { name: 'Filter the audit log' });
       await filters.getByLabel('DocType').selectOption({ label: 'Customer' });
       await filters.getByLabel('User').fill('nobody');
       await filters.getByRole('button', { name: 'Filter' }).click();

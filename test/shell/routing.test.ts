@@ -67,6 +67,17 @@ describe('the audit route', () => {
     expect(parseRoute('#/audit?user=&page=0&fields=email')).toEqual({ kind: 'audit', filters: {}, page: 1 });
     expect(parseRoute('#/audit/extra')).toEqual({ kind: 'home' });
   });
+
+  it('carries the days of a range, and leaves out one that is not a day', () => {
+    const route = { kind: 'audit' as const, filters: { from: '2026-11-01', to: '2026-11-30' }, page: 1 };
+    expect(formatRoute(route)).toBe('#/audit?from=2026-11-01&to=2026-11-30');
+    expect(parseRoute('#/audit?from=2026-11-01&to=2026-11-30')).toEqual(route);
+    expect(parseRoute('#/audit?from=yesterday&to=2026-11-30T00:00')).toEqual({
+      kind: 'audit',
+      filters: {},
+      page: 1,
+    });
+  });
 });
 
 describe('print routes', () => {

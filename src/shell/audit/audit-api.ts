@@ -4,16 +4,12 @@
  */
 import type { AuditEntry } from '../../protocol/audit';
 import { fetchWithCredentials } from '../../sdk/http';
+import { type AuditFilters, auditParams } from './audit-filters';
+
+export type { AuditFilters };
 
 /** One reveal: who was shown which flagged fields of which record, when, how and from where. */
 export type RevealEntry = AuditEntry;
-
-/** What the audit can be narrowed to; an empty or absent value does not filter. */
-export interface AuditFilters {
-  doctype?: string;
-  record?: string;
-  user?: string;
-}
 
 /** The server's check of the chain: intact up to its head, or the first entry that fails. */
 export type ChainStatus =
@@ -32,11 +28,16 @@ export function auditApi(gatewayUrl: string) {
   return {
     /** Reveals matching `filters`, newest first, `length` from `start`. */
     reveals: (filters: AuditFilters, start: number, length: number, signal?: AbortSignal) => {
-      const params = new URLSearchParams({ order: 'newest' });
-      for (const [key, value] of Object.entries(filters)) if (value?.trim()) params.set(key, value.trim());
+      const params = auditParams(filters);
+      params.set('order', 'newest');
       params.set('limit_start', String(start));
       params.set('limit_page_length', String(length));
       return fetchWithCredentials<RevealPage>(`${base}?${params}`, { signal });
+    },
+    /** The file of every reveal `filters` match, in the order of the chain (a copy that can be verified). */
+    exportUrl: (filters: AuditFilters) => {
+      const query = auditParams(filters).toString();
+      return `${base}/export.csv${query ? `?${query}` : ''}`;
     },
     /** The chain checked on the server. */
     verify: async (signal?: AbortSignal) =>

@@ -8,7 +8,7 @@
  */
 
 import type { ListCondition, ListConditionOp, ListSort, ListState } from '../../contract/remote';
-import type { AuditFilters } from '../audit/audit-api';
+import { type AuditFilters, DAY_PATTERN } from '../audit/audit-filters';
 
 export type { ListCondition, ListConditionOp, ListSort, ListState };
 
@@ -102,15 +102,19 @@ function positive(value: string): number | undefined {
   return /^\d{1,6}$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
-/** The filters the Audit page's URL may carry (`#/audit?doctype=crm.Customer&record=CUST-00001&page=2`). */
-const AUDIT_FILTERS = ['doctype', 'record', 'user'] as const;
+/**
+ * The filters the Audit page's URL may carry (`#/audit?doctype=crm.Customer&record=CUST-00001&page=2`,
+ * `#/audit?from=2026-11-01&to=2026-11-30`).
+ */
+const AUDIT_FILTERS = ['doctype', 'record', 'user', 'from', 'to'] as const;
 
 function parseAuditRoute(query: string): DeskRoute {
   const params = new URLSearchParams(query);
   const filters: AuditFilters = {};
   for (const key of AUDIT_FILTERS) {
     const value = params.get(key)?.trim();
-    if (value) filters[key] = value;
+    // A day that is not one (a typed URL) is left out rather than sent to be refused.
+    if (value && ((key !== 'from' && key !== 'to') || DAY_PATTERN.test(value))) filters[key] = value;
   }
   return { kind: 'audit', filters, page: positive(params.get('page') ?? '') ?? 1 };
 }

@@ -1,15 +1,16 @@
 /**
  * The Audit page (`#/audit`), for System Managers: every reveal of personal data (who was shown which
- * flagged fields of which record, when, how and from where), newest first, filtered by DocType, record and
- * user, a page at a time; and whether the log's hash chain is intact, as the server checks it
- * (docs/permissions.md#reveals-are-audited). Filters and page live in the URL, so a view can be shared.
+ * flagged fields of which record, when, how and from where), newest first, filtered by DocType, record, user
+ * and days, a page at a time; whether the log's hash chain is intact, as the server checks it
+ * (docs/permissions.md#reveals-are-audited); and the reveals filtered saved as a CSV file, hashes included.
+ * Filters and page live in the URL, so a view can be shared.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { mayReadAudit } from '../audit/audit-access';
 import { type AuditFilters, auditApi, auditKeys } from '../audit/audit-api';
 import { fieldLabels, routeWords, viaWords } from '../audit/reveal-words';
-import { formatDateTime } from '../fields';
+import { formatDate, formatDateTime } from '../fields';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDocTypeSchemas } from '../hooks/use-doc-type-schemas';
 import { usePermissions } from '../hooks/use-permissions';
@@ -18,6 +19,7 @@ import type { NavigateOptions } from '../hooks/use-route';
 import type { CatalogSnapshot } from '../platform/catalog';
 import { type NavEntry, navEntries } from '../platform/navigation';
 import { type DeskRoute, formatRoute } from '../routing/route';
+import { CsvExportButton } from './CsvExportButton';
 import { Empty, ErrorState, Loading } from './states';
 
 /** Reveals per page. */
@@ -46,6 +48,7 @@ export function AuditPage({ route, navigate }: AuditPageProps): React.JSX.Elemen
         <h1 id="desk-audit-title" className="desk-page__title">
           Audit log
         </h1>
+        <ExportAudit filters={route.filters ?? {}} />
       </header>
       <p className="desk-form__note">Every time personal data was shown in clear, newest first.</p>
       <ChainStatus />
@@ -61,6 +64,21 @@ export function AuditPage({ route, navigate }: AuditPageProps): React.JSX.Elemen
         onPage={(page) => navigate({ kind: 'audit', filters: route.filters, page }, { replace: true })}
       />
     </section>
+  );
+}
+
+/** The reveals the filters match, all of them, saved as `audit-log-<today>.csv`. */
+function ExportAudit({ filters }: { filters: AuditFilters }): React.JSX.Element {
+  const { config } = usePlatform();
+  const now = new Date();
+  const today = [now.getFullYear(), now.getMonth() + 1, now.getDate()]
+    .map((n) => String(n).padStart(2, '0'))
+    .join('-');
+  return (
+    <CsvExportButton
+      url={auditApi(config.gatewayUrl).exportUrl(filters)}
+      filename={`audit-log-${today}.csv`}
+    />
   );
 }
 
@@ -127,6 +145,20 @@ function AuditFilterForm({
       />
     </label>
   );
+  const day = (key: 'from' | 'to', label: string) => (
+    <label className="desk-filters__item" htmlFor={`${id}-${key}`}>
+      {label}
+      <input
+        id={`${id}-${key}`}
+        type="date"
+        value={draft[key] ?? ''}
+        // The other end of the range bounds this one, so the browser's picker offers no empty range.
+        min={key === 'to' ? draft.from : undefined}
+        max={key === 'from' ? draft.to : undefined}
+        onChange={(e) => setDraft({ ...draft, [key]: e.target.value || undefined })}
+      />
+    </label>
+  );
   return (
     <form className="desk-filters" aria-label="Filter the audit log" onSubmit={submit}>
       <label className="desk-filters__item" htmlFor={`${id}-doctype`}>
@@ -146,6 +178,8 @@ function AuditFilterForm({
       </label>
       {field('record', 'Record', 'CUST-00001')}
       {field('user', 'User', 'Administrator')}
+      {day('from', 'From')}
+      {day('to', 'To')}
       <button type="submit" className="desk-button">
         Filter
       </button>
@@ -273,7 +307,7 @@ function RevealTable({
 
 /**
  * The empty log's sentence, naming what it was filtered by (the DocType by its label), e.g. "No personal data
- * matching DocType “Customer” and user “sam” was shown."
+ * matching DocType “Customer” and user “sam” was shown between Nov 1, 2026 and Nov 30, 2026."
  */
 export function nothingShownWords(filters: AuditFilters, doctypeLabel?: string): string {
   const parts = [
@@ -281,10 +315,23 @@ export function nothingShownWords(filters: AuditFilters, doctypeLabel?: string):
     filters.record ? `record “${filters.record}”` : '',
     filters.user ? `user “${filters.user}”` : '',
   ].filter(Boolean);
-  if (parts.length === 0) return 'No personal data has been shown in clear yet.';
+  const { from, to } = filters;
+  const when =
+    from && to
+      ? ` between ${formatDate(from)} and ${formatDate(to)}`
+      : from
+        ? ` since ${formatDate(from)}`
+        : to
+          ? ` up to ${formatDate(to)}`
+          : '';
+  if (parts.length === 0) {
+    return when
+      ? `No personal data was shown in clear${when}.`
+      : 'No personal data has been shown in clear yet.';
+  }
   const named =
     parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
-  return `No personal data matching ${named} was shown.`;
+  return `No personal data matching ${named} was shown${when}.`;
 }
 
 /**

@@ -108,4 +108,29 @@ describe('the audit log through a MACROSERVICE gateway', () => {
       stock: { ok: true, entries: 0 },
     });
   });
+
+  it('exports the merged log as CSV, each entry named by its service, narrowed by time at the services', async () => {
+    const res = await gatewayRequest(gateway, started.admin, 'GET', '/api/audit/export.csv');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-total-count')).toBe(String(await crmLog()));
+    const text = await res.text();
+    expect(text).not.toContain(EMAIL);
+    const [header, ...rows] = text.trim().split('\r\n');
+    expect(header).toBe('service,seq,at,user,via,doctype,record,fields,route,client_address,prev_hash,hash');
+    expect(rows).toHaveLength(await crmLog());
+    expect(rows[0]).toMatch(
+      new RegExp(`^crm,1,[^,]+,Administrator,[a-z_]+,crm\\.Customer,${customer},email phone,get,`),
+    );
+
+    const future = await gatewayRequest(
+      gateway,
+      started.admin,
+      'GET',
+      '/api/audit/export.csv?from=2999-01-01',
+    );
+    expect(future.headers.get('x-total-count')).toBe('0');
+    expect((await future.text()).trim().split('\r\n')).toHaveLength(1);
+    const refused = await gatewayRequest(gateway, salesUser, 'GET', '/api/audit/export.csv');
+    expect((await json<{ error: { code: string } }>(refused, 403)).error.code).toBe('forbidden');
+  });
 });

@@ -164,4 +164,59 @@ describe('Audit page', () => {
     expect(screen.queryByRole('alert')).toBeNull();
     expect(backend.requests.filter((r) => r.url.pathname.startsWith('/api/audit'))).toHaveLength(0);
   });
+
+  it('sends the days chosen as their midnights in the browser, the last day whole', async () => {
+    renderPage({ kind: 'audit', filters: { from: '2020-01-01', to: '2020-01-31' } });
+    expect(await screen.findByText(/^No personal data was shown in clear between .+ and .+\.$/)).toBeTruthy();
+    const [asked] = backend.to('/api/audit', 'GET').map((r) => Object.fromEntries(r.url.searchParams));
+    expect(asked).toMatchObject({
+      from: new Date(2020, 0, 1).toISOString(),
+      to: new Date(2020, 1, 1).toISOString(),
+    });
+    expect(screen.getByLabelText('From')).toHaveProperty('value', '2020-01-01');
+    expect(screen.getByLabelText('To')).toHaveProperty('value', '2020-01-31');
+  });
+
+  it('lists the reveals of a range that holds them, and applies days typed as a new route', async () => {
+    const now = new Date();
+    const day = (d: Date) =>
+      [d.getFullYear(), d.getMonth() + 1, d.getDate()].map((n) => String(n).padStart(2, '0')).join('-');
+    const today = day(now);
+    const navigate = renderPage({ kind: 'audit', filters: { from: today, to: today } });
+    await screen.findByRole('table');
+    expect(rows()).toHaveLength(AUDIT_PAGE_SIZE);
+    fireEvent.change(screen.getByLabelText('From'), { target: { value: '2026-01-01' } });
+    fireEvent.change(screen.getByLabelText('To'), { target: { value: '' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    expect(navigate).toHaveBeenCalledWith({ kind: 'audit', filters: { from: '2026-01-01' } });
+  });
+
+  it('saves the reveals filtered as a CSV file, the server writing every one of them', async () => {
+    let saved: Blob | undefined;
+    Object.assign(URL, {
+      createObjectURL: (blob: Blob) => {
+        saved = blob;
+        return 'blob:test';
+      },
+      revokeObjectURL: () => {},
+    });
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    try {
+      renderPage({ kind: 'audit', filters: { record: names[0] } });
+      await screen.findByRole('table');
+      fireEvent.click(screen.getByRole('button', { name: 'Export CSV' }));
+      await waitFor(() => expect(saved).toBeDefined());
+      const [header, ...lines] = (await saved!.text()).trim().split('\r\n');
+      expect(header).toBe('seq,at,user,via,doctype,record,fields,route,client_address,prev_hash,hash');
+      expect(lines).toHaveLength(LISTS);
+      expect(lines.every((line) => line.split(',')[5] === names[0])).toBe(true);
+      const [asked] = backend.to('/api/audit/export.csv', 'GET');
+      expect(Object.fromEntries(asked!.url.searchParams)).toEqual({ record: names[0] });
+      expect((click.mock.contexts[0] as HTMLAnchorElement).download).toMatch(
+        /^audit-log-\d{4}-\d{2}-\d{2}\.csv$/,
+      );
+    } finally {
+      click.mockRestore();
+    }
+  });
 });
