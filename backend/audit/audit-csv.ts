@@ -4,7 +4,9 @@
  * a head recorded earlier. Streamed a page at a time, as the list export is (backend/export).
  */
 import type { AuditEntry } from '../../src/protocol/audit';
+import { unguardedCell } from '../../src/protocol/csv';
 import { type CsvColumn, csvHeaders, csvPages } from '../export/csv-pages';
+import { parseCsv } from '../import/csv';
 
 /** The columns, named as the API names the entry's fields; a gateway's export starts with `service`. */
 const FIELDS = [
@@ -61,4 +63,47 @@ export async function auditCsvResponse(options: AuditCsvOptions): Promise<Respon
   });
   const today = new Date().toISOString().slice(0, 10);
   return new Response(body, { status: 200, headers: csvHeaders(`audit-log-${today}.csv`, options.total) });
+}
+
+/** Why a file is not an audit log export {@link entriesFromCsv} can read. */
+export class AuditCsvError extends Error {
+  override name = 'AuditCsvError';
+}
+
+/**
+ * The entries of an export written by {@link auditCsvResponse}, read back as the API gives them (its
+ * formula guard undone, an empty address as null), ordered by their chain (each service's on its own,
+ * in a gateway's merged file) whatever order the file was written in, ready for `verifyChain`.
+ */
+export function entriesFromCsv(text: string): AuditEntry[] {
+  const table = parseCsv(text);
+  const merged = table.header[0] === 'service';
+  const expected = [...(merged ? ['service'] : []), ...FIELDS];
+  if (table.header.join(',') !== expected.join(',')) {
+    throw new AuditCsvError(
+      `not an audit log export: its first line must be ${expected.join(',')} (GET /api/audit/export.csv)`,
+    );
+  }
+  const entries = table.rows.map(({ row, cells }) => {
+    const cell = (name: string) => unguardedCell(cells[expected.indexOf(name)] ?? '');
+    const seq = Number(cell('seq'));
+    if (!Number.isSafeInteger(seq) || seq < 1) {
+      throw new AuditCsvError(`row ${row}: seq must be a whole number from 1, not "${cell('seq')}"`);
+    }
+    const entry: AuditEntry = {
+      seq,
+      at: cell('at'),
+      user: cell('user'),
+      via: cell('via'),
+      doctype: cell('doctype'),
+      record: cell('record'),
+      fields: cell('fields') === '' ? [] : cell('fields').split(' '),
+      route: cell('route'),
+      client_address: cell('client_address') === '' ? null : cell('client_address'),
+      prev_hash: cell('prev_hash'),
+      hash: cell('hash'),
+    };
+    return merged ? { ...entry, service: cell('service') } : entry;
+  });
+  return entries.sort((a, b) => (a.service ?? '').localeCompare(b.service ?? '') || a.seq - b.seq);
 }

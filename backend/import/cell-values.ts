@@ -5,19 +5,18 @@
  */
 
 import type { DocTypeField } from '../../src/contract/doctype';
+import { unguardedCell } from '../../src/protocol/csv';
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const TRUE_WORDS = new Set(['yes', 'true', '1']);
 const FALSE_WORDS = new Set(['no', 'false', '0']);
-/** What the CSV export prefixes with `'` so a spreadsheet does not run it as a formula (src/shell/export). */
-const GUARDED_FORMULA = /^'[=+\-@\t\r]/;
 
 /**
  * The value of `cell` for `field`; undefined for an empty cell (the field is left out: its default applies,
  * or `required` is reported). The export's formula guard is undone, so an exported file imports as it was.
  */
 export function cellValue(field: DocTypeField, cell: string): unknown {
-  const text = GUARDED_FORMULA.test(cell) ? cell.slice(1) : cell;
+  const text = unguardedCell(cell);
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   switch (field.type) {

@@ -19,6 +19,14 @@ export function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/**
+ * A cell as it was before {@link csvCell} guarded it: the `'` written before a formula's first character
+ * removed, so a file exported and read back holds the values it was written from.
+ */
+export function unguardedCell(cell: string): string {
+  return cell.startsWith("'") && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell;
+}
+
 /** One CSV line, CRLF-terminated. */
 export function csvRow(values: readonly unknown[]): string {
   return `${values.map(csvCell).join(',')}\r\n`;

@@ -673,6 +673,12 @@ export const DOCUMENTED_COMMANDS: DocumentedCommandEntry[] = [
   },
   {
     document: 'docs/operators.md',
+    command: 'm audit verify --file audit-log-<date>.csv --head <seq>:<hash>',
+    testedBy: 'test/cli/audit-verify-file.test.ts',
+    evidence: /'audit', 'verify', '--file', whole, '--head', `\$\{head\.seq\}:\$\{head\.hash\}`\]/,
+  },
+  {
+    document: 'docs/operators.md',
     command: 'm audit verify --data-dir .platform --head <seq>:<hash>',
     testedBy: 'test/cli/audit-verify-head.test.ts',
     evidence: /'audit', 'verify', '--data-dir', dataDir, '--head', head\]/,

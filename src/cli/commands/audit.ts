@@ -20,12 +20,14 @@ next check, which then fails if the log was rewritten or cut since.
 
   verify   Reads the log of a stopped server's database (server.database_url, else <data_dir>), or with
            --url the log a running server answers at GET /api/audit, as a System Manager whose API key is
-           in PLATFORM_API_KEY as <api_key>:<api_secret>.
+           in PLATFORM_API_KEY as <api_key>:<api_secret>, or with --file a copy of the whole log saved
+           from GET /api/audit/export.csv (the Audit page's Export CSV, no filters).
 
 Options:
   --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
   --config <file>    platform.toml to read (default ./platform.toml when present)
   --url <base>       A running server, e.g. http://127.0.0.1:8000
+  --file <csv>       An export of the whole log, e.g. audit-log-2026-11-28.csv
   --head <seq>:<hash>
                      A head recorded earlier (from "head <seq> <hash>"): entry <seq> must still have that
                      hash. Repeatable. In a MACROSERVICE gateway's merged log, <service>/<seq>:<hash>
@@ -92,6 +94,30 @@ async function offlineVerdict(
   }
 }
 
+/**
+ * The verdict on an export of the log (`GET /api/audit/export.csv`): its chain checked as the server's is.
+ * A file that starts past the first entry (an export filtered or cut) cannot show that nothing is missing
+ * before it, and says so rather than report a missing entry.
+ */
+async function fileVerdict(path: string, recorded: readonly RecordedHead[]): Promise<ChainVerdict> {
+  const { readFile } = await import('node:fs/promises');
+  const { entriesFromCsv } = await import('../../../backend/audit/audit-csv');
+  const { verifyChain } = await import('../../../backend/audit/chain');
+  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read ${path}: ${err.code ?? err.message}`);
+  });
+  const entries = entriesFromCsv(text);
+  // Sorted by chain: each chain's first entry is where its run in the file starts.
+  const firsts = entries.filter((e, i) => i === 0 || entries[i - 1]!.service !== e.service);
+  const cut = firsts.find((e) => e.seq !== 1);
+  if (cut) {
+    throw new Error(
+      `${path} starts at entry ${cut.seq}${cut.service ? ` of ${cut.service}` : ''}: only an export of the whole log (no filters) can be checked`,
+    );
+  }
+  return verifyChain(entries, recorded);
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -100,6 +126,7 @@ function parse(argv: string[]) {
       'data-dir': { type: 'string' },
       config: { type: 'string' },
       url: { type: 'string' },
+      file: { type: 'string' },
       head: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
@@ -134,9 +161,15 @@ export const auditCommand: Command = {
       }
       recorded.push(head);
     }
+    if (values.url && values.file) {
+      console.error(`m audit: --url and --file name two logs: give one\n\n${HELP}`);
+      return AUDIT_EXIT.usage;
+    }
     let verdict: ChainVerdict;
     try {
-      if (values.url) {
+      if (values.file) {
+        verdict = await fileVerdict(values.file, recorded);
+      } else if (values.url) {
         const key = process.env.PLATFORM_API_KEY;
         if (!key?.includes(':')) {
           console.error('m audit: PLATFORM_API_KEY must hold <api_key>:<api_secret> with --url');

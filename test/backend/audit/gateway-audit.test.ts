@@ -5,7 +5,8 @@
  * services with the caller's principal, and its answers hold no personal data.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../../backend/audit/chain';
+import { entriesFromCsv } from '../../../backend/audit/audit-csv';
+import { type AuditEntry, verifyChain } from '../../../backend/audit/chain';
 import type { Gateway } from '../../../backend/roots/gateway';
 import { PII_MASK } from '../../../src/protocol';
 import { gatewayRequest, MacroserviceDeployment, type StartedDeployment } from '../../helpers/macroservice';
@@ -118,6 +119,12 @@ describe('the audit log through a MACROSERVICE gateway', () => {
     const [header, ...rows] = text.trim().split('\r\n');
     expect(header).toBe('service,seq,at,user,via,doctype,record,fields,route,client_address,prev_hash,hash');
     expect(rows).toHaveLength(await crmLog());
+    // The merged file verifies, each service's chain on its own (`m audit verify --file` reads it so).
+    expect(await verifyChain(entriesFromCsv(text))).toMatchObject({
+      ok: true,
+      entries: await crmLog(),
+      heads: { crm: { seq: await crmLog() } },
+    });
     expect(rows[0]).toMatch(
       new RegExp(`^crm,1,[^,]+,Administrator,[a-z_]+,crm\\.Customer,${customer},email phone,get,`),
     );
