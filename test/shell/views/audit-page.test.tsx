@@ -9,6 +9,7 @@ import type { DeskRoute } from '../../../src/shell/routing/route';
 import { AUDIT_PAGE_SIZE, AuditPage } from '../../../src/shell/views/AuditPage';
 import { adminAuthorization, ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
 import { DeskFrame, testPlatform } from '../support/desk-frame';
+import { catchSavedFiles } from '../support/saved-files';
 
 let backend: TestBackend;
 let names: string[];
@@ -192,31 +193,21 @@ describe('Audit page', () => {
   });
 
   it('saves the reveals filtered as a CSV file, the server writing every one of them', async () => {
-    let saved: Blob | undefined;
-    Object.assign(URL, {
-      createObjectURL: (blob: Blob) => {
-        saved = blob;
-        return 'blob:test';
-      },
-      revokeObjectURL: () => {},
-    });
-    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    const files = catchSavedFiles();
     try {
       renderPage({ kind: 'audit', filters: { record: names[0] } });
       await screen.findByRole('table');
       fireEvent.click(screen.getByRole('button', { name: 'Export CSV' }));
-      await waitFor(() => expect(saved).toBeDefined());
-      const [header, ...lines] = (await saved!.text()).trim().split('\r\n');
+      await waitFor(() => expect(files.blob).toBeDefined());
+      const [header, ...lines] = (await files.blob!.text()).trim().split('\r\n');
       expect(header).toBe('seq,at,user,via,doctype,record,fields,route,client_address,prev_hash,hash');
       expect(lines).toHaveLength(LISTS);
       expect(lines.every((line) => line.split(',')[5] === names[0])).toBe(true);
       const [asked] = backend.to('/api/audit/export.csv', 'GET');
       expect(Object.fromEntries(asked!.url.searchParams)).toEqual({ record: names[0] });
-      expect((click.mock.contexts[0] as HTMLAnchorElement).download).toMatch(
-        /^audit-log-\d{4}-\d{2}-\d{2}\.csv$/,
-      );
+      expect(files.name).toMatch(/^audit-log-\d{4}-\d{2}-\d{2}\.csv$/);
     } finally {
-      click.mockRestore();
+      files.restore();
     }
   });
 });

@@ -17,6 +17,7 @@ import { GenericList } from '../../../src/shell/views/GenericList';
 import { ExportCsv } from '../../../src/shell/views/list/ExportCsv';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
 import { newTestPlatform } from '../support/desk-frame';
+import { catchSavedFiles } from '../support/saved-files';
 
 const Contact = defineDocType({
   name: 'hr.Contact',
@@ -69,16 +70,7 @@ async function exportAs(user: string, password: string): Promise<string[]> {
   // honour: resolved before signing in, as a browser would send it.
   await platform.discovery.resolve('hr.Contact');
   await platform.login(user, password);
-  // jsdom has no object URLs: the file's Blob is caught where the browser would get it.
-  let saved: Blob | undefined;
-  Object.assign(URL, {
-    createObjectURL: (blob: Blob) => {
-      saved = blob;
-      return 'blob:test';
-    },
-    revokeObjectURL: () => {},
-  });
-  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+  const files = catchSavedFiles();
   render(
     <PlatformProvider platform={platform}>
       <QueryClientProvider client={createQueryClient()}>
@@ -102,8 +94,8 @@ async function exportAs(user: string, password: string): Promise<string[]> {
   });
   const before = (await backend.env.ctx.audit!.list({ limit: 1000 })).total;
   fireEvent.click(exportButton);
-  await waitFor(() => expect(saved).toBeDefined());
-  const lines = (await saved!.text()).split('\r\n').filter(Boolean);
+  await waitFor(() => expect(files.blob).toBeDefined());
+  const lines = (await files.blob!.text()).split('\r\n').filter(Boolean);
   await platform.logout();
   cleanup();
   // What the export itself revealed, after the list on screen.

@@ -14,6 +14,7 @@ import { createQueryClient } from '../../../src/shell/views/App';
 import { GenericList } from '../../../src/shell/views/GenericList';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
 import { testPlatform } from '../support/desk-frame';
+import { catchSavedFiles } from '../support/saved-files';
 
 let backend: TestBackend;
 let ticket: DocTypeSchema;
@@ -46,16 +47,7 @@ describe('the list CSV export', () => {
       })
     ).data;
     expect(open.length).toBeGreaterThan(1);
-    // jsdom has no object URLs: the file's Blob is caught where the browser would get it.
-    let saved: Blob | undefined;
-    Object.assign(URL, {
-      createObjectURL: (blob: Blob) => {
-        saved = blob;
-        return 'blob:test';
-      },
-      revokeObjectURL: () => {},
-    });
-    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    const files = catchSavedFiles();
     render(
       <PlatformProvider platform={testPlatform()}>
         <QueryClientProvider client={createQueryClient()}>
@@ -87,8 +79,8 @@ describe('the list CSV export', () => {
     });
     fireEvent.click(exportButton);
 
-    await waitFor(() => expect(saved).toBeDefined());
-    const lines = (await saved!.text()).split('\r\n').filter(Boolean);
+    await waitFor(() => expect(files.blob).toBeDefined());
+    const lines = (await files.blob!.text()).split('\r\n').filter(Boolean);
     expect(lines[0]).toBe('ID,Subject,Customer,Status,Priority');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(open.map((r) => r.name));
     expect(lines.slice(1).every((l) => l.includes(',Replied,'))).toBe(true);

@@ -17,6 +17,7 @@ import { GenericList } from '../../../src/shell/views/GenericList';
 import { listMemoryKey } from '../../../src/shell/views/list/list-memory';
 import { ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
 import { DeskFrame, testPlatform } from '../support/desk-frame';
+import { catchSavedFiles } from '../support/saved-files';
 
 let backend: TestBackend;
 let customer: DocTypeSchema;
@@ -256,23 +257,15 @@ describe('the column picker', () => {
     );
 
     // The export: the same columns, in the same order.
-    let saved: Blob | undefined;
-    Object.assign(URL, {
-      createObjectURL: (blob: Blob) => {
-        saved = blob;
-        return 'blob:test';
-      },
-      revokeObjectURL: () => {},
-    });
-    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    const files = catchSavedFiles();
     const exportButton = await waitFor(() => {
       const button = within(list).getByRole('button', { name: 'Export CSV' }) as HTMLButtonElement;
       expect(button.disabled).toBe(false);
       return button;
     });
     fireEvent.click(exportButton);
-    await waitFor(() => expect(saved).toBeDefined());
-    const lines = (await saved!.text()).split('\r\n').filter(Boolean);
+    await waitFor(() => expect(files.blob).toBeDefined());
+    const lines = (await files.blob!.text()).split('\r\n').filter(Boolean);
     expect(lines[0]).toBe('ID,Status,Customer Name,Email');
     // The export is asked for the picked columns in their order (the ID column is always its first).
     const asked = backend.to('/api/resource/crm.Customer/export.csv', 'GET').at(-1)!;
