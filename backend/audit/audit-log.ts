@@ -287,15 +287,12 @@ export class AuditLog implements AuditStore {
   /** Every entry in chain order, a page at a time (for verification of a large log). */
   async *entries(pageSize = 1000): AsyncGenerator<AuditEntry> {
     await this.flush();
-    let after = 0;
+    let past: number | undefined;
     for (;;) {
-      const { rows } = await this.db.query<Row>(
-        `SELECT ${COLUMNS} FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2`,
-        [after, pageSize],
-      );
-      for (const row of rows) yield toEntry(row);
-      if (rows.length < pageSize) return;
-      after = Number(rows[rows.length - 1]!.seq);
+      const page = await this.#select({ pastSeq: past, limit: pageSize });
+      yield* page;
+      if (page.length < pageSize) return;
+      past = page[page.length - 1]!.seq;
     }
   }
 }
