@@ -81,6 +81,8 @@ export const MIDDLEWARE: readonly MiddlewareEntry[] = [
       waitMs: idempotencyWaitMs(config.desk.upstream_timeout_ms),
       // A MACROSERVICE gateway leaves the records of forwarded writes to the services storing them.
       passOn: config.mode === 'macroservice' ? (c) => isForwardedPath(c.req.path) : undefined,
+      resolve: (credential) => security.auth.resolve(credential),
+      cached: (credential) => security.auth.resolveCached(credential),
     }),
   ),
   entry('AuthMiddleware', 50, ({ security }) =>

@@ -1,10 +1,12 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { IDEMPOTENCY_HEADER, isMutating } from '../../src/protocol';
+import { type PresentedCredential, presentedCredential } from '../auth/credentials';
 import { sha256 } from '../auth/digest';
-import type { AppEnv } from '../http/env';
+import type { AppEnv, Principal } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { requestHeader } from '../http/node-request';
 import { readJsonBody } from '../http/read-body';
+import { rolesOf } from '../permissions/routes';
 import type { IdempotencyStore, StoredResponse } from '../security/idempotency/idempotency-store';
 import { mediaType } from './payload-decryption';
 import { type ChainStep, type StepOutcome, stepMiddleware } from './step';
@@ -32,6 +34,14 @@ export interface IdempotencyOptions {
    * service, in the transaction of its write.
    */
   passOn?: (c: Context<AppEnv>) => boolean;
+  /**
+   * Resolves the caller's credential as AuthMiddleware will (the AuthService), so that a kept answer is
+   * replayed only to a credential still valid and to the rights it was made for (see {@link idempotencyStep}).
+   * Without it (a service behind a gateway), the principal the gateway signed is used.
+   */
+  resolve?: (credential: PresentedCredential) => Promise<Principal | undefined>;
+  /** The principal `resolve` would give when known without I/O (the AuthService's cache). */
+  cached?: (credential: PresentedCredential) => Principal | undefined;
 }
 
 /**
@@ -73,7 +83,7 @@ export function canonicalJson(value: unknown): string {
  * DECRYPTED body, so a retry that re-encrypts the same plaintext is a replay. Non-JSON bodies are hashed as
  * bytes; a body a gateway keeps sealed for its service by the service's name.
  */
-async function fingerprint(c: Context<AppEnv>): Promise<string> {
+async function payloadPrint(c: Context<AppEnv>): Promise<string> {
   // A gateway cannot read a body sealed for a service: any payload for the same service counts as the same,
   // so a retry (re-encrypted) is a replay, and a different payload under a reused key is not detected.
   const sealed = c.get('sealedJwe');
@@ -83,6 +93,21 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
   }
   return sha256(new Uint8Array(await c.req.arrayBuffer()));
 }
+
+/**
+ * The payload's fingerprint with the caller's roles: an answer kept for one set of rights (a record revealed
+ * in clear to a reader with `read_pii`) is not replayed to the same credential after its roles changed.
+ */
+async function fingerprint(c: Context<AppEnv>, principal: Principal | undefined): Promise<string> {
+  const payload = await payloadPrint(c);
+  // A record write's answer carries in clear only the flagged values its request carried (a write answer is
+  // no reveal, backend/data/write-answer.ts): replayed whatever the caller's roles now are.
+  if (c.req.path.startsWith(RESOURCE_PREFIX)) return payload;
+  return sha256(`${payload}\n${[...rolesOf(principal)].sort().join('\n')}`);
+}
+
+/** The data API's record writes. */
+const RESOURCE_PREFIX = '/api/resource/';
 
 /** One run this process began: who owns the key, and the waiters woken when it ends. */
 interface Run {
@@ -117,20 +142,40 @@ function inFlight(): PlatformError {
  * the same key with the same payload replays its response with `Idempotent-Replayed: true`; a different
  * payload is 422 `idempotency_key_reused`; a duplicate arriving while the first runs waits for it (up to
  * `waitMs`) and replays its answer, or then answers 409 `idempotency_in_flight` with `Retry-After: 1`.
+ * Running before Auth, it resolves the credential itself first (`resolve`, the AuthService's, its cache
+ * first): a revoked API key or an ended session is never replayed an answer (nothing is looked up; Auth then
+ * answers 401). Outside the data API's record writes (whose answers reveal nothing), the fingerprint holds
+ * the caller's roles with the payload, so an answer kept for other rights (an RPC method's record revealed
+ * in clear before `read_pii` was taken away) is 422 `idempotency_key_reused` rather than replayed.
  * A record write stores its answer in its own transaction (`c.get('idempotency')`, backend/data/atomic-write.ts);
  * any other handler's answer is stored after it. A handler that throws, a 401, a 429 or a 5xx releases the
  * key instead of storing it, so the client may retry. A key that is empty, longer than 255 characters or not
  * printable ASCII is 400 `invalid_idempotency_key`. Synchronous for a request without the header.
  */
 export function idempotencyStep(options: IdempotencyOptions): ChainStep {
-  const { store, ttlMs, waitMs = 0, scope = 'caller', passOn } = options;
+  const { store, ttlMs, waitMs = 0, scope = 'caller', passOn, resolve, cached } = options;
   /** The run each request began here, until it completes or is released. */
   const begun = new WeakMap<Context<AppEnv>, Run>();
   /** This process's runs in flight by lookup key: a duplicate waits on `done` instead of polling. */
   const running = new Map<string, Run>();
 
+  /**
+   * The caller as AuthMiddleware will find it: the principal already set (a service trusts the one its
+   * gateway signed), else the credential resolved; undefined for a credential no longer valid.
+   */
+  async function caller(c: Context<AppEnv>): Promise<Principal | undefined> {
+    const set = c.get('principal');
+    if (set || !resolve) return set;
+    const credential = presentedCredential(c);
+    if (credential === undefined) return undefined;
+    return cached?.(credential) ?? resolve(credential);
+  }
+
   async function begin(c: Context<AppEnv>, lookup: string): Promise<StepOutcome> {
-    const print = await fingerprint(c);
+    const principal = await caller(c);
+    // A revoked key or an ended session: nothing is replayed nor kept; AuthMiddleware answers 401.
+    if (principal === undefined && resolve) return undefined;
+    const print = await fingerprint(c, principal);
     const deadline = Date.now() + waitMs;
     for (;;) {
       const result = await store.begin(lookup, print, ttlMs);
@@ -143,7 +188,7 @@ export function idempotencyStep(options: IdempotencyOptions): ChainStep {
         case 'conflict':
           throw new PlatformError(
             'idempotency_key_reused',
-            'This Idempotency-Key was used with a different payload.',
+            'This Idempotency-Key was used with a different payload, or before your roles changed.',
             { status: 422 },
           );
       }

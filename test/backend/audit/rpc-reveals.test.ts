@@ -114,3 +114,47 @@ describe('records.get in an RPC method', () => {
     expect((await allEntries()).length).toBe(before);
   });
 });
+
+describe('an RPC answer kept for an Idempotency-Key', () => {
+  /** A user of their own with the Nurse role, and a call of `clinic.api.patient` under `key`. */
+  async function nurseCalling(user: string) {
+    const authorization = await userWithRoles(t.ctx, user, ['Nurse']);
+    const send = (key: string) =>
+      t.request('POST', '/api/method/clinic.api.patient', {
+        body: { name: flagged },
+        headers: { authorization, 'idempotency-key': key },
+      });
+    return send;
+  }
+
+  it('is replayed to the same caller with the same rights', async () => {
+    const send = await nurseCalling('rpc-replay-same');
+    const first = await send('same-1');
+    expect(first.status).toBe(200);
+    const again = await send('same-1');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(await first.text());
+  });
+
+  it('is not replayed once the caller has other roles: 422 idempotency_key_reused, no value', async () => {
+    const send = await nurseCalling('rpc-replay-roles');
+    expect((await send('roles-1')).status).toBe(200);
+    await t.ctx.security.users.setRoles('rpc-replay-roles', ['Nurse', 'Porter']);
+    const refused = await send('roles-1');
+    expect(refused.status).toBe(422);
+    const text = await refused.text();
+    expect(JSON.parse(text).error.code).toBe('idempotency_key_reused');
+    expect(text).not.toContain('123-45-6789');
+  });
+
+  it('is not replayed to a revoked API key: 401, no value', async () => {
+    const send = await nurseCalling('rpc-replay-revoked');
+    expect((await send('revoked-1')).status).toBe(200);
+    await t.ctx.security.users.disableUser('rpc-replay-revoked');
+    const refused = await send('revoked-1');
+    expect(refused.status).toBe(401);
+    const text = await refused.text();
+    expect(JSON.parse(text).error.code).toBe('unauthorized');
+    expect(text).not.toContain('123-45-6789');
+  });
+});
