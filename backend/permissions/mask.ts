@@ -1,23 +1,26 @@
 /**
  * Masking of personal data on the read path (docs/permissions.md#personal-data): a reader without
- * `read_pii` on a DocType receives every `pii` field replaced by one fixed mask, and the response names the
+ * `read_pii` on a DocType receives every flagged field (`pii` or `encrypted`) replaced by one fixed mask, and the response names the
  * fields it masked. Pure functions over plain records.
  */
 
-import { PII_MASK } from '../../src/protocol';
+import { flaggedFieldNames, PII_MASK } from '../../src/protocol';
 
 /** The value a masked field carries (src/protocol): fixed, so clients recognise it. */
 export { PII_MASK };
 
-/** The part of a DocType masking needs: its fields and their `pii` flag. */
+/** The part of a DocType masking needs: its fields and their `pii` and `encrypted` flags. */
 export interface MaskableDocType {
   name: string;
-  fields: ReadonlyArray<{ name: string; pii?: boolean }>;
+  fields: ReadonlyArray<{ name: string; pii?: boolean; encrypted?: boolean }>;
 }
 
-/** Names of a DocType's `pii` fields. */
-export function piiFields(doctype: MaskableDocType): string[] {
-  return doctype.fields.filter((f) => f.pii === true).map((f) => f.name);
+/**
+ * Names of a DocType's fields masked to a reader without `read_pii`: the flagged ones, `pii` or `encrypted`,
+ * both stored encrypted and revealed only with that right (docs/permissions.md#personal-data).
+ */
+export function maskableFields(doctype: MaskableDocType): string[] {
+  return flaggedFieldNames(doctype);
 }
 
 /**
@@ -50,5 +53,5 @@ export function maskRecords<R extends Record<string, unknown>>(
  * refused, so the mask is never stored in place of the real value.
  */
 export function maskedValuesIn(body: Record<string, unknown>, doctype: MaskableDocType): string[] {
-  return piiFields(doctype).filter((field) => body[field] === PII_MASK);
+  return maskableFields(doctype).filter((field) => body[field] === PII_MASK);
 }

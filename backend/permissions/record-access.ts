@@ -1,6 +1,6 @@
 import { PlatformError } from '../http/errors';
 import { forbidden } from './guard';
-import { type MaskableDocType, maskedValuesIn, maskRecord, maskRecords, piiFields } from './mask';
+import { type MaskableDocType, maskedValuesIn, maskRecord, maskRecords, maskableFields } from './mask';
 import type { DocTypePermissions, Operation } from './model';
 import type { PermissionService } from './permission-service';
 
@@ -10,7 +10,7 @@ import type { PermissionService } from './permission-service';
  */
 export interface RecordAccess {
   permissions: DocTypePermissions;
-  /** The pii fields this caller receives masked (empty with `read_pii`). */
+  /** The flagged fields this caller receives masked (empty with `read_pii`). */
   masked: string[];
   /** Throws 403 `forbidden` naming the operation and DocType unless it is granted. */
   require(operation: Operation): void;
@@ -30,7 +30,7 @@ export async function recordAccess(
   doctype: MaskableDocType,
 ): Promise<RecordAccess> {
   const permissions = await service.permissions(roles, doctype.name);
-  const masked = permissions.read_pii ? [] : piiFields(doctype);
+  const masked = permissions.read_pii ? [] : maskableFields(doctype);
   return {
     permissions,
     masked,

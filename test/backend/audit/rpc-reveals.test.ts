@@ -7,6 +7,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../backend/audit/chain';
+import { PII_MASK } from '../../../src/protocol';
 import { appFolder } from '../../helpers/app-folder';
 import { userWithRoles } from '../../helpers/roles';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
@@ -32,7 +33,7 @@ const ward = defineRpcMethod({ description: 'A ward', roles, kwargs: z.object({ 
 export default defineApp({
   name: 'clinic', label: 'Clinic', doctypes: [Patient],
   methods: { 'clinic.api.patient': patient, 'clinic.api.ward': ward },
-  permissions: { [Patient.name]: [{ role: 'Nurse', read: true }] },
+  permissions: { [Patient.name]: [{ role: 'Nurse', read: true }, { role: 'Ward Clerk', read: true, write: true }] },
 });
 `,
   );
@@ -156,5 +157,32 @@ describe('an RPC answer kept for an Idempotency-Key', () => {
     const text = await refused.text();
     expect(JSON.parse(text).error.code).toBe('unauthorized');
     expect(text).not.toContain('123-45-6789');
+  });
+});
+
+describe('an encrypted field, not pii, to a reader without read_pii', () => {
+  it('is masked and named in masked_fields, adding no audit entry, and the mask is never saved into it', async () => {
+    const clerk = await userWithRoles(t.ctx, 'ward-clerk', ['Ward Clerk']);
+    const before = (await allEntries()).length;
+    const read = await t.request('GET', `/api/resource/clinic.Patient/${flagged}`, {
+      headers: { authorization: clerk },
+    });
+    const body = (await read.json()) as { data: Record<string, unknown>; masked_fields: string[] };
+    expect(body.data).toMatchObject({ notes: PII_MASK, ssn: PII_MASK, ward: 'B' });
+    expect(body.masked_fields).toEqual(expect.arrayContaining(['notes', 'ssn']));
+    const list = await t.request('GET', '/api/resource/clinic.Patient?fields=["name","notes"]', {
+      headers: { authorization: clerk },
+    });
+    expect(await list.text()).not.toContain('allergic');
+    expect((await allEntries()).length).toBe(before);
+
+    const echoed = await t.request('PUT', `/api/resource/clinic.Patient/${flagged}`, {
+      headers: { authorization: clerk },
+      body: { notes: PII_MASK },
+    });
+    expect(echoed.status).toBe(422);
+    expect(((await echoed.json()) as { error: { code: string } }).error.code).toBe('masked_value');
+    const stored = await t.request('GET', `/api/resource/clinic.Patient/${flagged}`);
+    expect(((await stored.json()) as { data: { notes: string } }).data.notes).toBe('allergic');
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { effectivePermissions, isAllowed, mayCallMethod } from '../../../backend/permissions/check';
 import {
+  maskableFields,
   maskedValuesIn,
   maskRecord,
   maskRecords,
   PII_MASK,
-  piiFields,
 } from '../../../backend/permissions/mask';
 import { SYSTEM_MANAGER } from '../../../backend/permissions/model';
 
@@ -66,11 +66,20 @@ describe('masking', () => {
   };
 
   it('replaces present pii values with the fixed mask and leaves absent ones absent', () => {
-    const fields = piiFields(customer);
+    const fields = maskableFields(customer);
     expect(fields).toEqual(['email', 'phone']);
     const masked = maskRecord({ name: 'CUST-1', customer_name: 'Ada', email: 'ada@example.com' }, fields);
     expect(masked).toEqual({ name: 'CUST-1', customer_name: 'Ada', email: PII_MASK });
     expect(maskRecords([{ email: 'a@b.c' }], fields)).toEqual([{ email: PII_MASK }]);
+  });
+
+  it('masks an encrypted field as a pii one, and refuses the mask sent back into it', () => {
+    const patient = {
+      name: 'clinic.Patient',
+      fields: [{ name: 'ward' }, { name: 'notes', encrypted: true }],
+    };
+    expect(maskableFields(patient)).toEqual(['notes']);
+    expect(maskedValuesIn({ notes: PII_MASK, ward: PII_MASK }, patient)).toEqual(['notes']);
   });
 
   it('finds a mask sent back in a write body', () => {

@@ -3,7 +3,7 @@
  * for, and how a cell shows its value.
  */
 import type { CrudFilter } from '@refinedev/core';
-import type { FieldSchema } from '../../../protocol';
+import { type FieldSchema, isFlagged } from '../../../protocol';
 import { type DeskField, deskFields, formatDateTime, linkTarget } from '../../fields';
 import type { LinkTitles } from '../../hooks/use-link-titles';
 import { DEFAULT_PAGE_SIZE, type ListState } from '../../routing/route';
@@ -24,14 +24,14 @@ export function listColumns(schema: { fields: readonly FieldSchema[]; titleField
 }
 
 /**
- * The fields a list may show as columns: every field, but personal data (`pii`) only for who may read it
- * (`read_pii`); others would see it masked.
+ * The fields a list may show as columns: every field, but personal data (`pii` or `encrypted`) only for who
+ * may read it (`read_pii`); others would see it masked.
  */
 export function pickableColumns(
   schema: { fields: readonly FieldSchema[] },
   canReadPii: boolean,
 ): DeskField[] {
-  return deskFields(schema).filter((f) => canReadPii || !f.pii);
+  return deskFields(schema).filter((f) => canReadPii || !isFlagged(f));
 }
 
 /**
