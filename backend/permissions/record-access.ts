@@ -1,6 +1,6 @@
 import { PlatformError } from '../http/errors';
 import { forbidden } from './guard';
-import { type MaskableDocType, maskedValuesIn, maskRecord, maskRecords, maskableFields } from './mask';
+import { type MaskableDocType, maskableFields, maskedValuesIn, maskRecord, maskRecords } from './mask';
 import type { DocTypePermissions, Operation } from './model';
 import type { PermissionService } from './permission-service';
 
