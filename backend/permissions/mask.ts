@@ -1,7 +1,7 @@
 /**
  * Masking of personal data on the read path (docs/permissions.md#personal-data): a reader without
- * `read_pii` on a DocType receives every flagged field (`pii` or `encrypted`) replaced by one fixed mask, and the response names the
- * fields it masked. Pure functions over plain records.
+ * `read_pii` on a DocType receives every flagged field (`pii` or `encrypted`) replaced by one fixed mask,
+ * and the response names the fields it masked. Pure functions over plain records.
  */
 
 import { flaggedFieldNames, PII_MASK } from '../../src/protocol';
