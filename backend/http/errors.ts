@@ -34,13 +34,34 @@ export function errorResponse(
   return c.json(errorBody(code, message, fields), status as ContentfulStatusCode);
 }
 
+/**
+ * An unexpected error as the log names it: its name, its `code` when it has one (a system or database error's,
+ * e.g. `ECONNREFUSED`, `42P01`) and where it was thrown (the stack's first frame, relative to the working
+ * directory). Not its message: an error thrown by app code may quote a decrypted value
+ * (`new Error('no customer ' + email)`), and the log holds no personal data (docs/security.md).
+ */
+export function unexpected(err: Error): string {
+  const code = (err as { code?: unknown }).code;
+  const named = typeof code === 'string' || typeof code === 'number' ? `${err.name} (${code})` : err.name;
+  const frame = err.stack
+    ?.split('\n')
+    .find((line) => line.trimStart().startsWith('at '))
+    ?.trim()
+    .slice(3);
+  if (!frame) return named;
+  const place = /\(([^()]+)\)$/.exec(frame)?.[1] ?? frame;
+  // The offline mocks run this in a browser, which has no working directory.
+  const cwd = typeof process === 'undefined' ? undefined : process.cwd?.();
+  return `${named} at ${cwd ? place.replace(`file://${cwd}/`, '').replace(`${cwd}/`, '') : place}`;
+}
+
 /** Logs without personal data: the code and message of a PlatformError, the name of anything else. */
 export type ErrorLogger = (line: string) => void;
 
 /**
  * Hono `onError` handler: PlatformErrors keep their status and code; a full disk is a 507
  * `insufficient_storage` (RFC 4918 section 11.5); anything else is a 500 `internal_error` whose details go to
- * the log (name and message only, never the request body).
+ * the log ({@link unexpected}: never its message, nor the request body).
  */
 export function handleError(log: ErrorLogger = (l) => console.error(l)) {
   return function onError(err: Error, c: Context) {
@@ -79,7 +100,7 @@ export function handleError(log: ErrorLogger = (l) => console.error(l)) {
     if (err.message === 'aborted' && (err as { code?: string }).code === 'ECONNRESET') {
       return errorResponse(c, 408, 'request_timeout', 'The request body did not arrive.');
     }
-    log(`${c.req.method} ${c.req.path} -> 500 internal_error: ${err.name}: ${err.message}`);
+    log(`${c.req.method} ${c.req.path} -> 500 internal_error: ${unexpected(err)}`);
     return errorResponse(c, 500, 'internal_error', 'The server could not complete the request.');
   };
 }
