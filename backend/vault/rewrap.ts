@@ -27,9 +27,13 @@ interface Row {
 }
 
 /**
- * Re-encrypts, in batches, every flagged value not wrapped by the current key-encryption key: values of a
+ * Re-encrypts, in batches, every sealed value not wrapped by the current key-encryption key: values of a
  * previous key (after a rotation) and values stored in clear before encryption at rest existed (which also
- * get their blind index). A batch is one transaction, and a row is written only if it is still what was
+ * get their blind index). Every DocType the records table holds is walked, not only those of `doctypes`: a
+ * DocType of an app this configuration does not name (an app served with `m serve --app` and left out of
+ * platform.toml, or since removed) still has its ciphertexts rewrapped, found by their format with no schema
+ * needed, as their associated data is the row's DocType, name and field. Only a flagged value still in clear
+ * needs its schema to be found. A batch is one transaction, and a row is written only if it is still what was
  * read (a record changed meanwhile was already written under the current key), so a server can keep
  * serving, and a run that is killed resumes where it stopped when run again: what it finished is current and
  * skipped. Records keep their `modified` time: nothing a user sees changed. Returns the records rewritten.
@@ -41,36 +45,30 @@ export async function rewrapRecords(
   options: RewrapOptions = {},
 ): Promise<number> {
   const batch = options.batch ?? 100;
+  const known = new Map(doctypes.map((d) => [d.name, flaggedFieldNames(d)]));
+  const { rows: stored } = await db.query<{ doctype: string }>(
+    'SELECT DISTINCT doctype FROM records ORDER BY doctype',
+  );
+  // The configured DocTypes first, in their order, then those only the table knows.
+  const names = [...known.keys(), ...stored.map((r) => r.doctype).filter((name) => !known.has(name))];
   let total = 0;
-  for (const doctype of doctypes) {
-    const flagged = flaggedFieldNames(doctype);
-    if (flagged.length === 0) continue;
-    const progress: RewrapProgress = { doctype: doctype.name, checked: 0, rewrapped: 0 };
+  for (const doctype of names) {
+    const flagged = known.get(doctype) ?? [];
+    const progress: RewrapProgress = { doctype, checked: 0, rewrapped: 0 };
     let after = '';
     for (;;) {
       const { rows } = await db.query<Row>(
         'SELECT name, data FROM records WHERE doctype = $1 AND name > $2 ORDER BY name LIMIT $3',
-        [doctype.name, after, batch],
+        [doctype, after, batch],
       );
       if (rows.length === 0) break;
       await db.transaction(async (tx) => {
         for (const row of rows) {
-          const data = { ...row.data };
-          let changed = false;
-          for (const field of flagged) {
-            const value = data[field];
-            if (value === undefined || value === null) continue;
-            if (isCiphertext(value) && kekIdOf(value) === keys.cipher.kekId) continue;
-            const binding = { doctype: doctype.name, record: row.name, field };
-            const plain = isCiphertext(value) ? keys.cipher.decrypt(value, binding) : value;
-            data[field] = keys.cipher.encrypt(plain, binding);
-            data[blindIndexKey(field)] = keys.blindIndex.of(doctype.name, field, plain);
-            changed = true;
-          }
-          if (!changed) continue;
+          const data = rewrapped(keys, doctype, row, flagged);
+          if (data === undefined) continue;
           const { rows: written } = await tx.query<{ name: string }>(
             'UPDATE records SET data = $3::jsonb WHERE doctype = $1 AND name = $2 AND data = $4::jsonb RETURNING name',
-            [doctype.name, row.name, JSON.stringify(data), JSON.stringify(row.data)],
+            [doctype, row.name, JSON.stringify(data), JSON.stringify(row.data)],
           );
           if (written.length > 0) progress.rewrapped++;
         }
@@ -82,4 +80,32 @@ export async function rewrapRecords(
     total += progress.rewrapped;
   }
   return total;
+}
+
+/**
+ * `row`'s data with every value that needs it sealed under the current key, or undefined when none does:
+ * each ciphertext of another key (whatever field holds it) and each `flagged` field still in clear; a
+ * `flagged` field's blind index is written again with it.
+ */
+function rewrapped(
+  keys: VaultKeys,
+  doctype: string,
+  row: Row,
+  flagged: readonly string[],
+): Record<string, unknown> | undefined {
+  const data = { ...row.data };
+  let changed = false;
+  const sealed = Object.keys(data).filter((field) => isCiphertext(data[field]));
+  for (const field of new Set([...flagged, ...sealed])) {
+    const value = data[field];
+    if (value === undefined || value === null) continue;
+    if (isCiphertext(value) && kekIdOf(value) === keys.cipher.kekId) continue;
+    const binding = { doctype, record: row.name, field };
+    const plain = isCiphertext(value) ? keys.cipher.decrypt(value, binding) : value;
+    data[field] = keys.cipher.encrypt(plain, binding);
+    // A field without its schema keeps the blind index it has: only a flagged field's is known to be one.
+    if (flagged.includes(field)) data[blindIndexKey(field)] = keys.blindIndex.of(doctype, field, plain);
+    changed = true;
+  }
+  return changed ? data : undefined;
 }

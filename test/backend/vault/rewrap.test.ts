@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { databaseIdentity } from '../../../backend/db/database';
+import { FieldCipher, isCiphertext, kekIdOf } from '../../../backend/vault/field-cipher';
 import { rewrapRecords } from '../../../backend/vault/rewrap';
 import { kekSources, openVaultKeys } from '../../../backend/vault/vault-keys';
 import { createTestApp, type TestApp } from '../../helpers/test-app';
@@ -39,5 +41,46 @@ describe('rewrapRecords', () => {
       { name: 'CUST-LEGACY', email: 'legacy@example.com' },
     ]);
     expect(await rewrapRecords(t.ctx.db, keys, t.ctx.doctypes.list())).toBe(0);
+  });
+
+  it('rewraps the sealed values of a DocType the configuration does not name, so the new key alone reads them', async () => {
+    // A database of its own: every value in it is under the keys below.
+    const t = await createTestApp();
+    onTestFinished(() => t.close());
+    const keys = await openVaultKeys(t.ctx.db, kekSources('', {}, databaseIdentity(t.ctx.db)));
+    const before = { key: randomBytes(32), id: 'feedfacecafe000a' };
+    const after = { key: randomBytes(32), id: 'feedfacecafe000b' };
+    const binding = (field: string) => ({ doctype: 'clinic.Patient', record: 'PAT-00001', field });
+    // Written under `before` by a server given an app this configuration leaves out (`m serve --app <dir>`).
+    const old = new FieldCipher(before);
+    await t.ctx.db.query(
+      `INSERT INTO records (doctype, name, data) VALUES ('clinic.Patient', 'PAT-00001', $1::jsonb)`,
+      [
+        JSON.stringify({
+          full_name: 'Ada',
+          ssn: old.encrypt('123-45-6789', binding('ssn')),
+          notes: old.encrypt('allergic', binding('notes')),
+          ward: 'B',
+        }),
+      ],
+    );
+    // The rotation: `after` wraps, `before` still opens.
+    const rotating = { ...keys, cipher: new FieldCipher(after, [before]) };
+    const progress: string[] = [];
+    await rewrapRecords(t.ctx.db, rotating, t.ctx.doctypes.list(), {
+      onProgress: (p) => progress.push(`${p.doctype} ${p.checked} ${p.rewrapped}`),
+    });
+    expect(progress).toContain('clinic.Patient 1 1');
+
+    const { rows } = await t.ctx.db.query<{ data: Record<string, unknown> }>(
+      "SELECT data FROM records WHERE doctype = 'clinic.Patient' AND name = 'PAT-00001'",
+    );
+    const data = rows[0]!.data;
+    expect([kekIdOf(data.ssn), kekIdOf(data.notes)]).toEqual([after.id, after.id]);
+    expect([data.full_name, data.ward]).toEqual(['Ada', 'B']);
+    const alone = new FieldCipher(after);
+    expect(alone.decrypt(data.ssn as string, binding('ssn'))).toBe('123-45-6789');
+    expect(alone.decrypt(data.notes as string, binding('notes'))).toBe('allergic');
+    expect(Object.values(data).filter(isCiphertext)).toHaveLength(2);
   });
 });
