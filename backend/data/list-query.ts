@@ -67,9 +67,24 @@ export function fieldKind(doctype: DocTypeDefinition, field: string): FieldKind 
   if (field === 'creation' || field === 'modified') return 'timestamp';
   const def = doctype.fields.find((f) => f.name === field);
   if (!def) return undefined;
-  if (NUMERIC.has(def.type)) return 'number';
-  if (def.type === 'boolean') return 'boolean';
+  return kindOfType(def.type);
+}
+
+/** The kind of a DocType field of `type` (its schema's `type`), as filters compare it. */
+export function kindOfType(type: string): FieldKind {
+  if (NUMERIC.has(type)) return 'number';
+  if (type === 'boolean') return 'boolean';
   return 'text';
+}
+
+/** Whether a filter on a field of `kind` takes `value`, by the rules the list API checks it with. */
+export function takesFilterValue(kind: FieldKind, value: unknown): boolean {
+  try {
+    checkValue(kind, value, 'value');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function bad(code: ErrorCode, message: string): PlatformError {

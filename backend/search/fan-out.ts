@@ -7,6 +7,7 @@
  * misses it or fails is left out and named in `incomplete`.
  */
 import { isFlagged } from '../../src/protocol';
+import { kindOfType, takesFilterValue } from '../data/list-query';
 import type { SearchAnswer, SearchGap, SearchGroup } from './search-answer';
 import { HITS_PER_DOCTYPE } from './search-answer';
 
@@ -31,7 +32,7 @@ interface DocTypeMeta {
   name: string;
   label: string;
   titleField: string;
-  fields?: ReadonlyArray<{ name: string; encrypted?: boolean; pii?: boolean }>;
+  fields?: ReadonlyArray<{ name: string; type?: string; encrypted?: boolean; pii?: boolean }>;
 }
 
 /** The part of a service's metadata the search reads. */
@@ -55,12 +56,17 @@ export function titleFilter(doctype: DocTypeMeta, q: string): [string, string, s
  * number): encrypted at rest, they are searched by equality through their blind index, as a Link picker or a
  * list filter searches them (docs/security.md#what-can-be-searched). A caller who may not see such a field is
  * refused the filter (403), which finds nothing; a record found this way is audited as revealing the field,
- * as any list filtered on it is.
+ * as any list filtered on it is. A field whose type cannot hold `q` is not asked.
  */
 export function flaggedValueFilters(doctype: DocTypeMeta, q: string): Array<[string, string, string]> {
-  return (doctype.fields ?? [])
-    .filter((f) => isFlagged(f) && f.name !== doctype.titleField)
-    .map((f) => [f.name, '=', q]);
+  return (
+    (doctype.fields ?? [])
+      .filter((f) => isFlagged(f) && f.name !== doctype.titleField)
+      // Only a field that can hold `q` (a number field only for a number): the list API refuses the rest
+      // with 400, and no record could match them.
+      .filter((f) => takesFilterValue(kindOfType(f.type ?? 'data'), q))
+      .map((f) => [f.name, '=', q])
+  );
 }
 
 /** Escapes `%`, `_` and `\` so the text matches literally inside an ILIKE pattern. */

@@ -19,7 +19,10 @@ function makeClinicApp(): string {
     'defineApp, defineDocType, z',
     `const Patient = defineDocType({
   name: 'clinic.Patient', label: 'Patient', titleField: 'full_name', namePrefix: 'PAT',
-  model: z.object({ full_name: z.string().min(1).max(140).meta({ label: 'Full Name', pii: true, inList: true }) }),
+  model: z.object({
+    full_name: z.string().min(1).max(140).meta({ label: 'Full Name', pii: true, inList: true }),
+    score: z.number().int().meta({ label: 'Score', pii: true }).optional(),
+  }),
 });
 export default defineApp({
   name: 'clinic', label: 'Clinic', doctypes: [Patient],
@@ -37,7 +40,7 @@ beforeAll(async () => {
   dir = makeClinicApp();
   t = await createTestApp({ config: { apps: ['crm', dir] } });
   const res = await t.request('POST', '/api/resource/clinic.Patient', {
-    body: { full_name: 'Ada Lovelace' },
+    body: { full_name: 'Ada Lovelace', score: 42 },
   });
   expect(res.status).toBe(201);
   ada = ((await res.json()) as { data: { name: string } }).data.name;
@@ -97,5 +100,14 @@ describe('a title encrypted at rest in the global search', () => {
     expect(added.map((e) => [e.doctype, e.record, e.fields, e.route])).toEqual([
       ['clinic.Patient', ada, ['full_name'], 'list'],
     ]);
+  });
+
+  it('asks a number field only for a number: a text still finds by the title, the service answering whole', async () => {
+    const byTitle = await search('Ada Lovelace');
+    expect(hitsIn(byTitle, 'clinic.Patient').map((h) => h.name)).toEqual([ada]);
+    expect(byTitle.incomplete).toEqual([]);
+    const byScore = await search('42');
+    expect(hitsIn(byScore, 'clinic.Patient').map((h) => h.name)).toEqual([ada]);
+    expect(byScore.incomplete).toEqual([]);
   });
 });
