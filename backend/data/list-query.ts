@@ -56,7 +56,7 @@ const MAX_ORDER_KEYS = 5;
 /** How a field's values compare in SQL. */
 export type FieldKind = 'text' | 'number' | 'boolean' | 'timestamp';
 
-const NUMERIC: ReadonlySet<FieldType> = new Set(['int', 'float', 'currency']);
+const NUMERIC: ReadonlySet<string> = new Set<FieldType>(['int', 'float', 'currency']);
 
 /**
  * The kind of a field of `doctype` (standard columns included), or undefined when the DocType has no such
