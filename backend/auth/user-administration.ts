@@ -22,6 +22,12 @@ export const PASSWORD_LENGTH = { min: 8, max: 1024 } as const;
 /** Pattern of a user name: printable, no leading or trailing space, at most 140 characters. */
 export const USER_NAME_PATTERN = /^[^\s\p{C}](?:[^\p{C}]{0,138}[^\s\p{C}])?$/u;
 
+/** What a user name must be, said the same by the users API and `m user` on a stopped server. */
+export const USER_NAME_RULE = 'A user name is printable, at most 140 characters, without surrounding spaces.';
+
+/** What a password must be, said the same everywhere one is set. */
+export const PASSWORD_RULE = `A password has ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters.`;
+
 function invalid(field: string, message: string): PlatformError {
   return new PlatformError('validation_failed', message, {
     status: 400,
@@ -32,7 +38,7 @@ function invalid(field: string, message: string): PlatformError {
 // Here, not only in the users API: `m user` on a stopped server's database goes through this class alone.
 function checkPassword(password: string): void {
   if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
-    throw invalid('password', `A password has ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters.`);
+    throw invalid('password', PASSWORD_RULE);
   }
 }
 
@@ -60,7 +66,7 @@ export class UserAdministration implements UserDirectory {
 
   async addUser(name: string, password: string, roles: readonly string[]): Promise<void> {
     if (!USER_NAME_PATTERN.test(name)) {
-      throw invalid('name', 'A user name is printable, at most 140 characters, without surrounding spaces.');
+      throw invalid('name', USER_NAME_RULE);
     }
     checkPassword(password);
     const created = await this.#store.createUser(name, await this.#passwords.hash(password), this.#now());

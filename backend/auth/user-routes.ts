@@ -9,11 +9,21 @@ import { RoleList } from '../permissions/dto';
 import { forbidden } from '../permissions/guard';
 import { rolesWorthGiving, SYSTEM_MANAGER } from '../permissions/model';
 import { rolesOf } from '../permissions/routes';
-import { PASSWORD_LENGTH, USER_NAME_PATTERN } from './user-administration';
+import { PASSWORD_LENGTH, PASSWORD_RULE, USER_NAME_PATTERN, USER_NAME_RULE } from './user-administration';
 import type { UserDirectory } from './user-directory';
 
-const USER_NAME = z.string().min(1).max(140).regex(USER_NAME_PATTERN);
-const PASSWORD = z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max);
+// The rules' own sentences as the messages: the users API and `m user` offline say the same.
+const USER_NAME = z
+  .string({ error: USER_NAME_RULE })
+  .min(1, { error: USER_NAME_RULE })
+  .max(140, { error: USER_NAME_RULE })
+  .regex(USER_NAME_PATTERN, { error: USER_NAME_RULE });
+const PASSWORD = z
+  .string({ error: PASSWORD_RULE })
+  .min(PASSWORD_LENGTH.min, { error: PASSWORD_RULE })
+  .max(PASSWORD_LENGTH.max, { error: PASSWORD_RULE });
+/** Messages a field error may carry: fixed sentences, never a value sent. */
+const RULES: ReadonlySet<string> = new Set([USER_NAME_RULE, PASSWORD_RULE]);
 
 /** Request DTOs of the users API (no `pii` flags: not DocType models). */
 const AddUserRequest = z.strictObject({ name: USER_NAME, password: PASSWORD, roles: RoleList });
@@ -28,9 +38,13 @@ async function body<T>(c: Context<AppEnv>, schema: z.ZodType<T>): Promise<T> {
   const fields = parsed.error.issues.map((i) => ({
     field: i.path.join('.') || '(body)',
     code: i.code,
-    message: 'Invalid value.',
+    message: RULES.has(i.message) ? i.message : 'Invalid value.',
   }));
-  throw new PlatformError('validation_failed', 'The request body is not valid.', { status: 400, fields });
+  // One rule broken: its sentence, as `m user` on a stopped server says it.
+  const [only] = fields;
+  const message =
+    fields.length === 1 && RULES.has(only!.message) ? only!.message : 'The request body is not valid.';
+  throw new PlatformError('validation_failed', message, { status: 400, fields });
 }
 
 /** What {@link userRoutes} needs. */

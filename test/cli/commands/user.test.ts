@@ -167,6 +167,19 @@ describe('m user against a running server', () => {
       expect(await runUser({ ...base, action: 'list' }, { PLATFORM_API_KEY: 'nope:nope' })).toBe(
         USER_EXIT.failed,
       );
+      // The rules are said as on a stopped server's database, not as "the request body is not valid".
+      error.mockClear();
+      const short = { ...env, PW: 'short' };
+      expect(
+        await runUser({ ...base, action: 'add', name: 'remote.short', roles: [], passwordEnv: 'PW' }, short),
+      ).toBe(USER_EXIT.failed);
+      expect(
+        await runUser({ ...base, action: 'add', name: 'trailing space ', roles: [], passwordEnv: 'PW' }, env),
+      ).toBe(USER_EXIT.failed);
+      expect(error.mock.calls.map((c) => String(c[0]))).toEqual([
+        'm user add: A password has 8 to 1024 characters.',
+        'm user add: A user name is printable, at most 140 characters, without surrounding spaces.',
+      ]);
     } finally {
       await server.close();
       await t.close();
