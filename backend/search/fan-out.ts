@@ -1,14 +1,16 @@
 /**
  * The global search's fan-out: for every service in the directory, its metadata (which DocTypes, which title
- * field), then one list request per DocType filtered by title. Every request goes through the platform's own
- * request handler with the caller's credentials, so it passes the same security chain and the same
- * routing (local in MONOLITH, forwarded to the owning service in MACROSERVICE) as the Desk's own requests,
- * and a user finds only what the data API would show them. Each service has a deadline; a service that
- * misses it or fails is left out and named in `incomplete`.
+ * field), then per DocType one list request filtered by title and one per other flagged field, in turn, each
+ * for the room its DocType's hits have left. Every request goes through the platform's own request handler with
+ * the caller's credentials, so it passes the same security chain and the same routing (local in MONOLITH,
+ * forwarded to the owning service in MACROSERVICE) as the Desk's own requests, and a user finds only what the
+ * data API would show them (a record a list returns is audited as revealing the flagged fields it tested, so
+ * every one is shown). Each service has a deadline; a service that misses it or fails is named in
+ * `incomplete`, with only what it had found by then.
  */
 import { isFlagged } from '../../src/protocol';
 import { kindOfType, takesFilterValue } from '../data/list-query';
-import type { SearchAnswer, SearchGap, SearchGroup } from './search-answer';
+import type { SearchAnswer, SearchGap, SearchGroup, SearchHit } from './search-answer';
 import { HITS_PER_DOCTYPE } from './search-answer';
 
 /** What the fan-out needs: the services to ask and a way to send a request through the platform. */
@@ -83,8 +85,12 @@ class RefusedRequest extends Error {
   }
 }
 
-/** The status of a refusal meaning "this caller may not read this DocType" (docs/permissions.md). */
-const FORBIDDEN = 403;
+/**
+ * Refusals of one list request that mean "nothing to find here", not "the service failed": 403, a DocType
+ * (or a field) the caller may not read (docs/permissions.md); 400, a filter the list API does not take on
+ * that field (no record could match it: its value cannot be stored there).
+ */
+const NOTHING_FOUND: ReadonlySet<number> = new Set([400, 403]);
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -124,61 +130,101 @@ async function getJson<T>(
   return (await response.json()) as T;
 }
 
+/**
+ * What a service's search has found so far, kept as each list answers: a record a list returned was audited
+ * as revealed by it, so it is shown even when a later request of the service fails or the deadline passes.
+ */
+class Found {
+  readonly #groups = new Map<string, { label: string; hits: Map<string, SearchHit> }>();
+  /** Set when the deadline passed: no further request is sent (it would reveal what nobody is shown). */
+  stopped = false;
+
+  /** Room left in `doctype`'s group. */
+  room(doctype: DocTypeMeta): number {
+    return HITS_PER_DOCTYPE - (this.#groups.get(doctype.name)?.hits.size ?? 0);
+  }
+
+  add(doctype: DocTypeMeta, rows: ReadonlyArray<Record<string, unknown>>): void {
+    let group = this.#groups.get(doctype.name);
+    if (!group) {
+      group = { label: doctype.label, hits: new Map() };
+      this.#groups.set(doctype.name, group);
+    }
+    for (const row of rows) {
+      const name = String(row.name);
+      const title = row[doctype.titleField];
+      if (!group.hits.has(name))
+        group.hits.set(name, { name, title: typeof title === 'string' && title ? title : name });
+    }
+  }
+
+  groups(): SearchGroup[] {
+    return [...this.#groups]
+      .filter(([, g]) => g.hits.size > 0)
+      .map(([docType, g]) => ({ docType, label: g.label, hits: [...g.hits.values()] }));
+  }
+}
+
+/**
+ * Searches one DocType: its title first, then its other flagged fields one after the other, each asked for no
+ * more records than its group has room left for. Every record a list returns is shown, so none is audited as
+ * revealed that the caller does not get (a record found twice is listed once).
+ */
+async function searchDocType(
+  deps: SearchFanOutDeps,
+  base: SearchCaller,
+  service: string,
+  doctype: DocTypeMeta,
+  q: string,
+  found: Found,
+): Promise<void> {
+  found.add(doctype, []);
+  for (const filter of [titleFilter(doctype, q), ...flaggedValueFilters(doctype, q)]) {
+    const room = found.room(doctype);
+    if (room <= 0 || found.stopped) return;
+    const params = new URLSearchParams({
+      filters: JSON.stringify([filter]),
+      fields: JSON.stringify(['name', doctype.titleField]),
+      limit_page_length: String(room),
+    });
+    const page = await getJson<{ data?: Array<Record<string, unknown>> }>(
+      deps,
+      base,
+      `/api/resource/${encodeURIComponent(doctype.name)}?${params}`,
+      service,
+    ).catch((error: unknown) => {
+      // A DocType (or a field) the caller may not read, or a filter the list API does not take on a field,
+      // is one the data API would show them nothing of: no hits, and the service still answered (a
+      // restricted user must not see the whole service as "unavailable", nor lose its other DocTypes' hits).
+      if (error instanceof RefusedRequest && NOTHING_FOUND.has(error.status)) return { data: [] };
+      throw error;
+    });
+    found.add(doctype, (page.data ?? []).slice(0, room));
+  }
+}
+
 async function searchService(
   deps: SearchFanOutDeps,
   base: SearchCaller,
   service: string,
   q: string,
-): Promise<SearchGroup[]> {
+  found: Found,
+): Promise<void> {
   const meta = await getJson<MetaAnswer>(deps, base, `/api/meta/${encodeURIComponent(service)}`, service);
-  const doctypes = meta.doctypes ?? [];
-  const groups = await Promise.all(
-    doctypes.map(async (doctype): Promise<SearchGroup> => {
-      const filters = [titleFilter(doctype, q), ...flaggedValueFilters(doctype, q)];
-      const pages = await Promise.all(
-        filters.map((filter) => {
-          const params = new URLSearchParams({
-            filters: JSON.stringify([filter]),
-            fields: JSON.stringify(['name', doctype.titleField]),
-            limit_page_length: String(HITS_PER_DOCTYPE),
-          });
-          return getJson<{ data?: Array<Record<string, unknown>> }>(
-            deps,
-            base,
-            `/api/resource/${encodeURIComponent(doctype.name)}?${params}`,
-            service,
-          ).catch((error: unknown) => {
-            // A DocType (or a field) the caller may not read is one the data API would show them nothing
-            // of: no hits, and the service still answered (a restricted user must not see the whole
-            // service as "unavailable").
-            if (error instanceof RefusedRequest && error.status === FORBIDDEN) return { data: [] };
-            throw error;
-          });
-        }),
-      );
-      // The title's hits first, then those of the other fields; a record found twice is listed once.
-      const hits = new Map<string, { name: string; title: string }>();
-      for (const row of pages.flatMap((page) => page.data ?? [])) {
-        const name = String(row.name);
-        const title = row[doctype.titleField];
-        if (!hits.has(name))
-          hits.set(name, { name, title: typeof title === 'string' && title ? title : name });
-      }
-      return {
-        docType: doctype.name,
-        label: doctype.label,
-        hits: [...hits.values()].slice(0, HITS_PER_DOCTYPE),
-      };
-    }),
+  // Every DocType runs to its end: one failing does not drop what the others found (and was audited).
+  const outcomes = await Promise.allSettled(
+    (meta.doctypes ?? []).map((doctype) => searchDocType(deps, base, service, doctype, q, found)),
   );
-  return groups.filter((g) => g.hits.length > 0);
+  const failed = outcomes.find((o) => o.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /**
  * Searches every service for records whose title contains `q` (case-insensitive; a title encrypted at rest:
  * equals `q`, see {@link titleFilter}) or whose other flagged fields equal it ({@link flaggedValueFilters}), at most
  * {@link HITS_PER_DOCTYPE} per DocType. `base` is the caller's request: its URL gives the origin and its
- * headers the credentials of the sub-requests.
+ * headers the credentials of the sub-requests. A service that fails or misses its deadline is named in
+ * `incomplete`, with whatever it had found by then: records its lists returned are shown, not only audited.
  */
 export async function searchEverywhere(
   deps: SearchFanOutDeps,
@@ -189,12 +235,14 @@ export async function searchEverywhere(
   const incomplete: SearchGap[] = [];
   const results = await Promise.all(
     services.map(async (service) => {
+      const found = new Found();
       try {
-        return await withDeadline(searchService(deps, base, service, q), deps.timeoutMs);
+        await withDeadline(searchService(deps, base, service, q, found), deps.timeoutMs);
       } catch (error) {
+        if (error instanceof Timeout) found.stopped = true;
         incomplete.push({ service, reason: error instanceof Timeout ? 'timeout' : 'unavailable' });
-        return [];
       }
+      return found.groups();
     }),
   );
   incomplete.sort((a, b) => a.service.localeCompare(b.service));

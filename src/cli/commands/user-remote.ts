@@ -1,3 +1,9 @@
+import {
+  PASSWORD_LENGTH,
+  PASSWORD_RULE,
+  USER_NAME_PATTERN,
+  USER_NAME_RULE,
+} from '../../../backend/auth/user-administration';
 import { createHttpClient, type HttpClient } from '../../sdk/http';
 import { SecurityClient } from '../../sdk/security';
 import { USERS_API, type UserAdmin, type UserSummary } from './user-admin';
@@ -10,6 +16,41 @@ export class RemoteUserError extends Error {
   ) {
     super(message);
   }
+}
+
+/** What the server says of a field it refused: its name and the rule's sentence (never the value sent). */
+interface FieldRefusal {
+  field: string;
+  message: string;
+}
+
+function invalid(message: string): RemoteUserError {
+  return new RemoteUserError('validation_failed', message);
+}
+
+/**
+ * The rules a stopped server's `m user` checks (UserAdministration, backend/auth/user-administration.ts), in
+ * its order and words, checked here before anything is sent: the same mistake reads the same with `--url`,
+ * and a password the server would refuse never leaves the machine.
+ */
+function checkUserName(name: string): void {
+  if (!USER_NAME_PATTERN.test(name)) throw invalid(USER_NAME_RULE);
+}
+
+function checkPassword(password: string): void {
+  if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
+    throw invalid(PASSWORD_RULE);
+  }
+}
+
+/**
+ * The server's message, with the fields it names when the message alone does not say them (a server that
+ * answers `validation_failed` as "The request body is not valid." plus per-field rules).
+ */
+function refusalText(message: string, fields: readonly FieldRefusal[] | undefined): string {
+  const said = (fields ?? []).filter((f) => f.message !== message);
+  if (said.length === 0) return message;
+  return `${message} (${said.map((f) => `${f.field}: ${f.message}`).join('; ')})`;
 }
 
 /**
@@ -31,6 +72,8 @@ export class RemoteUserAdmin implements UserAdmin {
   }
 
   async add(name: string, password: string, roles: readonly string[]): Promise<void> {
+    checkUserName(name);
+    checkPassword(password);
     await this.#call(USERS_API.add, { name, password, roles });
   }
 
@@ -47,6 +90,7 @@ export class RemoteUserAdmin implements UserAdmin {
   }
 
   async setPassword(name: string, password: string): Promise<void> {
+    checkPassword(password);
     await this.#call(USERS_API.setPassword, { name, password });
   }
 
@@ -69,8 +113,9 @@ export class RemoteUserAdmin implements UserAdmin {
       });
       return answer?.message;
     } catch (err) {
-      const e = err as { code?: string; message?: string };
-      throw new RemoteUserError(e.code ?? 'http_error', e.message ?? 'The server refused the request.');
+      const e = err as { code?: string; message?: string; fields?: FieldRefusal[] };
+      const message = e.message ?? 'The server refused the request.';
+      throw new RemoteUserError(e.code ?? 'http_error', refusalText(message, e.fields));
     }
   }
 }

@@ -59,6 +59,27 @@ describe('the global search by a whole personal value', () => {
     expect(customers(await search('same@example.net')).map((h) => h.title)).toEqual(['same@example.net']);
   });
 
+  it('audits no record it does not show: a full page by title leaves no room to ask the email', async () => {
+    for (let i = 1; i <= 5; i++) {
+      const res = await t.request('POST', '/api/resource/crm.Customer', {
+        body: { customer_name: `Full House ${i} full@example.net` },
+      });
+      expect(res.status).toBe(201);
+    }
+    const res = await t.request('POST', '/api/resource/crm.Customer', {
+      body: { customer_name: 'Hidden Holder', email: 'full@example.net' },
+    });
+    const hidden = ((await res.json()) as { data: { name: string } }).data.name;
+    const before = (await t.ctx.audit!.list({ limit: 1000 })).total;
+    const answer = await search('full@example.net');
+    expect(answer.incomplete).toEqual([]);
+    const shown = customers(answer).map((h) => h.name);
+    expect(shown).toHaveLength(5);
+    expect(shown).not.toContain(hidden);
+    const added = (await t.ctx.audit!.list({ start: before, limit: 1000 })).data;
+    expect(added.filter((e) => !shown.includes(e.record))).toEqual([]);
+  });
+
   it('finds nothing for a reader without read_pii, and names no service unavailable', async () => {
     const sales = await userWithRoles(t.ctx, 'search.sales', ['Sales User']);
     const answer = await search('grace.hopper@example.com', sales);

@@ -180,6 +180,35 @@ describe('m user against a running server', () => {
         'm user add: A password has 8 to 1024 characters.',
         'm user add: A user name is printable, at most 140 characters, without surrounding spaces.',
       ]);
+      // Checked before sending, in the offline order and words: a bad name and a bad password read as the
+      // name's rule (not "the request body is not valid"), even with a key the server would refuse, and a
+      // new password as its rule.
+      error.mockClear();
+      expect(
+        await runUser({ ...base, action: 'add', name: ' both ', roles: [], passwordEnv: 'PW' }, short),
+      ).toBe(USER_EXIT.failed);
+      expect(
+        await runUser(
+          { ...base, action: 'add', name: 'remote.nokey', roles: [], passwordEnv: 'PW' },
+          { ...short, PLATFORM_API_KEY: 'nope:nope' },
+        ),
+      ).toBe(USER_EXIT.failed);
+      expect(
+        await runUser({ ...base, action: 'passwd', name: 'remote.clerk', passwordEnv: 'PW' }, short),
+      ).toBe(USER_EXIT.failed);
+      // What only the server checks is said with the fields it names.
+      expect(
+        await runUser(
+          { ...base, action: 'add', name: 'remote.badrole', roles: ['1 not a role'], passwordEnv: 'PW' },
+          env,
+        ),
+      ).toBe(USER_EXIT.failed);
+      expect(error.mock.calls.map((c) => String(c[0]))).toEqual([
+        'm user add: A user name is printable, at most 140 characters, without surrounding spaces.',
+        'm user add: A password has 8 to 1024 characters.',
+        'm user passwd: A password has 8 to 1024 characters.',
+        'm user add: The request body is not valid. (roles.0: Invalid value.)',
+      ]);
     } finally {
       await server.close();
       await t.close();
