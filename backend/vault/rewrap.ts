@@ -12,6 +12,11 @@ export interface RewrapProgress {
   checked: number;
   /** Of those, records whose values were written again. */
   rewrapped: number;
+  /**
+   * Whether the DocType's definition was among those given: without it only its ciphertexts are found, so a
+   * flagged value it stored in clear before encryption at rest existed is left as it is.
+   */
+  defined: boolean;
 }
 
 /** Options of {@link rewrapRecords}. */
@@ -54,7 +59,7 @@ export async function rewrapRecords(
   let total = 0;
   for (const doctype of names) {
     const flagged = known.get(doctype) ?? [];
-    const progress: RewrapProgress = { doctype, checked: 0, rewrapped: 0 };
+    const progress: RewrapProgress = { doctype, checked: 0, rewrapped: 0, defined: known.has(doctype) };
     let after = '';
     for (;;) {
       const { rows } = await db.query<Row>(

@@ -241,16 +241,26 @@ async function rewrap(config: PlatformConfig, batch: number): Promise<number> {
       optimizeWasm: config.server.pglite_optimize,
     });
     const keys = await openVaultKeys(db, kekSources(resolve(config.server.data_dir), process.env));
+    // DocTypes of no configured app (served with `m serve --app` only, or since removed): their ciphertexts
+    // are rewrapped, found by their format, but a value they stored in clear is not told from any other.
+    const undefinedDoctypes = new Set<string>();
     const total = await rewrapRecords(db, keys, doctypes, {
       batch,
-      onProgress: (p) => console.log(`${p.doctype}: ${p.checked} checked, ${p.rewrapped} rewrapped`),
+      onProgress: (p) => {
+        if (!p.defined) undefinedDoctypes.add(p.doctype);
+        console.log(`${p.doctype}: ${p.checked} checked, ${p.rewrapped} rewrapped`);
+      },
     });
+    const unconfigured =
+      undefinedDoctypes.size === 0
+        ? ''
+        : ` (${[...undefinedDoctypes].join(', ')}: of no configured app, so only values already encrypted were looked for; to encrypt values they stored in clear before encryption at rest, name their app in apps and run again)`;
     // On PostgreSQL servers write beside the rewrap: what it read is under the new key, what they wrote
     // meanwhile is under whichever key they hold (docs/operators.md#rotating-the-key-encryption-key).
     console.log(
       config.server.database_url
-        ? `rewrap done: ${total} records rewritten; every personal value read is under key ${keys.cipher.kekId} (values servers wrote meanwhile are under the key they hold: run again once every server has the new key)`
-        : `rewrap done: ${total} records rewritten; every personal value is under key ${keys.cipher.kekId}`,
+        ? `rewrap done: ${total} records rewritten; every personal value read is under key ${keys.cipher.kekId} (values servers wrote meanwhile are under the key they hold: run again once every server has the new key)${unconfigured}`
+        : `rewrap done: ${total} records rewritten; every ${unconfigured ? 'encrypted' : 'personal'} value is under key ${keys.cipher.kekId}${unconfigured}`,
     );
     return KEYS_EXIT.ok;
   } catch (err) {

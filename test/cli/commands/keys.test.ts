@@ -1,8 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../../../backend/db/open-database';
 import { readKeyRing } from '../../../backend/security/keys/key-dir';
+import { blindIndexKey } from '../../../backend/vault/blind-index';
+import { isCiphertext, kekIdOf } from '../../../backend/vault/field-cipher';
+import { kekSources, openVaultKeys } from '../../../backend/vault/vault-keys';
 import { KEYS_EXIT, keysCommand } from '../../../src/cli/commands/keys';
 
 const dirs: string[] = [];
@@ -88,5 +92,90 @@ describe('m keys', () => {
     }
     expect(String(error.mock.calls[0]![0])).toContain('holds no database');
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('rewrap moves the values of a DocType no configured app defines to the new key, which alone then reads them', async () => {
+    // A data directory a server wrote under key A while serving an app the configuration does not name
+    // (`m serve --app <dir>`): its DocType, notes.Note, is none of the configured apps' (crm here).
+    const dataDir = mkdtempSync(join(tmpdir(), 'desk-cli-keys-rewrap-'));
+    dirs.push(dataDir);
+    const keyA = 'A'.repeat(40);
+    const keyB = 'B'.repeat(40);
+    const binding = (field: string) => ({ doctype: 'notes.Note', record: 'NOTE-00001', field });
+    let db = await openDatabase({ dataDir });
+    try {
+      const underA = await openVaultKeys(
+        db,
+        kekSources(dataDir, { PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: keyA }),
+      );
+      await db.query(
+        `INSERT INTO records (doctype, name, data) VALUES ('notes.Note', 'NOTE-00001', $1::jsonb)`,
+        [
+          JSON.stringify({
+            title: 'Visit',
+            patient_email: underA.cipher.encrypt('ada@example.com', binding('patient_email')),
+            [blindIndexKey('patient_email')]: underA.blindIndex.of(
+              'notes.Note',
+              'patient_email',
+              'ada@example.com',
+            ),
+            body: underA.cipher.encrypt('allergic to penicillin', binding('body')),
+          }),
+        ],
+      );
+    } finally {
+      await db.close();
+    }
+    // The old key from a file, the new one in the environment, as docs/operators.md has it; no app named.
+    const oldKek = join(dataDir, 'old.kek');
+    writeFileSync(oldKek, `${keyA}\n`, { mode: 0o600 });
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    vi.stubEnv('PLATFORM_APPS', 'crm');
+    vi.stubEnv('PLATFORM_DATABASE_URL', '');
+    vi.stubEnv('PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY', '');
+    vi.stubEnv('PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY_FILE', oldKek);
+    vi.stubEnv('PLATFORM_RECORDS_KEY_ENCRYPTION_KEY', keyB);
+    try {
+      expect(await keysCommand.run(['rewrap', '--data-dir', dataDir])).toBe(KEYS_EXIT.ok);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const printed = log.mock.calls.map((call) => String(call[0]));
+    expect(printed).toContain('notes.Note: 1 checked, 1 rewrapped');
+    const done = printed.find((line) => line.startsWith('rewrap done:'));
+    // Its ciphertexts are all under the new key; a value it stored in clear could not be told apart
+    // without its app, which the line says rather than claim every personal value.
+    expect(done).toMatch(
+      /^rewrap done: 1 records rewritten; every encrypted value is under key [0-9a-f]{16} \(notes\.Note: of no configured app, so only values already encrypted were looked for; .*name their app in apps and run again\)$/,
+    );
+
+    // The old key dropped: key B alone opens every sealed value, and the claim printed holds.
+    db = await openDatabase({ dataDir });
+    try {
+      const underB = await openVaultKeys(
+        db,
+        kekSources(dataDir, { PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: keyB }),
+      );
+      expect(done).toContain(`under key ${underB.cipher.kekId}`);
+      const { rows } = await db.query<{ data: Record<string, unknown> }>(
+        "SELECT data FROM records WHERE doctype = 'notes.Note' AND name = 'NOTE-00001'",
+      );
+      const data = rows[0]!.data;
+      const sealed = Object.values(data).filter(isCiphertext);
+      expect(sealed).toHaveLength(2);
+      expect(sealed.map(kekIdOf)).toEqual([underB.cipher.kekId, underB.cipher.kekId]);
+      expect(underB.cipher.decrypt(data.patient_email as string, binding('patient_email'))).toBe(
+        'ada@example.com',
+      );
+      expect(underB.cipher.decrypt(data.body as string, binding('body'))).toBe('allergic to penicillin');
+      // The blind index key is the same under either key-encryption key: the stored index still matches.
+      expect(data[blindIndexKey('patient_email')]).toBe(
+        underB.blindIndex.of('notes.Note', 'patient_email', 'ada@example.com'),
+      );
+      expect(data.title).toBe('Visit');
+    } finally {
+      await db.close();
+    }
   });
 });
