@@ -141,6 +141,8 @@ function AuditFilterForm({
         id={`${id}-${key}`}
         value={draft[key] ?? ''}
         placeholder={placeholder}
+        // Narrower than an input's default twenty characters, so the whole row fits a 1280-pixel window.
+        size={14}
         onChange={(e) => setDraft({ ...draft, [key]: e.target.value })}
       />
     </label>
@@ -160,7 +162,7 @@ function AuditFilterForm({
     </label>
   );
   return (
-    <form className="desk-filters" aria-label="Filter the audit log" onSubmit={submit}>
+    <form className="desk-filters desk-filters--compact" aria-label="Filter the audit log" onSubmit={submit}>
       <label className="desk-filters__item" htmlFor={`${id}-doctype`}>
         DocType
         <select
@@ -180,14 +182,17 @@ function AuditFilterForm({
       {field('user', 'User', 'Administrator')}
       {day('from', 'From')}
       {day('to', 'To')}
-      <button type="submit" className="desk-button">
-        Filter
-      </button>
-      {Object.values(filters).some(Boolean) ? (
-        <button type="button" className="desk-button" onClick={() => onApply({})}>
-          Clear filters
+      {/* One group, so that a narrow window moves both buttons to the next line together. */}
+      <div className="desk-filters__actions">
+        <button type="submit" className="desk-button">
+          Filter
         </button>
-      ) : null}
+        {Object.values(filters).some(Boolean) ? (
+          <button type="button" className="desk-button desk-button--link" onClick={() => onApply({})}>
+            Clear filters
+          </button>
+        ) : null}
+      </div>
     </form>
   );
 }
