@@ -21,7 +21,8 @@ const ORDERS = ['oldest', 'newest'] as const;
 
 function count(raw: string | undefined, name: string, fallback: number, max: number): number {
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) > max) {
+  // Up to 10 digits, so the largest value the message names (1,000,000,000) is taken.
+  if (!/^\d{1,10}$/.test(raw) || Number(raw) > max) {
     throw new PlatformError('invalid_paging', `${name} must be an integer from 0 to ${max}.`, {
       status: 400,
     });
@@ -40,10 +41,25 @@ function newestFirst(raw: string | undefined): boolean {
 /** An ISO 8601 date (`2026-11-01`, midnight UTC) or instant with its offset (`2026-11-01T08:00:00+01:00`). */
 const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
+/**
+ * The earliest instant a query is compared with: midnight UTC of 1 January of year 1. The database has no
+ * year 0 (`0000-01-01` is 22008 there, a 500), and no entry is older, so an earlier bound selects the same
+ * entries as this one.
+ */
+const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
+
+/** Whether the calendar date `YYYY-MM-DD` opening `raw` exists (`Date.parse` rolls `02-30` into March). */
+function realDate(raw: string): boolean {
+  const [year, month, day] = raw.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /** `raw` as the ISO instant the log compares `at` with (400 `invalid_query` for another form). */
 function instant(raw: string | undefined, name: string): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  const time = INSTANT.test(raw) ? Date.parse(raw) : Number.NaN;
+  const time = INSTANT.test(raw) && realDate(raw) ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(time)) {
     throw new PlatformError(
       'invalid_query',
@@ -51,7 +67,7 @@ function instant(raw: string | undefined, name: string): string | undefined {
       { status: 400 },
     );
   }
-  return new Date(time).toISOString();
+  return new Date(Math.max(time, EARLIEST)).toISOString();
 }
 
 /**

@@ -32,6 +32,17 @@ function fromBase64Url(text: string): string {
   return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
 }
 
+/**
+ * Whether a `modified` of a cursor names an instant the database can compare with, as one it made would:
+ * its calendar date and time exist as written (`Date.parse` rolls `02-30` into March and `24:00` into the
+ * next day) and its year is not 0 (which the database does not have). Either was a 500 there.
+ */
+function storable(modified: string): boolean {
+  const time = Date.parse(modified);
+  if (Number.isNaN(time) || modified.startsWith('0000')) return false;
+  return new Date(time).toISOString().slice(0, 19) === modified.slice(0, 19);
+}
+
 /** The opaque `cursor` parameter for the page after `last` (base64url of a JSON pair). */
 export function encodeListCursor(last: ListCursor): string {
   return toBase64Url(JSON.stringify([last.modified, last.name]));
@@ -49,9 +60,7 @@ export function decodeListCursor(raw: string): ListCursor {
   }
   if (!Array.isArray(pair) || pair.length !== 2) throw refused;
   const [modified, name] = pair as unknown[];
-  if (typeof modified !== 'string' || !TIMESTAMP.test(modified) || Number.isNaN(Date.parse(modified))) {
-    throw refused;
-  }
+  if (typeof modified !== 'string' || !TIMESTAMP.test(modified) || !storable(modified)) throw refused;
   if (typeof name !== 'string' || name === '') throw refused;
   return { modified, name };
 }

@@ -106,6 +106,10 @@ function knownField(doctype: DocTypeDefinition, field: unknown, code: ErrorCode,
   return field;
 }
 
+/** The first and last instants a timestamp filter may name (UTC), both as the database stores them. */
+export const EARLIEST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+export const LATEST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
 function checkValue(kind: FieldKind, value: unknown, where: string): FilterValue {
   if (value === null) return null;
   switch (kind) {
@@ -119,11 +123,15 @@ function checkValue(kind: FieldKind, value: unknown, where: string): FilterValue
       if (value === true || value === 1 || value === 'true' || value === '1') return true;
       if (value === false || value === 0 || value === 'false' || value === '0') return false;
       throw bad('invalid_filters', `${where} must be true or false.`);
-    case 'timestamp':
-      if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
-        throw bad('invalid_filters', `${where} must be a date-time string.`);
+    case 'timestamp': {
+      const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+      // Years 1 to 9999 only: the database has no year 0 and reads no six-digit year, so a time outside them
+      // (`0000-01-01`, `+010000-01-01`) would be a 500 there rather than a bad filter here.
+      if (Number.isNaN(time) || time < EARLIEST_TIME || time > LATEST_TIME) {
+        throw bad('invalid_filters', `${where} must be a date-time string from year 1 to 9999.`);
       }
-      return new Date(value).toISOString();
+      return new Date(time).toISOString();
+    }
     default:
       if (typeof value === 'string') return value;
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -156,6 +164,7 @@ function parseFilter(doctype: DocTypeDefinition, entry: unknown, i: number): Fil
   if (value === null && normalized !== '=' && normalized !== '!=') {
     throw bad('invalid_filters', `${where} can compare with null only through = or !=.`);
   }
+  if (normalized === 'like') return { field, op: normalized, value: literalTrailingEscape(value as string) };
   return { field, op: normalized, value };
 }
 
@@ -253,4 +262,15 @@ export function parseListQuery(
 /** Whether `orderBy` is the default order, the only one a cursor pages through. */
 export function isDefaultOrder(orderBy: readonly OrderBy[]): boolean {
   return orderBy.length === 1 && orderBy[0]!.field === 'modified' && orderBy[0]!.direction === 'desc';
+}
+
+/**
+ * A `like` pattern whose last backslash escapes nothing, with that backslash made literal (doubled): the
+ * database refuses a pattern ending in its escape character (22025, which was a 500), and the in-memory
+ * store already reads a lone trailing backslash as itself.
+ */
+function literalTrailingEscape(pattern: string): string {
+  let trailing = 0;
+  while (trailing < pattern.length && pattern[pattern.length - 1 - trailing] === '\\') trailing++;
+  return trailing % 2 === 1 ? `${pattern}\\` : pattern;
 }

@@ -1,11 +1,13 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { JOSE_CONTENT_TYPE } from '../../src/protocol';
+import { isForwardedPath } from '../gateway/forwarded-paths';
 import type { AppEnv } from '../http/env';
 import { type ErrorCode, PlatformError } from '../http/errors';
 import { requestHeader } from '../http/node-request';
 import { readLimitedBody } from '../http/read-limited-body';
 import type { EncryptionPolicy } from '../security/encryption-policy';
 import { decryptRequestJwe, inspectSealedJwe } from '../security/jwe/decrypt-request-jwe';
+import { keyNotForService } from '../security/jwe/errors';
 import { parseDecryptedJson } from '../security/jwe/parse-decrypted-json';
 import type { KeyStore } from '../security/keys/key-store';
 import type { ReplayGuard } from '../security/replay/replay-guard';
@@ -65,6 +67,9 @@ async function decrypt(c: Context<AppEnv>, options: PayloadDecryptionOptions): P
   const target = { method: c.req.method, paths: [pathOfUrl(c.req.url), c.req.path] };
   const sealed = options.forwardSealed ? inspectSealedJwe(token, target) : undefined;
   if (sealed) {
+    // Sent to a route this gateway answers itself, it can go nowhere: refused before its jti is recorded,
+    // also where the handler would not read the body (sign-out), which would otherwise run with it.
+    if (!isForwardedPath(c.req.path)) throw keyNotForService();
     // Encrypted to the owning service: this gateway cannot and does not open it. Its replay pre-check
     // refuses a token already forwarded by any gateway; the service runs the full check after decrypting.
     await options.replay?.check(sealed.header);

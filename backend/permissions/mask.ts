@@ -50,8 +50,15 @@ export function maskRecords<R extends Record<string, unknown>>(
 
 /**
  * The pii fields of a write body that carry the mask (a client echoing a masked read back): such a write is
- * refused, so the mask is never stored in place of the real value.
+ * refused, so the mask is never stored in place of the real value. The body is checked before the model
+ * validates it, so the mask is recognised in any form the model could turn into it: with whitespace around
+ * it (a `.trim()`) or in another Unicode form of the same text.
  */
 export function maskedValuesIn(body: Record<string, unknown>, doctype: MaskableDocType): string[] {
-  return maskableFields(doctype).filter((field) => body[field] === PII_MASK);
+  return maskableFields(doctype).filter((field) => isMask(body[field]));
+}
+
+function isMask(value: unknown): boolean {
+  if (value === PII_MASK) return true;
+  return typeof value === 'string' && value.length < 64 && value.normalize('NFKC').trim() === PII_MASK;
 }

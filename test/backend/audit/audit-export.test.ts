@@ -106,6 +106,9 @@ describe('GET /api/audit with from and to', () => {
       'to=2026-03-01T00:00',
       'from=2026-13-01',
       'from=2026-03-02&to=2026-03-01',
+      // A day the month does not have, which Date.parse would roll into the next month.
+      'from=2026-02-30',
+      'to=2026-04-31T00:00:00Z',
     ]) {
       const body = await json<{ error: { code: string; message: string } }>(
         await t.request('GET', `/api/audit?${query}`),
@@ -113,6 +116,36 @@ describe('GET /api/audit with from and to', () => {
       );
       expect(body.error.code, query).toBe('invalid_query');
     }
+  });
+
+  it('takes a bound before year 1 (which the database has no timestamp for) as the start of time, never a 500', async () => {
+    // 0000-01-01 and an offset pulling 0001-01-01 back into year 0 were 500 internal_error (22008).
+    for (const from of ['0000-01-01', '0001-01-01T00:30:00%2B01:00']) {
+      const page = await json<{ total: number }>(
+        await t.request('GET', `/api/audit?from=${from}&limit_page_length=0`),
+      );
+      expect(page.total, from).toBe(ENTRIES);
+      const csv = await t.request('GET', `/api/audit/export.csv?from=${from}`);
+      expect(csv.status, from).toBe(200);
+      expect(entriesOf(await csv.text())).toHaveLength(ENTRIES);
+    }
+    const none = await json<{ total: number }>(await t.request('GET', '/api/audit?to=0000-06-01'));
+    expect(none.total).toBe(0);
+  });
+
+  it('takes limit_start up to the 1,000,000,000 its message names, and refuses one past it', async () => {
+    const last = await json<{ data: unknown[]; total: number }>(
+      await t.request('GET', '/api/audit?limit_start=1000000000'),
+    );
+    expect(last).toEqual({ data: [], total: ENTRIES });
+    const past = await json<{ error: { code: string; message: string } }>(
+      await t.request('GET', '/api/audit?limit_start=1000000001'),
+      400,
+    );
+    expect(past.error).toEqual({
+      code: 'invalid_paging',
+      message: 'limit_start must be an integer from 0 to 1000000000.',
+    });
   });
 });
 

@@ -170,6 +170,25 @@ describe('GET /api/resource/:doctype (list)', () => {
     expect(both).toMatchObject({ codes: ['C-3', 'E-5'], total: 2 });
   });
 
+  it('reads a backslash ending a like pattern as itself, never a 500', async () => {
+    // The database refuses a pattern ending in its escape character (22025): this was 500 internal_error.
+    expect((await create('crm.Lead', { lead_name: 'Ends with \\' })).status).toBe(201);
+    for (const [field, pattern] of [
+      ['lead_name', 'ends with \\'],
+      ['lead_name', '%\\'],
+      ['name', 'LEAD-%\\'],
+      ['creation', '20%\\'],
+    ] as const) {
+      const res = await list('crm.Lead', { filters: JSON.stringify([[field, 'like', pattern]]) });
+      expect(`${res.status} ${field}`).toBe(`200 ${field}`);
+      const { data } = await json<{ data: Rec[] }>(res);
+      expect(data.map((r) => r.lead_name)).toEqual(field === 'lead_name' ? ['Ends with \\'] : []);
+    }
+    // An escaped backslash still matches one, and an escaped % a percent sign only.
+    const escaped = await list('crm.Lead', { filters: JSON.stringify([['lead_name', 'like', '%\\\\']]) });
+    expect((await json<{ data: Rec[] }>(escaped)).data.map((r) => r.lead_name)).toEqual(['Ends with \\']);
+  });
+
   it('pages and orders, reporting the total matching', async () => {
     const page1 = await names({ order_by: 'quantity desc', limit_page_length: '2' });
     expect(page1).toMatchObject({ codes: ['B-2', 'C-3'], total: 5 });
@@ -199,6 +218,25 @@ describe('GET /api/resource/:doctype (list)', () => {
     ['an order_by with SQL in it', { order_by: 'quantity; DROP TABLE records' }, 'invalid_order_by'],
     ['a page length over 500', { limit_page_length: '501' }, 'invalid_paging'],
     ['a negative start', { limit_start: '-1' }, 'invalid_paging'],
+    // Times the database has no timestamp for: each was 500 internal_error (22008).
+    ['a time in year 0', { filters: '[["modified",">","0000-01-01T00:00:00Z"]]' }, 'invalid_filters'],
+    ['a time before year 0', { filters: '[["creation","<","-000001-01-01T00:00:00Z"]]' }, 'invalid_filters'],
+    ['a time past year 9999', { filters: '[["modified","<","+010000-01-01T00:00:00Z"]]' }, 'invalid_filters'],
+    [
+      'a cursor in year 0',
+      { cursor: btoa(JSON.stringify(['0000-01-01T00:00:00Z', 'ITEM-1'])) },
+      'invalid_paging',
+    ],
+    [
+      'a cursor on a day no month has',
+      { cursor: btoa(JSON.stringify(['2026-02-30T00:00:00Z', 'ITEM-1'])) },
+      'invalid_paging',
+    ],
+    [
+      'a cursor at hour 24',
+      { cursor: btoa(JSON.stringify(['2026-03-01T24:00:00Z', 'ITEM-1'])) },
+      'invalid_paging',
+    ],
   ])('refuses %s with 400', async (_label, params, code) => {
     const res = await list('stock.Item', params);
     expect(res.status).toBe(400);

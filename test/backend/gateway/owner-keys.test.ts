@@ -251,6 +251,16 @@ describe('what the gateway refuses of a sealed body', () => {
     expect(await countOf('stock.Item')).toBe(before);
   });
 
+  it('a JWE to crm sent to a route the gateway answers itself is 400 key_not_for_service, even one that reads no body', async () => {
+    const key = manifestKeys.crm![0]!;
+    for (const path of ['/api/method/logout', '/api/method/platform.users.list']) {
+      const header = sealedHeader(key.kid, 'POST', path);
+      const res = await postJose(admin, path, handMadeJwe(key, header, '{}'));
+      expect(`${res.status} ${path}`).toBe(`400 ${path}`);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('key_not_for_service');
+    }
+  });
+
   it('the same sealed JWE twice: the second is 400 replayed at the gateway', async () => {
     const path = '/api/resource/crm.Customer';
     const key = manifestKeys.crm![0]!;
