@@ -23,10 +23,10 @@ import {
   type IntegrityDeps,
   type LinkResolver,
 } from './integrity';
-import { parseListQuery, STANDARD_FIELDS } from './list-query';
+import { type ListQuery, parseListQuery, STANDARD_FIELDS } from './list-query';
 import { serviceMetadata } from './metadata';
 import { notifyRead, type RecordObserver, type RecordReadEvent, revealedFields } from './record-observer';
-import type { DocRecord, ReadCompanion } from './records';
+import type { DocRecord, ListPage, ReadCompanion } from './records';
 import { validateDocument, validateKwargs, validatesWithoutFields } from './validate';
 import { partialUpdate, withKept, writeAnswer } from './write-answer';
 
@@ -107,6 +107,21 @@ function unnamedReveal(
   if (fields === undefined || fields.includes('name')) return undefined;
   if (revealedFields(doctype, access.masked, fields, tested).length === 0) return undefined;
   return doctype.fields.some((f) => isFlagged(f) && fields.includes(f.name)) ? 'keep' : 'drop';
+}
+
+/**
+ * The `total` of a list whose filters test a flagged field its caller gets in clear: counted only as far as
+ * the records it returns (with `total_is_lower_bound` when more follow), and 0 for a page past the end. The
+ * count of every match would tell how many records hold the values tested (which of 500 guessed emails
+ * exist) while the audit names only the records returned, and a page past the end returns none
+ * (docs/permissions.md#reveals-are-audited).
+ */
+function shownTotal(page: ListPage, query: ListQuery): Pick<ListPage, 'total' | 'total_is_lower_bound'> {
+  if (page.data.length === 0) return { total: 0 };
+  // A cursor's page does not know how many came before it: it counts its own.
+  const shown = (query.after === undefined ? query.start : 0) + page.data.length;
+  const more = page.total_is_lower_bound === true || page.total > shown || page.next_cursor !== undefined;
+  return more ? { total: shown, total_is_lower_bound: true } : { total: shown };
 }
 
 /** Options of {@link dataRoutes}. */
@@ -206,7 +221,9 @@ export function dataRoutes(ctx: DataRouteDeps, options: DataRouteOptions = {}): 
     }
     c.header('Cache-Control', 'no-store');
     const data = unnamed === 'drop' ? page.data.map(({ name: _name, ...rest }) => rest) : page.data;
-    const body = { ...page, data: access.maskAll(data), ...maskedFields(access) };
+    const counted =
+      revealedFields(doctype, access.masked, [], tested).length > 0 ? shownTotal(page, query) : page;
+    const body = { ...page, ...counted, data: access.maskAll(data), ...maskedFields(access) };
     return c.body(recordsJsonText(body, access.masked.length > 0), 200, JSON_CONTENT_TYPE);
   });
 

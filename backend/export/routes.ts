@@ -100,7 +100,18 @@ export function exportRoutes(ctx: ExportRouteDeps): Hono<AppEnv> {
       readPage: async (start, pageLength) => (await readPage(start, pageLength)).data,
       onError: (error) => ctx.log(`export: ${doctype.name} stopped (${(error as Error).name})`),
     });
-    const total = first.total_is_lower_bound ? undefined : first.total;
+    // A count past the first page, when the filters test a flagged field in clear, would tell how many
+    // records hold the values tested before the rows that show them are read and audited (a client may stop
+    // reading after the headers): it is sent only when the first page holds them all (as the list's total).
+    const testsRevealed =
+      revealedFields(
+        doctype,
+        access.masked,
+        [],
+        parsed.filters.map((f) => f.field),
+      ).length > 0;
+    const counted = !first.total_is_lower_bound && (!testsRevealed || first.total <= first.data.length);
+    const total = counted ? first.total : undefined;
     return new Response(body, { status: 200, headers: csvHeaders(`${doctype.label}.csv`, total) });
   });
 

@@ -91,6 +91,36 @@ describe('a list filtered on a flagged field', () => {
     expect((await allEntries()).length).toBe(before);
   });
 
+  it('counts only the records it returns, so a page past them tells nothing unaudited', async () => {
+    const guesses = ['ada.filter@example.com', 'bob.filter@example.com', 'nobody@example.com'];
+    const past = await t.request(
+      'GET',
+      `${CUSTOMERS}?${new URLSearchParams({ filters: JSON.stringify([['email', 'in', guesses]]), fields: '["name"]', limit_start: '50' })}`,
+      { headers: { authorization: salesManager } },
+    );
+    expect(past.status).toBe(200);
+    expect(await past.json()).toEqual({ data: [], total: 0 });
+    expect((await allEntries()).length).toBe(before);
+
+    const first = await t.request(
+      'GET',
+      `${CUSTOMERS}?${new URLSearchParams({ filters: JSON.stringify([['email', 'in', guesses]]), fields: '["name"]', limit_page_length: '1' })}`,
+      { headers: { authorization: salesManager } },
+    );
+    const page = (await first.json()) as { data: unknown[]; total: number; total_is_lower_bound?: true };
+    expect([page.data.length, page.total, page.total_is_lower_bound]).toEqual([1, 1, true]);
+    expect((await allEntries()).length).toBe(before + 1);
+  });
+
+  it('counts every match of a filter on plain fields', async () => {
+    const res = await t.request(
+      'GET',
+      `${CUSTOMERS}?${new URLSearchParams({ filters: JSON.stringify([['customer_name', 'like', '% Filter']]), fields: '["name"]', limit_start: '50' })}`,
+      { headers: { authorization: salesManager } },
+    );
+    expect(await res.json()).toEqual({ data: [], total: 2 });
+  });
+
   it('adds nothing for a filter and projection on plain fields only', async () => {
     const res = await listed([['customer_name', '=', 'Ada Filter']], ['name', 'customer_name']);
     expect(res.status).toBe(200);
@@ -115,4 +145,28 @@ describe('a CSV export filtered on a flagged field', () => {
     const added = (await allEntries()).slice(before);
     expect(added.map((e) => [e.record, e.fields, e.route])).toEqual([[ada, ['email'], 'list']]);
   });
+
+  it('sends X-Total-Count only when its first page holds every row', async () => {
+    const exported = (filters: unknown) =>
+      t.request(
+        'GET',
+        `${CUSTOMERS}/export.csv?${new URLSearchParams({ filters: JSON.stringify(filters) })}`,
+        {
+          headers: { authorization: salesManager },
+        },
+      );
+    const tested = await exported([['email', '!=', 'nobody@example.com']]);
+    expect(tested.status).toBe(200);
+    expect(tested.headers.get('x-total-count')).toBe(String(await customers()));
+    await tested.text();
+    const plain = await exported([['customer_name', 'like', '%']]);
+    expect(plain.headers.get('x-total-count')).toBe(String(await customers()));
+    await plain.text();
+  });
 });
+
+/** How many customers the store holds. */
+async function customers(): Promise<number> {
+  const crm = t.ctx.doctypes.get('crm.Customer')!;
+  return (await t.ctx.records.list(crm, { filters: [], start: 0, pageLength: 1, orderBy: [] })).total;
+}
