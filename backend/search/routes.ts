@@ -31,7 +31,8 @@ export function searchRoutes(deps: SearchRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get(SEARCH_PATH, async (c) => {
     const q = (c.req.query('q') ?? '').trim();
-    if (!q || q.length > MAX_SEARCH_LENGTH) {
+    // Counted in characters (code points), as the message says: an emoji is two UTF-16 units of `length`.
+    if (!q || [...q].length > MAX_SEARCH_LENGTH) {
       throw new PlatformError('invalid_query', `q must be 1 to ${MAX_SEARCH_LENGTH} characters.`, {
         status: 400,
       });

@@ -58,4 +58,13 @@ describe('GET /api/search', () => {
     expect(await empty.json()).toMatchObject({ error: { code: 'invalid_query' } });
     expect((await t.request('GET', '/api/search?q=grace', { anonymous: true })).status).toBe(401);
   });
+
+  it('counts the length of the text in characters, not in UTF-16 units', async () => {
+    const search = (q: string) => t.request('GET', `/api/search?${new URLSearchParams({ q })}`);
+    // 100 characters outside the Basic Multilingual Plane: 200 UTF-16 units.
+    expect((await search('😀'.repeat(100))).status).toBe(200);
+    const long = await search('😀'.repeat(101));
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({ error: { code: 'invalid_query' } });
+  });
 });
