@@ -29,26 +29,40 @@ export function remotePermissionSource(options: RemotePermissionOptions): Permis
 
 /**
  * MACROSERVICE users API: the roles each service's rules in force name (`GET <apiUrl>/permissions/roles`),
- * asked as `principal` (a System Manager). A service that does not answer contributes none.
+ * asked as `principal` (a System Manager). A service that does not answer contributes the roles it named
+ * the last time it answered this gateway, so an administrator giving a role while its service restarts
+ * still finds it offered (none, if it has not answered since the gateway started).
  */
 export function remoteRoleSource(
   options: RemotePermissionOptions,
 ): (principal: Principal) => Promise<string[]> {
+  const lastNamed = new Map<string, string[]>();
   return async (principal) => {
-    const lists = await fanOut<string[]>(options, principal, '/permissions/roles');
-    return [...new Set(lists.flatMap((l) => (Array.isArray(l) ? l : [])))].sort();
+    const services = options.directory.list();
+    const lists = await fanOut<string[]>(options, principal, '/permissions/roles', services);
+    const named = services.flatMap((manifest, i) => {
+      const list = lists[i];
+      if (!Array.isArray(list)) return lastNamed.get(manifest.service) ?? [];
+      lastNamed.set(manifest.service, list);
+      return list;
+    });
+    return [...new Set(named)].sort();
   };
 }
 
-/** `GET <apiUrl><path>` of every service as `principal`, signed; each answer's `message`, or undefined. */
+/**
+ * `GET <apiUrl><path>` of every service (or of `services`) as `principal`, signed; each answer's `message`,
+ * or undefined, in the order of the services.
+ */
 async function fanOut<T>(
   options: RemotePermissionOptions,
   principal: Principal,
   path: string,
+  services = options.directory.list(),
 ): Promise<Array<T | undefined>> {
   const fetchImpl = options.fetch ?? fetch;
   return Promise.all(
-    options.directory.list().map(async (manifest): Promise<T | undefined> => {
+    services.map(async (manifest): Promise<T | undefined> => {
       const url = new URL(`${manifest.apiUrl.replace(/\/+$/, '')}${path}`);
       const headers = signInternalRequest(options.secret, {
         method: 'GET',
