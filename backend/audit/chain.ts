@@ -62,7 +62,18 @@ export type ChainVerdict =
       /** Each service's head, when the entries name their `service` (a MACROSERVICE gateway's merged log). */
       heads?: Record<string, { seq: number; hash: string }>;
     }
-  | { ok: false; entries: number; seq: number; problem: string };
+  | {
+      ok: false;
+      entries: number;
+      seq: number;
+      problem: string;
+      /**
+       * Set when a recorded head does not fit the log's form rather than its content: one naming a service
+       * for a log of one chain (a MONOLITH's, a service's directory), or one naming none for a gateway's
+       * merged log. Nothing is known against the log then: a mistake in the command, not a rewritten log.
+       */
+      headForm?: true;
+    };
 
 /**
  * A head recorded earlier (the `seq` and `hash` a check printed), to compare the chain with: the entry at
@@ -139,14 +150,22 @@ export async function verifyChain(
     heads.set(entry.service, head);
   }
   // A recorded head past the end of its chain: the log was cut, or rewritten shorter.
+  const merged = [...heads.keys()].some((service) => service !== undefined);
   for (const want of expected.values()) {
     const last = heads.get(want.service);
     const where = want.service === undefined ? '' : `${want.service}: `;
-    const ends = last
-      ? `the log ends at entry ${last.seq}`
-      : want.service === undefined && heads.size > 0
-        ? 'the log names the service of each entry: name it in the head recorded'
-        : 'the log holds no entry';
+    if (!last && heads.size > 0 && merged === (want.service === undefined)) {
+      return {
+        ok: false,
+        entries: count,
+        seq: want.seq,
+        headForm: true,
+        problem: merged
+          ? `the head recorded (${formatRecordedHead(want)}) names no service, and this log is a gateway's merged log, whose entries name their service: name it in the head recorded (<service>/<seq>:<hash>, as its check printed it)`
+          : `the head recorded (${formatRecordedHead(want)}) names a service, and this log is one chain (its entries name none): pass <seq>:<hash>`,
+      };
+    }
+    const ends = last ? `the log ends at entry ${last.seq}` : 'the log holds no entry';
     return {
       ok: false,
       entries: count,

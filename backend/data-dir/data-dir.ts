@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { acquireLockFile, type HeldLock } from './lock-file';
@@ -62,5 +62,28 @@ export function requireExistingDatabase(dataDir: string, databaseUrl: string | u
   if (databaseUrl || existsSync(join(resolve(dataDir), 'db', 'PG_VERSION'))) return;
   throw new Error(
     `${resolve(dataDir)} holds no database: give the server's data directory (--data-dir), or its PostgreSQL URL (PLATFORM_DATABASE_URL)`,
+  );
+}
+
+/**
+ * The services whose own data directories (`<dataDir>/services/<app>`, with a database) lie under `dataDir`:
+ * a MACROSERVICE gateway's directory, whose own database holds no records and no audit log. An offline
+ * command pointed at it would find nothing to do and report success; it names these instead.
+ */
+export function servicesUnder(dataDir: string): string[] {
+  const root = join(resolve(dataDir), 'services');
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => existsSync(join(root, name, 'db', 'PG_VERSION'))).sort();
+}
+
+/** The refusal of a gateway's directory by an offline command that acts on one service's records. */
+export function gatewayDirectoryError(dataDir: string, services: readonly string[], what: string): Error {
+  return new Error(
+    `${resolve(dataDir)} is a MACROSERVICE gateway's data directory, which holds no ${what}: each service keeps its own in ${join(resolve(dataDir), 'services', '<app>')} (here: ${services.join(', ')})`,
   );
 }

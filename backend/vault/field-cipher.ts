@@ -111,6 +111,11 @@ export class FieldCipher {
     return this.kek.id;
   }
 
+  /** Whether the key-encryption key `id` is one this cipher opens values with (current or previous). */
+  holds(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
   /** Encrypts any JSON value for the field it will be stored in. */
   encrypt(value: unknown, binding: FieldBinding): string {
     const dataKey = freshBytes(32);

@@ -1,9 +1,10 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import { flaggedFieldNames } from '../../src/protocol';
 import type { Database } from '../db/database';
+import { PlatformError } from '../http/errors';
 import { blindIndexKey } from './blind-index';
 import { isCiphertext, kekIdOf } from './field-cipher';
-import type { VaultKeys } from './vault-keys';
+import { PREVIOUS_RECORDS_KEK_ENV, RECORDS_KEK_ENV, type VaultKeys } from './vault-keys';
 
 /** Progress of {@link rewrapRecords}, after each batch. */
 export interface RewrapProgress {
@@ -84,7 +85,21 @@ export async function rewrapRecords(
     }
     total += progress.rewrapped;
   }
+  // Every value is under the current key now: the keys the rotation moved values off may be dropped, and
+  // a start without them is no longer refused (vault-keys.ts).
+  await db.query('DELETE FROM vault_rotations WHERE kek_id <> $1', [keys.cipher.kekId]);
   return total;
+}
+
+/**
+ * The refusal of a value under a key-encryption key this run was not given: a configuration to correct
+ * (exit 78), not a damaged value, so it names the key the value needs, and never the value.
+ */
+function notHeld(binding: { doctype: string; record: string; field: string }, kekId: string): PlatformError {
+  return new PlatformError(
+    'config_invalid',
+    `The stored value of ${binding.field} in ${binding.doctype} ${binding.record} is under key-encryption key ${kekId}, which neither ${RECORDS_KEK_ENV} nor ${PREVIOUS_RECORDS_KEK_ENV} is: set the previous key to it and run m keys rewrap again. See docs/operators.md#rotating-the-key-encryption-key.`,
+  );
 }
 
 /**
@@ -106,6 +121,7 @@ function rewrapped(
     if (value === undefined || value === null) continue;
     if (isCiphertext(value) && kekIdOf(value) === keys.cipher.kekId) continue;
     const binding = { doctype, record: row.name, field };
+    if (isCiphertext(value) && !keys.cipher.holds(kekIdOf(value)!)) throw notHeld(binding, kekIdOf(value)!);
     const plain = isCiphertext(value) ? keys.cipher.decrypt(value, binding) : value;
     data[field] = keys.cipher.encrypt(plain, binding);
     // A field without its schema keeps the blind index it has: only a flagged field's is known to be one.

@@ -31,6 +31,16 @@ const VAULT_KEYS_SQL = `
   )`;
 registerMigration({ id: 'vault.keys', sql: VAULT_KEYS_SQL });
 
+// The key-encryption keys a rotation is moving values off, one row each from the first start with the new
+// key (which hands the blind-index key over) until `m keys rewrap` finishes: the blind-index key alone
+// says which key is current, not that values under the previous one remain, and a start that dropped the
+// previous key too early would serve `integrity_failed` on every record the rewrap had not reached yet.
+const VAULT_ROTATIONS_SQL = `
+  CREATE TABLE IF NOT EXISTS vault_rotations (
+    kek_id text PRIMARY KEY
+  )`;
+registerMigration({ id: 'vault.rotations', sql: VAULT_ROTATIONS_SQL });
+
 /** Where the key-encryption key of the records comes from. */
 export type KekSource =
   | { kind: 'env'; env: NodeJS.ProcessEnv }
@@ -210,6 +220,7 @@ export async function openVaultKeys(
 ): Promise<VaultKeys> {
   // Also here: a database opened before this module registered its migration (tests) gets the table too.
   await db.query(VAULT_KEYS_SQL);
+  await db.query(VAULT_ROTATIONS_SQL);
   const read = async () =>
     (
       await db.query<{ kek_id: string; wrapped: string }>(
@@ -256,11 +267,23 @@ export async function openVaultKeys(
     const wrapper = older.find((p) => p.id === row.kek_id);
     if (!wrapper) throw await notTheKey(sources, current, row.kek_id, previousNamed);
     indexKey = unwrapKey(wrapper, row.wrapped);
+  }
+  const { rows: rotations } = await db.query<{ kek_id: string }>('SELECT kek_id FROM vault_rotations');
+  const unheld = rotations
+    .map((r) => r.kek_id)
+    .filter((id) => id !== kek.id && !older.some((p) => p.id === id));
+  if (unheld.length > 0) throw unfinishedRotation(current, row.kek_id, unheld, previousNamed);
+  if (row.kek_id !== kek.id) {
+    // Recorded before the hand-over, so a crash between the two statements errs on the side of asking for
+    // the previous key once more.
+    await db.query('INSERT INTO vault_rotations (kek_id) VALUES ($1) ON CONFLICT (kek_id) DO NOTHING', [
+      row.kek_id,
+    ]);
     await db.query('UPDATE vault_keys SET kek_id = $2, wrapped = $3 WHERE purpose = $1 AND kek_id = $4', [
       'blind_index',
       kek.id,
       wrapKey(kek, indexKey),
-      wrapper.id,
+      row.kek_id,
     ]);
   }
   return {
@@ -268,6 +291,29 @@ export async function openVaultKeys(
     blindIndex: new BlindIndex(indexKey),
     source: current.source,
   };
+}
+
+/**
+ * The refusal of a start without the key a rotation has not finished moving values off: values the rewrap
+ * has not reached yet are still under it, and nothing else opens them.
+ */
+function unfinishedRotation(
+  current: CurrentKek,
+  target: string,
+  unheld: readonly string[],
+  previousNamed: boolean,
+): PlatformError {
+  const ids = unheld.join(', ');
+  // `target` is the key the rotation under way moves values to: the current one, unless this start begins
+  // another rotation, which must wait for the first to finish (only one previous key can be given).
+  const fix =
+    target === current.kek.id
+      ? `${previousNamed ? `${PREVIOUS_RECORDS_KEK_ENV} is not that key: set` : 'Set'} ${PREVIOUS_RECORDS_KEK_ENV} (or _FILE) to it and run m keys rewrap to the end before dropping it.`
+      : `Finish that rotation first (${RECORDS_KEK_ENV} the key ${target}, ${PREVIOUS_RECORDS_KEK_ENV} the key ${ids}, then m keys rewrap to the end), and only then rotate to ${current.named} (${current.kek.id}).`;
+  return new PlatformError(
+    'config_invalid',
+    `Personal data of this database is still under key-encryption key ${ids}: m keys rewrap has not finished moving it to key ${target}. ${fix} See docs/operators.md#rotating-the-key-encryption-key.`,
+  );
 }
 
 /** The refusal of a key that did not write this database's data, with what to do about it. */

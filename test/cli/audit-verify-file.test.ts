@@ -87,6 +87,15 @@ describe('m audit verify --file', () => {
     );
     expect(cut.code).toBe(1);
 
+    // Filtered on a record whose first reveal is entry 1: its gap could be the filter or a removal.
+    await t.ctx.audit!.append([{ ...facts(0), at: new Date(Date.UTC(2026, 10, 1, 9)).toISOString() }]);
+    const record = await saveExport(`?record=${facts(0).record}`, 'record.csv');
+    const gap = await m(['audit', 'verify', '--file', record]);
+    expect(gap.output).toContain(
+      `audit log BROKEN at entry 2: entry 2 is missing (the next one is 13); if ${record} is a filtered export (doctype, record, user, from), it cannot be checked: only an export of the whole log (no filters) can`,
+    );
+    expect(gap.code).toBe(1);
+
     const other = join(dir, 'Customers.csv');
     writeFileSync(other, 'ID,Name\r\nCUST-00001,Ada\r\n');
     const wrong = await m(['audit', 'verify', '--file', other]);

@@ -117,6 +117,17 @@ describe('m audit verify --data-dir .platform --head <seq>:<hash>', () => {
     expect(run.output).toContain('--head 5: expected <seq>:<hash> or <service>/<seq>:<hash>');
   });
 
+  it("refuses a head naming a service, which a gateway's merged log takes, as a usage error, not a BROKEN log", async () => {
+    const first = await m(['audit', 'verify', '--data-dir', dataDir]);
+    const head = `crm/${printedHead(first.output)}`;
+    const run = await m(['audit', 'verify', '--data-dir', dataDir, '--head', head]);
+    expect(run.code).toBe(2);
+    expect(run.output).toContain(
+      `m audit: --head: the head recorded (${head}) names a service, and this log is one chain (its entries name none): pass <seq>:<hash>`,
+    );
+    expect(run.output).not.toContain('BROKEN');
+  });
+
   it('holds against the head it printed, and fails against it once the log is rewritten', async () => {
     const first = await m(['audit', 'verify', '--data-dir', dataDir]);
     expect(first.code).toBe(0);
@@ -253,6 +264,17 @@ describe('m audit verify --url <gateway> --head <service>/<seq>:<hash> (MACROSER
       (await m(['audit', 'verify', '--url', gateway.url, '--head', head!], { PLATFORM_API_KEY: apiKey }))
         .code,
     ).toBe(0);
+
+    // The head without its service: a mistake in the command (exit 2), not a rewritten log.
+    const bare = head!.slice('crm/'.length);
+    const unnamed = await m(['audit', 'verify', '--url', gateway.url, '--head', bare], {
+      PLATFORM_API_KEY: apiKey,
+    });
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.output).toContain(
+      `m audit: --head: the head recorded (${bare}) names no service, and this log is a gateway's merged log`,
+    );
+    expect(unnamed.output).not.toContain('BROKEN');
 
     await rewriteTable(started.serviceDatabases.crm!, 1);
     expect((await m(['audit', 'verify', '--url', gateway.url], { PLATFORM_API_KEY: apiKey })).code).toBe(0);

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type AuditEntry,
@@ -65,7 +66,9 @@ async function offlineVerdict(
   const { openDatabase } = await import('../../../backend/db/open-database');
   const { AuditLog } = await import('../../../backend/audit/audit-log');
   const { verifyChain } = await import('../../../backend/audit/chain');
-  const { claimDataDir, requireExistingDatabase } = await import('../../../backend/data-dir/data-dir');
+  const { claimDataDir, gatewayDirectoryError, requireExistingDatabase, servicesUnder } = await import(
+    '../../../backend/data-dir/data-dir'
+  );
   const config = loadConfig({ file: configFile, overrides: { 'server.data_dir': dataDir } });
   requireExistingDatabase(config.server.data_dir, config.server.database_url);
   // The embedded database allows one process: a running server's directory is refused (data_dir_locked).
@@ -82,7 +85,16 @@ async function offlineVerdict(
       // Opening the log loads what a crash left in the embedded database's journal into the table first.
       const log = await AuditLog.open(db);
       try {
-        return await verifyChain(log.entries(), recorded);
+        const verdict = await verifyChain(log.entries(), recorded);
+        // A gateway's own log is always empty: "intact: 0 entries" there would vouch for no service's log.
+        const services = verdict.entries === 0 ? servicesUnder(config.server.data_dir) : [];
+        if (services.length > 0) {
+          const error = gatewayDirectoryError(config.server.data_dir, services, 'audit log');
+          throw new Error(
+            `${error.message}; check each with --data-dir ${join(resolve(config.server.data_dir), 'services', '<app>')}, or all of them through the gateway with --url`,
+          );
+        }
+        return verdict;
       } finally {
         await log.close();
       }
@@ -115,7 +127,16 @@ async function fileVerdict(path: string, recorded: readonly RecordedHead[]): Pro
       `${path} starts at entry ${cut.seq}${cut.service ? ` of ${cut.service}` : ''}: only an export of the whole log (no filters) can be checked`,
     );
   }
-  return verifyChain(entries, recorded);
+  const verdict = await verifyChain(entries, recorded);
+  // A filtered export whose first entry happens to be entry 1 (the first reveal of the record filtered on)
+  // shows its first gap as a missing entry; the file cannot tell a filter from a removal, so say both.
+  if (!verdict.ok && / is missing \(the next one is \d+\)$/.test(verdict.problem)) {
+    return {
+      ...verdict,
+      problem: `${verdict.problem}; if ${path} is a filtered export (doctype, record, user, from), it cannot be checked: only an export of the whole log (no filters) can`,
+    };
+  }
+  return verdict;
 }
 
 function parse(argv: string[]) {
@@ -183,6 +204,11 @@ export const auditCommand: Command = {
     } catch (err) {
       console.error(`m audit: ${(err as Error).message}`);
       return AUDIT_EXIT.broken;
+    }
+    if (!verdict.ok && verdict.headForm) {
+      // Not a verdict on the log: the head given does not fit it, so nothing was compared.
+      console.error(`m audit: --head: ${verdict.problem}`);
+      return AUDIT_EXIT.usage;
     }
     if (!verdict.ok) {
       console.error(`audit log BROKEN at entry ${verdict.seq}: ${verdict.problem}`);

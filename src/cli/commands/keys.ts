@@ -39,7 +39,7 @@ and (rewrap) the key-encryption key of personal data at rest.
 
 Options:
   --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
-  --app <name>       list, rotate: the keys of that MACROSERVICE service
+  --app <name>       The keys of that MACROSERVICE service (rewrap: its records, <data_dir>/services/<name>)
   --config <file>    platform.toml to read (default ./platform.toml when present)
   --json             list: print JSON
   --batch <n>        rewrap: records per batch (default 100)
@@ -47,7 +47,7 @@ Options:
 
 Exit codes: 0 done, 1 failed, 2 usage error, 78 invalid configuration.`;
 
-const REWRAP_HELP = `Usage: m keys rewrap [--data-dir <dir>] [--config <file>] [--batch <n>]
+const REWRAP_HELP = `Usage: m keys rewrap [--data-dir <dir>] [--app <name>] [--config <file>] [--batch <n>]
 
 Re-encrypts personal data at rest under the current key-encryption key: after a rotation, the values the
 previous key wrapped; and values stored in clear before encryption at rest existed.
@@ -61,9 +61,12 @@ either, the current key is the server's (the generated file). Records are rewrit
 transaction each), printing "<DocType>: <n> checked, <n> rewrapped" after each; killed or interrupted, run
 it again and it resumes. On the embedded database the server must be stopped; on PostgreSQL it runs beside
 the servers, which must all hold both keys first (docs/operators.md#rotating-the-key-encryption-key).
+In MACROSERVICE each service holding personal data has its own records and key: rewrap each with --app.
 
 Options:
   --data-dir <dir>   State directory (PLATFORM_DATA_DIR, default .platform)
+  --app <name>       A MACROSERVICE service's records, in <data_dir>/services/<name> (its generated key
+                     is <data_dir>/services/<name>/keys/records.kek)
   --config <file>    platform.toml to read (default ./platform.toml when present)
   --batch <n>        Records per batch (default 100)
   -h, --help         This help
@@ -92,8 +95,8 @@ export const keysCommand: Command = {
       return KEYS_EXIT.usage;
     }
     const app = values.app;
-    if (app !== undefined && (action === 'rewrap' || !SERVICE_NAME_PATTERN.test(app))) {
-      console.error(`m keys: --app takes a service name and applies to list and rotate\n\n${HELP}`);
+    if (app !== undefined && !SERVICE_NAME_PATTERN.test(app)) {
+      console.error(`m keys: --app takes a service name\n\n${HELP}`);
       return KEYS_EXIT.usage;
     }
     // A service's own ring (docs/security.md#encrypted-to-the-owning-service): files in its data directory,
@@ -117,7 +120,18 @@ export const keysCommand: Command = {
       console.error(`m keys: ${(err as Error).message}`);
       return KEYS_EXIT.config;
     }
-    if (action === 'rewrap') return rewrap(config, Number(values.batch ?? 100));
+    if (action === 'rewrap') {
+      // A MACROSERVICE service keeps its records, and its generated key-encryption key, in a directory of
+      // its own: rewrapping it is rewrapping that directory, as the service itself opens it.
+      const own =
+        app === undefined
+          ? config
+          : {
+              ...config,
+              server: { ...config.server, data_dir: join(config.server.data_dir, 'services', app) },
+            };
+      return rewrap(own, Number(values.batch ?? 100));
+    }
     const kek =
       config.mode === 'macroservice' && app === undefined ? keyEncryptionKeyFromEnv(process.env) : undefined;
     if (kek) {
@@ -227,7 +241,9 @@ async function rewrap(config: PlatformConfig, batch: number): Promise<number> {
   const { openDatabase } = await import('../../../backend/db/open-database');
   const { kekSources, openVaultKeys } = await import('../../../backend/vault/vault-keys');
   const { rewrapRecords } = await import('../../../backend/vault/rewrap');
-  const { claimDataDir, requireExistingDatabase } = await import('../../../backend/data-dir/data-dir');
+  const { claimDataDir, gatewayDirectoryError, requireExistingDatabase, servicesUnder } = await import(
+    '../../../backend/data-dir/data-dir'
+  );
   let db: Awaited<ReturnType<typeof openDatabase>> | undefined;
   let owned: { release(): void } | undefined;
   try {
@@ -240,6 +256,16 @@ async function rewrap(config: PlatformConfig, batch: number): Promise<number> {
       databaseUrl: config.server.database_url,
       optimizeWasm: config.server.pglite_optimize,
     });
+    // A gateway's directory holds no records: "done" there would leave every service's records as they
+    // were (and a key row would make its database look like one holding personal data).
+    const services = servicesUnder(config.server.data_dir);
+    if (services.length > 0) {
+      const { rows } = await db.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM records) AS any');
+      if (!rows[0]?.any) {
+        const error = gatewayDirectoryError(config.server.data_dir, services, 'records');
+        throw new Error(`${error.message}; rewrap each with --app <app>`);
+      }
+    }
     const keys = await openVaultKeys(db, kekSources(resolve(config.server.data_dir), process.env));
     // DocTypes of no configured app (served with `m serve --app` only, or since removed): their ciphertexts
     // are rewrapped, found by their format, but a value they stored in clear is not told from any other.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { databaseIdentity } from '../../../backend/db/database';
+import { openDatabase } from '../../../backend/db/open-database';
 import { FieldCipher, isCiphertext, kekIdOf } from '../../../backend/vault/field-cipher';
 import { rewrapRecords } from '../../../backend/vault/rewrap';
 import { kekSources, openVaultKeys } from '../../../backend/vault/vault-keys';
@@ -88,5 +89,75 @@ describe('rewrapRecords', () => {
     expect(alone.decrypt(data.ssn as string, binding('ssn'))).toBe('123-45-6789');
     expect(alone.decrypt(data.notes as string, binding('notes'))).toBe('allergic');
     expect(Object.values(data).filter(isCiphertext)).toHaveLength(2);
+  });
+});
+
+describe('a rotation not finished', () => {
+  const KEY_A = 'a'.repeat(40);
+  const KEY_B = 'b'.repeat(40);
+  const binding = (record: string) => ({ doctype: 'crm.Customer', record, field: 'email' });
+
+  it('refuses a start without the previous key until m keys rewrap has moved every value off it', async () => {
+    // A database of its own, written under A.
+    const db = await openDatabase({ memory: true });
+    onTestFinished(() => db.close());
+    const underA = await openVaultKeys(db, kekSources('', { PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: KEY_A }));
+    for (const name of ['CUST-R1', 'CUST-R2']) {
+      await db.query(`INSERT INTO records (doctype, name, data) VALUES ('crm.Customer', $1, $2::jsonb)`, [
+        name,
+        JSON.stringify({
+          customer_name: name,
+          email: underA.cipher.encrypt(`${name}@example.com`, binding(name)),
+        }),
+      ]);
+    }
+    // A server (or a rewrap killed before its first batch) started with both keys hands the index key to B.
+    const rotating = {
+      PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: KEY_B,
+      PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY: KEY_A,
+    };
+    const both = await openVaultKeys(db, kekSources('', rotating));
+    expect(both.cipher.kekId).not.toBe(underA.cipher.kekId);
+
+    // Dropping A now would leave both records unreadable: refused, naming A's id and what to do.
+    for (const env of [
+      { PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: KEY_B },
+      { ...rotating, PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY: 'x'.repeat(40) },
+    ]) {
+      const opened = openVaultKeys(db, kekSources('', env));
+      await expect(opened).rejects.toMatchObject({ code: 'config_invalid' });
+      await expect(opened).rejects.toThrow(underA.cipher.kekId);
+      await expect(opened).rejects.toThrow('m keys rewrap');
+    }
+    // Nor may another rotation begin (B to C) before this one ends: only one previous key can be given, so
+    // the values under A would be left where nothing opens them. The index key stays under B.
+    const onward = openVaultKeys(
+      db,
+      kekSources('', {
+        PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: 'c'.repeat(40),
+        PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY: KEY_B,
+      }),
+    );
+    await expect(onward).rejects.toThrow(`still under key-encryption key ${underA.cipher.kekId}`);
+    await expect(onward).rejects.toThrow('Finish that rotation first');
+    const { rows: index } = await db.query<{ kek_id: string }>('SELECT kek_id FROM vault_keys');
+    expect(index.map((r) => r.kek_id)).toEqual([both.cipher.kekId]);
+
+    // A rewrap given a wrong previous key names the key a value needs (exit 78), not a damaged value.
+    const wrong = { ...both, cipher: new FieldCipher({ key: randomBytes(32), id: both.cipher.kekId }) };
+    await expect(rewrapRecords(db, wrong, [])).rejects.toMatchObject({
+      code: 'config_invalid',
+      message: expect.stringContaining(underA.cipher.kekId),
+    });
+
+    expect(await rewrapRecords(db, both, [])).toBe(2);
+    const underB = await openVaultKeys(db, kekSources('', { PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: KEY_B }));
+    const { rows } = await db.query<{ name: string; data: { email: string } }>(
+      "SELECT name, data FROM records WHERE doctype = 'crm.Customer' AND name LIKE 'CUST-R%' ORDER BY name",
+    );
+    expect(rows.map((r) => underB.cipher.decrypt(r.data.email, binding(r.name)))).toEqual([
+      'CUST-R1@example.com',
+      'CUST-R2@example.com',
+    ]);
   });
 });

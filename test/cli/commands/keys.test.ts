@@ -62,10 +62,62 @@ describe('m keys', () => {
     expect(listed.keys.map((k) => k.kid)).toEqual([`svc:crm:${ring.keys[0]!.kid}`]);
   });
 
-  it('exits 2 for --app with rewrap or with a name that is not a service name', async () => {
+  it('exits 2 for --app with a name that is not a service name', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    expect(await keysCommand.run(['rewrap', '--app', 'crm'])).toBe(KEYS_EXIT.usage);
     expect(await keysCommand.run(['rotate', '--app', '../crm'])).toBe(KEYS_EXIT.usage);
+    expect(await keysCommand.run(['rewrap', '--app', '../crm'])).toBe(KEYS_EXIT.usage);
+  });
+
+  it("rewrap --app crm moves a MACROSERVICE service's records off its own generated key", async () => {
+    // As a crm service process leaves them: its database and generated key in <data_dir>/services/crm.
+    const dataDir = mkdtempSync(join(tmpdir(), 'desk-cli-keys-rewrap-app-'));
+    dirs.push(dataDir);
+    const serviceDir = join(dataDir, 'services', 'crm');
+    const binding = { doctype: 'crm.Customer', record: 'CUST-00001', field: 'email' };
+    let db = await openDatabase({ dataDir: serviceDir });
+    try {
+      const generated = await openVaultKeys(db, kekSources(serviceDir, {}));
+      await db.query(
+        `INSERT INTO records (doctype, name, data) VALUES ('crm.Customer', 'CUST-00001', $1::jsonb)`,
+        [
+          JSON.stringify({
+            customer_name: 'Ada',
+            email: generated.cipher.encrypt('ada@example.com', binding),
+          }),
+        ],
+      );
+    } finally {
+      await db.close();
+    }
+    const keyB = 'B'.repeat(40);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    vi.stubEnv('PLATFORM_APPS', 'crm');
+    vi.stubEnv('PLATFORM_DATABASE_URL', '');
+    vi.stubEnv('PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY', '');
+    vi.stubEnv('PLATFORM_RECORDS_PREVIOUS_KEY_ENCRYPTION_KEY_FILE', join(serviceDir, 'keys', 'records.kek'));
+    vi.stubEnv('PLATFORM_RECORDS_KEY_ENCRYPTION_KEY', keyB);
+    try {
+      expect(await keysCommand.run(['rewrap', '--app', 'crm', '--data-dir', dataDir])).toBe(KEYS_EXIT.ok);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(log.mock.calls.map((call) => String(call[0]))).toContain('crm.Customer: 1 checked, 1 rewrapped');
+    // Nothing was created beside the service's directory, and key B alone opens its value.
+    expect(existsSync(join(dataDir, 'db'))).toBe(false);
+    db = await openDatabase({ dataDir: serviceDir });
+    try {
+      const underB = await openVaultKeys(
+        db,
+        kekSources(serviceDir, { PLATFORM_RECORDS_KEY_ENCRYPTION_KEY: keyB }),
+      );
+      const { rows } = await db.query<{ data: { email: string } }>(
+        "SELECT data FROM records WHERE doctype = 'crm.Customer' AND name = 'CUST-00001'",
+      );
+      expect(underB.cipher.decrypt(rows[0]!.data.email, binding)).toBe('ada@example.com');
+    } finally {
+      await db.close();
+    }
   });
 
   it('exits 2 on a usage error', async () => {
