@@ -3,7 +3,8 @@
  * start:macro` for MACROSERVICE): sign in, create a customer through the crm remote's own form with its
  * personal data encrypted on the wire, create a stock.Item as plain JSON, see both in their lists and in the
  * database, and keep working when the crm remote's assets answer 500; a System Manager sees who was shown the
- * customer's personal data and the Audit page. Screenshots of the main screens go to
+ * customer's personal data and the Audit page, and finds the customer by the email typed right after Ctrl+K
+ * (into the search even while its code loads, not into the form). Screenshots of the main screens go to
  * test/e2e/__screenshots__.
  */
 import { readFileSync } from 'node:fs';
@@ -277,6 +278,44 @@ describe.each<DeskMode>(['monolith', 'macroservice'])('the Desk against %s', (mo
       await screenshot(page, shot('audit-empty'));
     } finally {
       page.off('request', onRequest);
+    }
+  });
+
+  it('takes what is typed right after Ctrl+K into the search, even while its code loads, not into the form', async () => {
+    expect(customerName).not.toBe('');
+    // A page of its own: the palette's code has not loaded yet, and is held back as on a slow network.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const fresh = await context.newPage();
+      await signIn(fresh, target.deskUrl);
+      await fresh.route(/\/search-palette\.[0-9a-f]+\.js$/, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        await route.continue();
+      });
+      await fresh.goto(`${target.deskUrl}#/app/crm.Customer/${encodeURIComponent(customerName)}`);
+      const name = fresh.getByLabel('Customer name');
+      await name.click();
+      await fresh.keyboard.press('Control+k');
+      // A quick typist: most of the email is typed before the palette's code arrives.
+      await fresh.keyboard.type(customer.email, { delay: 20 });
+      const search = fresh.getByRole('combobox', { name: 'Search records, or go to a list' });
+      await search.waitFor();
+      expect(await search.inputValue()).toBe(customer.email);
+      expect(await name.inputValue()).toBe(customer.name);
+      // A whole email finds its record for a user who may see personal data (docs/desk.md).
+      const hit = fresh.getByRole('option', { name: customer.name });
+      await hit.waitFor();
+      await screenshot(fresh, mode === 'monolith' ? 'search-by-email' : `${mode}-search-by-email`);
+      // Escape gives focus back to the field that had it, unchanged.
+      await fresh.keyboard.press('Escape');
+      await search.waitFor({ state: 'detached' });
+      expect(await fresh.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe(
+        'customer_name',
+      );
+      expect(await name.inputValue()).toBe(customer.name);
+      await expect(fresh.getByText('Unsaved changes').count()).resolves.toBe(0);
+    } finally {
+      await context.close();
     }
   });
 

@@ -9,9 +9,18 @@ export function fieldLabels(
   return fields.map((f) => schema?.fields.find((d) => d.name === f)?.label ?? f).join(', ');
 }
 
-/** How the data was shown: a record opened, or a list. */
+/** The route of a reveal made while an RPC method ran (`POST /api/method/<name>`). */
+const METHOD_ROUTE = /^POST \/api\/method\/(.+)$/;
+
+/**
+ * How the data was shown: a record opened (`get`), a list (`list`), or read by an RPC method on the
+ * caller's behalf (`POST /api/method/<name>`, docs/permissions.md#reveals-are-audited), named by the method.
+ */
 export function routeWords(route: string): string {
-  return route === 'list' ? 'in a list' : 'opened';
+  if (route === 'list') return 'in a list';
+  if (route === 'get') return 'opened';
+  const method = METHOD_ROUTE.exec(route)?.[1];
+  return method ? `through ${method}` : route;
 }
 
 /** How the user signed in. */

@@ -5,7 +5,16 @@
  * Refine's context is given to remote components only (`RemoteScope`), where a remote's hooks need it.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useDeferredValue,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from 'react';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { useRoute } from '../hooks/use-route';
@@ -24,6 +33,7 @@ import {
 import { DocTypePage } from './DocTypePage';
 import { Notices } from './Notices';
 import { OverrideBanner } from './OverrideBanner';
+import { PaletteOpening, type PaletteStart } from './PaletteOpening';
 import { Sidebar } from './Sidebar';
 import { Loading } from './states';
 
@@ -131,6 +141,13 @@ function Layout(): React.JSX.Element {
   const { route, navigate } = useRoute();
   const [menuOpen, setMenuOpen] = useState(false);
   const [searching, setSearching] = useState(false);
+  // What the palette starts from: the element to give focus back to, and what was typed while its code
+  // loaded (PaletteOpening).
+  const opening = useRef<PaletteStart>({ text: '', returnTo: null });
+  const openSearch = useCallback(() => {
+    opening.current = { text: '', returnTo: document.activeElement as HTMLElement | null };
+    setSearching(true);
+  }, []);
   const mainRef = useRef<HTMLElement>(null);
   const session = useSession();
   const permissions = usePermissions();
@@ -147,15 +164,18 @@ function Layout(): React.JSX.Element {
     mainRef.current?.focus({ preventScroll: true });
   }, [routeKey]);
 
+  const searchingRef = useRef(searching);
+  searchingRef.current = searching;
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!isSearchShortcut(event)) return;
       event.preventDefault();
-      setSearching(true);
+      // Open once: a second Ctrl+K while open would forget where focus came from.
+      if (!searchingRef.current) openSearch();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [openSearch]);
 
   return (
     <div className={`desk${menuOpen ? ' desk--menu-open' : ''}`}>
@@ -185,7 +205,7 @@ function Layout(): React.JSX.Element {
           className="desk-header__search"
           aria-haspopup="dialog"
           aria-keyshortcuts="Control+K Meta+K"
-          onClick={() => setSearching(true)}
+          onClick={openSearch}
         >
           Search or jump to…
           <kbd className="desk-header__kbd">Ctrl K</kbd>
@@ -239,8 +259,8 @@ function Layout(): React.JSX.Element {
         <LeaveDialog />
       </Suspense>
       {searching ? (
-        <Suspense fallback={null}>
-          <CommandPalette onClose={() => setSearching(false)} navigate={navigate} />
+        <Suspense fallback={<PaletteOpening start={opening.current} onClose={() => setSearching(false)} />}>
+          <CommandPalette start={opening.current} onClose={() => setSearching(false)} navigate={navigate} />
         </Suspense>
       ) : null}
     </div>

@@ -7,6 +7,7 @@
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
+import { hasFlaggedFields } from '../../protocol';
 import { mayReadAudit } from '../audit/audit-access';
 import { type AuditFilters, auditApi, auditKeys } from '../audit/audit-api';
 import { fieldLabels, routeWords, viaWords } from '../audit/reveal-words';
@@ -19,8 +20,12 @@ import type { NavigateOptions } from '../hooks/use-route';
 import type { CatalogSnapshot } from '../platform/catalog';
 import { type NavEntry, navEntries } from '../platform/navigation';
 import { type DeskRoute, formatRoute } from '../routing/route';
+import adminPagesCss from '../styles/admin-pages.css';
+import { adoptStyles } from '../styles/adopt-styles';
 import { CsvExportButton } from './CsvExportButton';
 import { Empty, ErrorState, Loading } from './states';
+
+adoptStyles('admin-pages', adminPagesCss);
 
 /** Reveals per page. */
 export const AUDIT_PAGE_SIZE = 25;
@@ -106,9 +111,9 @@ function ChainStatus(): React.JSX.Element {
   const status = query.data;
   if (!status.ok) {
     return (
+      // The server's words name the entry (and in MACROSERVICE its service) and what is wrong with it.
       <div className="desk-banner desk-banner--error" role="alert">
-        The audit log is broken at entry {status.seq}: {status.problem}. Entries were removed or changed after
-        they were written.
+        The audit log is not intact: {status.problem}.
       </div>
     );
   }
@@ -341,13 +346,16 @@ export function nothingShownWords(filters: AuditFilters, doctypeLabel?: string):
 
 /**
  * The DocTypes the audit can be filtered by, by their labels (the log stores names, e.g. `crm.Customer`):
- * every DocType of the services the Desk knows, sorted by label, and the one already filtered by even when
- * no service offers it now (a DocType since uninstalled keeps its entries).
+ * every DocType with personal data of the services the Desk knows, sorted by label, and the one already
+ * filtered by even when no service offers it now (a DocType since uninstalled keeps its entries).
  */
 function doctypeChoices(catalog: CatalogSnapshot, current: string | undefined): NavEntry[] {
-  const entries = Object.values(catalog.metadata).flatMap((state) =>
-    state.status === 'ready' ? navEntries(state.value) : [],
-  );
+  // Only those with personal data: a reveal of any other is never logged, so choosing one finds nothing.
+  const entries = Object.values(catalog.metadata).flatMap((state) => {
+    if (state.status !== 'ready') return [];
+    const flagged = new Set(state.value.doctypes.filter(hasFlaggedFields).map((d) => d.name));
+    return navEntries(state.value).filter((e) => flagged.has(e.docType));
+  });
   if (current && !entries.some((e) => e.docType === current)) {
     entries.push({ docType: current, label: current, singular: current });
   }

@@ -3,7 +3,8 @@
  * record, or open a record found by title in any service. Commands are matched in the browser; records come
  * from one `GET /api/search` per pause in typing. A service that did not answer is mentioned, not fatal.
  */
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { hasFlaggedFields } from '../../protocol';
 import { useCatalog } from '../hooks/use-catalog';
 import { useDebounced } from '../hooks/use-debounced';
 import { usePermissions } from '../hooks/use-permissions';
@@ -14,6 +15,7 @@ import type { DeskRoute } from '../routing/route';
 import { SEARCH_DEBOUNCE_MS, type SearchAnswer, searchRecords } from '../search/search-client';
 import { useDeveloperDetails } from '../words/developer-details';
 import { failureWords } from '../words/failure';
+import type { PaletteStart } from './PaletteOpening';
 
 /** One choice in the palette. */
 interface PaletteOption {
@@ -26,6 +28,11 @@ interface PaletteOption {
 
 /** Props of {@link CommandPalette}. */
 export interface CommandPaletteProps {
+  /**
+   * The text typed while the palette's code loaded and the element focused before it opened, which gets
+   * focus back when the palette closes (PaletteOpening).
+   */
+  start?: PaletteStart;
   onClose(): void;
   navigate(to: DeskRoute): void;
 }
@@ -37,7 +44,7 @@ type SearchState =
   | { status: 'error'; q: string; error: unknown };
 
 /** The palette; render it only while open. */
-export function CommandPalette({ onClose, navigate }: CommandPaletteProps): React.JSX.Element {
+export function CommandPalette({ start, onClose, navigate }: CommandPaletteProps): React.JSX.Element {
   const platform = usePlatform();
   const catalog = useCatalog();
   const developer = useDeveloperDetails();
@@ -49,11 +56,19 @@ export function CommandPalette({ onClose, navigate }: CommandPaletteProps): Reac
   const listId = useId();
   const q = useDebounced(text.trim(), SEARCH_DEBOUNCE_MS);
 
-  useEffect(() => {
-    const previous = document.activeElement as HTMLElement | null;
-    inputRef.current?.focus();
+  // At commit, as the box shown while the palette loaded goes: everything typed into it until now is taken
+  // over (React may render this palette a while before it shows it), and typing carries on after it.
+  useLayoutEffect(() => {
+    const previous = start?.returnTo ?? (document.activeElement as HTMLElement | null);
+    const input = inputRef.current;
+    if (input && start?.text) {
+      input.value = start.text;
+      setText(start.text);
+    }
+    input?.focus();
+    input?.setSelectionRange(input.value.length, input.value.length);
     return () => previous?.focus?.();
-  }, []);
+  }, [start]);
 
   useEffect(() => {
     if (!q) {
@@ -114,6 +129,20 @@ export function CommandPalette({ onClose, navigate }: CommandPaletteProps): Reac
     }
     return [...records, ...go.slice(0, needle ? 6 : 20), ...create.slice(0, needle ? 3 : 0)];
   }, [catalog, text, search, q, developer, can]);
+
+  // Whether some DocType this user may read holds personal data they may not see: the search cannot find
+  // a record by it for them (docs/desk.md#screens-that-follow-your-rights), which "No records match" says.
+  const hidesPersonalData = useMemo(
+    () =>
+      Object.values(catalog.metadata).some(
+        (state) =>
+          state.status === 'ready' &&
+          state.value.doctypes.some(
+            (d) => hasFlaggedFields(d) && can(d.name, 'read') && !can(d.name, 'read_pii'),
+          ),
+      ),
+    [catalog, can],
+  );
 
   const safeActive = Math.min(active, Math.max(0, options.length - 1));
   const choose = (option: PaletteOption | undefined) => {
@@ -196,7 +225,9 @@ export function CommandPalette({ onClose, navigate }: CommandPaletteProps): Reac
             : search.status === 'error'
               ? `Records could not be searched. ${failureWords(search.error).message}`
               : search.status === 'done' && search.answer.groups.length === 0 && q
-                ? 'No records match.'
+                ? hidesPersonalData
+                  ? 'No records match. Personal data you may not see, such as an email, finds nothing.'
+                  : 'No records match.'
                 : ''}
           {incomplete.length > 0
             ? ` Some apps did not answer in time, so results may be incomplete.${developer ? ` (${incomplete.map((g) => `${g.service}: ${g.reason}`).join(', ')})` : ''}`

@@ -10,10 +10,11 @@
  */
 import { type FormEvent, lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import type { DeskRecord, FormViewProps } from '../../contract/remote';
-import { PII_MASK } from '../../protocol';
+import { isFlagged, PII_MASK } from '../../protocol';
 import { useCreateRecord, useRecord, useUpdateRecord } from '../data/records';
 import { type DeskField, deskFields, initialValues } from '../fields';
 import { changedFields, unmatchedLinkMessage } from '../form-rules';
+import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
 import { guardForm } from '../routing/guard-form';
 import { type FieldErrors, toPayload, validateField, validateRecord } from '../validation';
@@ -108,13 +109,17 @@ function FormBody({
   readOnly,
 }: GenericFormProps & { initial: DeskRecord }): React.JSX.Element {
   const platform = usePlatform();
+  const permissions = usePermissions();
   // Personal data the server masked for this user is shown as masked, read-only, and never sent back
   // (docs/permissions.md#personal-data).
   const all = formFields(deskFields(schema));
-  const fields = all.filter((f) => initial[f.name] !== PII_MASK);
   // What the values are compared with to know whether there are unsaved changes: the record as loaded,
-  // then as last saved.
+  // then as last saved (or as saved by someone else, when the user takes that version).
   const [baseline, setBaseline] = useState<Record<string, unknown>>(() => ({ ...initial }));
+  // Masked as the record was loaded, read again, or taken from someone else's save: a field empty when
+  // loaded may hold a value, masked, in the version taken.
+  const masked = (f: DeskField) => initial[f.name] === PII_MASK || baseline[f.name] === PII_MASK;
+  const fields = all.filter((f) => !masked(f));
   const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initial }));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<FailureWords | undefined>();
@@ -141,6 +146,17 @@ function FormBody({
       }),
     );
 
+  /**
+   * The fields a save sends. An update by a user who may not read personal data sends a flagged field only
+   * when they changed it: the server records any flagged value such a writer sends as a change, equal or not
+   * (docs/permissions.md#history-and-comments), so an untouched empty one would read "changed Phone".
+   */
+  const sentFields = (): DeskField[] => {
+    if (!id || permissions.can(docType, 'read_pii')) return fields;
+    const changed = changedFields(fields, baseline, values);
+    return fields.filter((f) => !isFlagged(f) || changed.includes(f.name));
+  };
+
   /** Validates and saves; true when the record was stored. */
   const save = async (loadedModified = baseline.modified): Promise<boolean> => {
     setFailure(undefined);
@@ -150,7 +166,7 @@ function FormBody({
       focusFirstInvalid(found);
       return false;
     }
-    const payload = toPayload(fields, values, { clearBlank: Boolean(id) });
+    const payload = toPayload(sentFields(), values, { clearBlank: Boolean(id) });
     try {
       const saved = id
         ? await update({
@@ -240,7 +256,7 @@ function FormBody({
       ) : null}
       <div className="desk-form__grid">
         {all.map((field) =>
-          initial[field.name] === PII_MASK ? (
+          masked(field) ? (
             <MaskedField key={field.name} field={field} idPrefix={idPrefix} />
           ) : (
             <FieldInput

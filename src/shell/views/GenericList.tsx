@@ -28,6 +28,7 @@ import {
   listColumns,
   pickableColumns,
   shownFields,
+  titleSearch,
   toFilters,
 } from './list/list-model';
 import { bulkEditableFields, useBulkEdit } from './list/use-bulk-edit';
@@ -112,14 +113,16 @@ export function GenericList({
   const [routeState, setRouteState] = useListState(externalState, onStateChange);
   const sensitive = flaggedFieldNames(schema);
   const [state, setState] = useRememberedListState(user, docType, routeState, setRouteState, sensitive);
-  const readable = pickableColumns(schema, permissions.can(docType, 'read_pii'));
+  const canReadPii = permissions.can(docType, 'read_pii');
+  const readable = pickableColumns(schema, canReadPii);
+  const search = titleSearch(schema, canReadPii);
   const columns = chosenColumns(schema, state.columns, readable);
   // The DocType's own columns link their first to the record; picked ones link the title, wherever it is.
   const picked = Boolean(state.columns?.some((name) => readable.some((f) => f.name === name)));
   const linkField =
     picked && columns.some((f) => f.name === schema.titleField) ? schema.titleField : undefined;
   // The fixed filter inputs stay those of the DocType's own columns, whatever columns are picked.
-  const filterable = filterableColumns(listColumns(schema), schema.titleField);
+  const filterable = filterableColumns(listColumns(schema), schema.titleField, canReadPii);
   // Typing updates the inputs at once and the URL (hence the query) after a pause.
   const [draft, setDraft] = useFilterDraft(state, setState);
   const conditions = validConditions(state.conditions, readable);
@@ -142,7 +145,7 @@ export function GenericList({
   const notice = dropped.notice ?? leftOut;
 
   const filters = [
-    ...toFilters(filterable, state, schema.titleField),
+    ...toFilters(filterable, state, schema.titleField, search),
     ...conditionFilters(conditions, readable),
   ];
   const { page, pageSize } = state;
@@ -176,6 +179,7 @@ export function GenericList({
         label={schema.label}
         titleLabel={schema.fields.find((f) => f.name === schema.titleField)?.label ?? 'Title'}
         fields={filterable}
+        search={search}
         draft={draft}
         setDraft={setDraft}
         state={state}

@@ -13,10 +13,14 @@ import { portalContainerOf } from '../isolation/portal-container';
 import { navEntries, serviceLabel } from '../platform/navigation';
 import { showsService } from '../platform/screen-rights';
 import { formatRoute } from '../routing/route';
+import { adoptStyles } from '../styles/adopt-styles';
+import homeCss from '../styles/home.css';
 import { useDeveloperDetails } from '../words/developer-details';
 import { DeveloperDetails } from './DeveloperDetails';
 import { RemoteBoundary } from './RemoteBoundary';
 import { RemoteUnavailable } from './RemoteUnavailable';
+
+adoptStyles('home', homeCss);
 
 /** The home screen. */
 export function Home(): React.JSX.Element {

@@ -2,7 +2,11 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { isSdkError } from '../../sdk/errors';
 import { usePlatform } from '../hooks/use-platform';
+import { adoptStyles } from '../styles/adopt-styles';
+import loginCss from '../styles/login.css';
 import { failureWords } from '../words/failure';
+
+adoptStyles('login', loginCss);
 
 /** Sign-ins sent again by themselves after the server answered `login_busy`, before it shows as an error. */
 const BUSY_RETRIES = 5;

@@ -5,7 +5,7 @@
  */
 import { lazy, useState } from 'react';
 import type { DeskRecord } from '../../contract/remote';
-import type { DocTypeSchema } from '../../protocol';
+import { type DocTypeSchema, PII_MASK } from '../../protocol';
 import { useDeleteRecord, useRecord } from '../data/records';
 import { formatDateTime } from '../fields';
 import { useDocumentTitle } from '../hooks/use-document-title';
@@ -66,12 +66,14 @@ export function RecordPage({
   children,
 }: RecordPageProps): React.JSX.Element {
   const { notices } = usePlatform();
-  const { result: record } = useRecord<DeskRecord>({
+  const { query: read, result: record } = useRecord<DeskRecord>({
     resource: docType,
     id: id ?? '',
     enabled: id !== undefined,
   });
-  const title = id === undefined ? undefined : String(record?.[titleField] ?? '') || id;
+  // A title that is personal data the user may not see comes masked: the record's ID names it instead.
+  const shownTitle = record?.[titleField] === PII_MASK ? '' : String(record?.[titleField] ?? '');
+  const title = id === undefined ? undefined : shownTitle || id;
   useDocumentTitle(id === undefined ? `New ${label}` : title, label);
   const permissions = usePermissions();
   const [confirming, setConfirming] = useState(false);
@@ -154,7 +156,12 @@ export function RecordPage({
       {children}
       {id !== undefined ? <RecordAttachments docType={docType} schema={schema} id={id} /> : null}
       {id !== undefined ? (
-        <RecordSeenBy docType={docType} schema={schema} id={id} loaded={record !== undefined} />
+        <RecordSeenBy
+          docType={docType}
+          schema={schema}
+          id={id}
+          readAt={record !== undefined ? read.dataUpdatedAt : 0}
+        />
       ) : null}
       {id !== undefined ? <RecordTimeline docType={docType} schema={schema} id={id} /> : null}
       {confirming ? (

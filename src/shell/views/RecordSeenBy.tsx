@@ -4,12 +4,12 @@
  * Only for those the audit API answers (System Managers, in MONOLITH; audit-access.ts): anyone else gets
  * nothing of it, not even a request. A DocType without flagged fields has nothing to show.
  */
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { type DocTypeSchema, hasFlaggedFields } from '../../protocol';
 import { mayReadAudit } from '../audit/audit-access';
 import { auditApi, auditKeys } from '../audit/audit-api';
-import { fieldLabels } from '../audit/reveal-words';
+import { fieldLabels, routeWords } from '../audit/reveal-words';
 import { formatDateTime } from '../fields';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
@@ -24,10 +24,11 @@ export interface RecordSeenByProps {
   schema: Pick<DocTypeSchema, 'label' | 'fields'>;
   id: string;
   /**
-   * True once the record was read: the section asks only then, so the read that opened the form (itself
-   * audited when it revealed anything) is among the entries.
+   * When the record was last read (ms since the epoch; 0 until it was): the section asks only then, and
+   * again after each read (a save reads the record again), so the read that shows the form now, itself
+   * audited when it revealed anything, is among the entries.
    */
-  loaded: boolean;
+  readAt: number;
 }
 
 /** The section, or nothing for a user who may not read the audit log or a DocType without personal data. */
@@ -37,14 +38,16 @@ export function RecordSeenBy(props: RecordSeenByProps): React.JSX.Element | null
   return <SeenByList {...props} />;
 }
 
-function SeenByList({ docType, schema, id, loaded }: RecordSeenByProps): React.JSX.Element {
+function SeenByList({ docType, schema, id, readAt }: RecordSeenByProps): React.JSX.Element {
   const { config } = usePlatform();
   const titleId = useId();
   const filters = { doctype: docType, record: id };
   const query = useQuery({
-    queryKey: auditKeys.reveals(filters, 0, SEEN_BY_LIMIT),
+    // One answer per read of the record; the previous one stays on screen while the next is asked.
+    queryKey: [...auditKeys.reveals(filters, 0, SEEN_BY_LIMIT), readAt],
     queryFn: ({ signal }) => auditApi(config.gatewayUrl).reveals(filters, 0, SEEN_BY_LIMIT, signal),
-    enabled: loaded,
+    enabled: readAt > 0,
+    placeholderData: keepPreviousData,
   });
   const noun = schema.label.toLowerCase();
   const more = (query.data?.total ?? 0) - (query.data?.data.length ?? 0);
@@ -64,7 +67,7 @@ function SeenByList({ docType, schema, id, loaded }: RecordSeenByProps): React.J
           {query.data.data.map((entry) => (
             <li key={`${entry.service ?? ''}:${entry.seq}`} className="desk-timeline__item">
               <strong>{entry.user}</strong> saw {fieldLabels(schema, entry.fields)}
-              {entry.route === 'list' ? ' in a list' : ''}{' '}
+              {entry.route === 'get' ? '' : ` ${routeWords(entry.route)}`}{' '}
               <time className="desk-timeline__time" dateTime={entry.at}>
                 {formatDateTime(entry.at)}
               </time>

@@ -3,12 +3,25 @@
  * user's roles, resets a password, disables a user and enables one again. A password reset or a disable signs the user out
  * everywhere (the server revokes their sessions, tokens and API keys).
  */
-import { createContext, type FormEvent, useCallback, useContext, useEffect, useId, useState } from 'react';
+import {
+  createContext,
+  type FormEvent,
+  useCallback,
+  useContext,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
 import { ROLE_NAME_PATTERN } from '../../contract/permissions';
 import { usePermissions } from '../hooks/use-permissions';
 import { usePlatform } from '../hooks/use-platform';
+import adminPagesCss from '../styles/admin-pages.css';
+import { adoptStyles } from '../styles/adopt-styles';
 import { describeError, Empty, ErrorState, Loading } from './states';
 import { type DeskUser, usersApi } from './users-api';
+
+adoptStyles('admin-pages', adminPagesCss);
 
 /** The built-in user the server never disables. */
 const ADMINISTRATOR = 'Administrator';
@@ -158,16 +171,33 @@ function NewUserForm({ onCreated }: { onCreated(): void }): React.JSX.Element {
 function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): React.JSX.Element {
   const { config, notices } = usePlatform();
   const api = usersApi(config.gatewayUrl);
-  const [editing, setEditing] = useState<'roles' | 'password' | undefined>();
+  const [editing, setEditingState] = useState<'roles' | 'password' | undefined>();
   const [roles, setRoles] = useState(user.roles);
   const [password, setPassword] = useState('');
   const [message, setMessage] = useState<string>();
+  const rowRef = useRef<HTMLTableRowElement>(null);
+  // Where focus goes once the row is drawn anew: into the editor just opened, or back to the button that
+  // opened the one just closed (the buttons swap places, and focus would otherwise fall to the page).
+  const focusNext = useRef<string | undefined>(undefined);
+  const setEditing = (next: 'roles' | 'password' | undefined) => {
+    // Each edit starts from the user's roles as stored and an empty password, not from a cancelled edit.
+    setRoles(user.roles);
+    setPassword('');
+    setMessage(undefined);
+    focusNext.current = next ? 'td input' : `button[data-edit="${editing ?? ''}"]`;
+    setEditingState(next);
+  };
+  useEffect(() => {
+    void editing;
+    if (!focusNext.current) return;
+    rowRef.current?.querySelector<HTMLElement>(focusNext.current)?.focus();
+    focusNext.current = undefined;
+  }, [editing]);
   const act = async (work: () => Promise<unknown>, done: string) => {
     setMessage(undefined);
     try {
       await work();
       setEditing(undefined);
-      setPassword('');
       // A notice rather than a line in the row: the row is drawn anew once the list reloads.
       notices.show(done);
       onChanged();
@@ -175,8 +205,21 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
       setMessage(describeError(err).message);
     }
   };
+  const setUserPassword = () =>
+    act(
+      () => api.setPassword(user.name, password),
+      `Password of ${user.name} reset; they are signed out everywhere.`,
+    );
   return (
-    <tr>
+    <tr
+      ref={rowRef}
+      // Escape closes the row's editor, as it closes the Desk's dialogs.
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || !editing) return;
+        e.preventDefault();
+        setEditing(undefined);
+      }}
+    >
       <th scope="row">{user.name}</th>
       <td>{user.enabled ? 'Enabled' : 'Disabled'}</td>
       <td>
@@ -193,6 +236,12 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
               minLength={8}
               value={password}
               onChange={(e) => setPassword(e.target.value)}
+              onKeyDown={(e) => {
+                // Enter sets the password, as Enter submits the Desk's forms.
+                if (e.key !== 'Enter') return;
+                e.preventDefault();
+                if (password.length >= 8) void setUserPassword();
+              }}
               autoComplete="new-password"
             />
           </label>
@@ -214,12 +263,7 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
               type="button"
               className="desk-button desk-button--small desk-button--primary"
               disabled={password.length < 8}
-              onClick={() =>
-                act(
-                  () => api.setPassword(user.name, password),
-                  `Password of ${user.name} reset; they are signed out everywhere.`,
-                )
-              }
+              onClick={() => void setUserPassword()}
             >
               Set password
             </button>
@@ -228,6 +272,7 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
               <button
                 type="button"
                 className="desk-button desk-button--small"
+                data-edit="roles"
                 onClick={() => setEditing('roles')}
               >
                 Edit roles
@@ -235,6 +280,7 @@ function UserRow({ user, onChanged }: { user: DeskUser; onChanged(): void }): Re
               <button
                 type="button"
                 className="desk-button desk-button--small"
+                data-edit="password"
                 onClick={() => setEditing('password')}
               >
                 Reset password

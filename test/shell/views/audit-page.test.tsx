@@ -4,6 +4,7 @@
  * Manager is refused without the audit API being asked.
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { HttpResponse, http } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DeskRoute } from '../../../src/shell/routing/route';
 import { AUDIT_PAGE_SIZE, AuditPage } from '../../../src/shell/views/AuditPage';
@@ -38,6 +39,7 @@ beforeAll(async () => {
 afterEach(() => {
   cleanup();
   backend.requests.length = 0;
+  backend.server.resetHandlers();
 });
 afterAll(() => backend.server.close());
 
@@ -135,7 +137,7 @@ describe('Audit page', () => {
     });
   });
 
-  it('offers the DocTypes to filter by by their labels, not their internal names', async () => {
+  it('offers the DocTypes to filter by by their labels, not their internal names, those with personal data only', async () => {
     renderPage({ kind: 'audit' });
     await screen.findByRole('table');
     const select = screen.getByLabelText('DocType') as HTMLSelectElement;
@@ -143,6 +145,8 @@ describe('Audit page', () => {
       expect([...select.options].find((o) => o.value === 'crm.Customer')?.textContent).toBe('Customer'),
     );
     expect(select.options[0]).toMatchObject({ value: '', textContent: 'Any' });
+    // A lead, an item or a ticket holds no personal data: no reveal of one is ever logged.
+    expect([...select.options].map((o) => o.value)).toEqual(['', 'crm.Customer']);
   });
 
   it('says when nothing matches, naming what was filtered by', async () => {
@@ -209,5 +213,39 @@ describe('Audit page', () => {
     } finally {
       files.restore();
     }
+  });
+
+  // Last: it adds an entry to the log the tests above count.
+  it('says which RPC method read the personal data on the caller\'s behalf, not "opened"', async () => {
+    await backend.env.ctx.audit!.append([
+      {
+        at: new Date().toISOString(),
+        user: 'Administrator',
+        via: 'api_key',
+        doctype: 'crm.Customer',
+        record: 'CUST-RPC-1',
+        fields: ['email'],
+        route: 'POST /api/method/crm.api.customer_card',
+        client_address: '127.0.0.1',
+      },
+    ]);
+    renderPage({ kind: 'audit', filters: { record: 'CUST-RPC-1' } });
+    await screen.findByRole('table');
+    expect(rows().map((r) => r[5])).toEqual(['through crm.api.customer_card · API key']);
+  });
+
+  it('says in one sentence which entry breaks the chain, as the server found it', async () => {
+    backend.server.use(
+      http.get(`${ORIGIN}/api/audit/verify`, () =>
+        HttpResponse.json({
+          data: { ok: false, entries: 7, seq: 5, problem: 'crm: entry 5 was changed after it was written' },
+        }),
+      ),
+    );
+    renderPage({ kind: 'audit' });
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent?.replace(/\s+/g, ' ')).toBe(
+      'The audit log is not intact: crm: entry 5 was changed after it was written.',
+    );
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The generic form against the mock backend (the platform's own data routes): nothing is lost in silence
  * and nothing is offered that the user may not do. A read-only user gets no Save; a masked field is shown
- * masked and cannot be edited; Ctrl+S saves; a Link whose text names no record blocks Save; a save of a
+ * masked and cannot be edited, also once taken from a newer version, and a user without read_pii sends
+ * only the personal data they changed; Ctrl+S saves; a Link whose text names no record blocks Save; a save of a
  * record changed meanwhile gets 409 `conflict` and shows both versions; leaving a changed form asks first.
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
@@ -12,9 +13,16 @@ import type { DeskRecord } from '../../../src/contract/remote';
 import { type DocTypeSchema, PII_MASK } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
 import { DiscoveryClient } from '../../../src/sdk/discovery';
+import type { SessionUser } from '../../../src/shell/platform/session';
 import { GenericForm } from '../../../src/shell/views/GenericForm';
 import { LeaveDialog } from '../../../src/shell/views/LeaveDialog';
-import { ORIGIN, startBackend, storedRecord, type TestBackend } from '../../sdk/helpers';
+import {
+  decryptWithBackendKeys,
+  ORIGIN,
+  startBackend,
+  storedRecord,
+  type TestBackend,
+} from '../../sdk/helpers';
 import '../support/css-escape';
 import { DeskFrame, testPlatform } from '../support/desk-frame';
 
@@ -44,10 +52,13 @@ afterAll(() => backend.server.close());
 const store = () => backend.env.store as MemoryRecordStore;
 const doctype = (name: string) => backend.env.doctypes.get(name)!;
 
-function renderForm(schema: DocTypeSchema, options: { id?: string; readOnly?: boolean } = {}) {
+function renderForm(
+  schema: DocTypeSchema,
+  options: { id?: string; readOnly?: boolean; user?: SessionUser } = {},
+) {
   const onSaved = vi.fn<(record: DeskRecord) => void>();
   render(
-    <DeskFrame platform={testPlatform()}>
+    <DeskFrame platform={testPlatform(options.user)}>
       <GenericForm
         docType={schema.name}
         schema={schema}
@@ -108,6 +119,97 @@ describe('a user who may not save', () => {
     expect(errorOf(email)).toBe('Hidden: personal data you may not see.');
     // The other fields stay editable.
     expect(input(/^Customer Name/).disabled).toBe(false);
+  });
+});
+
+/** A Sales User: changes customers, sees none of their personal data. */
+const SALES_USER: SessionUser = {
+  user: 'sally',
+  roles: ['Sales User'],
+  permissions: {
+    'crm.Customer': { read: true, create: true, write: true, delete: false, read_pii: false },
+  },
+};
+
+/** The fields an update sent, decrypted when the form encrypted them. */
+async function sentBody(path: string, index: number): Promise<Record<string, unknown>> {
+  await backend.settle();
+  const put = backend.to(path, 'PUT')[index]!;
+  return (put.headers.get('content-type') ?? '').startsWith('application/jose')
+    ? ((await decryptWithBackendKeys(backend, put.body, 'PUT', path)) as Record<string, unknown>)
+    : (JSON.parse(put.body) as Record<string, unknown>);
+}
+
+describe('a user who may not read personal data', () => {
+  it('sends no personal-data field they did not change (the server would record it as changed)', async () => {
+    const stored = store().insertAt(
+      doctype('crm.Customer'),
+      { customer_name: 'Grace', email: 'grace@example.com', status: 'Active' },
+      new Date('2026-01-01T00:00:00Z'),
+    );
+    const path = `/api/resource/crm.Customer/${stored.name}`;
+    // The email is masked; the phone is empty, so it is shown (and editable) as empty.
+    backend.server.use(
+      http.get(`${ORIGIN}${path}`, () =>
+        HttpResponse.json({ data: { ...stored, email: PII_MASK }, masked_fields: ['email'] }),
+      ),
+    );
+    const form = renderForm(customer, { id: stored.name, user: SALES_USER });
+    await screen.findByDisplayValue('Grace');
+    type(/^Customer Name/, 'Grace Hopper');
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(form.onSaved).toHaveBeenCalledTimes(1));
+
+    const first = await sentBody(path, 0);
+    expect(first).toMatchObject({ customer_name: 'Grace Hopper' });
+    expect(Object.keys(first)).not.toContain('phone');
+    expect(Object.keys(first)).not.toContain('email');
+
+    // A phone typed in is sent.
+    type(/^Phone/, '+44 20 7946 0958');
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(form.onSaved).toHaveBeenCalledTimes(2));
+    expect(await sentBody(path, 1)).toMatchObject({ phone: '+44 20 7946 0958' });
+    expect(Object.keys(await sentBody(path, 1))).not.toContain('email');
+  });
+});
+
+describe('a user who may not read personal data, meeting a newer version', () => {
+  it('shows personal data the saved version masks as hidden once taken, not as a value to edit', async () => {
+    const stored = store().insertAt(
+      doctype('crm.Customer'),
+      { customer_name: 'Grace', status: 'Active' },
+      new Date('2026-01-01T00:00:00Z'),
+    );
+    const path = `/api/resource/crm.Customer/${stored.name}`;
+    // Reads as the server answers a Sales User: the phone masked once it holds a value.
+    backend.server.use(
+      http.get(`${ORIGIN}${path}`, async () => {
+        const now = (await storedRecord(backend, 'crm.Customer', stored.name))!;
+        return HttpResponse.json({
+          data: { ...now, ...(now.phone ? { phone: PII_MASK } : {}) },
+          masked_fields: now.phone ? ['phone'] : [],
+        });
+      }),
+    );
+    renderForm(customer, { id: stored.name, user: SALES_USER });
+    await screen.findByDisplayValue('Grace');
+    // Empty when loaded: shown, and editable.
+    expect(input(/^Phone/).readOnly).toBe(false);
+    // Someone else adds a phone meanwhile.
+    await store().update(doctype('crm.Customer'), stored.name, {
+      customer_name: 'Grace',
+      phone: '+44 20 7946 0958',
+    });
+    type(/^Customer Name/, 'Grace Hopper');
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    const panel = await screen.findByRole('alert');
+    fireEvent.click(within(panel).getByRole('button', { name: 'Use the saved version' }));
+
+    const phone = input(/^Phone/);
+    expect(phone.value).toBe(PII_MASK);
+    expect(phone.readOnly).toBe(true);
+    expect(errorOf(phone)).toBe('Hidden: personal data you may not see.');
   });
 });
 

@@ -1,7 +1,9 @@
 /**
  * The generic list of a DocType with two personal-data fields, one a column and one not, against the mock
  * backend: a user with read_pii gets the column's values, and the audit names only that field; the field
- * the list does not show is neither asked for nor audited as revealed.
+ * the list does not show is neither asked for nor audited as revealed. Its filter input finds a whole value
+ * (an equals filter, the only one the server answers on encrypted data), and is not offered to a user
+ * without read_pii.
  */
 import { QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
@@ -187,6 +189,36 @@ describe('sorting and filtering by personal data', () => {
       "The link's filter on Email was left out: it is personal data you may not see.",
     );
     expect(written.at(-1)?.conditions).toEqual([]);
+    for (const params of listRequests(from)) expect(params.get('filters') ?? '').not.toMatch(/email/);
+  });
+});
+
+describe('the filter bar on a personal-data column', () => {
+  afterEach(async () => {
+    await signedIn?.logout();
+    signedIn = undefined;
+  });
+
+  it('finds a whole value for a user who may see it: an equals filter, which the server can answer', async () => {
+    const from = backend.requests.length;
+    const list = await renderList({ ...emptyListState(), filters: { email: 'contact1@example.com' } });
+    await waitFor(() => expect(within(list).queryByText('Contact 2')).toBeNull());
+    expect(within(list).getByText('contact1@example.com')).toBeTruthy();
+    expect(within(list).queryByRole('alert')).toBeNull();
+    const filters = listRequests(from).map((params) => JSON.parse(params.get('filters') ?? '[]'));
+    expect(filters.at(-1)).toEqual([['email', '=', 'contact1@example.com']]);
+    // The input says it takes a whole value, not a part of one.
+    expect(within(list).getByLabelText('Email').getAttribute('placeholder')).toBe('Whole value…');
+  });
+
+  it('offers no filter input on it to a user who may not see it, and sends no filter on it', async () => {
+    const from = backend.requests.length;
+    const none = { read: true, create: false, write: false, delete: false, read_pii: false };
+    const list = await renderList(
+      { ...emptyListState(), filters: { email: 'contact1@example.com' } },
+      { 'hr.Contact': none },
+    );
+    expect(within(list).queryByLabelText('Email')).toBeNull();
     for (const params of listRequests(from)) expect(params.get('filters') ?? '').not.toMatch(/email/);
   });
 });

@@ -1,13 +1,19 @@
 /**
  * "Personal data seen by" under a record's form, against the mock backend (its own data and audit routes,
  * the audit log in memory): a System Manager sees who was shown the record's personal data, when and which
- * fields; anyone else sees nothing of it, and the audit API is not asked.
+ * fields (and the RPC method, for a reveal made by one), again after each read of the record; anyone else
+ * sees nothing of it, and the audit API is not asked.
  */
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DocTypeSchema } from '../../../src/protocol';
 import { fetchServiceMetadata } from '../../../src/sdk/data';
+import { recordKeys } from '../../../src/shell/data/records';
+import { PlatformProvider } from '../../../src/shell/hooks/use-platform';
 import type { SessionUser } from '../../../src/shell/platform/session';
+import { createQueryClient } from '../../../src/shell/views/App';
+import { RecordPage } from '../../../src/shell/views/RecordPage';
 import { RecordSeenBy } from '../../../src/shell/views/RecordSeenBy';
 import { adminAuthorization, ORIGIN, startBackend, type TestBackend } from '../../sdk/helpers';
 import { DeskFrame, testPlatform } from '../support/desk-frame';
@@ -45,7 +51,7 @@ async function readCustomer(name: string): Promise<void> {
 function renderSection(schema: DocTypeSchema, id: string, user?: SessionUser) {
   render(
     <DeskFrame platform={testPlatform(user)}>
-      <RecordSeenBy docType={schema.name} schema={schema} id={id} loaded />
+      <RecordSeenBy docType={schema.name} schema={schema} id={id} readAt={1} />
     </DeskFrame>,
   );
 }
@@ -96,5 +102,68 @@ describe('Personal data seen by', () => {
     renderSection(lead, 'LEAD-00001');
     expect(screen.queryByRole('region', { name: 'Personal data seen by' })).toBeNull();
     expect(backend.to('/api/audit')).toHaveLength(0);
+  });
+
+  it("lists the read that shows the record again after a save, the form's own reveal included", async () => {
+    const definition = backend.env.doctypes.get('crm.Customer')!;
+    const { name } = await backend.env.store.insert(definition, {
+      customer_name: 'Saved Ltd',
+      email: 'saved@example.com',
+      status: 'Active',
+    });
+    const client = createQueryClient();
+    render(
+      <PlatformProvider platform={testPlatform()}>
+        <QueryClientProvider client={client}>
+          <RecordPage
+            docType="crm.Customer"
+            label="Customer"
+            schema={customer}
+            listLabel="Customers"
+            titleField="customer_name"
+            service="crm"
+            id={name}
+            back={() => {}}
+            onDeleted={() => {}}
+          >
+            {null}
+          </RecordPage>
+        </QueryClientProvider>
+      </PlatformProvider>,
+    );
+    const section = await screen.findByRole('region', { name: 'Personal data seen by' });
+    // The read that opened the page.
+    await waitFor(() => expect(within(section).getAllByRole('listitem')).toHaveLength(1));
+
+    // A save makes the record stale (DocTypePage's onSaved), and the page reads it again: a second reveal.
+    await client.invalidateQueries({ queryKey: recordKeys.one('crm.Customer', name) });
+
+    await waitFor(() => expect(within(section).getAllByRole('listitem')).toHaveLength(2));
+  });
+
+  it("names the RPC method that read the personal data on the caller's behalf", async () => {
+    const definition = backend.env.doctypes.get('crm.Customer')!;
+    const { name } = await backend.env.store.insert(definition, {
+      customer_name: 'Called Ltd',
+      email: 'called@example.com',
+      status: 'Active',
+    });
+    // What an app's method reading the record through records.get appends (docs/permissions.md#reveals-are-audited).
+    await backend.env.ctx.audit!.append([
+      {
+        at: new Date().toISOString(),
+        user: 'Administrator',
+        via: 'session',
+        doctype: 'crm.Customer',
+        record: name,
+        fields: ['email'],
+        route: 'POST /api/method/crm.api.customer_card',
+        client_address: '127.0.0.1',
+      },
+    ]);
+    renderSection(customer, name);
+    const section = await screen.findByRole('region', { name: 'Personal data seen by' });
+    const item = await within(section).findByRole('listitem');
+    expect(item.textContent).toMatch(/^Administrator saw Email through crm\.api\.customer_card /);
   });
 });

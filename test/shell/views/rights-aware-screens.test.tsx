@@ -1,7 +1,8 @@
 /**
  * The Desk as a restricted user sees it (the sample apps' Support Agent: reads customers, works tickets,
  * nothing of leads or stock), against the mock backend: Home lists only readable lists, the Ctrl+K palette
- * offers only readable lists and only the creations granted, the header has no Developer details toggle,
+ * offers only readable lists and only the creations granted (and, finding nothing, says that personal data
+ * the user may not see finds nothing), the header has no Developer details toggle,
  * and a Customer opens read-only; a System Manager keeps all of it.
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
@@ -95,6 +96,28 @@ describe('a Support Agent', () => {
     fireEvent.change(input, { target: { value: 'new' } });
     await waitFor(() => expect(optionLabels()).toContain('New Ticket'));
     expect(optionLabels().filter((l) => l?.startsWith('New '))).toEqual(['New Ticket']);
+  });
+
+  it('is told, when the search finds nothing, that personal data they may not see finds nothing', async () => {
+    const platform = await platformFor(SAM);
+    const status = async (user: 'sam' | 'admin') => {
+      render(
+        <DeskFrame platform={user === 'sam' ? platform : await platformFor()}>
+          <CommandPalette onClose={() => {}} navigate={() => {}} />
+        </DeskFrame>,
+      );
+      const input = screen.getByRole('combobox');
+      fireEvent.change(input, { target: { value: 'nobody@example.com' } });
+      const found = await screen.findByText(/^No records match\./);
+      const text = found.textContent;
+      cleanup();
+      return text;
+    };
+    // Customers' emails are personal data the agent may not see: an email typed finds no customer.
+    expect(await status('sam')).toBe(
+      'No records match. Personal data you may not see, such as an email, finds nothing.',
+    );
+    expect(await status('admin')).toBe('No records match.');
   });
 
   it('has no Developer details toggle, and sees no details even if this browser had them on', async () => {

@@ -1,7 +1,8 @@
 /**
  * The Users page against the mock backend (the backend's own routes): a System Manager creates a user with a
  * role, disables and enables them again (each a request to the users API, the list following); any other user
- * sees a refusal and the API is not asked.
+ * sees a refusal and the API is not asked. A row's editor takes the focus, closes with Escape back on its
+ * button, starts from the stored roles, and Enter sets a new password.
  */
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -100,5 +101,53 @@ describe('Users page', () => {
     expect(screen.queryByRole('alert')).toBeNull();
     expect(document.body.textContent).not.toMatch(/did not answer/);
     expect(backend.to('/api/method/platform.users.list', 'POST')).toHaveLength(before);
+  });
+
+  it('opens a row editor with focus in it, closes it with Escape back on its button, and starts each edit from the stored roles', async () => {
+    const platform = newTestPlatform();
+    await platform.login('Administrator', 'admin');
+    try {
+      const form = () => screen.getByRole('form', { name: 'New user' });
+      renderPage(platform);
+      await screen.findByRole('form', { name: 'New user' });
+      fireEvent.change(within(form()).getByLabelText('User name'), { target: { value: 'kurt' } });
+      fireEvent.change(within(form()).getByLabelText('Password (at least 8 characters)'), {
+        target: { value: 'kurt-password' },
+      });
+      fireEvent.click(await within(form()).findByLabelText('Sales User'));
+      fireEvent.click(within(form()).getByRole('button', { name: 'Create user' }));
+      const row = async () => (await screen.findByRole('rowheader', { name: 'kurt' })).closest('tr')!;
+      await waitFor(async () => expect(within(await row()).getByText('Sales User')).toBeTruthy());
+
+      fireEvent.click(within(await row()).getByRole('button', { name: 'Edit roles' }));
+      const editor = within(await row()).getByRole('group', { name: 'Roles of kurt' });
+      // Focus is in the editor, not lost to the page with the button that opened it.
+      expect(editor.contains(document.activeElement)).toBe(true);
+      // A role ticked, then the edit abandoned with Escape.
+      fireEvent.click(within(editor).getByLabelText('System Manager'));
+      fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+      expect(within(await row()).queryByRole('group', { name: 'Roles of kurt' })).toBeNull();
+      expect(document.activeElement).toBe(within(await row()).getByRole('button', { name: 'Edit roles' }));
+
+      // Opened again, the editor shows kurt's stored roles, not the abandoned tick: Save roles would
+      // otherwise make kurt a System Manager unseen.
+      fireEvent.click(within(await row()).getByRole('button', { name: 'Edit roles' }));
+      const again = within(await row()).getByRole('group', { name: 'Roles of kurt' });
+      expect(within(again).getByLabelText('System Manager')).toHaveProperty('checked', false);
+      expect(within(again).getByLabelText('Sales User')).toHaveProperty('checked', true);
+      fireEvent.click(within(await row()).getByRole('button', { name: 'Cancel' }));
+
+      // Enter in the new password sets it.
+      fireEvent.click(within(await row()).getByRole('button', { name: 'Reset password' }));
+      const password = within(await row()).getByLabelText('New password for kurt');
+      expect(document.activeElement).toBe(password);
+      fireEvent.change(password, { target: { value: 'kurt-new-password' } });
+      fireEvent.keyDown(password, { key: 'Enter' });
+      await waitFor(() =>
+        expect(backend.to('/api/method/platform.users.set_password', 'POST')).toHaveLength(1),
+      );
+    } finally {
+      await platform.logout();
+    }
   });
 });

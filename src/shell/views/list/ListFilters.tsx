@@ -5,9 +5,11 @@
  * once.
  */
 import { lazy, Suspense, useId } from 'react';
+import { isFlagged } from '../../../protocol';
 import { type DeskField, linkTarget } from '../../fields';
 import type { ListState } from '../../routing/route';
 import { pluralLabel } from '../../words/plural';
+import type { TitleSearch } from './list-model';
 import type { FilterDraft } from './use-list-state';
 
 // A Link filter's record picker loads after the list: until then an input, not yet active, holds its place
@@ -35,6 +37,8 @@ export interface ListFiltersProps {
   titleLabel: string;
   /** The columns with a filter input. */
   fields: readonly DeskField[];
+  /** How the search box matches the title (no box for `none`); a part of it unless said. */
+  search?: TitleSearch;
   draft: FilterDraft;
   setDraft: (update: (draft: FilterDraft) => FilterDraft) => void;
   state: ListState;
@@ -48,6 +52,7 @@ export function ListFilters({
   label,
   titleLabel,
   fields,
+  search = 'part',
   draft,
   setDraft,
   state,
@@ -66,16 +71,18 @@ export function ListFilters({
 
   return (
     <search className="desk-filters" aria-label={`Filter ${pluralLabel(label).toLowerCase()}`}>
-      <div className="desk-filters__item desk-filters__item--search">
-        <label htmlFor={`${filterId}-q`}>Search</label>
-        <input
-          id={`${filterId}-q`}
-          type="search"
-          placeholder={`${titleLabel} contains…`}
-          value={draft.q}
-          onChange={(e) => setDraft((d) => ({ ...d, q: e.target.value }))}
-        />
-      </div>
+      {search === 'none' ? null : (
+        <div className="desk-filters__item desk-filters__item--search">
+          <label htmlFor={`${filterId}-q`}>Search</label>
+          <input
+            id={`${filterId}-q`}
+            type="search"
+            placeholder={search === 'whole' ? `${titleLabel}, whole value…` : `${titleLabel} contains…`}
+            value={draft.q}
+            onChange={(e) => setDraft((d) => ({ ...d, q: e.target.value }))}
+          />
+        </div>
+      )}
       {fields.map((field) => (
         <div key={field.name} className="desk-filters__item">
           <label htmlFor={`${filterId}-${field.name}`}>{field.label}</label>
@@ -107,6 +114,8 @@ export function ListFilters({
             <input
               id={`${filterId}-${field.name}`}
               type="search"
+              // Personal data is stored encrypted: it is found by its whole value only.
+              placeholder={isFlagged(field) ? 'Whole value…' : undefined}
               value={draft.filters[field.name] ?? ''}
               onChange={(e) => setFilterDraft(field.name, e.target.value)}
             />

@@ -56,25 +56,58 @@ export function shownFields(titleField: string, columns: readonly DeskField[]): 
   return [...new Set(['name', titleField, ...columns.map((f) => f.name), 'modified', 'modified_by'])];
 }
 
-/** The columns a list offers a filter for: every column but checks and the title (the search covers it). */
-export function filterableColumns(columns: readonly DeskField[], titleField: string): DeskField[] {
-  return columns.filter((f) => f.type !== 'boolean' && f.name !== titleField);
+/**
+ * The columns a list offers a filter for: every column but checks and the title (the search covers it), and
+ * a column of personal data only for who may read it (`read_pii`): filtering by it tells its values.
+ */
+export function filterableColumns(
+  columns: readonly DeskField[],
+  titleField: string,
+  canReadPii = true,
+): DeskField[] {
+  return columns.filter(
+    (f) => f.type !== 'boolean' && f.name !== titleField && (canReadPii || !isFlagged(f)),
+  );
 }
 
 /**
- * Refine filters from the list state: `eq` for selects, checks, numbers and links, `contains` for text,
- * and the search text as `contains` on the title field; blanks are dropped.
+ * How the list's search box matches the title: a part of it (`contains`), the whole of it when the title is
+ * personal data (stored encrypted, it is compared whole, docs/desk.md#filters), or not at all for a user who
+ * may not read that personal data.
  */
-export function toFilters(fields: readonly DeskField[], state: ListState, titleField: string): CrudFilter[] {
+export type TitleSearch = 'part' | 'whole' | 'none';
+
+/** The {@link TitleSearch} of `schema`'s title for a user who may (or may not) read personal data. */
+export function titleSearch(
+  schema: { fields: readonly FieldSchema[]; titleField: string },
+  canReadPii: boolean,
+): TitleSearch {
+  const title = schema.fields.find((f) => f.name === schema.titleField);
+  if (!title || !isFlagged(title)) return 'part';
+  return canReadPii ? 'whole' : 'none';
+}
+
+/**
+ * Refine filters from the list state: `eq` for selects, checks, numbers, links and personal data (stored
+ * encrypted, compared whole: the server refuses `contains` on it), `contains` for other text, and the search
+ * text on the title field as `search` says; blanks are dropped.
+ */
+export function toFilters(
+  fields: readonly DeskField[],
+  state: ListState,
+  titleField: string,
+  search: TitleSearch = 'part',
+): CrudFilter[] {
   const filters: CrudFilter[] = [];
   for (const field of fields) {
     const value = state.filters[field.name]?.trim();
     if (!value) continue;
-    const exact = EXACT_FILTER_TYPES.includes(field.type);
+    const exact = EXACT_FILTER_TYPES.includes(field.type) || isFlagged(field);
     filters.push({ field: field.name, operator: exact ? 'eq' : 'contains', value });
   }
   const q = state.q?.trim();
-  if (q) filters.push({ field: titleField, operator: 'contains', value: q });
+  if (q && search !== 'none')
+    filters.push({ field: titleField, operator: search === 'whole' ? 'eq' : 'contains', value: q });
   return filters;
 }
 
