@@ -15,6 +15,10 @@ import type { FieldChange } from './timeline';
 /** The user a write is recorded under when no person or key made it (seed data, app code at start). */
 export const SYSTEM_USER = 'System';
 
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -53,6 +57,8 @@ export function fieldChanges(
     const old = event.before?.[field.name];
     const now = event.after[field.name];
     if (same(old, now) && !unseen.has(field.name)) continue;
+    // An empty field is not masked, so one empty before and after tells its writer nothing they did not see.
+    if (unseen.has(field.name) && isEmpty(old) && isEmpty(now)) continue;
     if (isFlagged(field)) changes.push({ field: field.name, hidden: true });
     else
       changes.push({

@@ -71,6 +71,14 @@ describe('the history of a write by a writer who gets the field masked', () => {
     ]);
   });
 
+  it('records no change of a field empty before and after: an empty field is not masked, so it tells nothing', async () => {
+    const name = await newCustomer('no-phone');
+    await put(name, { phone: null, status: 'Inactive' }, { authorization: salesUser });
+    expect(await lastChanges(name)).toEqual([{ field: 'status', old: 'Active', new: 'Inactive' }]);
+    await put(name, { phone: '+1 555 0199' }, { authorization: salesUser });
+    expect(await lastChanges(name)).toEqual([{ field: 'phone', hidden: true }]);
+  });
+
   it('records no change of a flagged field the write did not carry', async () => {
     const name = await newCustomer('untouched');
     await put(name, { status: 'Inactive' }, { authorization: salesUser });
