@@ -1,7 +1,8 @@
 /**
  * The offline backend: the platform's own API app (`createApiApp`: the same middleware chain and routes the
  * server runs) composed over parts that need neither a database nor Node modules: records in memory
- * (`MemoryRecordStore`, seeded unless asked empty; CSV imports over it, `MemoryImportStore`; files attached
+ * (`MemoryRecordStore`, seeded unless asked empty, refusing on `pii` and `encrypted` fields the queries the
+ * server's encryption at rest refuses; CSV imports over it, `MemoryImportStore`; files attached
  * to records, `MemoryAttachmentStore`), the audit log of reveals in memory (`MemoryAuditLog`), users and
  * sessions in memory (`MemoryAuthStore`, with
  * `Administrator` / `admin` as on a first start), WebCrypto PBKDF2 password hashing, a WebCrypto key store
@@ -40,6 +41,7 @@ import { MemoryIdempotencyStore } from '../../backend/security/idempotency/memor
 import { WebCryptoKeyStore } from '../../backend/security/keys/webcrypto-key-store';
 import type { InstalledApp } from '../../src/contract';
 import type { EncryptionMode, ServiceManifest } from '../../src/protocol';
+import { refuseFlaggedQueries } from './flagged-queries';
 import { seedRecords } from './seed-records';
 
 /** The mock's one user: the platform's first-start administrator with the default password. */
@@ -206,8 +208,11 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   const seeded = options.records === 'empty' ? {} : seedRecords(records, doctypes);
   const sampleRecords = Object.values(seeded).reduce((sum, n) => sum + n, 0);
   if (options.from) records.restore(options.from.records);
+  // What the routes and RPC methods get: the records, refusing on flagged fields what the server's
+  // encryption at rest refuses (sorts, comparisons, patterns, sums: ./flagged-queries.ts).
+  const served = refuseFlaggedQueries(records, (name) => doctypes.get(name));
   // One import store for the backend's life: a mode switch rebuilds the app, not the imports.
-  const imports = new MemoryImportStore(records);
+  const imports = new MemoryImportStore(served);
   // Files attached to records, in memory like the records (removed with a deleted record).
   const attachments = new MemoryAttachmentStore();
   // Reveals are audited offline too, so the Desk's audit screens show what the session read.
@@ -231,7 +236,7 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
     return {
       config: mode === pe.mode && routes === pe.routes ? config : configOf(apps, mode, routes),
       log: () => {},
-      records,
+      records: served,
       imports,
       attachments,
       recordObservers,

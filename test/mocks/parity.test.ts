@@ -95,6 +95,11 @@ const CASES: Case[] = [
   { name: 'list, bad paging', build: listWith('limit_page_length=100000') },
   { name: 'list, unknown sort field', build: listWith('order_by=nope desc') },
   { name: 'list, unknown field', build: listWith('fields=["nope"]') },
+  // Personal data is encrypted at rest: only equality reaches it (docs/security.md#personal-data-at-rest).
+  { name: 'list, equality on a pii field', build: listWith('filters=[["email","=","ada@example.com"]]') },
+  { name: 'list, pattern on a pii field', build: listWith('filters=[["email","like","%ada%"]]') },
+  { name: 'list, comparison on a pii field', build: listWith('filters=[["phone",">","+1"]]') },
+  { name: 'list, sorted by a pii field', build: listWith('order_by=email asc') },
   { name: 'list, unknown DocType', build: async (t) => json(t, 'GET', '/api/resource/crm.Nothing') },
   {
     name: 'create, invalid fields',
@@ -187,9 +192,29 @@ describe('the mock backend and the server', () => {
     expect(byName['login, right password']).toMatchObject({ status: 200, sessionCookie: true });
     expect(byName['login, wrong password']).toMatchObject({ status: 401, code: 'unauthorized' });
     expect(byName['list, unknown filter field']).toMatchObject({ status: 400, code: 'invalid_filters' });
+    expect(byName['list, equality on a pii field']).toMatchObject({ status: 200, code: null });
+    for (const refused of ['pattern on', 'comparison on', 'sorted by']) {
+      expect(byName[`list, ${refused} a pii field`]).toMatchObject({ status: 400, code: 'field_encrypted' });
+    }
     expect(byName['create, invalid fields']).toMatchObject({ status: 422, code: 'validation_failed' });
     expect(byName['RPC, unknown method']).toMatchObject({ status: 404, code: 'unknown_method' });
     expect(byName['create, encrypted']).toMatchObject({ status: 201, message: 'CUST-00001' });
     expect(byName['RPC, customer count after']).toMatchObject({ status: 200, message: 1 });
   }, 120_000);
+
+  it('refuse to sum a pii field, as an RPC method would ask through its records', async () => {
+    const codeOf = async (sum: () => Promise<number>) =>
+      sum().then(
+        () => null,
+        (e: { code?: string }) => e.code,
+      );
+    for (const ctx of [server.ctx, mock.ctx]) {
+      expect(await codeOf(async () => ctx.records.sum('crm.Customer', ['phone']))).toBe('field_encrypted');
+      expect(
+        await codeOf(async () =>
+          ctx.records.sum('stock.Item', ['quantity'], { whereIn: { field: 'item_code', values: ['X'] } }),
+        ),
+      ).toBe(null);
+    }
+  });
 });

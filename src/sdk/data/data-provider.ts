@@ -3,8 +3,9 @@
  * (docs/http-api.md#doctype-data-api-and-rpc). Each resource is a full DocType name (`crm.Customer`); its
  * owner comes from the DiscoveryClient and the requests go to that owner's `apiUrl` with
  * `X-Platform-Service: <owner>` (deterministic routing). create/update pass `meta.schema` to
- * `fetchWithCredentials` so flagged fields are encrypted (docs/sdk.md#data-provider-and-remotes); of Refine's
- * `meta`, only `schema`, `fields`, `service` and `signal` are read and nothing is forwarded.
+ * `fetchWithCredentials` so flagged fields are encrypted (docs/sdk.md#data-provider-and-remotes); without one,
+ * the DocType's schema from its owner's metadata; of Refine's `meta`, only `schema`, `fields`, `service` and
+ * `signal` are read and nothing is forwarded.
  */
 import type {
   BaseKey,
@@ -14,12 +15,19 @@ import type {
   GetListParams,
   MetaQuery,
 } from '@refinedev/core';
-import type { FlaggedSchema, ListResponse, RecordResponse, RpcResponse } from '../../protocol';
+import type {
+  FlaggedSchema,
+  ListResponse,
+  RecordResponse,
+  RpcResponse,
+  ServiceMetadata,
+} from '../../protocol';
 import { DiscoveryClient } from '../discovery/discovery-client';
 import { SdkError } from '../errors';
 import { httpClient } from '../http/default-client';
 import type { HttpClient } from '../http/http-client';
 import { listQuery } from './query-params';
+import { fetchServiceMetadata } from './service-metadata';
 
 /** Options of {@link frameworkMDataProvider}. */
 export interface DataProviderOptions {
@@ -100,6 +108,26 @@ export function frameworkMDataProvider(options: DataProviderOptions = {}): DataP
     throw new SdkError('unknown_resource', `No service owns the resource "${resource}".`);
   }
 
+  // A write given no `meta.schema` would go out as JSON, personal data in clear, only for the server to
+  // refuse it (415 `encryption_required`): its DocType's flags come from the owner's metadata instead, read
+  // once per revision of the service's manifest (a changed DocType is a new revision).
+  const metadata = new Map<string, Promise<ServiceMetadata | undefined>>();
+  async function ownerSchema(target: Target, resource: string): Promise<FlaggedSchema | undefined> {
+    const manifest = target.service === undefined ? undefined : discovery().getManifest(target.service);
+    if (!manifest?.metaUrl) return undefined;
+    const key = `${manifest.metaUrl} ${manifest.rev}`;
+    let meta = metadata.get(key);
+    if (!meta) {
+      // Unreadable metadata leaves the write as it was (the server still refuses flagged fields in clear).
+      meta = fetchServiceMetadata(manifest.metaUrl, { http: http() }).catch(() => {
+        metadata.delete(key);
+        return undefined;
+      });
+      metadata.set(key, meta);
+    }
+    return (await meta)?.doctypes.find((d) => d.name === resource);
+  }
+
   const resourceUrl = (target: Target, resource: string, id?: BaseKey) =>
     `${target.apiUrl}/resource/${encodeURIComponent(resource)}${id === undefined ? '' : `/${encodeURIComponent(String(id))}`}`;
 
@@ -126,10 +154,11 @@ export function frameworkMDataProvider(options: DataProviderOptions = {}): DataP
     body?: unknown,
   ) {
     const target = await resourceTarget(resource);
+    const schema = body === undefined ? undefined : (schemaOf(meta) ?? (await ownerSchema(target, resource)));
     const answer = await http().fetch<RecordResponse<T>>(
       resourceUrl(target, resource, id),
       { method, body: withoutId(body), service: target.service, signal: signalOf(meta) },
-      body === undefined ? undefined : schemaOf(meta),
+      schema,
     );
     return { data: withId(answer?.data as T) };
   }

@@ -66,6 +66,40 @@ describe('frameworkMDataProvider', () => {
     expect((await storedRecord(backend, 'stock.Item', String(item.data.id)))?.quantity).toBe(3);
   });
 
+  it('encrypts flagged fields of a write given no meta.schema: personal data never leaves in clear', async () => {
+    const { provider } = await setup();
+    // A remote's own code calling the provider (or useCreate/useUpdate) without `meta: { schema }`.
+    const created = await provider.create({
+      resource: 'crm.Customer',
+      variables: { customer_name: 'Grace', email: 'grace@example.com' },
+    });
+    await provider.update({
+      resource: 'crm.Customer',
+      id: created.data.id!,
+      variables: { phone: '+49 30 1234567' },
+    });
+    await provider.update({
+      resource: 'crm.Customer',
+      id: created.data.id!,
+      variables: { email: 'grace.h@example.com' },
+    });
+    await backend.settle();
+    const writes = [
+      ...backend.to('/api/resource/crm.Customer', 'POST'),
+      ...backend.to(`/api/resource/crm.Customer/${created.data.id}`, 'PUT'),
+    ];
+    expect(writes).toHaveLength(3);
+    for (const write of writes) {
+      expect(write.headers.get('content-type')).toBe('application/jose');
+      expect(write.body).not.toMatch(/grace|\+49/);
+    }
+    expect((await storedRecord(backend, 'crm.Customer', String(created.data.id)))?.email).toBe(
+      'grace.h@example.com',
+    );
+    // The service's metadata was read once for all three writes.
+    expect(backend.requests.filter((r) => new URL(r.url).pathname === '/api/meta/crm')).toHaveLength(1);
+  });
+
   it('maps pagination, sorters and filters to the data API and never forwards queryKey or signal', async () => {
     const { provider } = await setup();
     for (const [code, quantity] of [

@@ -129,12 +129,28 @@ describe('the SDK against the real backend', () => {
     });
   });
 
-  it('has plaintext for a flagged DocType refused by the server with 415', async () => {
-    const { provider } = await sdk();
-    const error = await provider
-      .create({ resource: 'crm.Customer', variables: { customer_name: 'No Schema' } })
+  it('has plaintext for a flagged DocType refused by the server with 415; the data provider encrypts it anyway', async () => {
+    const { http, provider } = await sdk();
+    // Sent as JSON (no schema says what is flagged): the server refuses it.
+    const error = await http
+      .fetch('/api/resource/crm.Customer', {
+        method: 'POST',
+        body: { customer_name: 'No Schema' },
+        service: 'crm',
+      })
       .catch((e: unknown) => e);
     expect(isSdkError(error) && error.status).toBe(415);
+    // The data provider given no meta.schema reads the DocType's flags from its owner and encrypts.
+    sent.length = 0;
+    const { data } = await provider.create({
+      resource: 'crm.Customer',
+      variables: { customer_name: 'No Schema', email: 'no.schema@example.com' },
+    });
+    const [post] = sent.filter((r) => r.method === 'POST' && r.path === '/api/resource/crm.Customer');
+    expect(post!.contentType).toBe('application/jose');
+    expect(await storedRow('crm.Customer', String(data.name))).toMatchObject({
+      email: 'no.schema@example.com',
+    });
   });
 
   it('recovers from a retired key: unknown_key, JWKS refetch, one retry to the new kid', async () => {
