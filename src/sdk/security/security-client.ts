@@ -16,9 +16,16 @@ import {
 } from '../../protocol';
 import { isSdkError, SdkError } from '../errors';
 import { tryReadPlatformConfig } from '../platform-config';
-import { encryptCompact, importRecipient, type JweRecipient } from './compact-jwe';
+import type { JweRecipient } from './compact-jwe';
 import { type EncryptedPayload, pathOf, serializeBody } from './encrypt-payload';
 import { parseJwks, parseSecurityConfig } from './parse';
+
+/**
+ * The JWE code, loaded with the first key import: a Desk that only reads never needs it, so it stays off
+ * the first screen (docs/performance.md#the-budget). The chunk is named `jose` for the budget's list of
+ * deferred chunks.
+ */
+const jweCode = () => import(/* webpackChunkName: "jose" */ './compact-jwe');
 
 /** A JWKS key as imported, with the public numbers it was imported from (to see it change under its kid). */
 interface HeldKey {
@@ -221,6 +228,7 @@ export class SecurityClient {
     try {
       const recipient = this.#cachedKeyFor(config, service) ?? (await this.keyFor(service));
       const binding = { htm: method.toUpperCase(), htu: path };
+      const { encryptCompact } = await jweCode();
       const jwe = await encryptCompact(recipient, plaintext, binding, this.serverNow());
       return { body: jwe, contentType: JOSE_CONTENT_TYPE };
     } catch (err) {
@@ -304,6 +312,7 @@ export class SecurityClient {
         jwks.map(async (jwk): Promise<[string, HeldKey]> => {
           const held = this.#keys.get(jwk.kid);
           if (held && held.n === jwk.n && held.e === jwk.e) return [jwk.kid, held];
+          const { importRecipient } = await jweCode();
           return [jwk.kid, { recipient: await importRecipient(jwk), n: jwk.n, e: jwk.e }];
         }),
       );

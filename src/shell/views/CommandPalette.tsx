@@ -13,9 +13,13 @@ import { navEntries } from '../platform/navigation';
 import { allowsCommand } from '../platform/screen-rights';
 import type { DeskRoute } from '../routing/route';
 import { SEARCH_DEBOUNCE_MS, type SearchAnswer, searchRecords } from '../search/search-client';
+import { adoptStyles } from '../styles/adopt-styles';
+import paletteCss from '../styles/palette.css';
 import { useDeveloperDetails } from '../words/developer-details';
 import { failureWords } from '../words/failure';
 import type { PaletteStart } from './PaletteOpening';
+
+adoptStyles('palette', paletteCss);
 
 /** One choice in the palette. */
 interface PaletteOption {

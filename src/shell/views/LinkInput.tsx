@@ -12,6 +12,10 @@ import { useDebounced } from '../hooks/use-debounced';
 import { useDocTypeSchema } from '../hooks/use-doc-type-schema';
 import { usePlatform } from '../hooks/use-platform';
 import { formatRoute } from '../routing/route';
+import { adoptStyles } from '../styles/adopt-styles';
+import linkPickerCss from '../styles/link-picker.css';
+
+adoptStyles('link-picker', linkPickerCss);
 
 /** Records offered at once. */
 const OPTION_LIMIT = 8;
