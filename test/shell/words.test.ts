@@ -43,6 +43,18 @@ describe('failureWords', () => {
     expect(failureWords({ code: 'linked', status: 409 }).message).toContain('refer to this one');
   });
 
+  it('says what a refusal about personal data means, and that retrying will not help', () => {
+    for (const [code, status] of [
+      ['integrity_failed', 500],
+      ['masked_value', 422],
+      ['field_encrypted', 400],
+    ] as const) {
+      const words = failureWords({ code, status, message: 'technical' });
+      expect(words.retryable).toBe(false);
+      expect(words.message).toMatch(/personal data/i);
+    }
+  });
+
   it('never puts the code or the technical message in the words for people', () => {
     const words = failureWords({ code: 'remote_load_failed', message: 'could not load ./views' });
     expect(words.message).not.toMatch(/remote_load_failed|\.\/views/);

@@ -76,6 +76,19 @@ const BY_CODE: Record<string, { message: string; retryable: boolean }> = {
     message: 'This part of the Desk stopped working. The rest of the page still works.',
     retryable: true,
   },
+  // Personal data (docs/permissions.md#personal-data).
+  integrity_failed: {
+    message: 'Its personal data failed its integrity check, so it is not shown. Tell an administrator.',
+    retryable: false,
+  },
+  masked_value: {
+    message: 'Hidden personal data cannot be saved. Leave that field as it is.',
+    retryable: false,
+  },
+  field_encrypted: {
+    message: 'Personal data can only be matched whole, not sorted or searched in part.',
+    retryable: false,
+  },
   encryption_failed: {
     message:
       'Your data could not be protected for sending, so nothing was sent. Reload the page and try again.',
