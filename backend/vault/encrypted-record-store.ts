@@ -2,26 +2,15 @@ import type { DocTypeDefinition } from '../../src/contract/doctype';
 import { flaggedFieldNames } from '../../src/protocol';
 import type { Filter, ListQuery } from '../data/list-query';
 import type { DocRecord, ReadView, RecordStore, SumOptions, WriteCompanion } from '../data/records';
-import { PlatformError } from '../http/errors';
 import { PII_MASK } from '../permissions/mask';
 import type { Transaction } from '../security/idempotency/idempotency-store';
 import { BLIND_INDEX_SUFFIX, blindIndexKey } from './blind-index';
 import { isCiphertext } from './field-cipher';
+import { BLIND_INDEX_OPS, notQueryable, refuseFlaggedSum } from './flagged-queries';
 import type { VaultKeys } from './vault-keys';
 
 /** Finds a DocType's definition by name (the registry), for the calls that name a DocType by string. */
 export type DocTypeByName = (name: string) => DocTypeDefinition | undefined;
-
-/** Operators a blind index can answer: equality, its negation and lists of equalities. */
-const EQUALITY_OPS: ReadonlySet<Filter['op']> = new Set(['=', '!=', 'in']);
-
-function notQueryable(doctype: DocTypeDefinition, field: string, what: string): PlatformError {
-  return new PlatformError(
-    'field_encrypted',
-    `${field} of ${doctype.name} is encrypted at rest: it can be filtered with =, != or in, not ${what}.`,
-    { status: 400 },
-  );
-}
 
 /** Whether `key` is the stored blind index of one of the `flagged` fields. */
 function isBlindIndex(flagged: ReadonlySet<string>, key: string): boolean {
@@ -131,7 +120,7 @@ export class EncryptedRecordStore implements RecordStore {
   #filter(doctype: DocTypeDefinition, filter: Filter): Filter {
     const { flagged } = this.#shape(doctype);
     if (!flagged.has(filter.field)) return filter;
-    if (!EQUALITY_OPS.has(filter.op)) throw notQueryable(doctype, filter.field, `"${filter.op}"`);
+    if (!BLIND_INDEX_OPS.has(filter.op)) throw notQueryable(doctype, filter.field, `"${filter.op}"`);
     const index = (v: unknown) =>
       v === null ? null : this.keys.blindIndex.of(doctype.name, filter.field, v);
     const value = Array.isArray(filter.value) ? filter.value.map(index) : index(filter.value);
@@ -335,11 +324,7 @@ export class EncryptedRecordStore implements RecordStore {
   sum(doctype: string, fields: readonly string[], options?: SumOptions): Promise<number> {
     const definition = this.doctypeNamed(doctype);
     if (definition) {
-      const { flagged } = this.#shape(definition);
-      const field = [...fields, ...(options?.whereIn ? [options.whereIn.field] : [])].find((f) =>
-        flagged.has(f),
-      );
-      if (field) throw notQueryable(definition, field, 'summed');
+      refuseFlaggedSum(definition, this.#shape(definition).flagged, fields, options);
     }
     return this.inner.sum(doctype, fields, options);
   }
