@@ -9,7 +9,7 @@ import type { RecordStore } from './data/records';
 import type { Database } from './db/database';
 import type { DocTypeRegistry } from './doctypes/registry';
 import type { ServiceDirectory } from './gateway/service-directory';
-import type { RecordHistory } from './history/record-history';
+import type { HistoryStore } from './history/history-store';
 import type { ImportStore } from './import/import-store';
 import type { ProcessMetrics } from './metrics/open-process-metrics';
 import type { PermissionService } from './permissions/permission-service';
@@ -37,8 +37,8 @@ export interface AppContext {
   readonly recordObservers?: readonly RecordObserver[];
   /** The audit log of personal data revealed (docs/operators.md#the-audit-log); in memory in the offline mocks. */
   readonly audit?: AuditStore;
-  /** Each record's changes and comments (docs/http-api.md#a-records-history); absent in the offline mocks. */
-  readonly history?: RecordHistory;
+  /** Each record's changes and comments (docs/http-api.md#a-records-history); in memory in the offline mocks. */
+  readonly history?: HistoryStore;
   /** This process's metrics for `GET /metrics` (docs/operators.md#metrics); absent in the offline mocks. */
   readonly metrics?: ProcessMetrics;
   /**

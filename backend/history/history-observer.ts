@@ -9,7 +9,7 @@
 import type { DocTypeDefinition } from '../../src/contract/doctype';
 import { isFlagged } from '../../src/protocol';
 import type { PendingWriteEvent, RecordObserver, RecordWriteEvent } from '../data/record-observer';
-import type { RecordHistory } from './record-history';
+import type { HistoryStore } from './history-store';
 import type { FieldChange } from './timeline';
 
 /** The user a write is recorded under when no person or key made it (seed data, app code at start). */
@@ -76,9 +76,7 @@ export function fieldChanges(
  * be stored in the write's own statement: the entry depends on nothing but the event (an update's `before`
  * is the record the route read; a delete's entry names no field), so it is known before the write.
  */
-export function historyObserver(
-  history: Pick<RecordHistory, 'record'> & Partial<Pick<RecordHistory, 'companion'>>,
-): RecordObserver {
+export function historyObserver(history: Pick<HistoryStore, 'record' | 'companion'>): RecordObserver {
   return {
     alongsideWrite(event: PendingWriteEvent) {
       return history.companion?.({

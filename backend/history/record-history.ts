@@ -7,6 +7,7 @@
 import type { WriteCompanion } from '../data/records';
 import type { Database } from '../db/database';
 import { registerMigration } from '../db/migrations';
+import type { HistoryStore, NewChange } from './history-store';
 import type { ChangeEntry, CommentEntry, FieldChange, TimelineEntry } from './timeline';
 
 const HISTORY_SQL = `
@@ -62,11 +63,10 @@ function toComment(row: CommentRow): CommentEntry {
   };
 }
 
-/** A change to append: a record's history entry without what the database gives it (`id`, `at`). */
-export type NewChange = Omit<ChangeEntry, 'id' | 'at'> & { doctype: string; name: string };
+export type { NewChange };
 
 /** The history and comments of every record this process stores. */
-export class RecordHistory {
+export class RecordHistory implements HistoryStore {
   /** What identifies the database of the history (a write's companion row must belong in it). */
   readonly #database: object;
 

@@ -15,7 +15,7 @@ import { PlatformError } from '../http/errors';
 import { readJsonBody } from '../http/read-body';
 import { recordAccess } from '../permissions/record-access';
 import { rolesOf } from '../permissions/routes';
-import type { RecordHistory } from './record-history';
+import type { HistoryStore } from './history-store';
 import { MAX_COMMENT_LENGTH } from './timeline';
 
 /** The history API's prefix. */
@@ -23,7 +23,7 @@ export const HISTORY_PREFIX = '/api/history';
 
 /** What the history routes use of the process. */
 export type HistoryRouteDeps = Pick<AppContext, 'doctypes' | 'permissions' | 'records'> & {
-  history: RecordHistory;
+  history: HistoryStore;
 };
 
 function notFound(message = 'No such record.'): PlatformError {

@@ -29,6 +29,8 @@ import { type PlatformConfig, platformTomlSchema } from '../../backend/config/sc
 import { MemoryRecordStore, type MemoryRecordsSnapshot } from '../../backend/data/memory-record-store';
 import { createDocTypeRegistry, type DocTypeRegistry } from '../../backend/doctypes/registry';
 import { createStaticDirectory } from '../../backend/gateway/service-directory';
+import { historyObserver } from '../../backend/history/history-observer';
+import { MemoryRecordHistory } from '../../backend/history/memory-record-history';
 import type { AppEnv } from '../../backend/http/env';
 import { handleError, notFound } from '../../backend/http/errors';
 import { MemoryImportStore } from '../../backend/import/import-store';
@@ -217,7 +219,9 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
   const attachments = new MemoryAttachmentStore();
   // Reveals are audited offline too, so the Desk's audit screens show what the session read.
   const audit = new MemoryAuditLog();
-  const recordObservers = [revealObserver(audit), attachmentObserver(attachments)];
+  // Each record's changes and comments, in memory too, so a record's timeline shows offline.
+  const history = new MemoryRecordHistory();
+  const recordObservers = [revealObserver(audit), historyObserver(history), attachmentObserver(attachments)];
   const idempotency = new MemoryIdempotencyStore();
   const directory = createStaticDirectory(manifests);
   const rpc = createRpcRegistry(apps);
@@ -241,6 +245,7 @@ export async function createMockBackend(options: MockBackendOptions = {}): Promi
       attachments,
       recordObservers,
       audit,
+      history,
       apps,
       doctypes,
       rpc,

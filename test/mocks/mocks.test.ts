@@ -109,6 +109,36 @@ describe('the API app behind the handler', () => {
     expect(await count()).toBe(before);
   });
 
+  it("keeps a record's timeline offline: its changes and comments", async () => {
+    const headers = { ...(await adminAuthorization(backend)), 'content-type': 'application/json' };
+    const created = await fetch(`${ORIGIN}/api/resource/stock.Item`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ item_code: 'TL-1', item_name: 'Timeline', quantity: 1 }),
+    });
+    expect(created.status).toBe(201);
+    const { name } = ((await created.json()) as { data: { name: string } }).data;
+    const path = `${ORIGIN}/api/history/stock.Item/${name}`;
+    const changed = await fetch(`${ORIGIN}/api/resource/stock.Item/${name}`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ quantity: 2 }),
+    });
+    expect(changed.status).toBe(200);
+    const comment = await fetch(`${path}/comments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ text: 'Counted again' }),
+    });
+    expect(comment.status).toBe(201);
+    const timeline = (await (await fetch(path, { headers })).json()) as {
+      data: Array<{ kind: string; text?: string; changes?: unknown }>;
+    };
+    expect(timeline.data.map((e) => e.kind)).toEqual(['create', 'update', 'comment']);
+    expect(timeline.data[1]!.changes).toEqual([{ field: 'quantity', old: 1, new: 2 }]);
+    expect(timeline.data[2]!.text).toBe('Counted again');
+  });
+
   it('validates records with the DocType model and never echoes the value', async () => {
     const response = await fetch(`${ORIGIN}/api/resource/stock.Item`, {
       method: 'POST',
