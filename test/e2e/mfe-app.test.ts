@@ -340,6 +340,9 @@ describe("a developer's dev server overriding the app's remote in the running De
     expect(await page.getByLabel('Title').inputValue()).toBe('Typed before the edit');
 
     await page.goto(`${server.deskUrl}#/`);
+    // The form guards its unsaved title (the scaffold registers it with `guardLeave`): leaving asks first.
+    await page.getByRole('alertdialog', { name: 'Leave without saving?' }).waitFor();
+    await page.getByRole('button', { name: 'Discard changes' }).click();
     // The header's Developer details toggle shows the remotes' details on the home page.
     await page.getByRole('button', { name: 'Developer details' }).click();
     await page.locator('summary', { hasText: 'Developer details' }).click();

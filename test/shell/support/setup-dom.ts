@@ -12,10 +12,15 @@
  */
 import { configure } from '@testing-library/react';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { securityClient } from '../../../src/sdk/security';
 
 configure({ asyncUtilTimeout: 15_000 });
 
 beforeAll(() => {
+  // The SDK's default security client keeps the security config and the JWKS keys it fetched, as a page
+  // does: the previous file's backend had other keys, so a body would be encrypted to a key this file's
+  // backend does not hold (refused, then sent again: two requests where the file expects one).
+  securityClient.reset();
   localStorage.clear();
   sessionStorage.clear();
   document.head.innerHTML = '';
