@@ -173,6 +173,30 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     void catalog.loadRemotes().then(() => catalog.loadPendingMetadata());
   };
 
+  /**
+   * Ends the session on the server. A CSRF token that no longer matches the session (it changed under this
+   * tab: a sign-in elsewhere) is refused as `csrf_failed`: the current one is asked for (whoami) and the
+   * sign-out sent once more; a session already gone (401) leaves nothing to end.
+   */
+  async function endServerSession(): Promise<void> {
+    const url = `${config.gatewayUrl}${LOGOUT_PATH}`;
+    try {
+      await sdkLogout({ url });
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== 'csrf_failed') throw error;
+      const answer = await fetchWithCredentials<WhoamiAnswer>(`${config.gatewayUrl}${WHOAMI_PATH}`).catch(
+        (failure: unknown) => {
+          if (isUnauthorized(failure)) return undefined;
+          throw failure;
+        },
+      );
+      const token = answer?.message?.csrf_token;
+      if (!token) return;
+      csrfTokenStore.set(token);
+      await sdkLogout({ url });
+    }
+  }
+
   async function checkSession(options: { onlyIfSignedInBefore?: boolean } = {}): Promise<void> {
     // A CSRF token kept by this tab (sessionStorage) also says a session was there.
     if (options.onlyIfSignedInBefore && !mayHaveSession() && !csrfTokenStore.get()) {
@@ -252,7 +276,14 @@ export function createPlatform(config: PlatformConfig): DeskPlatform {
     },
     async logout() {
       try {
-        await sdkLogout({ url: `${config.gatewayUrl}${LOGOUT_PATH}` });
+        await endServerSession();
+      } catch {
+        // This page is signed out all the same, but the session's cookie still works until it expires: say
+        // so, rather than let the failure pass unseen.
+        notices.show(
+          'Signed out here, but the server could not be told: your session there lasts until it expires.',
+          'error',
+        );
       } finally {
         session.signedOut();
         channel.post('signed-out');
