@@ -11,6 +11,10 @@ import { fetchWithCredentials } from '../../sdk/http';
 import { useCatalog } from '../hooks/use-catalog';
 import { usePlatform } from '../hooks/use-platform';
 import { releaseInfo } from '../platform/releases';
+import { adoptStyles } from '../styles/adopt-styles';
+import devtoolsCss from '../styles/devtools.css';
+
+adoptStyles('devtools', devtoolsCss);
 
 const REFUSALS: Record<string, string> = {
   not_allowed: 'This Desk does not allow remote overrides.',
