@@ -4,7 +4,7 @@
  * service's OpenAPI document), and the map of the modules the services' UI remotes expose
  * (types-remotes.ts). Pure: the fetching lives in types-fetch.ts.
  */
-import type { DocTypeSchema, FieldSchema, ServiceMetadata } from '../../protocol';
+import { type DocTypeSchema, type FieldSchema, PII_MASK, type ServiceMetadata } from '../../protocol';
 import { type ExposedModules, remoteModulesMap } from './types-remotes';
 
 /** A JSON Schema node as OpenAPI documents carry it (the subset the converter reads). */
@@ -60,9 +60,18 @@ export function fieldType(field: FieldSchema): string {
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
 
+/**
+ * A field's doc comment: its label, and for a flagged field what a team's code meets
+ * (docs/permissions.md#personal-data): the value travels and rests encrypted, a reader without `read_pii`
+ * receives the mask, and lists can only test it for equality.
+ */
 function comment(field: FieldSchema): string {
   const flags = [field.pii ? 'personal data (pii)' : '', field.encrypted ? 'encrypted' : ''].filter(Boolean);
-  return `  /** ${field.label}${flags.length ? `; ${flags.join(', ')}: encrypted in the browser` : ''} */\n`;
+  if (flags.length === 0) return `  /** ${field.label} */\n`;
+  return (
+    `  /** ${field.label}; ${flags.join(', ')}: encrypted in the browser and at rest; "${PII_MASK}" for a ` +
+    'reader without read_pii; filtered with =, != or in only */\n'
+  );
 }
 
 function docTypeBlock(doctype: DocTypeSchema): string {

@@ -84,7 +84,10 @@ describe('m types', () => {
 
     expect(text).toContain('export interface CrmCustomer {\n  name: string;');
     expect(text).toMatch(/customer_name: string;/);
-    expect(text).toMatch(/Email; personal data \(pii\): encrypted in the browser \*\/\n {2}email\?: string;/);
+    expect(text).toContain(
+      '/** Email; personal data (pii): encrypted in the browser and at rest; "••••••" for a reader without ' +
+        'read_pii; filtered with =, != or in only */\n  email?: string;',
+    );
     expect(text).toMatch(/status\?: "Active" \| "Inactive" \| "Prospect";/);
     expect(text).toMatch(/export interface StockItem \{[^}]*quantity\?: number;/);
     expect(text).toContain('"support.Ticket": { record: SupportTicket;');
