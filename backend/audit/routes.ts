@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { EARLIEST_TIME } from '../data/list-query';
 import type { AppEnv } from '../http/env';
 import { PlatformError } from '../http/errors';
 import { unauthorized } from '../middleware/auth';
@@ -41,13 +42,6 @@ function newestFirst(raw: string | undefined): boolean {
 /** An ISO 8601 date (`2026-11-01`, midnight UTC) or instant with its offset (`2026-11-01T08:00:00+01:00`). */
 const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
-/**
- * The earliest instant a query is compared with: midnight UTC of 1 January of year 1. The database has no
- * year 0 (`0000-01-01` is 22008 there, a 500), and no entry is older, so an earlier bound selects the same
- * entries as this one.
- */
-const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
-
 /** Whether the calendar date `YYYY-MM-DD` opening `raw` exists (`Date.parse` rolls `02-30` into March). */
 function realDate(raw: string): boolean {
   const [year, month, day] = raw.slice(0, 10).split('-').map(Number) as [number, number, number];
@@ -67,7 +61,9 @@ function instant(raw: string | undefined, name: string): string | undefined {
       { status: 400 },
     );
   }
-  return new Date(Math.max(time, EARLIEST)).toISOString();
+  // The database has no year 0 (`0000-01-01` is 22008 there, a 500), and no entry is older than year 1, so
+  // an earlier bound selects the same entries as year 1 does.
+  return new Date(Math.max(time, EARLIEST_TIME)).toISOString();
 }
 
 /**

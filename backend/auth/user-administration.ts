@@ -28,6 +28,17 @@ export const USER_NAME_RULE = 'A user name is printable, at most 140 characters,
 /** What a password must be, said the same everywhere one is set. */
 export const PASSWORD_RULE = `A password has ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters.`;
 
+/** The rule `name` breaks ({@link USER_NAME_RULE}), or undefined: checked here and by `m user --url`. */
+export function userNameProblem(name: string): string | undefined {
+  return USER_NAME_PATTERN.test(name) ? undefined : USER_NAME_RULE;
+}
+
+/** The rule `password` breaks ({@link PASSWORD_RULE}), or undefined: checked here and by `m user --url`. */
+export function passwordProblem(password: string): string | undefined {
+  const fits = password.length >= PASSWORD_LENGTH.min && password.length <= PASSWORD_LENGTH.max;
+  return fits ? undefined : PASSWORD_RULE;
+}
+
 function invalid(field: string, message: string): PlatformError {
   return new PlatformError('validation_failed', message, {
     status: 400,
@@ -37,9 +48,8 @@ function invalid(field: string, message: string): PlatformError {
 
 // Here, not only in the users API: `m user` on a stopped server's database goes through this class alone.
 function checkPassword(password: string): void {
-  if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
-    throw invalid('password', PASSWORD_RULE);
-  }
+  const problem = passwordProblem(password);
+  if (problem) throw invalid('password', problem);
 }
 
 function unknownUser(): PlatformError {
@@ -65,9 +75,8 @@ export class UserAdministration implements UserDirectory {
   }
 
   async addUser(name: string, password: string, roles: readonly string[]): Promise<void> {
-    if (!USER_NAME_PATTERN.test(name)) {
-      throw invalid('name', USER_NAME_RULE);
-    }
+    const problem = userNameProblem(name);
+    if (problem) throw invalid('name', problem);
     checkPassword(password);
     const created = await this.#store.createUser(name, await this.#passwords.hash(password), this.#now());
     if (!created) throw new PlatformError('user_exists', 'A user of this name exists.', { status: 409 });

@@ -66,7 +66,15 @@ export function requireExistingDatabase(dataDir: string, databaseUrl: string | u
 }
 
 /**
- * The services whose own data directories (`<dataDir>/services/<app>`, with a database) lie under `dataDir`:
+ * Where a MACROSERVICE service started from `dataDir` keeps its own state (database, keys, locks):
+ * `<dataDir>/services/<app>`, one process per directory (docs/operators.md#one-process-per-data-directory).
+ */
+export function serviceDataDir(dataDir: string, app: string): string {
+  return join(dataDir, 'services', app);
+}
+
+/**
+ * The services whose own data directories ({@link serviceDataDir}, with a database) lie under `dataDir`:
  * a MACROSERVICE gateway's directory, whose own database holds no records and no audit log. An offline
  * command pointed at it would find nothing to do and report success; it names these instead.
  */
@@ -81,9 +89,18 @@ export function servicesUnder(dataDir: string): string[] {
   return names.filter((name) => existsSync(join(root, name, 'db', 'PG_VERSION'))).sort();
 }
 
-/** The refusal of a gateway's directory by an offline command that acts on one service's records. */
-export function gatewayDirectoryError(dataDir: string, services: readonly string[], what: string): Error {
+/**
+ * The refusal of a gateway's directory by an offline command that acts on one service's `what`, ending with
+ * what to run instead (`remedy`, which may name the services' directory as `<dir>`).
+ */
+export function gatewayDirectoryError(
+  dataDir: string,
+  services: readonly string[],
+  what: string,
+  remedy: string,
+): Error {
+  const own = serviceDataDir(resolve(dataDir), '<app>');
   return new Error(
-    `${resolve(dataDir)} is a MACROSERVICE gateway's data directory, which holds no ${what}: each service keeps its own in ${join(resolve(dataDir), 'services', '<app>')} (here: ${services.join(', ')})`,
+    `${resolve(dataDir)} is a MACROSERVICE gateway's data directory, which holds no ${what}: each service keeps its own in ${own} (here: ${services.join(', ')}); ${remedy.replace('<dir>', own)}`,
   );
 }

@@ -7,6 +7,7 @@ import type { Bus } from '../bus/bus';
 import { connectBus, manifestTiming } from '../bus/connect-bus';
 import type { PlatformConfig } from '../config/schema';
 import type { Logger } from '../context';
+import { serviceDataDir } from '../data-dir/data-dir';
 import { BusServiceDirectory } from '../gateway/bus-directory';
 import { type ManifestDraft, ManifestPublisher } from '../gateway/manifests/manifest-publisher';
 import { createMonolithDirectory, type MonolithDirectory } from '../gateway/monolith-directory';
@@ -69,7 +70,7 @@ export async function startService(
   const serviceConfig: PlatformConfig = {
     ...config,
     apps: [options.app],
-    server: { ...config.server, data_dir: join(config.server.data_dir, 'services', name) },
+    server: { ...config.server, data_dir: serviceDataDir(config.server.data_dir, name) },
   };
   return onCleanupStack(log, async (stack) => {
     let bus = options.bus;

@@ -1,4 +1,3 @@
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type AuditEntry,
@@ -89,9 +88,11 @@ async function offlineVerdict(
         // A gateway's own log is always empty: "intact: 0 entries" there would vouch for no service's log.
         const services = verdict.entries === 0 ? servicesUnder(config.server.data_dir) : [];
         if (services.length > 0) {
-          const error = gatewayDirectoryError(config.server.data_dir, services, 'audit log');
-          throw new Error(
-            `${error.message}; check each with --data-dir ${join(resolve(config.server.data_dir), 'services', '<app>')}, or all of them through the gateway with --url`,
+          throw gatewayDirectoryError(
+            config.server.data_dir,
+            services,
+            'audit log',
+            'check each with --data-dir <dir>, or all of them through the gateway with --url',
           );
         }
         return verdict;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { NatsBus } from '../../../backend/bus/nats-bus';
 import { loadConfig } from '../../../backend/config/load-config';
 import type { PlatformConfig } from '../../../backend/config/schema';
+import { serviceDataDir } from '../../../backend/data-dir/data-dir';
 import { SERVICE_NAME_PATTERN } from '../../../backend/gateway/manifests/manifest-schema';
 import { readKeyRing, rotateKeyDir } from '../../../backend/security/keys/key-dir';
 import {
@@ -114,7 +115,7 @@ export const keysCommand: Command = {
       dir =
         app === undefined
           ? join(resolve(config.server.data_dir), 'keys')
-          : join(resolve(config.server.data_dir), 'services', app, 'keys');
+          : join(serviceDataDir(resolve(config.server.data_dir), app), 'keys');
       graceMs = config.security.payload_encryption.key_grace_seconds * 1000;
     } catch (err) {
       console.error(`m keys: ${(err as Error).message}`);
@@ -128,7 +129,7 @@ export const keysCommand: Command = {
           ? config
           : {
               ...config,
-              server: { ...config.server, data_dir: join(config.server.data_dir, 'services', app) },
+              server: { ...config.server, data_dir: serviceDataDir(config.server.data_dir, app) },
             };
       return rewrap(own, Number(values.batch ?? 100));
     }
@@ -262,8 +263,12 @@ async function rewrap(config: PlatformConfig, batch: number): Promise<number> {
     if (services.length > 0) {
       const { rows } = await db.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM records) AS any');
       if (!rows[0]?.any) {
-        const error = gatewayDirectoryError(config.server.data_dir, services, 'records');
-        throw new Error(`${error.message}; rewrap each with --app <app>`);
+        throw gatewayDirectoryError(
+          config.server.data_dir,
+          services,
+          'records',
+          'rewrap each with --app <app>',
+        );
       }
     }
     const keys = await openVaultKeys(db, kekSources(resolve(config.server.data_dir), process.env));

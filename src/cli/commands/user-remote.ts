@@ -1,9 +1,4 @@
-import {
-  PASSWORD_LENGTH,
-  PASSWORD_RULE,
-  USER_NAME_PATTERN,
-  USER_NAME_RULE,
-} from '../../../backend/auth/user-administration';
+import { passwordProblem, userNameProblem } from '../../../backend/auth/user-administration';
 import { createHttpClient, type HttpClient } from '../../sdk/http';
 import { SecurityClient } from '../../sdk/security';
 import { USERS_API, type UserAdmin, type UserSummary } from './user-admin';
@@ -33,14 +28,9 @@ function invalid(message: string): RemoteUserError {
  * its order and words, checked here before anything is sent: the same mistake reads the same with `--url`,
  * and a password the server would refuse never leaves the machine.
  */
-function checkUserName(name: string): void {
-  if (!USER_NAME_PATTERN.test(name)) throw invalid(USER_NAME_RULE);
-}
-
-function checkPassword(password: string): void {
-  if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
-    throw invalid(PASSWORD_RULE);
-  }
+function check(...problems: Array<string | undefined>): void {
+  const problem = problems.find((p) => p !== undefined);
+  if (problem) throw invalid(problem);
 }
 
 /**
@@ -72,8 +62,7 @@ export class RemoteUserAdmin implements UserAdmin {
   }
 
   async add(name: string, password: string, roles: readonly string[]): Promise<void> {
-    checkUserName(name);
-    checkPassword(password);
+    check(userNameProblem(name), passwordProblem(password));
     await this.#call(USERS_API.add, { name, password, roles });
   }
 
@@ -90,7 +79,7 @@ export class RemoteUserAdmin implements UserAdmin {
   }
 
   async setPassword(name: string, password: string): Promise<void> {
-    checkPassword(password);
+    check(passwordProblem(password));
     await this.#call(USERS_API.setPassword, { name, password });
   }
 

@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { connectBus } from '../../../backend/bus/connect-bus';
 import type { PlatformConfig } from '../../../backend/config/schema';
-import { claimDataDir, restrictTree } from '../../../backend/data-dir/data-dir';
+import { claimDataDir, restrictTree, serviceDataDir } from '../../../backend/data-dir/data-dir';
 import { createCleanupStack } from '../../../backend/lifecycle/cleanup-stack';
 import { startGateway } from '../../../backend/roots/gateway';
 import { startService } from '../../../backend/roots/service';
@@ -39,7 +39,7 @@ export async function runMacroservice(
     // this user; a service restarted after a crash takes its stale lock over. An app given as a folder is
     // named by the folder's name.
     const appName = app ? basename(app) : undefined;
-    const dataDir = appName ? join(config.server.data_dir, 'services', appName) : config.server.data_dir;
+    const dataDir = appName ? serviceDataDir(config.server.data_dir, appName) : config.server.data_dir;
     const owned = await claimDataDir(dataDir, appName ? `the ${appName} service` : 'the gateway');
     stack.defer(() => owned.release());
     const bus = await connectBus(
